@@ -1,0 +1,66 @@
+/* material.h: what a surface does to a ray, a switch on sr_material_kind. Whitted-style:
+ * diffuse and emissive surfaces end the path with light gathered at the hit; mirror, metal
+ * and glass continue it. */
+#ifndef SR_MATERIAL_H
+#define SR_MATERIAL_H
+
+#include "intersect.h"
+#include "rng.h"
+
+/* Albedo at a point: the checker alternates colour and color2 in cells of checker_scale. */
+SR_HD sr_vec3 sr_diffuse_albedo(const sr_material *m, sr_vec3 p)
+{
+    if (m->checker_scale <= 0.0f) return m->color;
+    float inv = 1.0f / m->checker_scale;
+    int cell = (int)floorf(p.x * inv) + (int)floorf(p.y * inv) + (int)floorf(p.z * inv);
+    return (cell & 1) ? m->color2 : m->color;
+}
+
+/* A new ray's origin: off the surface along the side the ray leaves by, by an amount that
+ * grows with the coordinates so large scenes (millimetre Cornell box) are safe too. */
+SR_HD sr_vec3 sr_offset_origin(sr_vec3 p, sr_vec3 n_out)
+{
+    float mag = sr_maxf(fabsf(p.x), sr_maxf(fabsf(p.y), fabsf(p.z)));
+    return sr_madd(p, n_out, 1e-4f * (1.0f + mag));
+}
+
+/* Light arriving directly from the scene's lights at p (normal n facing the viewer), times
+ * the Lambertian BRDF albedo / pi, with one shadow ray per light. */
+SR_HD sr_vec3 sr_direct_light(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 albedo)
+{
+    sr_vec3 sum = sr_v3s(0.0f);
+    sr_vec3 origin = sr_offset_origin(p, n);
+    for (uint32_t i = 0; i < s->light_count; i++) {
+        const sr_light *l = &s->lights[i];
+        sr_vec3 to_light;
+        float dist, falloff;
+        if (l->kind == SR_LIGHT_POINT) {
+            to_light = sr_sub(l->v, origin);
+            dist = sr_length(to_light);
+            if (!(dist > 0.0f)) continue;
+            to_light = sr_scale(to_light, 1.0f / dist);
+            falloff = 1.0f / (dist * dist);
+        } else {
+            to_light = sr_neg(l->v);
+            dist = SR_INF;
+            falloff = 1.0f;
+        }
+        float cos_l = sr_dot(n, to_light);
+        if (cos_l <= 0.0f) continue;
+        if (sr_trace_occluded(s, origin, to_light, 0.0f, dist)) continue;
+        sum = sr_madd(sum, l->power, cos_l * falloff);
+    }
+    return sr_mul(sr_add(sr_scale(sum, 1.0f / SR_PI), s->ambient), albedo);
+}
+
+/* A point in the unit ball from three uniforms (rejection-free: radius by cube root). */
+SR_HD sr_vec3 sr_unit_ball(float u1, float u2, float u3)
+{
+    float z = 1.0f - 2.0f * u1;
+    float r = sqrtf(sr_maxf(0.0f, 1.0f - z * z));
+    float phi = 2.0f * SR_PI * u2;
+    float rad = cbrtf(u3);
+    return sr_scale(sr_v3(r * cosf(phi), r * sinf(phi), z), rad);
+}
+
+#endif

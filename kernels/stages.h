@@ -1,0 +1,135 @@
+/* stages.h: the wavefront's stages, written once for both backends. Each is called for one
+ * live ray (pool slot) and returns whether the ray is still alive afterwards. The frame
+ * around it (a CUDA kernel, or the CPU backend's warp loop) owns the stencil test and the
+ * ballot write-back. */
+#ifndef SR_STAGES_H
+#define SR_STAGES_H
+
+#include "raystate.h"
+#include "material.h"
+
+SR_HD sr_vec3 sr_ray_org(const sr_params *p, uint32_t i) { return sr_v3(p->ray.ox[i], p->ray.oy[i], p->ray.oz[i]); }
+SR_HD sr_vec3 sr_ray_dir(const sr_params *p, uint32_t i) { return sr_v3(p->ray.dx[i], p->ray.dy[i], p->ray.dz[i]); }
+SR_HD sr_vec3 sr_ray_tp(const sr_params *p, uint32_t i) { return sr_v3(p->ray.tr[i], p->ray.tg[i], p->ray.tb[i]); }
+SR_HD void sr_ray_set(const sr_params *p, uint32_t i, sr_vec3 o, sr_vec3 d, sr_vec3 tp)
+{
+    p->ray.ox[i] = o.x; p->ray.oy[i] = o.y; p->ray.oz[i] = o.z;
+    p->ray.dx[i] = d.x; p->ray.dy[i] = d.y; p->ray.dz[i] = d.z;
+    p->ray.tr[i] = tp.x; p->ray.tg[i] = tp.y; p->ray.tb[i] = tp.z;
+}
+
+/* Add radiance to the film. One ray per pixel is in flight per sample pass, so no two
+ * live rays share a film entry and a plain add is race-free, in any order. */
+SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
+{
+    float *f = p->film + 3u * pixel;
+    f[0] += c.x; f[1] += c.y; f[2] += c.z;
+}
+
+/* Primary ray of pixel `slot` (the pool is in pixel order when a sample starts). */
+SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
+{
+    const sr_scene_view *s = &p->scene;
+    const sr_camera *c = &s->camera;
+    uint32_t x = slot % s->width, y = slot / s->width;
+    float jx = 0.5f, jy = 0.5f;
+    if (s->spp > 1) {  /* jittered within the pixel: antialiasing converges over samples */
+        jx = sr_rng(p->seed, slot, p->sample, 0, SR_DIM_PIXEL_X);
+        jy = sr_rng(p->seed, slot, p->sample, 0, SR_DIM_PIXEL_Y);
+    }
+    float u = ((float)x + jx) / (float)s->width;
+    float v = 1.0f - ((float)y + jy) / (float)s->height;
+    sr_vec3 origin = c->origin;
+    if (c->lens_radius > 0.0f) {   /* thin lens: a point on the aperture disk */
+        float r = c->lens_radius * sqrtf(sr_rng(p->seed, slot, p->sample, 0, SR_DIM_LENS_U));
+        float phi = 2.0f * SR_PI * sr_rng(p->seed, slot, p->sample, 0, SR_DIM_LENS_V);
+        origin = sr_add(origin, sr_add(sr_scale(c->u, r * cosf(phi)), sr_scale(c->v, r * sinf(phi))));
+    }
+    sr_vec3 target = sr_add(c->lower_left, sr_add(sr_scale(c->horizontal, u), sr_scale(c->vertical, v)));
+    sr_ray_set(p, slot, origin, sr_normalize(sr_sub(target, origin)), sr_v3s(1.0f));
+    p->ray.pixel[slot] = slot;
+    return true;
+}
+
+/* Closest hit of the ray in `slot`, left in hit_t / hit_prim for shade. */
+SR_HD bool sr_stage_intersect(const sr_params *p, uint32_t slot)
+{
+    sr_hit h = sr_trace_closest(&p->scene, sr_ray_org(p, slot), sr_ray_dir(p, slot), 0.0f, SR_INF);
+    p->hit_t[slot] = h.t;
+    p->hit_prim[slot] = h.prim;
+    return true;
+}
+
+/* Whitted shading at bounce `bounce` (0 = primary): gather light into the film, then
+ * either spawn the continuation ray in place or end the path. */
+SR_HD bool sr_stage_shade(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    const sr_scene_view *s = &p->scene;
+    sr_vec3 tp = sr_ray_tp(p, slot);
+    uint32_t pixel = p->ray.pixel[slot];
+    sr_hit h;
+    h.t = p->hit_t[slot];
+    h.prim = p->hit_prim[slot];
+    if (h.prim == SR_NO_HIT) {
+        sr_film_add(p, pixel, sr_mul(tp, s->background));
+        return false;
+    }
+    sr_vec3 d = sr_ray_dir(p, slot);
+    sr_vec3 x = sr_madd(sr_ray_org(p, slot), d, h.t);
+    const sr_prim *prim = sr_hit_prim(s, h);
+    const sr_material *m = &s->materials[prim->material];
+    sr_vec3 n = sr_prim_normal(prim, x);
+    bool front = sr_dot(d, n) < 0.0f;
+    if (!front) n = sr_neg(n);   /* n now faces the side the ray came from */
+
+    if (m->kind == SR_MAT_DIFFUSE) {
+        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light(s, x, n, sr_diffuse_albedo(m, x))));
+        return false;
+    }
+    if (m->kind == SR_MAT_EMISSIVE) {
+        if (front) sr_film_add(p, pixel, sr_mul(tp, m->color));
+        return false;
+    }
+    if (bounce + 1u >= s->max_depth) return false;   /* out of depth: nothing more arrives */
+
+    sr_vec3 nd, o;
+    if (m->kind == SR_MAT_GLASS) {
+        float eta = front ? 1.0f / m->ior : m->ior;
+        float cos_i = sr_minf(1.0f, -sr_dot(d, n));
+        float fresnel = front ? sr_schlick(cos_i, 1.0f, m->ior) : sr_schlick(cos_i, m->ior, 1.0f);
+        sr_vec3 refracted;
+        bool can_refract = sr_refract(d, n, eta, &refracted);
+        if (can_refract && !front) {
+            /* Leaving the denser medium Schlick needs the transmitted angle's cosine. */
+            float cos_t = -sr_dot(refracted, n);
+            fresnel = sr_schlick(cos_t, 1.0f, m->ior);
+        }
+        /* One path per pixel sample: pick reflection with probability F, refraction with
+         * 1 - F, so the expected value is Whitted's weighted sum. */
+        float u = sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_CHOICE);
+        if (!can_refract || u < fresnel) {
+            nd = sr_reflect(d, n);
+            o = sr_offset_origin(x, n);
+        } else {
+            nd = sr_normalize(refracted);
+            o = sr_offset_origin(x, sr_neg(n));
+            tp = sr_mul(tp, m->color);
+        }
+    } else {
+        nd = sr_reflect(d, n);
+        if (m->kind == SR_MAT_METAL && m->roughness > 0.0f) {
+            sr_vec3 fuzz = sr_unit_ball(sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_U),
+                                        sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_V),
+                                        sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_W));
+            nd = sr_normalize(sr_madd(nd, fuzz, m->roughness));
+            if (sr_dot(nd, n) <= 0.0f) return false;   /* scattered into the surface: absorbed */
+        }
+        o = sr_offset_origin(x, n);
+        tp = sr_mul(tp, m->color);
+    }
+    if (sr_max3(tp) <= 0.0f) return false;
+    sr_ray_set(p, slot, o, nd, tp);
+    return true;
+}
+
+#endif

@@ -1,0 +1,99 @@
+/* types.h: the plain structs every stage reads. The host builds them (scene.c, bvh.c), the
+ * backends copy them where the stages run, and nothing in here owns memory. */
+#ifndef SR_TYPES_H
+#define SR_TYPES_H
+
+#include "vmath.h"
+
+/* ---- materials ------------------------------------------------------------------------ */
+typedef enum sr_material_kind {
+    SR_MAT_DIFFUSE = 0, /* albedo (+ optional checker), lit by the scene's lights    */
+    SR_MAT_MIRROR,      /* perfect reflection scaled by reflectance                   */
+    SR_MAT_METAL,       /* reflection scaled by albedo, blurred by roughness          */
+    SR_MAT_GLASS,       /* Fresnel-weighted reflection or refraction, tinted          */
+    SR_MAT_EMISSIVE,    /* adds radiance and ends the path                             */
+    SR_MAT_KIND_COUNT
+} sr_material_kind;
+
+typedef struct sr_material {
+    uint32_t kind;        /* sr_material_kind                                          */
+    sr_vec3 color;        /* albedo | reflectance | albedo | tint | radiance            */
+    sr_vec3 color2;       /* diffuse checker's second colour                            */
+    float checker_scale;  /* diffuse: size of a checker cell in world units, 0 = none   */
+    float roughness;      /* metal: 0 = mirror, 1 = very blurry                         */
+    float ior;            /* glass: index of refraction                                 */
+} sr_material;
+
+/* ---- primitives ----------------------------------------------------------------------- */
+typedef enum sr_prim_kind {
+    SR_PRIM_SPHERE = 0, /* a = centre, b.x = radius                                     */
+    SR_PRIM_PLANE,      /* a = a point on it, b = unit normal (unbounded: not in the BVH) */
+    SR_PRIM_QUAD,       /* a = corner, b = edge u, c = edge v (parallelogram a+s*b+t*c)  */
+    SR_PRIM_TRIANGLE,   /* a, b, c = vertices, counter-clockwise seen from the front     */
+    SR_PRIM_KIND_COUNT
+} sr_prim_kind;
+
+typedef struct sr_prim {
+    uint32_t kind;      /* sr_prim_kind                                                  */
+    uint32_t material;  /* index into the material table                               */
+    sr_vec3 a, b, c;
+} sr_prim;
+
+/* A flattened BVH node (32 bytes). Interior: the left child is the next node (depth-first
+ * order) and `index` is the right child. Leaf (count > 0): prims [index, index + count)
+ * of the BVH's primitive order. */
+typedef struct sr_bvh_node {
+    sr_vec3 lo;
+    uint32_t index;
+    sr_vec3 hi;
+    uint32_t count;
+} sr_bvh_node;
+
+#define SR_BVH_STACK 64    /* traversal stack depth; the builder refuses deeper trees   */
+#define SR_NO_HIT 0xffffffffu
+
+/* ---- lights and camera ---------------------------------------------------------------- */
+typedef enum sr_light_kind { SR_LIGHT_POINT = 0, SR_LIGHT_DIRECTIONAL } sr_light_kind;
+
+typedef struct sr_light {
+    uint32_t kind;      /* sr_light_kind                                                 */
+    sr_vec3 v;          /* point: position; directional: unit direction light travels    */
+    sr_vec3 power;      /* point: intensity (W/sr) x colour; directional: irradiance x colour */
+} sr_light;
+
+/* The camera as the stages use it: a thin lens with a pinhole when lens_radius == 0. */
+typedef struct sr_camera {
+    sr_vec3 origin;
+    sr_vec3 lower_left;   /* image plane corner at the focus distance                  */
+    sr_vec3 horizontal;   /* image plane extents                                        */
+    sr_vec3 vertical;
+    sr_vec3 u, v;         /* lens axes                                                  */
+    float lens_radius;
+} sr_camera;
+
+/* Everything the stages read about the scene. Pointers are host or device memory,
+ * depending on the backend that filled it in. */
+typedef struct sr_scene_view {
+    const sr_prim *prims;        /* BVH order: leaves index this array directly         */
+    const sr_bvh_node *nodes;
+    const sr_prim *planes;       /* unbounded primitives, tested one by one              */
+    const sr_material *materials;
+    const sr_light *lights;
+    uint32_t prim_count, node_count, plane_count, material_count, light_count;
+    sr_camera camera;
+    sr_vec3 background;
+    sr_vec3 ambient;             /* Whitted's ambient term for diffuse surfaces          */
+    uint32_t width, height, spp, max_depth;
+} sr_scene_view;
+
+/* A ray hit as intersect leaves it for shade. */
+typedef struct sr_hit {
+    float t;
+    uint32_t prim;   /* index into prims, or (plane index | SR_HIT_PLANE_BIT), or SR_NO_HIT */
+} sr_hit;
+
+#define SR_HIT_PLANE_BIT 0x80000000u
+
+#define SR_MAX_DEPTH 64u      /* deepest trace a scene or option may ask for             */
+
+#endif

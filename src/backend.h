@@ -1,0 +1,86 @@
+/* backend.h: what the frame driver (render.c) asks of a place to run the stages. A backend
+ * owns the ray pool, the masks, the film and a copy of the scene; the driver decides which
+ * stage runs when. Two implementations: backend_cpu.c (the reference) and backend_cuda.c. */
+#ifndef SR_BACKEND_H
+#define SR_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "status.h"
+#include "../kernels/types.h"
+
+typedef enum sr_backend_kind { SR_BACKEND_AUTO = 0, SR_BACKEND_CPU, SR_BACKEND_CUDA } sr_backend_kind;
+
+/* How a bounce skips finished rays (see README, "Masking strategies"). */
+typedef enum sr_mask {
+    SR_MASK_FLAGS = 0,   /* one 32-bit flag per ray: if (flag == 0) return              */
+    SR_MASK_STENCIL,     /* one bit per ray, stencil test + ballot write-back           */
+    SR_MASK_COMPACT,     /* stencil + ballot-partition compaction of live rays          */
+    SR_MASK_MEGAKERNEL,  /* one thread per pixel loops over every bounce in one launch  */
+    SR_MASK_COUNT
+} sr_mask;
+
+typedef enum sr_stage { SR_STAGE_GENERATE = 0, SR_STAGE_INTERSECT, SR_STAGE_SHADE, SR_STAGE_COMPACT, SR_STAGE_COUNT } sr_stage;
+
+#define SR_MAX_MARKS 512u
+
+typedef struct sr_backend_ops {
+    /* Copy the scene (host arrays in `view`) and size the pool for width*height rays. */
+    sr_status (*upload)(void *impl, const sr_scene_view *view, sr_error *err);
+    sr_status (*clear_film)(void *impl, sr_error *err);
+    /* Start one sample pass: every pixel's ray slot live, per-bounce ray counts zeroed. */
+    sr_status (*begin_sample)(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err);
+    /* One stage over the pool under `mask` (flags or stencil; compact uses stencil). */
+    sr_status (*run_stage)(void *impl, sr_mask mask, sr_stage stage, uint32_t bounce, sr_error *err);
+    /* Move live rays to the front of the other pool half; *live gets their count. */
+    sr_status (*compact)(void *impl, uint32_t *live, sr_error *err);
+    /* Live rays in the pool now (popcount of the stencil, or of the flags). */
+    sr_status (*count_live)(void *impl, sr_mask mask, uint32_t *live, sr_error *err);
+    /* The whole sample in one launch: generate and every bounce per pixel. */
+    sr_status (*megakernel)(void *impl, uint32_t sample, uint32_t seed, sr_error *err);
+    /* Rays that entered intersect at each bounce of the last sample (SR_MAX_DEPTH entries). */
+    sr_status (*read_ray_counts)(void *impl, uint32_t *counts, sr_error *err);
+    /* The film (sums over samples) times `scale` into rgb (width*height*3). */
+    sr_status (*read_film)(void *impl, float *rgb, float scale, sr_error *err);
+    /* Replace the scalar settings (camera, depth, spp, colours) of the uploaded scene; the
+     * arrays and the image size stay. For the viewer and the benchmark's depth sweep. */
+    sr_status (*set_view)(void *impl, const sr_scene_view *view, sr_error *err);
+    /* Timing marks: record mark `id` (< SR_MAX_MARKS) in the work queue now; elapsed(a, b)
+     * is the milliseconds of queued work between two recorded marks (after finish). CUDA
+     * events on the GPU, the wall clock on the CPU (whose work is synchronous). */
+    sr_status (*mark)(void *impl, uint32_t id, sr_error *err);
+    sr_status (*elapsed_ms)(void *impl, uint32_t a, uint32_t b, float *ms, sr_error *err);
+    /* Wait for queued work; returns its error, if any. */
+    sr_status (*finish)(void *impl, sr_error *err);
+    void (*destroy)(void *impl);
+} sr_backend_ops;
+
+typedef struct sr_backend {
+    const sr_backend_ops *ops;
+    void *impl;
+    sr_backend_kind kind;
+    char device_name[256];     /* "NVIDIA H200 (device 0)" or "CPU: 2 threads"         */
+} sr_backend;
+
+/* Open a backend. AUTO picks CUDA when a device is present and says why not otherwise
+ * (the reason is left in `why_not_cuda`, may be NULL). */
+sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
+                            char *why_not_cuda, size_t why_cap, sr_error *err);
+void sr_backend_destroy(sr_backend *be);
+
+const char *sr_mask_name(sr_mask mask);
+int sr_mask_parse(const char *name);            /* -1 if unknown */
+const char *sr_backend_kind_name(sr_backend_kind kind);
+
+/* Implementations (backend_cpu.c, backend_cuda.c or backend_cuda_none.c). */
+sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err);
+sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err);
+/* How many CUDA devices, or -1 with the reason in why (no driver, no device, not built). */
+int sr_cuda_device_count(char *why, size_t cap);
+/* "NVIDIA H200, driver 580.159.04, SM 1980 MHz (max 1980), memory 3201 MHz" for one
+ * device; the driver and clocks come from NVML when libnvidia-ml can be loaded. */
+void sr_cuda_gpu_summary(int device, char *buf, size_t cap);
+/* One line per device for `stencilray info`, into buf. */
+void sr_cuda_describe(char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,329 @@
+/* backend_cpu.c: the reference backend. The same stage functions as the GPU, driven warp by
+ * warp with the same stencil and ballot semantics, over all cores through OpenMP. */
+#include "backend.h"
+#include "backend_cpu.h"
+#include "../kernels/stages.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- frames (also used by tests) -------------------------------------------------------- */
+
+void sr_cpu_stencil_frame(uint32_t *stencil, uint32_t n, sr_cpu_stage_fn fn, const void *ctx)
+{
+    const int64_t words = (int64_t)((n + 31u) / 32u);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t w = 0; w < words; w++) {
+        const uint32_t word = stencil[w];          /* read once per warp */
+        if (word == 0) continue;                   /* no live ray: no stage call */
+        uint32_t ballot = 0;
+        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+            bool alive = (word >> lane) & 1u;
+            if (alive) alive = fn(ctx, (uint32_t)w * SR_WARP + lane);
+            ballot |= (uint32_t)alive << lane;
+        }
+        if (ballot != word) stencil[w] = ballot;   /* one writer per word, like lane 0 */
+    }
+}
+
+void sr_cpu_flags_frame(uint32_t *flags, uint32_t n, sr_cpu_stage_fn fn, const void *ctx)
+{
+#pragma omp parallel for schedule(dynamic, 2048)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        if (flags[i] == 0) continue;
+        flags[i] = fn(ctx, (uint32_t)i) ? 1u : 0u;
+    }
+}
+
+uint32_t sr_cpu_ballot_partition(const uint32_t *stencil, uint32_t n, sr_cpu_move_fn move, const void *ctx)
+{
+    const int64_t words = (int64_t)((n + 31u) / 32u);
+    uint32_t counter = 0;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t w = 0; w < words; w++) {
+        const uint32_t m = stencil[w];             /* the warp's ballot of alive flags */
+        if (m == 0) continue;
+        uint32_t base;
+#pragma omp atomic capture
+        { base = counter; counter += sr_popc(m); }
+        for (uint32_t lane = 0; lane < SR_WARP; lane++)
+            if ((m >> lane) & 1u)
+                move(ctx, (uint32_t)w * SR_WARP + lane, base + sr_popc(m & sr_lanemask_lt(lane)));
+    }
+    return counter;
+}
+
+void sr_stencil_fill_prefix(uint32_t *stencil, uint32_t words, uint32_t live)
+{
+    for (uint32_t w = 0; w < words; w++) {
+        uint32_t first = w * SR_WARP;
+        stencil[w] = live >= first + SR_WARP ? 0xffffffffu
+                   : live > first ? (1u << (live - first)) - 1u : 0u;
+    }
+}
+
+uint32_t sr_stencil_popcount(const uint32_t *stencil, uint32_t words)
+{
+    uint32_t sum = 0;
+    for (uint32_t w = 0; w < words; w++) sum += sr_popc(stencil[w]);
+    return sum;
+}
+
+/* ---- the backend ---------------------------------------------------------------------- */
+
+typedef struct sr_cpu {
+    sr_scene_view view;        /* host pointers owned by the caller (render.c)             */
+    sr_ray_soa pool[2];        /* ping-pong halves                                          */
+    int current;
+    float *hit_t;
+    uint32_t *hit_prim;
+    uint32_t *stencil, *flags;
+    float *film;
+    uint32_t capacity, words, n, sample, seed;
+    uint32_t ray_count[SR_MAX_DEPTH];
+    double marks[SR_MAX_MARKS];
+} sr_cpu;
+
+typedef struct sr_cpu_call { sr_params p; uint32_t bounce; } sr_cpu_call;
+
+static bool cpu_generate(const void *ctx, uint32_t slot) { return sr_stage_generate(&((const sr_cpu_call *)ctx)->p, slot); }
+static bool cpu_intersect(const void *ctx, uint32_t slot) { return sr_stage_intersect(&((const sr_cpu_call *)ctx)->p, slot); }
+static bool cpu_shade(const void *ctx, uint32_t slot)
+{
+    const sr_cpu_call *c = (const sr_cpu_call *)ctx;
+    return sr_stage_shade(&c->p, slot, c->bounce);
+}
+
+static sr_params cpu_params(sr_cpu *c)
+{
+    sr_params p;
+    memset(&p, 0, sizeof p);
+    p.scene = c->view;
+    p.ray = c->pool[c->current];
+    p.hit_t = c->hit_t;
+    p.hit_prim = c->hit_prim;
+    p.film = c->film;
+    p.ray_count = c->ray_count;
+    p.n = c->n;
+    p.sample = c->sample;
+    p.seed = c->seed;
+    return p;
+}
+
+static void cpu_free_pool(sr_cpu *c)
+{
+    for (int h = 0; h < 2; h++) {
+#define SR_X_FREE(type, name) free(c->pool[h].name); c->pool[h].name = NULL;
+        SR_RAY_FIELDS(SR_X_FREE)
+#undef SR_X_FREE
+    }
+    free(c->hit_t); free(c->hit_prim); free(c->stencil); free(c->flags); free(c->film);
+    c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL; c->film = NULL;
+}
+
+static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    cpu_free_pool(c);
+    c->view = *view;
+    c->capacity = view->width * view->height;
+    c->words = (c->capacity + 31u) / 32u;
+    bool ok = true;
+    for (int h = 0; h < 2; h++) {
+#define SR_X_ALLOC(type, name) ok = ok && (c->pool[h].name = (type *)malloc(sizeof(type) * c->capacity)) != NULL;
+        SR_RAY_FIELDS(SR_X_ALLOC)
+#undef SR_X_ALLOC
+    }
+    ok = ok && (c->hit_t = (float *)malloc(sizeof(float) * c->capacity)) != NULL;
+    ok = ok && (c->hit_prim = (uint32_t *)malloc(sizeof(uint32_t) * c->capacity)) != NULL;
+    ok = ok && (c->stencil = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->flags = (uint32_t *)calloc(c->capacity, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->film = (float *)calloc((size_t)c->capacity * 3u, sizeof(float))) != NULL;
+    if (!ok) {
+        cpu_free_pool(c);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %ux%u ray pool (%.1f MiB)",
+                       view->width, view->height,
+                       (double)c->capacity * (2.0 * SR_RAY_BYTES + SR_HIT_BYTES + 16.0) / 1048576.0);
+    }
+    return SR_OK;
+}
+
+static sr_status cpu_clear_film(void *impl, sr_error *err)
+{
+    (void)err;
+    sr_cpu *c = (sr_cpu *)impl;
+    memset(c->film, 0, sizeof(float) * 3u * c->capacity);
+    return SR_OK;
+}
+
+static sr_status cpu_begin_sample(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err)
+{
+    (void)err;
+    sr_cpu *c = (sr_cpu *)impl;
+    c->current = 0;
+    c->n = c->capacity;
+    c->sample = sample;
+    c->seed = seed;
+    memset(c->ray_count, 0, sizeof c->ray_count);
+    if (mask == SR_MASK_FLAGS)
+        for (uint32_t i = 0; i < c->n; i++) c->flags[i] = 1;
+    else
+        sr_stencil_fill_prefix(c->stencil, c->words, c->n);
+    return SR_OK;
+}
+
+static sr_status cpu_count_live(void *impl, sr_mask mask, uint32_t *live, sr_error *err)
+{
+    (void)err;
+    sr_cpu *c = (sr_cpu *)impl;
+    if (mask == SR_MASK_FLAGS) {
+        uint32_t sum = 0;
+        for (uint32_t i = 0; i < c->n; i++) sum += c->flags[i] != 0;
+        *live = sum;
+    } else {
+        *live = sr_stencil_popcount(c->stencil, (c->n + 31u) / 32u);
+    }
+    return SR_OK;
+}
+
+static sr_status cpu_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32_t bounce, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    sr_cpu_call call;
+    call.p = cpu_params(c);
+    call.bounce = bounce;
+    sr_cpu_stage_fn fn = stage == SR_STAGE_GENERATE ? cpu_generate
+                       : stage == SR_STAGE_INTERSECT ? cpu_intersect : cpu_shade;
+    if (stage == SR_STAGE_INTERSECT && bounce < SR_MAX_DEPTH) {
+        uint32_t live = 0;
+        cpu_count_live(impl, mask, &live, err);
+        c->ray_count[bounce] += live;
+    }
+    if (mask == SR_MASK_FLAGS) sr_cpu_flags_frame(c->flags, c->n, fn, &call);
+    else sr_cpu_stencil_frame(c->stencil, c->n, fn, &call);
+    return SR_OK;
+}
+
+typedef struct sr_cpu_move { sr_ray_soa src, dst; } sr_cpu_move;
+static void cpu_move(const void *ctx, uint32_t from, uint32_t to)
+{
+    const sr_cpu_move *m = (const sr_cpu_move *)ctx;
+    sr_ray_copy(m->dst, to, m->src, from);
+}
+
+static sr_status cpu_compact(void *impl, uint32_t *live, sr_error *err)
+{
+    (void)err;
+    sr_cpu *c = (sr_cpu *)impl;
+    sr_cpu_move m;
+    m.src = c->pool[c->current];
+    m.dst = c->pool[1 - c->current];
+    uint32_t count = sr_cpu_ballot_partition(c->stencil, c->n, cpu_move, &m);
+    uint32_t old_words = (c->n + 31u) / 32u;
+    c->current = 1 - c->current;
+    c->n = count;
+    sr_stencil_fill_prefix(c->stencil, old_words, count);
+    *live = count;
+    return SR_OK;
+}
+
+static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_error *err)
+{
+    (void)err;
+    sr_cpu *c = (sr_cpu *)impl;
+    c->current = 0;
+    c->n = c->capacity;
+    c->sample = sample;
+    c->seed = seed;
+    memset(c->ray_count, 0, sizeof c->ray_count);
+    sr_params p = cpu_params(c);
+    uint64_t total = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
+    for (int64_t i = 0; i < (int64_t)c->n; i++) {
+        uint32_t slot = (uint32_t)i;
+        sr_stage_generate(&p, slot);
+        for (uint32_t b = 0; b < c->view.max_depth; b++) {
+            total++;
+            sr_stage_intersect(&p, slot);
+            if (!sr_stage_shade(&p, slot, b)) break;
+        }
+    }
+    c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
+    return SR_OK;
+}
+
+static sr_status cpu_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
+{
+    (void)err;
+    memcpy(counts, ((sr_cpu *)impl)->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH);
+    return SR_OK;
+}
+
+static sr_status cpu_read_film(void *impl, float *rgb, float scale, sr_error *err)
+{
+    (void)err;
+    sr_cpu *c = (sr_cpu *)impl;
+    for (size_t i = 0; i < (size_t)c->capacity * 3u; i++) rgb[i] = c->film[i] * scale;
+    return SR_OK;
+}
+
+static sr_status cpu_set_view(void *impl, const sr_scene_view *view, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    if (view->width * view->height != c->capacity)
+        return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
+    c->view = *view;
+    return SR_OK;
+}
+
+static double cpu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static sr_status cpu_mark(void *impl, uint32_t id, sr_error *err)
+{
+    (void)err;
+    if (id < SR_MAX_MARKS) ((sr_cpu *)impl)->marks[id] = cpu_now_ms();
+    return SR_OK;
+}
+
+static sr_status cpu_elapsed_ms(void *impl, uint32_t a, uint32_t b, float *ms, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    if (a >= SR_MAX_MARKS || b >= SR_MAX_MARKS) return sr_fail(err, SR_ERR_RUNTIME, "timing mark out of range");
+    *ms = (float)(c->marks[b] - c->marks[a]);
+    return SR_OK;
+}
+
+static sr_status cpu_finish(void *impl, sr_error *err) { (void)impl; (void)err; return SR_OK; }
+
+static void cpu_destroy(void *impl)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    if (!c) return;
+    cpu_free_pool(c);
+    free(c);
+}
+
+static const sr_backend_ops sr_cpu_ops = {
+    cpu_upload, cpu_clear_film, cpu_begin_sample, cpu_run_stage, cpu_compact, cpu_count_live,
+    cpu_megakernel, cpu_read_ray_counts, cpu_read_film, cpu_set_view, cpu_mark, cpu_elapsed_ms,
+    cpu_finish, cpu_destroy,
+};
+
+sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)calloc(1, sizeof *c);
+    if (!c) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory");
+    out->ops = &sr_cpu_ops;
+    out->impl = c;
+    out->kind = SR_BACKEND_CPU;
+    snprintf(out->device_name, sizeof out->device_name, "CPU, %d threads", omp_get_max_threads());
+    return SR_OK;
+}

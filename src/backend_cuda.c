@@ -1,0 +1,370 @@
+/* backend_cuda.c: device memory, launches (through kernels/launch.h) and the compaction
+ * step for the CUDA backend. Every CUDA call and every launch is checked; a failure names
+ * what was being done and the CUDA error. */
+#include "backend.h"
+#include "../kernels/launch.h"
+
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SR_CUDA_TRY(call, what)                                                               \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess)                                                                \
+            return sr_fail(err, SR_ERR_RUNTIME, "CUDA error while %s: %s (%s)", (what),       \
+                           cudaGetErrorString(e_), cudaGetErrorName(e_));                     \
+    } while (0)
+
+typedef struct sr_cuda {
+    int device;
+    cudaStream_t stream;
+    sr_scene_view view;             /* device pointers                                      */
+    void *scene_mem[5];             /* prims, nodes, planes, materials, lights              */
+    sr_ray_soa pool[2];
+    int current;
+    float *hit_t;
+    uint32_t *hit_prim, *stencil, *flags, *ray_count, *counter;
+    float *film;
+    uint32_t *counter_host;         /* pinned: the compacted count comes back here          */
+    uint32_t capacity, aligned, words, n, sample, seed;
+    cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
+} sr_cuda;
+
+int sr_cuda_device_count(char *why, size_t cap)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(why, cap, "no usable CUDA device (%s: %s)", cudaGetErrorName(e), cudaGetErrorString(e));
+        return -1;
+    }
+    if (count == 0) {
+        snprintf(why, cap, "no CUDA device found");
+        return -1;
+    }
+    return count;
+}
+
+void sr_cuda_describe(char *buf, size_t cap)
+{
+    char why[256];
+    int count = sr_cuda_device_count(why, sizeof why);
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    size_t used = (size_t)snprintf(buf, cap, "  CUDA runtime %d.%d, driver supports %d.%d\n",
+                                   runtime / 1000, (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10);
+    if (count < 0) {
+        snprintf(buf + used, cap - used, "  %s\n", why);
+        return;
+    }
+    for (int d = 0; d < count && used < cap; d++) {
+        struct cudaDeviceProp prop;
+        if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
+        used += (size_t)snprintf(buf + used, cap - used,
+                                 "  device %d: %s, compute %d.%d, %d SMs, %.1f GiB, L2 %d MiB\n", d, prop.name,
+                                 prop.major, prop.minor, prop.multiProcessorCount,
+                                 (double)prop.totalGlobalMem / 1073741824.0, prop.l2CacheSize >> 20);
+    }
+}
+
+/* NVML, loaded at run time: the driver's version and clocks are nice to print, not worth a
+ * link-time dependency on the driver's library. */
+static void *sr_nvml_sym(void *lib, const char *name) { return lib ? dlsym(lib, name) : NULL; }
+
+void sr_cuda_gpu_summary(int device, char *buf, size_t cap)
+{
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        snprintf(buf, cap, "CUDA device %d (properties unavailable)", device);
+        return;
+    }
+    size_t used = (size_t)snprintf(buf, cap, "%s (sm_%d%d, %d SMs)", prop.name, prop.major, prop.minor,
+                                   prop.multiProcessorCount);
+    void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    int (*init)(void) = (int (*)(void))sr_nvml_sym(lib, "nvmlInit_v2");
+    int (*driver)(char *, unsigned) = (int (*)(char *, unsigned))sr_nvml_sym(lib, "nvmlSystemGetDriverVersion");
+    int (*by_bus)(const char *, void **) = (int (*)(const char *, void **))sr_nvml_sym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+    int (*clock)(void *, int, unsigned *) = (int (*)(void *, int, unsigned *))sr_nvml_sym(lib, "nvmlDeviceGetClockInfo");
+    int (*max_clock)(void *, int, unsigned *) = (int (*)(void *, int, unsigned *))sr_nvml_sym(lib, "nvmlDeviceGetMaxClockInfo");
+    int (*shutdown)(void) = (int (*)(void))sr_nvml_sym(lib, "nvmlShutdown");
+    if (init && driver && by_bus && clock && max_clock && shutdown && init() == 0) {
+        char version[96] = "?", bus[32];
+        void *dev = NULL;
+        unsigned sm = 0, sm_max = 0, mem = 0;
+        driver(version, sizeof version);
+        used += (size_t)snprintf(buf + used, cap - used, ", driver %s", version);
+        if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess && by_bus(bus, &dev) == 0) {
+            clock(dev, 1 /* NVML_CLOCK_SM */, &sm);
+            max_clock(dev, 1, &sm_max);
+            clock(dev, 2 /* NVML_CLOCK_MEM */, &mem);
+            snprintf(buf + used, cap - used, ", SM clock %u MHz (max %u), memory clock %u MHz", sm, sm_max, mem);
+        }
+        shutdown();
+    } else {
+        int v = 0;
+        cudaDriverGetVersion(&v);
+        snprintf(buf + used, cap - used, ", driver for CUDA %d.%d (NVML not available)", v / 1000, (v % 1000) / 10);
+    }
+    if (lib) dlclose(lib);
+}
+
+static void cuda_free_all(sr_cuda *c)
+{
+    for (int k = 0; k < 5; k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
+    for (int h = 0; h < 2; h++) {
+#define SR_X_FREE(type, name) cudaFree(c->pool[h].name); c->pool[h].name = NULL;
+        SR_RAY_FIELDS(SR_X_FREE)
+#undef SR_X_FREE
+    }
+    cudaFree(c->hit_t); cudaFree(c->hit_prim); cudaFree(c->stencil); cudaFree(c->flags);
+    cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->film);
+    c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL;
+    c->ray_count = NULL; c->counter = NULL; c->film = NULL;
+}
+
+static sr_status cuda_copy_array(sr_cuda *c, int slot, const void *host, size_t bytes, const void **dev, sr_error *err)
+{
+    *dev = NULL;
+    if (bytes == 0) return SR_OK;
+    SR_CUDA_TRY(cudaMalloc(&c->scene_mem[slot], bytes), "allocating scene memory");
+    SR_CUDA_TRY(cudaMemcpy(c->scene_mem[slot], host, bytes, cudaMemcpyHostToDevice), "uploading the scene");
+    *dev = c->scene_mem[slot];
+    return SR_OK;
+}
+
+static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    cuda_free_all(c);
+    SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
+    c->view = *v;
+    sr_status st;
+    if ((st = cuda_copy_array(c, 0, v->prims, sizeof(sr_prim) * v->prim_count, (const void **)&c->view.prims, err)) ||
+        (st = cuda_copy_array(c, 1, v->nodes, sizeof(sr_bvh_node) * v->node_count, (const void **)&c->view.nodes, err)) ||
+        (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->view.planes, err)) ||
+        (st = cuda_copy_array(c, 3, v->materials, sizeof(sr_material) * v->material_count, (const void **)&c->view.materials, err)) ||
+        (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->view.lights, err)))
+        return st;
+
+    c->capacity = v->width * v->height;
+    c->aligned = (c->capacity + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
+    c->words = c->aligned / 32u;
+    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 4u * c->words;
+    size_t free_b = 0, total_b = 0;
+    SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
+    if (need > free_b)
+        return sr_fail(err, SR_ERR_INPUT, "a %ux%u image needs %.1f MiB of device memory, %.1f MiB are free",
+                       v->width, v->height, (double)need / 1048576.0, (double)free_b / 1048576.0);
+    for (int h = 0; h < 2; h++) {
+#define SR_X_ALLOC(type, name) SR_CUDA_TRY(cudaMalloc((void **)&c->pool[h].name, sizeof(type) * c->aligned), "allocating the ray pool");
+        SR_RAY_FIELDS(SR_X_ALLOC)
+#undef SR_X_ALLOC
+    }
+    SR_CUDA_TRY(cudaMalloc((void **)&c->hit_t, sizeof(float) * c->aligned), "allocating hits");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->hit_prim, sizeof(uint32_t) * c->aligned), "allocating hits");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->stencil, sizeof(uint32_t) * c->words), "allocating the stencil");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->flags, sizeof(uint32_t) * c->aligned), "allocating flags");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH), "allocating counters");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->film, sizeof(float) * 3u * c->capacity), "allocating the film");
+    SR_CUDA_TRY(cudaMemsetAsync(c->stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
+    SR_CUDA_TRY(cudaMemsetAsync(c->flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
+    return SR_OK;
+}
+
+static sr_params cuda_params(const sr_cuda *c)
+{
+    sr_params p;
+    memset(&p, 0, sizeof p);
+    p.scene = c->view;
+    p.ray = c->pool[c->current];
+    p.hit_t = c->hit_t;
+    p.hit_prim = c->hit_prim;
+    p.film = c->film;
+    p.ray_count = c->ray_count;
+    p.n = c->n;
+    p.sample = c->sample;
+    p.seed = c->seed;
+    return p;
+}
+
+static sr_status cuda_clear_film(void *impl, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    SR_CUDA_TRY(cudaMemsetAsync(c->film, 0, sizeof(float) * 3u * c->capacity, c->stream), "clearing the film");
+    return SR_OK;
+}
+
+static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    c->current = 0;
+    c->n = c->capacity;
+    c->sample = sample;
+    c->seed = seed;
+    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * SR_MAX_DEPTH, c->stream), "clearing counters");
+    if (mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
+        SR_CUDA_TRY(cudaMemsetAsync(c->flags, 1, sizeof(uint32_t) * c->n, c->stream), "setting flags");
+    else
+        SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, c->words, NULL, c->n, c->stream), "launching stencil fill");
+    return SR_OK;
+}
+
+static sr_status cuda_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32_t bounce, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    sr_params p = cuda_params(c);
+    static const char *const what[] = { "launching generate", "launching intersect", "launching shade" };
+    int k = stage == SR_STAGE_GENERATE ? SRK_GENERATE : stage == SR_STAGE_INTERSECT ? SRK_INTERSECT : SRK_SHADE;
+    SR_CUDA_TRY(sr_launch_stage(k, &p, mask == SR_MASK_FLAGS ? NULL : c->stencil, c->flags, bounce, c->stream), what[k]);
+    return SR_OK;
+}
+
+static sr_status cuda_compact(void *impl, uint32_t *live, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    uint32_t old_words = (c->n + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * (SR_POOL_ALIGN / 32u);
+    SR_CUDA_TRY(cudaMemsetAsync(c->counter, 0, sizeof(uint32_t), c->stream), "clearing the compaction counter");
+    SR_CUDA_TRY(sr_launch_compact(c->pool[c->current], c->pool[1 - c->current], c->stencil, c->n, c->counter, c->stream),
+                "launching compact");
+    SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, old_words, c->counter, 0, c->stream), "launching stencil fill");
+    /* The next launches are sized by the live count: bring it back (one small sync). */
+    SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->counter, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
+                "reading the live count");
+    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+    c->current = 1 - c->current;
+    c->n = *c->counter_host;
+    *live = c->n;
+    return SR_OK;
+}
+
+static sr_status cuda_count_live(void *impl, sr_mask mask, uint32_t *live, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    SR_CUDA_TRY(cudaMemsetAsync(c->counter, 0, sizeof(uint32_t), c->stream), "clearing a counter");
+    SR_CUDA_TRY(sr_launch_count_live(mask == SR_MASK_FLAGS ? NULL : c->stencil, c->flags, c->n, c->counter, c->stream),
+                "launching count_live");
+    SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->counter, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
+                "reading the live count");
+    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "counting live rays");
+    *live = *c->counter_host;
+    return SR_OK;
+}
+
+static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    c->current = 0;
+    c->n = c->capacity;
+    c->sample = sample;
+    c->seed = seed;
+    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * SR_MAX_DEPTH, c->stream), "clearing counters");
+    sr_params p = cuda_params(c);
+    SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), "launching the megakernel");
+    return SR_OK;
+}
+
+static sr_status cuda_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    SR_CUDA_TRY(cudaMemcpyAsync(counts, c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH, cudaMemcpyDeviceToHost, c->stream),
+                "reading ray counts");
+    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+    return SR_OK;
+}
+
+static sr_status cuda_read_film(void *impl, float *rgb, float scale, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    size_t count = (size_t)c->capacity * 3u;
+    SR_CUDA_TRY(cudaMemcpyAsync(rgb, c->film, sizeof(float) * count, cudaMemcpyDeviceToHost, c->stream), "reading the film");
+    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
+    for (size_t i = 0; i < count; i++) rgb[i] *= scale;
+    return SR_OK;
+}
+
+static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (v->width * v->height != c->capacity)
+        return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
+    sr_scene_view keep = c->view;
+    c->view = *v;   /* scalars from v, device arrays from before */
+    c->view.prims = keep.prims; c->view.nodes = keep.nodes; c->view.planes = keep.planes;
+    c->view.materials = keep.materials; c->view.lights = keep.lights;
+    return SR_OK;
+}
+
+static sr_status cuda_mark(void *impl, uint32_t id, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (id >= SR_MAX_MARKS) return sr_fail(err, SR_ERR_RUNTIME, "timing mark %u out of range", id);
+    if (!c->marks[id]) SR_CUDA_TRY(cudaEventCreate(&c->marks[id]), "creating a timing event");
+    SR_CUDA_TRY(cudaEventRecord(c->marks[id], c->stream), "recording a timing event");
+    return SR_OK;
+}
+
+static sr_status cuda_elapsed_ms(void *impl, uint32_t a, uint32_t b, float *ms, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (a >= SR_MAX_MARKS || b >= SR_MAX_MARKS || !c->marks[a] || !c->marks[b])
+        return sr_fail(err, SR_ERR_RUNTIME, "timing marks %u..%u were not recorded", a, b);
+    SR_CUDA_TRY(cudaEventElapsedTime(ms, c->marks[a], c->marks[b]), "reading a timing event");
+    return SR_OK;
+}
+
+static sr_status cuda_finish(void *impl, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
+    SR_CUDA_TRY(cudaGetLastError(), "rendering");
+    return SR_OK;
+}
+
+static void cuda_destroy(void *impl)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (!c) return;
+    cuda_free_all(c);
+    for (uint32_t k = 0; k < SR_MAX_MARKS; k++)
+        if (c->marks[k]) cudaEventDestroy(c->marks[k]);
+    if (c->counter_host) cudaFreeHost(c->counter_host);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    free(c);
+}
+
+static const sr_backend_ops sr_cuda_ops = {
+    cuda_upload, cuda_clear_film, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
+    cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_set_view, cuda_mark, cuda_elapsed_ms,
+    cuda_finish, cuda_destroy,
+};
+
+sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)calloc(1, sizeof *c);
+    if (!c) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory");
+    c->device = device;
+    out->ops = &sr_cuda_ops;
+    out->impl = c;
+    out->kind = SR_BACKEND_CUDA;
+    struct cudaDeviceProp prop;
+    sr_status st = SR_OK;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMallocHost((void **)&c->counter_host, sizeof(uint32_t));
+    if (e != cudaSuccess) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "CUDA error while opening device %d: %s (%s)", device,
+                     cudaGetErrorString(e), cudaGetErrorName(e));
+        cuda_destroy(c);
+        out->ops = NULL;
+        out->impl = NULL;
+        return st;
+    }
+    snprintf(out->device_name, sizeof out->device_name, "%.200s (device %d)", prop.name, device);
+    return SR_OK;
+}

@@ -1,0 +1,413 @@
+/* bench.c: `stencilray bench`: frames per second as trace depth grows, per masking strategy.
+ * Each (depth, mask) pair renders warm-up frames and then timed frames of one sample per
+ * pixel; frame times come from the backend's timing marks (CUDA events on the GPU). */
+#include "bench.h"
+#include "options.h"
+
+#include <cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SR_BENCH_MAX_FRAMES 10000u
+
+typedef struct sr_bench_row {
+    uint32_t depth;
+    sr_mask mask;
+    double median_ms, p99_ms, min_ms, fps, rays_per_frame, mrays_per_s;
+    double live_after[SR_MAX_DEPTH];     /* live fraction after bounce b (flags/stencil/compact) */
+    sr_stage_times times;                /* summed over timed frames (--breakdown)              */
+    uint32_t frames, compactions;
+} sr_bench_row;
+
+typedef struct sr_bench_opts {
+    sr_common c;
+    uint32_t depth_lo, depth_hi, frames, warmup;
+    int masks[SR_MASK_COUNT], mask_count;
+    int breakdown, micro;
+    const char *csv, *json, *plot;
+} sr_bench_opts;
+
+static const char sr_bench_help[] =
+"Usage: stencilray bench [SCENE.json] [options]\n"
+"\n"
+"Measure how rendering speed falls as the trace depth grows, for each masking strategy.\n"
+"Every (depth, mask) pair renders warm-up frames, then timed frames of one sample per\n"
+"pixel; times are GPU time from CUDA events (wall time on the CPU backend).\n"
+"\n"
+"  --depth A-B             depths to sweep (default 1-8; a single N is fine too)\n"
+"  --mask LIST             all (default) or a comma list of flags,stencil,compact,megakernel\n"
+"  --frames N              timed frames per pair (default 20)\n"
+"  --warmup N              untimed frames first (default 3)\n"
+"  --breakdown             time per stage (generate, intersect, shade, compact) per bounce\n"
+"  --csv FILE              also write the table as CSV\n"
+"  --json FILE             also write everything as JSON\n"
+"  --plot FILE.png         FPS-per-depth chart, one line per mask (needs gnuplot)\n"
+SR_COMMON_HELP
+"\n"
+"Examples:\n"
+"  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"
+"  stencilray bench --mask stencil,compact --breakdown --csv out.csv --plot fps.png\n";
+
+static int sr_parse_depth_range(sr_args *a, sr_bench_opts *b)
+{
+    const char *v = sr_value(a, "--depth");
+    if (!v) return 2;
+    unsigned lo = 0, hi = 0;
+    char tail;
+    int got = sscanf(v, "%u-%u%c", &lo, &hi, &tail);
+    if (got == 1) hi = lo;
+    if ((got != 1 && got != 2) || lo < 1 || hi < lo || hi > SR_MAX_DEPTH || strspn(v, "0123456789-") != strlen(v)) {
+        fprintf(stderr, "stencilray bench: --depth: expected N or A-B with 1 <= A <= B <= %u, got '%s'\n", SR_MAX_DEPTH, v);
+        return 2;
+    }
+    b->depth_lo = lo;
+    b->depth_hi = hi;
+    return 0;
+}
+
+static int sr_parse_mask_list(sr_args *a, sr_bench_opts *b)
+{
+    const char *v = sr_value(a, "--mask");
+    if (!v) return 2;
+    b->mask_count = 0;
+    if (!strcmp(v, "all")) {
+        for (int m = 0; m < SR_MASK_COUNT; m++) b->masks[b->mask_count++] = m;
+        return 0;
+    }
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int m = sr_mask_parse(tok);
+        if (m < 0) return sr_usage_error(a, "--mask: '%s' is not a mask; expected all or a comma list of flags, stencil, compact, megakernel%s", tok, "");
+        for (int k = 0; k < b->mask_count; k++)
+            if (b->masks[k] == m) return sr_usage_error(a, "--mask: '%s' is listed twice%s", tok, "");
+        b->masks[b->mask_count++] = m;
+    }
+    if (b->mask_count == 0) return sr_usage_error(a, "--mask: empty list%s%s", "", "");
+    return 0;
+}
+
+static int sr_cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The p-th percentile (0..100) of sorted values, nearest rank. */
+static double sr_percentile(const double *sorted, uint32_t n, double p)
+{
+    uint32_t rank = (uint32_t)ceil(p / 100.0 * n);
+    return sorted[rank ? rank - 1 : 0];
+}
+
+static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t depth, sr_mask mask,
+                               double *frame_ms, sr_bench_row *row, sr_error *err)
+{
+    sr_scene_view v = r->view;
+    v.max_depth = depth;
+    v.spp = 1;
+    sr_status s = r->be->ops->set_view(r->be->impl, &v, err);
+    if (s) return s;
+    r->view = v;
+    memset(row, 0, sizeof *row);
+    row->depth = depth;
+    row->mask = mask;
+    sr_render_opts o = b->c.render;
+    o.mask = mask;
+    o.progress = 0;
+    for (uint32_t f = 0; f < b->warmup; f++)
+        if ((s = sr_render_sample(r, &o, f, NULL, err))) return s;
+    sr_render_stats st;
+    memset(&st, 0, sizeof st);
+    for (uint32_t f = 0; f < b->frames; f++) {
+        sr_stage_times t;
+        memset(&t, 0, sizeof t);
+        o.times = &t;
+        if ((s = sr_render_sample(r, &o, b->warmup + f, &st, err))) return s;
+        frame_ms[f] = t.total;
+        for (uint32_t k = 0; k < SR_MAX_DEPTH; k++) {
+            row->times.intersect[k] += t.intersect[k];
+            row->times.shade[k] += t.shade[k];
+            row->times.compact[k] += t.compact[k];
+        }
+        row->times.generate += t.generate;
+        row->times.megakernel += t.megakernel;
+        row->times.total += t.total;
+    }
+    qsort(frame_ms, b->frames, sizeof(double), sr_cmp_double);
+    row->frames = b->frames;
+    row->median_ms = b->frames % 2 ? frame_ms[b->frames / 2]
+                                   : 0.5 * (frame_ms[b->frames / 2 - 1] + frame_ms[b->frames / 2]);
+    row->p99_ms = sr_percentile(frame_ms, b->frames, 99.0);
+    row->min_ms = frame_ms[0];
+    row->fps = row->median_ms > 0 ? 1000.0 / row->median_ms : 0.0;
+    row->rays_per_frame = (double)st.rays / b->frames;
+    row->mrays_per_s = row->median_ms > 0 ? row->rays_per_frame / (row->median_ms * 1e3) : 0.0;
+    row->compactions = st.compactions / b->frames;
+    const double pool = (double)v.width * v.height;
+    for (uint32_t k = 0; k < SR_MAX_DEPTH; k++)
+        row->live_after[k] = mask == SR_MASK_MEGAKERNEL || k + 1 >= depth ? NAN
+                             : (double)st.bounce_rays[k + 1] / b->frames / pool;
+    return SR_OK;
+}
+
+static void sr_live_list(const sr_bench_row *row, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (row->mask == SR_MASK_MEGAKERNEL) { snprintf(buf, cap, "(not counted per bounce)"); return; }
+    for (uint32_t k = 0; k + 1 < row->depth && used + 8 < cap; k++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%.3f", k ? " " : "", row->live_after[k]);
+    if (row->depth == 1) snprintf(buf, cap, "-");
+}
+
+static void sr_print_table(FILE *f, const sr_bench_row *rows, uint32_t n)
+{
+    fprintf(f, "%5s  %-10s  %9s  %8s  %9s  %12s  %9s  %s\n", "depth", "mask", "median ms", "FPS", "p99 ms",
+            "rays/frame", "Mrays/s", "live fraction after each bounce");
+    for (uint32_t i = 0; i < n; i++) {
+        char live[SR_MAX_DEPTH * 8];
+        sr_live_list(&rows[i], live, sizeof live);
+        fprintf(f, "%5u  %-10s  %9.3f  %8.1f  %9.3f  %12.0f  %9.1f  %s\n", rows[i].depth, sr_mask_name(rows[i].mask),
+                rows[i].median_ms, rows[i].fps, rows[i].p99_ms, rows[i].rays_per_frame, rows[i].mrays_per_s, live);
+    }
+}
+
+static void sr_print_breakdown(FILE *f, const sr_bench_row *rows, uint32_t n)
+{
+    fprintf(f, "\nTime per stage, ms per frame (generate, then intersect / shade / compact per bounce):\n");
+    for (uint32_t i = 0; i < n; i++) {
+        const sr_bench_row *r = &rows[i];
+        double fr = r->frames ? r->frames : 1;
+        fprintf(f, "depth %u, %s: total %.3f", r->depth, sr_mask_name(r->mask), r->times.total / fr);
+        if (r->mask == SR_MASK_MEGAKERNEL) { fprintf(f, ", one launch\n"); continue; }
+        fprintf(f, ", generate %.3f\n", r->times.generate / fr);
+        for (uint32_t k = 0; k < r->depth; k++)
+            fprintf(f, "    bounce %2u: intersect %8.3f  shade %8.3f  compact %8.3f\n", k, r->times.intersect[k] / fr,
+                    r->times.shade[k] / fr, r->times.compact[k] / fr);
+    }
+}
+
+/* Write through a temporary name and rename, like images: no half-written results. */
+static FILE *sr_open_tmp(const char *path, char *tmp, size_t cap)
+{
+    snprintf(tmp, cap, "%s.tmp-%ld", path, (long)getpid());
+    return fopen(tmp, "w");
+}
+
+static sr_status sr_close_tmp(FILE *f, const char *tmp, const char *path, sr_error *err)
+{
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        remove(tmp);
+        return sr_fail(err, SR_ERR_RUNTIME, "cannot write %s", path);
+    }
+    return SR_OK;
+}
+
+static sr_status sr_write_csv(const char *path, const sr_bench_row *rows, uint32_t n, int breakdown, sr_error *err)
+{
+    char tmp[4096];
+    FILE *f = sr_open_tmp(path, tmp, sizeof tmp);
+    if (!f) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", path);
+    fprintf(f, "depth,mask,median_ms,fps,p99_ms,min_ms,rays_per_frame,mrays_per_s,live_after");
+    if (breakdown) fprintf(f, ",generate_ms,intersect_ms,shade_ms,compact_ms");
+    fprintf(f, "\n");
+    for (uint32_t i = 0; i < n; i++) {
+        const sr_bench_row *r = &rows[i];
+        char live[SR_MAX_DEPTH * 8];
+        sr_live_list(r, live, sizeof live);
+        if (r->mask == SR_MASK_MEGAKERNEL || r->depth == 1) live[0] = '\0';
+        fprintf(f, "%u,%s,%.4f,%.2f,%.4f,%.4f,%.0f,%.2f,%s", r->depth, sr_mask_name(r->mask), r->median_ms, r->fps,
+                r->p99_ms, r->min_ms, r->rays_per_frame, r->mrays_per_s, live);
+        if (breakdown) {
+            double fr = r->frames ? r->frames : 1, is = 0, sh = 0, co = 0;
+            for (uint32_t k = 0; k < SR_MAX_DEPTH; k++) {
+                is += r->times.intersect[k]; sh += r->times.shade[k]; co += r->times.compact[k];
+            }
+            fprintf(f, ",%.4f,%.4f,%.4f,%.4f", r->times.generate / fr, is / fr, sh / fr, co / fr);
+        }
+        fprintf(f, "\n");
+    }
+    return sr_close_tmp(f, tmp, path, err);
+}
+
+static sr_status sr_write_json(const char *path, const char *header, const char *gpu, const sr_bench_row *rows,
+                               uint32_t n, int breakdown, sr_error *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "stencilray", SR_VERSION);
+    cJSON_AddStringToObject(root, "device", gpu);
+    cJSON_AddStringToObject(root, "setup", header);
+    cJSON *arr = cJSON_AddArrayToObject(root, "results");
+    for (uint32_t i = 0; i < n; i++) {
+        const sr_bench_row *r = &rows[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "depth", r->depth);
+        cJSON_AddStringToObject(o, "mask", sr_mask_name(r->mask));
+        cJSON_AddNumberToObject(o, "frames", r->frames);
+        cJSON_AddNumberToObject(o, "median_ms", r->median_ms);
+        cJSON_AddNumberToObject(o, "fps", r->fps);
+        cJSON_AddNumberToObject(o, "p99_ms", r->p99_ms);
+        cJSON_AddNumberToObject(o, "min_ms", r->min_ms);
+        cJSON_AddNumberToObject(o, "rays_per_frame", r->rays_per_frame);
+        cJSON_AddNumberToObject(o, "mrays_per_s", r->mrays_per_s);
+        cJSON *live = cJSON_AddArrayToObject(o, "live_after_bounce");
+        if (r->mask != SR_MASK_MEGAKERNEL)
+            for (uint32_t k = 0; k + 1 < r->depth; k++) cJSON_AddItemToArray(live, cJSON_CreateNumber(r->live_after[k]));
+        if (breakdown) {
+            double fr = r->frames ? r->frames : 1;
+            cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_ms");
+            cJSON_AddNumberToObject(bd, "generate", r->times.generate / fr);
+            cJSON *is = cJSON_AddArrayToObject(bd, "intersect"), *sh = cJSON_AddArrayToObject(bd, "shade"),
+                  *co = cJSON_AddArrayToObject(bd, "compact");
+            for (uint32_t k = 0; k < r->depth; k++) {
+                cJSON_AddItemToArray(is, cJSON_CreateNumber(r->times.intersect[k] / fr));
+                cJSON_AddItemToArray(sh, cJSON_CreateNumber(r->times.shade[k] / fr));
+                cJSON_AddItemToArray(co, cJSON_CreateNumber(r->times.compact[k] / fr));
+            }
+            cJSON_AddNumberToObject(bd, "megakernel", r->times.megakernel / fr);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
+    char tmp[4096];
+    FILE *f = sr_open_tmp(path, tmp, sizeof tmp);
+    if (!f) { cJSON_free(text); return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", path); }
+    fputs(text, f);
+    fputc('\n', f);
+    cJSON_free(text);
+    return sr_close_tmp(f, tmp, path, err);
+}
+
+static sr_status sr_write_plot(const char *path, const char *title, const sr_bench_row *rows, uint32_t n,
+                               const sr_bench_opts *b, sr_error *err)
+{
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        return sr_fail(err, SR_ERR_RUNTIME, "--plot %s: gnuplot is not installed (Debian: apt-get install gnuplot-nox); "
+                       "the table, --csv and --json do not need it", path);
+    char data[4096], tmp[4096];
+    snprintf(data, sizeof data, "%s.data-%ld", path, (long)getpid());
+    FILE *d = fopen(data, "w");
+    if (!d) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", data);
+    for (int m = 0; m < b->mask_count; m++) {
+        fprintf(d, "# %s\n", sr_mask_name((sr_mask)b->masks[m]));
+        for (uint32_t i = 0; i < n; i++)
+            if ((int)rows[i].mask == b->masks[m]) fprintf(d, "%u %.3f\n", rows[i].depth, rows[i].fps);
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld.png", path, (long)getpid());
+    FILE *g = popen("gnuplot 2>&1", "w");
+    if (!g) { remove(data); return sr_fail(err, SR_ERR_RUNTIME, "cannot run gnuplot"); }
+    fprintf(g, "set terminal pngcairo size 960,600 font 'sans,11'\nset output '%s'\n", tmp);
+    fprintf(g, "set title \"%s\" noenhanced\nset xlabel 'trace depth'\nset ylabel 'frames per second'\n", title);
+    fprintf(g, "set grid\nset key outside right\nset xtics 1\nset yrange [0:*]\n");
+    fprintf(g, "plot ");
+    for (int m = 0; m < b->mask_count; m++)
+        fprintf(g, "%s'%s' index %d with linespoints lw 2 pt 7 title '%s'", m ? ", " : "", data, m,
+                sr_mask_name((sr_mask)b->masks[m]));
+    fprintf(g, "\n");
+    int rc = pclose(g);
+    remove(data);
+    if (rc != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return sr_fail(err, SR_ERR_RUNTIME, "gnuplot failed to write %s", path);
+    }
+    return SR_OK;
+}
+
+int sr_bench_main(int argc, char **argv)
+{
+    sr_args a = { argc, 2, argv, "bench" };
+    sr_bench_opts b;
+    memset(&b, 0, sizeof b);
+    sr_common_default(&b.c);
+    b.depth_lo = 1;
+    b.depth_hi = 8;
+    b.frames = 20;
+    b.warmup = 3;
+    for (int m = 0; m < SR_MASK_COUNT; m++) b.masks[b.mask_count++] = m;
+    for (; a.i < argc; a.i++) {
+        const char *o = argv[a.i];
+        int r = -1;
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) { fputs(sr_bench_help, stdout); return 0; }
+        else if (!strcmp(o, "--depth")) r = sr_parse_depth_range(&a, &b);
+        else if (!strcmp(o, "--mask")) r = sr_parse_mask_list(&a, &b);
+        else if (!strcmp(o, "--frames")) r = sr_parse_u32(&a, o, 1, SR_BENCH_MAX_FRAMES, &b.frames);
+        else if (!strcmp(o, "--warmup")) r = sr_parse_u32(&a, o, 0, 1000, &b.warmup);
+        else if (!strcmp(o, "--breakdown")) { b.breakdown = 1; r = 0; }
+        else if (!strcmp(o, "--csv")) r = (b.csv = sr_value(&a, o)) ? 0 : 2;
+        else if (!strcmp(o, "--json")) r = (b.json = sr_value(&a, o)) ? 0 : 2;
+        else if (!strcmp(o, "--plot")) r = (b.plot = sr_value(&a, o)) ? 0 : 2;
+        else r = sr_parse_common(&a, &b.c);
+        if (r > 0) return r;
+        if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
+    }
+    sr_scene scene;
+    sr_backend be;
+    int code = sr_open(&b.c, "bench", &scene, &be);
+    if (code) return code;
+    scene.max_depth = b.depth_hi;
+    scene.spp = 1;
+
+    char gpu[512];
+    if (be.kind == SR_BACKEND_CUDA) sr_cuda_gpu_summary((int)b.c.device, gpu, sizeof gpu);
+    else snprintf(gpu, sizeof gpu, "%s", be.device_name);
+    char cmdline[1024] = "";
+    for (int i = 0; i < argc; i++) {
+        size_t used = strlen(cmdline);
+        snprintf(cmdline + used, sizeof cmdline - used, "%s%s", i ? " " : "", i ? argv[i] : "stencilray");
+    }
+    char date[64];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    char header[2048];
+    snprintf(header, sizeof header, "%s | %ux%u, 1 spp per frame, %u warm-up + %u timed frames | %s | %s",
+             b.c.scene_path, scene.width, scene.height, b.warmup, b.frames, date, cmdline);
+    printf("# %s: %s\n# %s\n", be.kind == SR_BACKEND_CUDA ? "GPU" : "CPU", gpu, header);
+    fflush(stdout);
+
+    sr_error err = { SR_OK, "" };
+    sr_renderer r;
+    sr_status s = sr_renderer_init(&r, &scene, &be, &err);
+    uint32_t pairs = (b.depth_hi - b.depth_lo + 1) * (uint32_t)b.mask_count, done = 0;
+    sr_bench_row *rows = calloc(pairs, sizeof *rows);
+    double *frame_ms = malloc(sizeof(double) * b.frames);
+    if (!s && (!rows || !frame_ms)) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory");
+    for (uint32_t d = b.depth_lo; !s && d <= b.depth_hi; d++)
+        for (int m = 0; !s && m < b.mask_count; m++) {
+            if (!b.c.quiet) {
+                fprintf(stderr, "\rbench: depth %u, mask %-10s (%u/%u) ", d, sr_mask_name((sr_mask)b.masks[m]), done + 1, pairs);
+                fflush(stderr);
+            }
+            s = sr_bench_pair(&r, &b, d, (sr_mask)b.masks[m], frame_ms, &rows[done], &err);
+            if (!s) done++;
+        }
+    if (!b.c.quiet) fprintf(stderr, "\r%60s\r", "");
+    if (!s) {
+        sr_print_table(stdout, rows, done);
+        if (b.breakdown) sr_print_breakdown(stdout, rows, done);
+        if (b.csv && !s) s = sr_write_csv(b.csv, rows, done, b.breakdown, &err);
+        if (b.json && !s) s = sr_write_json(b.json, header, gpu, rows, done, b.breakdown, &err);
+        if (b.plot && !s) {
+            char title[1024];
+            snprintf(title, sizeof title, "%s, %ux%u on %s", b.c.scene_path, scene.width, scene.height, be.device_name);
+            s = sr_write_plot(b.plot, title, rows, done, &b, &err);
+        }
+    }
+    if (s) fprintf(stderr, "stencilray bench: %s\n", err.msg);
+    if (r.be) sr_renderer_free(&r);
+    free(rows);
+    free(frame_ms);
+    sr_backend_destroy(&be);
+    sr_scene_free(&scene);
+    return s ? (int)s : 0;
+}

@@ -1,0 +1,23 @@
+/* image.h: from linear radiance to files: tonemapping, 8-bit sRGB PNG and Radiance HDR
+ * through stb_image_write, always written to a temporary name and renamed. */
+#ifndef SR_IMAGE_H
+#define SR_IMAGE_H
+
+#include <stdint.h>
+#include "status.h"
+#include "../kernels/tonemap.h"
+
+/* Write w x h linear RGB floats (row 0 = top) to path; the format follows the extension:
+ * .png (exposure, tonemap, sRGB, 8-bit) or .hdr (linear radiance, exposure applied).
+ * Any other extension is SR_ERR_INPUT. Nothing is left at `path` on failure. */
+sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_t h,
+                         float exposure, sr_tonemap op, sr_error *err);
+
+/* Linear RGB floats -> 8-bit sRGB RGB bytes (w*h*3), for PNG and for tests. */
+void sr_image_to_srgb8(const float *rgb, uint32_t w, uint32_t h, float exposure,
+                       sr_tonemap op, uint8_t *out);
+
+/* Does path end in .png / .hdr (case-insensitive)? */
+int sr_image_format_known(const char *path);
+
+#endif

@@ -1,0 +1,157 @@
+/* options.c: parsing the options render, bench and view share, and opening scene+backend. */
+#include "options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- option parsing ---------------------------------------------------------------------- */
+
+int sr_usage_error(const sr_args *a, const char *fmt, const char *x, const char *y)
+{
+    fprintf(stderr, "stencilray %s: ", a->cmd);
+    fprintf(stderr, fmt, x, y);
+    fprintf(stderr, "\nRun 'stencilray %s --help' for the options.\n", a->cmd);
+    return 2;
+}
+
+/* The value after option `opt`, or NULL after printing an error. */
+const char *sr_value(sr_args *a, const char *opt)
+{
+    if (a->i + 1 >= a->argc) {
+        sr_usage_error(a, "%s needs a value%s", opt, "");
+        return NULL;
+    }
+    return a->argv[++a->i];
+}
+
+int sr_parse_u32(sr_args *a, const char *opt, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    const char *v = sr_value(a, opt);
+    if (!v) return 2;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || *v == '-' || errno || x < lo || x > hi) {
+        char range[64];
+        snprintf(range, sizeof range, "a whole number from %u to %u", lo, hi);
+        fprintf(stderr, "stencilray %s: %s: expected %s, got '%s'\n", a->cmd, opt, range, v);
+        return 2;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int sr_parse_float(sr_args *a, const char *opt, float lo, float hi, float *out)
+{
+    const char *v = sr_value(a, opt);
+    if (!v) return 2;
+    char *end;
+    errno = 0;
+    float x = strtof(v, &end);
+    if (*v == '\0' || *end != '\0' || errno || !(x >= lo && x <= hi)) {
+        fprintf(stderr, "stencilray %s: %s: expected a number from %g to %g, got '%s'\n", a->cmd, opt, lo, hi, v);
+        return 2;
+    }
+    *out = x;
+    return 0;
+}
+
+/* ---- shared options ------------------------------------------------------------------------ */
+
+void sr_common_default(sr_common *c)
+{
+    memset(c, 0, sizeof *c);
+    sr_render_opts_default(&c->render);
+    c->exposure = 1.0f;
+    c->tonemap = SR_TONEMAP_CLAMP;
+}
+
+/* Parse one option shared by render/bench/view. Returns 0 if consumed, 2 on error, -1 if the
+ * option is not a common one. */
+int sr_parse_common(sr_args *a, sr_common *c)
+{
+    const char *o = a->argv[a->i];
+    if (!strcmp(o, "--width")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->width);
+    if (!strcmp(o, "--height")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->height);
+    if (!strcmp(o, "--spp")) return sr_parse_u32(a, o, 1, SR_MAX_SPP, &c->spp);
+    if (!strcmp(o, "--depth")) return sr_parse_u32(a, o, 1, SR_MAX_DEPTH, &c->depth);
+    if (!strcmp(o, "--device")) return sr_parse_u32(a, o, 0, 64, &c->device);
+    if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->render.seed);
+    if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
+    if (!strcmp(o, "--compact-below")) return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
+    if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) { c->quiet = 1; return 0; }
+    if (!strcmp(o, "--backend")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        if (!strcmp(v, "auto")) c->backend = SR_BACKEND_AUTO;
+        else if (!strcmp(v, "cuda")) c->backend = SR_BACKEND_CUDA;
+        else if (!strcmp(v, "cpu")) c->backend = SR_BACKEND_CPU;
+        else return sr_usage_error(a, "--backend: expected auto, cuda or cpu, got '%s'%s", v, "");
+        return 0;
+    }
+    if (!strcmp(o, "--mask")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        int m = sr_mask_parse(v);
+        if (m < 0) return sr_usage_error(a, "--mask: expected flags, stencil, compact or megakernel, got '%s'%s", v, "");
+        c->render.mask = (sr_mask)m;
+        return 0;
+    }
+    if (!strcmp(o, "--tonemap")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        if (!strcmp(v, "clamp")) c->tonemap = SR_TONEMAP_CLAMP;
+        else if (!strcmp(v, "reinhard")) c->tonemap = SR_TONEMAP_REINHARD;
+        else if (!strcmp(v, "aces")) c->tonemap = SR_TONEMAP_ACES;
+        else return sr_usage_error(a, "--tonemap: expected clamp, reinhard or aces, got '%s'%s", v, "");
+        return 0;
+    }
+    if (o[0] != '-' && !c->scene_path) { c->scene_path = o; return 0; }
+    return -1;
+}
+
+/* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
+int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
+{
+    sr_error err = { SR_OK, "" };
+    static char fallback[PATH_MAX];
+    if (!c->scene_path) {
+        /* Run from elsewhere than the source tree: use the shipped scene where it was built. */
+        c->scene_path = SR_DEFAULT_SCENE;
+        if (access(SR_DEFAULT_SCENE, R_OK) != 0) {
+            snprintf(fallback, sizeof fallback, "%s/%s", SR_DATA_DIR, SR_DEFAULT_SCENE);
+            if (access(fallback, R_OK) == 0) c->scene_path = fallback;
+        }
+    }
+    if (sr_scene_load(c->scene_path, scene, &err)) {
+        fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+        return err.status;
+    }
+    if (c->width) scene->width = c->width;
+    if (c->height) scene->height = c->height;
+    if (c->spp) scene->spp = c->spp;
+    if (c->depth) scene->max_depth = c->depth;
+    if ((uint64_t)scene->width * scene->height > (1u << 28)) {
+        fprintf(stderr, "stencilray %s: %ux%u is %llu pixels; at most %u are supported\n", cmd, scene->width,
+                scene->height, (unsigned long long)scene->width * scene->height, 1u << 28);
+        sr_scene_free(scene);
+        return 2;
+    }
+    char why[256];
+    if (sr_backend_create(c->backend, (int)c->device, be, why, sizeof why, &err)) {
+        fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+        sr_scene_free(scene);
+        return err.status;
+    }
+    if (!c->quiet) {
+        if (be->kind == SR_BACKEND_CUDA) fprintf(stderr, "stencilray: GPU backend on %s\n", be->device_name);
+        else if (why[0]) fprintf(stderr, "stencilray: CPU backend (%s), %s\n", why, be->device_name);
+        else fprintf(stderr, "stencilray: CPU backend, %s\n", be->device_name);
+    }
+    return 0;
+}
+

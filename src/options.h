@@ -1,0 +1,61 @@
+/* options.h: the options render, bench and view share, parsed strictly: a bad value names
+ * the option, says what it got and what is expected, and the command exits 2. */
+#ifndef SR_OPTIONS_H
+#define SR_OPTIONS_H
+
+#include <stdint.h>
+#include "backend.h"
+#include "render.h"
+#include "scene.h"
+#include "../kernels/tonemap.h"
+
+#define SR_DEFAULT_SCENE "scenes/default.json"
+
+typedef struct sr_args { int argc, i; char **argv; const char *cmd; } sr_args;
+
+typedef struct sr_common {
+    const char *scene_path;
+    uint32_t width, height, spp, depth;   /* 0 = the scene's value */
+    sr_backend_kind backend;
+    uint32_t device;
+    sr_render_opts render;
+    float exposure;
+    sr_tonemap tonemap;
+    int quiet;
+} sr_common;
+
+/* Print "stencilray CMD: <fmt with x, y>" and a pointer to --help; returns 2. */
+int sr_usage_error(const sr_args *a, const char *fmt, const char *x, const char *y);
+/* The value after option `opt` (advancing a->i), or NULL after printing an error. */
+const char *sr_value(sr_args *a, const char *opt);
+int sr_parse_u32(sr_args *a, const char *opt, uint32_t lo, uint32_t hi, uint32_t *out);
+int sr_parse_float(sr_args *a, const char *opt, float lo, float hi, float *out);
+
+void sr_common_default(sr_common *c);
+/* Parse a->argv[a->i] if it is a shared option (or the scene path): 0 consumed, 2 error,
+ * -1 not a shared option. */
+int sr_parse_common(sr_args *a, sr_common *c);
+
+/* Load the scene, apply overrides, open the backend; prints what it chose. Returns an exit
+ * code (0 = both are open and must be freed). */
+int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
+
+#define SR_COMMON_HELP \
+"Scene and image (override the scene file):\n" \
+"  --width N, --height N   image size in pixels (1..16384)\n" \
+"  --spp N                 samples per pixel (1..65536): more = smoother edges and glass\n" \
+"  --depth N               maximum trace depth (1..64): 1 = no reflections\n" \
+"Where it runs:\n" \
+"  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \
+"  --device N              which CUDA device (see 'stencilray info'), default 0\n" \
+"  --mask M                how bounces skip finished rays: compact (default), stencil,\n" \
+"                          flags, megakernel; every mask gives the same image\n" \
+"  --compact-below F       compact live rays when fewer than F of them are left (0..1,\n" \
+"                          default 0.5; 1 = after every bounce, 0 = never)\n" \
+"  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n" \
+"Output:\n" \
+"  --exposure X            multiply radiance by X before tonemapping (default 1)\n" \
+"  --tonemap T             clamp (default), reinhard, aces\n" \
+"  -q, --quiet             no progress bar or summary\n"
+
+#endif

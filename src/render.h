@@ -1,0 +1,57 @@
+/* render.h: the frame driver. Backend-neutral: it builds the BVH, uploads the scene, and
+ * runs generate -> (intersect -> shade -> [compact]) per bounce for each sample. */
+#ifndef SR_RENDER_H
+#define SR_RENDER_H
+
+#include "backend.h"
+#include "bvh.h"
+#include "scene.h"
+
+/* Where the time of a sample went, in milliseconds, summed over samples (bench --breakdown).
+ * Taken with CUDA events on the GPU, so the figures are device time between stages. */
+typedef struct sr_stage_times {
+    double generate;
+    double intersect[SR_MAX_DEPTH], shade[SR_MAX_DEPTH], compact[SR_MAX_DEPTH];
+    double total;          /* first mark to last: the whole sample                          */
+    double megakernel;
+} sr_stage_times;
+
+typedef struct sr_render_opts {
+    sr_mask mask;
+    uint32_t seed;
+    float compact_below;   /* compact when the live fraction is below this: 1 always, 0 never */
+    int progress;          /* progress bar on stderr once a render has run a second          */
+    sr_stage_times *times; /* when not NULL: time every stage (adds to it)                     */
+} sr_render_opts;
+
+typedef struct sr_render_stats {
+    double seconds;                     /* wall time of the samples, device work included */
+    uint64_t rays;                      /* rays that entered intersect (camera + bounces)   */
+    uint64_t bounce_rays[SR_MAX_DEPTH]; /* the same per bounce, summed over samples          */
+    uint32_t samples;
+    uint32_t compactions;
+} sr_render_stats;
+
+typedef struct sr_renderer {
+    sr_backend *be;
+    sr_bvh bvh;
+    sr_scene_view view;   /* host pointers into the scene and the BVH                      */
+} sr_renderer;
+
+void sr_render_opts_default(sr_render_opts *o);
+
+/* Build the BVH over scene's prims and upload everything to be. The scene must outlive r. */
+sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be, sr_error *err);
+void sr_renderer_free(sr_renderer *r);
+
+/* Trace one sample of every pixel into the film (adds to it). */
+sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sample,
+                           sr_render_stats *st, sr_error *err);
+
+/* Clear the film, trace r->view.spp samples, and leave their mean in rgb (w*h*3). */
+sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
+                          sr_render_stats *st, sr_error *err);
+
+double sr_now(void);   /* monotonic seconds */
+
+#endif

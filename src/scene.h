@@ -1,0 +1,45 @@
+/* scene.h: a JSON scene file read into host arrays (sr_scene). Every error names the file
+ * and the line:column of the offending value, says what is wrong and what is expected. */
+#ifndef SR_SCENE_H
+#define SR_SCENE_H
+
+#include "status.h"
+#include "../kernels/types.h"
+
+typedef struct sr_camera_desc {
+    sr_vec3 position, look_at, up;
+    float vfov_deg;       /* vertical field of view                                       */
+    float aperture;       /* lens diameter; 0 = pinhole                                   */
+    float focus_distance; /* 0 = distance from position to look_at                       */
+} sr_camera_desc;
+
+typedef struct sr_scene {
+    char *path;                  /* as given, for messages                               */
+    sr_camera_desc camera;
+    uint32_t width, height, spp, max_depth;
+    sr_vec3 background, ambient;
+    sr_material *materials; char **material_names; uint32_t material_count;
+    sr_prim *prims; uint32_t prim_count;      /* bounded: spheres, quads, mesh triangles */
+    sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
+    sr_light *lights; uint32_t light_count;
+} sr_scene;
+
+/* Limits a scene is checked against before anything large is allocated. */
+#define SR_MAX_RESOLUTION 16384u
+#define SR_MAX_SPP 65536u
+
+/* Read and validate a scene. On failure: returns SR_ERR_INPUT (bad file) or SR_ERR_RUNTIME
+ * (out of memory), err->msg holds "path:line:col: what is wrong; expected ...", and *out is
+ * left empty (nothing to free). */
+sr_status sr_scene_load(const char *path, sr_scene *out, sr_error *err);
+
+/* The same from text already in memory; `path` is used for messages and to resolve mesh
+ * paths (relative to its folder). */
+sr_status sr_scene_parse(const char *path, const char *text, size_t len, sr_scene *out, sr_error *err);
+
+void sr_scene_free(sr_scene *scene);
+
+/* The camera the stages use, for an image of width x height. */
+sr_camera sr_camera_make(const sr_camera_desc *desc, uint32_t width, uint32_t height);
+
+#endif

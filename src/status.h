@@ -1,0 +1,22 @@
+/* status.h: how every host function reports failure: a status the CLI maps to the exit code
+ * and a message written for the person (what failed, on which input, what to do). */
+#ifndef SR_STATUS_H
+#define SR_STATUS_H
+
+typedef enum sr_status {
+    SR_OK = 0,
+    SR_ERR_RUNTIME = 1, /* the machine failed us: CUDA error, I/O error, out of memory  */
+    SR_ERR_INPUT = 2    /* the person's input is wrong: bad scene, bad option           */
+} sr_status;
+
+typedef struct sr_error {
+    sr_status status;
+    char msg[1024];
+} sr_error;
+
+/* Record a failure in err (may be NULL) and return its status, so callers can write
+ * `return sr_fail(err, SR_ERR_INPUT, "%s: ...", path);`. */
+sr_status sr_fail(sr_error *err, sr_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif
