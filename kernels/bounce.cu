@@ -33,9 +33,28 @@
         flags[i] = (CALL) ? 1u : 0u;                                                     \
     }
 
+/* The same frame as a persistent grid-stride loop over *live_n slots. The loop test is on the
+ * warp's first slot, so a warp enters and leaves together and its ballot stays whole. */
+#define SR_STENCIL_LOOP_KERNEL(NAME, CALL, COUNT)                                                  \
+    extern "C" __global__ void NAME(sr_params p, uint32_t *stencil, uint32_t bounce, const uint32_t *live_n) \
+    {                                                                                                \
+        const uint32_t n = *live_n, stride = gridDim.x * blockDim.x;                                 \
+        for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; (i & ~31u) < n; i += stride) {     \
+            const uint32_t word = sr_stencil_load(stencil, i);                                       \
+            if (word == 0) continue;                                                                 \
+            if (COUNT && (threadIdx.x & 31u) == 0)                                                   \
+                atomicAdd(&p.ray_count[bounce], (unsigned)__popc(word));                             \
+            bool alive = SR_STENCIL_TEST(word, i);                                                   \
+            if (alive) alive = (CALL);                                                               \
+            sr_stencil_write_back(stencil, i, word, alive);                                          \
+        }                                                                                            \
+    }
+
 SR_STENCIL_KERNEL(srk_generate, sr_stage_generate(&p, i), 0)
 SR_STENCIL_KERNEL(srk_intersect, sr_stage_intersect(&p, i), 1)
 SR_STENCIL_KERNEL(srk_shade, sr_stage_shade(&p, i, bounce), 0)
+SR_STENCIL_LOOP_KERNEL(srk_intersect_live, sr_stage_intersect(&p, i), 1)
+SR_STENCIL_LOOP_KERNEL(srk_shade_live, sr_stage_shade(&p, i, bounce), 0)
 SR_FLAGS_KERNEL(srk_generate_flags, sr_stage_generate(&p, i), 0)
 SR_FLAGS_KERNEL(srk_intersect_flags, sr_stage_intersect(&p, i), 1)
 SR_FLAGS_KERNEL(srk_shade_flags, sr_stage_shade(&p, i, bounce), 0)
@@ -80,9 +99,27 @@ extern "C" cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *
     return cudaGetLastError();
 }
 
+extern "C" cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
+                                            const uint32_t *live_n, uint32_t grid, cudaStream_t stream)
+{
+    if (stage == SRK_INTERSECT) srk_intersect_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else if (stage == SRK_SHADE) srk_shade_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else return sr_launch_stage(stage, p, stencil, NULL, bounce, stream);   /* generate: the full pool */
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream)
 {
     if (p->n == 0) return cudaSuccess;
     srk_megakernel<<<sr_blocks(p->n, SR_STAGE_BLOCK), SR_STAGE_BLOCK, 0, stream>>>(*p);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t sr_persistent_grid_stage(int device, uint32_t *grid)
+{
+    int sms = 0, per_sm = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, srk_intersect_live, SR_STAGE_BLOCK, 0);
+    *grid = (uint32_t)(sms * (per_sm > 0 ? per_sm : 1));
+    return e;
 }

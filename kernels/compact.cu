@@ -31,9 +31,52 @@ extern "C" __global__ void srk_compact(sr_ray_soa src, sr_ray_soa dst, const uin
     if (alive) sr_ray_copy(dst, block_base + warp_offset[warp] + (uint32_t)__popc(m & sr_lanemask_lt(lane)), src, i);
 }
 
-extern "C" __global__ void srk_stencil_prefix(uint32_t *stencil, uint32_t words, const uint32_t *live_dev, uint32_t live_host)
+/* The grid-stride form over *live_n slots. The block's loop test is uniform (n is read
+ * once), so __syncthreads inside it is safe. */
+extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil,
+                                            const uint32_t *live_n, uint32_t *counter)
+{
+    __shared__ uint32_t warp_offset[SR_COMPACT_WARPS];
+    __shared__ uint32_t block_base;
+    const uint32_t n = *live_n, stride = gridDim.x * blockDim.x;
+    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    for (uint32_t first = blockIdx.x * blockDim.x; first < n; first += stride) {
+        const uint32_t i = first + threadIdx.x;
+        const uint32_t word = sr_stencil_load(stencil, i);
+        const bool alive = SR_STENCIL_TEST(word, i);
+        const uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
+        if (lane == 0) warp_offset[warp] = (uint32_t)__popc(m);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            uint32_t sum = 0;
+            for (uint32_t w = 0; w < SR_COMPACT_WARPS; w++) {
+                const uint32_t c = warp_offset[w];
+                warp_offset[w] = sum;
+                sum += c;
+            }
+            block_base = sum ? atomicAdd(counter, sum) : 0u;
+        }
+        __syncthreads();
+        if (alive) sr_ray_copy(dst, block_base + warp_offset[warp] + (uint32_t)__popc(m & sr_lanemask_lt(lane)), src, i);
+        __syncthreads();   /* warp_offset and block_base are reused by the next iteration */
+    }
+}
+
+/* After srk_compact_live: the first *new_n bits set, over the words the old *live_n used. */
+extern "C" __global__ void srk_stencil_prefix_live(uint32_t *stencil, const uint32_t *old_n, const uint32_t *new_n)
+{
+    const uint32_t words = (*old_n + 31u) / 32u, live = *new_n, stride = gridDim.x * blockDim.x;
+    for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride) {
+        const uint32_t first = w * 32u;
+        stencil[w] = live >= first + 32u ? SR_FULL_MASK : live > first ? (1u << (live - first)) - 1u : 0u;
+    }
+}
+
+extern "C" __global__ void srk_stencil_prefix(uint32_t *stencil, uint32_t words, const uint32_t *live_dev,
+                                              uint32_t live_host, uint32_t *n_out)
 {
     const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (n_out && w == 0) *n_out = live_host;
     if (w >= words) return;
     const uint32_t live = live_dev ? *live_dev : live_host, first = w * 32u;
     stencil[w] = live >= first + 32u ? SR_FULL_MASK : live > first ? (1u << (live - first)) - 1u : 0u;
@@ -60,11 +103,21 @@ extern "C" cudaError_t sr_launch_compact(sr_ray_soa src, sr_ray_soa dst, const u
     return cudaGetLastError();
 }
 
+extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, const uint32_t *live_n,
+                                              uint32_t *counter, uint32_t grid, cudaStream_t stream)
+{
+    srk_compact_live<<<grid, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    srk_stencil_prefix_live<<<grid, 256, 0, stream>>>(stencil, live_n, counter);
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t sr_launch_stencil_prefix(uint32_t *stencil, uint32_t words, const uint32_t *live_dev,
-                                                uint32_t live_host, cudaStream_t stream)
+                                                uint32_t live_host, uint32_t *n_out, cudaStream_t stream)
 {
     if (words == 0) return cudaSuccess;
-    srk_stencil_prefix<<<(words + 255u) / 256u, 256, 0, stream>>>(stencil, words, live_dev, live_host);
+    srk_stencil_prefix<<<(words + 255u) / 256u, 256, 0, stream>>>(stencil, words, live_dev, live_host, n_out);
     return cudaGetLastError();
 }
 
@@ -75,4 +128,26 @@ extern "C" cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint3
     if (threads == 0) return cudaSuccess;
     srk_count_live<<<(threads + 255u) / 256u, 256, 0, stream>>>(stencil, flags, n, out);
     return cudaGetLastError();
+}
+
+extern "C" __global__ void srk_film_scale(const float *film, float *dst, uint32_t count, float scale)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count) dst[i] = film[i] * scale;
+}
+
+extern "C" cudaError_t sr_launch_film_scale(const float *film, float *dst, uint32_t count, float scale, cudaStream_t stream)
+{
+    if (count == 0) return cudaSuccess;
+    srk_film_scale<<<(count + 255u) / 256u, 256, 0, stream>>>(film, dst, count, scale);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t sr_persistent_grid_compact(int device, uint32_t *grid)
+{
+    int sms = 0, per_sm = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, srk_compact_live, SR_COMPACT_BLOCK, 0);
+    *grid = (uint32_t)(sms * (per_sm > 0 ? per_sm : 1));
+    return e;
 }

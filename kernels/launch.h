@@ -20,6 +20,16 @@ enum { SRK_GENERATE = 0, SRK_INTERSECT = 1, SRK_SHADE = 2 };
 /* One stage over slots [0, p->n) under the stencil (stencil != NULL) or flags mask. */
 cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
                             uint32_t bounce, cudaStream_t stream);
+/* The compacted pool's variants: the live count stays on the device (*live_n, written by
+ * compaction), so a bounce needs no host round trip. `grid` blocks loop grid-stride over the
+ * live slots (a warp at a time, so the stencil word and the ballot stay warp-aligned): the
+ * launch costs the same for any count, and the work follows the count. */
+cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
+                                 const uint32_t *live_n, uint32_t grid, cudaStream_t stream);
+/* Ballot partitioning of src's *live_n slots into dst; *counter (zeroed by the caller)
+ * receives the new count; the stencil's first words are refilled with that many bits. */
+cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, const uint32_t *live_n,
+                                   uint32_t *counter, uint32_t grid, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
 /* Ballot partitioning of the live rays of src (n slots) into dst; *counter (device) must be
@@ -27,12 +37,19 @@ cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
 cudaError_t sr_launch_compact(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil, uint32_t n,
                               uint32_t *counter, cudaStream_t stream);
 /* stencil[0..words) = the first `live` bits set, where live = *live_dev if live_dev is not
- * NULL (left on the device by compaction), else live_host. */
+ * NULL (left on the device by compaction), else live_host; if n_out is not NULL it is set
+ * to live_host (the device-side count the persistent kernels read). */
 cudaError_t sr_launch_stencil_prefix(uint32_t *stencil, uint32_t words, const uint32_t *live_dev,
-                                     uint32_t live_host, cudaStream_t stream);
+                                     uint32_t live_host, uint32_t *n_out, cudaStream_t stream);
+/* Blocks that keep every SM busy for the persistent kernels (occupancy x SM count). */
+cudaError_t sr_persistent_grid_stage(int device, uint32_t *grid);
+cudaError_t sr_persistent_grid_compact(int device, uint32_t *grid);
 /* *out (device, zeroed by the caller) += live rays among n slots. */
 cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint32_t *flags, uint32_t n,
                                  uint32_t *out, cudaStream_t stream);
+
+/* dst[i] = film[i] * scale for i < count (film resolve into e.g. a mapped GL buffer). */
+cudaError_t sr_launch_film_scale(const float *film, float *dst, uint32_t count, float scale, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

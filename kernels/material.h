@@ -58,9 +58,9 @@ SR_HD sr_vec3 sr_unit_ball(float u1, float u2, float u3)
 {
     float z = 1.0f - 2.0f * u1;
     float r = sqrtf(sr_maxf(0.0f, 1.0f - z * z));
-    float phi = 2.0f * SR_PI * u2;
-    float rad = cbrtf(u3);
-    return sr_scale(sr_v3(r * cosf(phi), r * sinf(phi), z), rad);
+    float sin_phi, cos_phi;
+    sr_sincos_turns(u2, &sin_phi, &cos_phi);
+    return sr_scale(sr_v3(r * cos_phi, r * sin_phi, z), sr_cbrt(u3));
 }
 
 #endif

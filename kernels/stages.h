@@ -42,8 +42,9 @@ SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
     sr_vec3 origin = c->origin;
     if (c->lens_radius > 0.0f) {   /* thin lens: a point on the aperture disk */
         float r = c->lens_radius * sqrtf(sr_rng(p->seed, slot, p->sample, 0, SR_DIM_LENS_U));
-        float phi = 2.0f * SR_PI * sr_rng(p->seed, slot, p->sample, 0, SR_DIM_LENS_V);
-        origin = sr_add(origin, sr_add(sr_scale(c->u, r * cosf(phi)), sr_scale(c->v, r * sinf(phi))));
+        float sin_phi, cos_phi;
+        sr_sincos_turns(sr_rng(p->seed, slot, p->sample, 0, SR_DIM_LENS_V), &sin_phi, &cos_phi);
+        origin = sr_add(origin, sr_add(sr_scale(c->u, r * cos_phi), sr_scale(c->v, r * sin_phi)));
     }
     sr_vec3 target = sr_add(c->lower_left, sr_add(sr_scale(c->horizontal, u), sr_scale(c->vertical, v)));
     sr_ray_set(p, slot, origin, sr_normalize(sr_sub(target, origin)), sr_v3s(1.0f));

@@ -32,7 +32,8 @@ typedef struct sr_backend_ops {
     sr_status (*begin_sample)(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err);
     /* One stage over the pool under `mask` (flags or stencil; compact uses stencil). */
     sr_status (*run_stage)(void *impl, sr_mask mask, sr_stage stage, uint32_t bounce, sr_error *err);
-    /* Move live rays to the front of the other pool half; *live gets their count. */
+    /* Move live rays to the front of the other pool half. If live is not NULL it gets their
+     * count (on the GPU that costs a sync; with NULL the count stays on the device). */
     sr_status (*compact)(void *impl, uint32_t *live, sr_error *err);
     /* Live rays in the pool now (popcount of the stencil, or of the flags). */
     sr_status (*count_live)(void *impl, sr_mask mask, uint32_t *live, sr_error *err);
@@ -42,6 +43,9 @@ typedef struct sr_backend_ops {
     sr_status (*read_ray_counts)(void *impl, uint32_t *counts, sr_error *err);
     /* The film (sums over samples) times `scale` into rgb (width*height*3). */
     sr_status (*read_film)(void *impl, float *rgb, float scale, sr_error *err);
+    /* The film times `scale` as RGB floats into device memory at dst (e.g. a CUDA-mapped GL
+     * pixel buffer), without a trip through the host. CPU backend: SR_ERR_RUNTIME. */
+    sr_status (*resolve_device)(void *impl, float *dst, float scale, sr_error *err);
     /* Replace the scalar settings (camera, depth, spp, colours) of the uploaded scene; the
      * arrays and the image size stay. For the viewer and the benchmark's depth sweep. */
     sr_status (*set_view)(void *impl, const sr_scene_view *view, sr_error *err);

@@ -226,7 +226,7 @@ static sr_status cpu_compact(void *impl, uint32_t *live, sr_error *err)
     c->current = 1 - c->current;
     c->n = count;
     sr_stencil_fill_prefix(c->stencil, old_words, count);
-    *live = count;
+    if (live) *live = count;
     return SR_OK;
 }
 
@@ -268,6 +268,12 @@ static sr_status cpu_read_film(void *impl, float *rgb, float scale, sr_error *er
     sr_cpu *c = (sr_cpu *)impl;
     for (size_t i = 0; i < (size_t)c->capacity * 3u; i++) rgb[i] = c->film[i] * scale;
     return SR_OK;
+}
+
+static sr_status cpu_resolve_device(void *impl, float *dst, float scale, sr_error *err)
+{
+    (void)impl; (void)dst; (void)scale;
+    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use read_film");
 }
 
 static sr_status cpu_set_view(void *impl, const sr_scene_view *view, sr_error *err)
@@ -313,7 +319,7 @@ static void cpu_destroy(void *impl)
 
 static const sr_backend_ops sr_cpu_ops = {
     cpu_upload, cpu_clear_film, cpu_begin_sample, cpu_run_stage, cpu_compact, cpu_count_live,
-    cpu_megakernel, cpu_read_ray_counts, cpu_read_film, cpu_set_view, cpu_mark, cpu_elapsed_ms,
+    cpu_megakernel, cpu_read_ray_counts, cpu_read_film, cpu_resolve_device, cpu_set_view, cpu_mark, cpu_elapsed_ms,
     cpu_finish, cpu_destroy,
 };
 

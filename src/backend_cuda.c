@@ -29,6 +29,9 @@ typedef struct sr_cuda {
     uint32_t *hit_prim, *stencil, *flags, *ray_count, *counter;
     float *film;
     uint32_t *counter_host;         /* pinned: the compacted count comes back here          */
+    uint32_t *live_n;               /* [2] device-side live counts of the compact path      */
+    int cur_n;                      /* which of them is current                             */
+    uint32_t grid_stage, grid_compact;   /* persistent grid sizes                           */
     uint32_t capacity, aligned, words, n, sample, seed;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
 } sr_cuda;
@@ -121,7 +124,8 @@ static void cuda_free_all(sr_cuda *c)
 #undef SR_X_FREE
     }
     cudaFree(c->hit_t); cudaFree(c->hit_prim); cudaFree(c->stencil); cudaFree(c->flags);
-    cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->film);
+    cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->film); cudaFree(c->live_n);
+    c->live_n = NULL;
     c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL;
     c->ray_count = NULL; c->counter = NULL; c->film = NULL;
 }
@@ -170,6 +174,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMalloc((void **)&c->flags, sizeof(uint32_t) * c->aligned), "allocating flags");
     SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->film, sizeof(float) * 3u * c->capacity), "allocating the film");
     SR_CUDA_TRY(cudaMemsetAsync(c->stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
     SR_CUDA_TRY(cudaMemsetAsync(c->flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
@@ -210,7 +215,8 @@ static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, ui
     if (mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
         SR_CUDA_TRY(cudaMemsetAsync(c->flags, 1, sizeof(uint32_t) * c->n, c->stream), "setting flags");
     else
-        SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, c->words, NULL, c->n, c->stream), "launching stencil fill");
+        SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, c->words, NULL, c->n, &c->live_n[c->cur_n], c->stream),
+                    "launching stencil fill");
     return SR_OK;
 }
 
@@ -220,25 +226,32 @@ static sr_status cuda_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32
     sr_params p = cuda_params(c);
     static const char *const what[] = { "launching generate", "launching intersect", "launching shade" };
     int k = stage == SR_STAGE_GENERATE ? SRK_GENERATE : stage == SR_STAGE_INTERSECT ? SRK_INTERSECT : SRK_SHADE;
-    SR_CUDA_TRY(sr_launch_stage(k, &p, mask == SR_MASK_FLAGS ? NULL : c->stencil, c->flags, bounce, c->stream), what[k]);
+    if (mask == SR_MASK_COMPACT)   /* persistent kernels over the device-side live count */
+        SR_CUDA_TRY(sr_launch_stage_live(k, &p, c->stencil, bounce, &c->live_n[c->cur_n], c->grid_stage, c->stream), what[k]);
+    else
+        SR_CUDA_TRY(sr_launch_stage(k, &p, mask == SR_MASK_FLAGS ? NULL : c->stencil, c->flags, bounce, c->stream), what[k]);
     return SR_OK;
 }
 
+/* Compaction stays on the device: the new count goes to the other live_n entry, which the
+ * next persistent kernels read. Only when the caller asks for the count (live != NULL) does
+ * it come back to the host, at the price of a sync. */
 static sr_status cuda_compact(void *impl, uint32_t *live, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    uint32_t old_words = (c->n + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * (SR_POOL_ALIGN / 32u);
-    SR_CUDA_TRY(cudaMemsetAsync(c->counter, 0, sizeof(uint32_t), c->stream), "clearing the compaction counter");
-    SR_CUDA_TRY(sr_launch_compact(c->pool[c->current], c->pool[1 - c->current], c->stencil, c->n, c->counter, c->stream),
-                "launching compact");
-    SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, old_words, c->counter, 0, c->stream), "launching stencil fill");
-    /* The next launches are sized by the live count: bring it back (one small sync). */
-    SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->counter, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
-                "reading the live count");
-    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+    uint32_t *next_n = &c->live_n[1 - c->cur_n];
+    SR_CUDA_TRY(cudaMemsetAsync(next_n, 0, sizeof(uint32_t), c->stream), "clearing the compaction counter");
+    SR_CUDA_TRY(sr_launch_compact_live(c->pool[c->current], c->pool[1 - c->current], c->stencil, &c->live_n[c->cur_n],
+                                       next_n, c->grid_compact, c->stream), "launching compact");
     c->current = 1 - c->current;
-    c->n = *c->counter_host;
-    *live = c->n;
+    c->cur_n = 1 - c->cur_n;
+    if (live) {
+        SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, next_n, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
+                    "reading the live count");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+        c->n = *c->counter_host;
+        *live = c->n;
+    }
     return SR_OK;
 }
 
@@ -284,6 +297,13 @@ static sr_status cuda_read_film(void *impl, float *rgb, float scale, sr_error *e
     SR_CUDA_TRY(cudaMemcpyAsync(rgb, c->film, sizeof(float) * count, cudaMemcpyDeviceToHost, c->stream), "reading the film");
     SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
     for (size_t i = 0; i < count; i++) rgb[i] *= scale;
+    return SR_OK;
+}
+
+static sr_status cuda_resolve_device(void *impl, float *dst, float scale, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    SR_CUDA_TRY(sr_launch_film_scale(c->film, dst, c->capacity * 3u, scale, c->stream), "launching film resolve");
     return SR_OK;
 }
 
@@ -339,7 +359,7 @@ static void cuda_destroy(void *impl)
 
 static const sr_backend_ops sr_cuda_ops = {
     cuda_upload, cuda_clear_film, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
-    cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_set_view, cuda_mark, cuda_elapsed_ms,
+    cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_resolve_device, cuda_set_view, cuda_mark, cuda_elapsed_ms,
     cuda_finish, cuda_destroy,
 };
 
@@ -357,6 +377,8 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
     if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, device);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaMallocHost((void **)&c->counter_host, sizeof(uint32_t));
+    if (e == cudaSuccess) e = sr_persistent_grid_stage(device, &c->grid_stage);
+    if (e == cudaSuccess) e = sr_persistent_grid_compact(device, &c->grid_compact);
     if (e != cudaSuccess) {
         st = sr_fail(err, SR_ERR_RUNTIME, "CUDA error while opening device %d: %s (%s)", device,
                      cudaGetErrorString(e), cudaGetErrorName(e));

@@ -2,6 +2,7 @@
  * a bad value names the option, says what it got and what is expected, and exits 2. */
 #include "cli.h"
 #include "bench.h"
+#include "viewer.h"
 #include "options.h"
 #include "backend.h"
 #include "image.h"
@@ -147,6 +148,7 @@ static const char sr_main_help[] =
 "\n"
 "Commands:\n"
 "  render [SCENE]   render one frame to PNG or HDR         (stencilray render --help)\n"
+"  view [SCENE]     interactive viewer (GLFW window)       (stencilray view --help)\n"
 "  bench [SCENE]    FPS per trace depth and masking strategy (stencilray bench --help)\n"
 "  info             the build, CUDA devices and libraries found\n"
 "\n"
@@ -162,6 +164,15 @@ int sr_cli_main(int argc, char **argv)
     if (!strcmp(argv[1], "render")) return sr_cmd_render(argc, argv);
     if (!strcmp(argv[1], "info")) return sr_cmd_info(argc, argv);
     if (!strcmp(argv[1], "bench")) return sr_bench_main(argc, argv);
+#ifdef SR_HAVE_VIEWER
+    if (!strcmp(argv[1], "view")) return sr_view_main(argc, argv);
+#else
+    if (!strcmp(argv[1], "view")) {
+        fprintf(stderr, "stencilray view: this build has no viewer (GLFW/GLEW were not found at configure time); "
+                        "use 'stencilray render'\n");
+        return 1;
+    }
+#endif
     fprintf(stderr, "stencilray: unknown command '%s'\n\n%s", argv[1], sr_main_help);
     return 2;
 }

@@ -113,20 +113,32 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
             if (o->mask != SR_MASK_COMPACT || b + 1 >= r->view.max_depth) continue;
             /* flags and stencil launch over the whole pool every bounce, as they would; the
              * compact strategy shrinks the pool when enough rays have died to pay for it. */
-            uint32_t live = 0;
-            if ((s = ops->count_live(be, o->mask, &live, err))) return s;
-            if (live > 0 && ((float)live < o->compact_below * (float)n || o->compact_below >= 1.0f)) {
-                if ((s = ops->compact(be, &live, err))) return s;
+            bool compact_now;
+            if (o->compact_below >= 1.0f || o->compact_below <= 0.0f) {
+                compact_now = o->compact_below >= 1.0f;
+            } else if (r->have_history) {
+                compact_now = r->live_after[b] < o->compact_below;   /* forecast: no sync */
+            } else {
+                uint32_t live = 0;                                    /* first sample: measure */
+                if ((s = ops->count_live(be, o->mask, &live, err))) return s;
+                if (live == 0) break;
+                compact_now = (float)live < o->compact_below * (float)n;
+            }
+            if (compact_now) {
+                if ((s = ops->compact(be, NULL, err))) return s;
                 if (st) st->compactions++;
             }
             if ((s = sr_mark(r, o, &marks, SR_STAGE_COMPACT, b, err))) return s;
-            if (live == 0) break;
         }
     }
     if (o->times && (s = sr_collect_times(r, o, &marks, err))) return s;
+    uint32_t counts[SR_MAX_DEPTH];
+    if ((s = ops->read_ray_counts(be, counts, err))) return s;
+    if (o->mask != SR_MASK_MEGAKERNEL && counts[0]) {
+        for (uint32_t b = 0; b + 1 < SR_MAX_DEPTH; b++) r->live_after[b] = (float)counts[b + 1] / (float)counts[0];
+        r->have_history = 1;
+    }
     if (st) {
-        uint32_t counts[SR_MAX_DEPTH];
-        if ((s = ops->read_ray_counts(be, counts, err))) return s;
         for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) {
             st->bounce_rays[b] += counts[b];
             st->rays += counts[b];

@@ -36,6 +36,10 @@ typedef struct sr_renderer {
     sr_backend *be;
     sr_bvh bvh;
     sr_scene_view view;   /* host pointers into the scene and the BVH                      */
+    /* Live fraction after each bounce in the last sample: the compaction policy's forecast
+     * for the next one, so that deciding costs no GPU round trip. */
+    float live_after[SR_MAX_DEPTH];
+    int have_history;
 } sr_renderer;
 
 void sr_render_opts_default(sr_render_opts *o);
