@@ -3,6 +3,7 @@
 #ifndef SR_SCENE_H
 #define SR_SCENE_H
 
+#include <stddef.h>
 #include "status.h"
 #include "../kernels/types.h"
 

@@ -1,0 +1,172 @@
+/* mesh.c: triangle meshes through the assimp C API. Node transforms are baked in by assimp
+ * (PreTransformVertices); ours (scale, rotate X/Y/Z, translate) is applied in double and then
+ * rounded once to float. Points, lines and degenerate triangles are skipped. */
+#include "mesh.h"
+
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define SR_MESH_FLAGS (aiProcess_Triangulate | aiProcess_PreTransformVertices | \
+                       aiProcess_JoinIdenticalVertices | aiProcess_SortByPType)
+
+/* sin and cos of an angle in degrees, exact at multiples of 90 so that a quarter turn moves
+ * (1, 0, 0) to exactly (0, 0, -1) and not to (-4.4e-8, 0, -1). */
+static void sincos_deg(double deg, double *s, double *c)
+{
+    double r = fmod(deg, 360.0);
+    if (r < 0.0) r += 360.0;
+    if (r == 0.0)        { *s = 0.0;  *c = 1.0; }
+    else if (r == 90.0)  { *s = 1.0;  *c = 0.0; }
+    else if (r == 180.0) { *s = 0.0;  *c = -1.0; }
+    else if (r == 270.0) { *s = -1.0; *c = 0.0; }
+    else {
+        double rad = r * (3.14159265358979323846 / 180.0);
+        *s = sin(rad);
+        *c = cos(rad);
+    }
+}
+
+typedef struct xform {
+    double scale, sx, cx, sy, cy, sz, cz, tx, ty, tz;
+} xform;
+
+static xform xform_make(const sr_mesh_transform *xf)
+{
+    xform t;
+    t.scale = xf ? xf->scale : 1.0;
+    sincos_deg(xf ? xf->rotate_deg.x : 0.0, &t.sx, &t.cx);
+    sincos_deg(xf ? xf->rotate_deg.y : 0.0, &t.sy, &t.cy);
+    sincos_deg(xf ? xf->rotate_deg.z : 0.0, &t.sz, &t.cz);
+    t.tx = xf ? xf->translate.x : 0.0;
+    t.ty = xf ? xf->translate.y : 0.0;
+    t.tz = xf ? xf->translate.z : 0.0;
+    return t;
+}
+
+/* Scale, then rotate about X, then Y, then Z (right-handed), then translate. */
+static sr_vec3 xform_apply(const xform *t, struct aiVector3D p)
+{
+    double x = p.x * t->scale, y = p.y * t->scale, z = p.z * t->scale, a, b;
+    a = y * t->cx - z * t->sx; b = y * t->sx + z * t->cx; y = a; z = b;   /* X */
+    a = x * t->cy + z * t->sy; b = -x * t->sy + z * t->cy; x = a; z = b;  /* Y */
+    a = x * t->cz - y * t->sz; b = x * t->sz + y * t->cz; x = a; y = b;   /* Z */
+    return sr_v3((float)(x + t->tx), (float)(y + t->ty), (float)(z + t->tz));
+}
+
+static bool finite3(sr_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+/* Faces assimp kept as triangles (SortByPType leaves points and lines in their own meshes). */
+static size_t count_triangles(const struct aiScene *sc)
+{
+    size_t n = 0;
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh || !mesh->mFaces || !mesh->mVertices) continue;
+        for (unsigned f = 0; f < mesh->mNumFaces; f++)
+            if (mesh->mFaces[f].mNumIndices == 3) n++;
+    }
+    return n;
+}
+
+/* assimp's post-processing rejects a file with no faces at all ("No output meshes"), which
+ * says nothing useful to the person: import it raw to tell "empty" from "broken". */
+static bool has_no_faces(const char *path)
+{
+    const struct aiScene *raw = aiImportFile(path, 0);
+    if (!raw) return false;
+    size_t polys = 0;
+    for (unsigned m = 0; m < raw->mNumMeshes; m++) {
+        const struct aiMesh *mesh = raw->mMeshes[m];
+        if (!mesh || !mesh->mFaces) continue;
+        for (unsigned f = 0; f < mesh->mNumFaces; f++)
+            if (mesh->mFaces[f].mNumIndices >= 3) polys++;
+    }
+    aiReleaseImport(raw);
+    return polys == 0;
+}
+
+sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
+                       sr_prim **prims, uint32_t *count, sr_error *err)
+{
+    if (!path || !prims || !count)
+        return sr_fail(err, SR_ERR_RUNTIME, "sr_mesh_load: missing argument");
+
+    /* Say why a file cannot be read in the system's words before assimp says it vaguely. */
+    FILE *f = fopen(path, "rb");
+    if (!f) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: %s", path, strerror(errno));
+    struct stat st;
+    bool is_dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+    fclose(f);
+    if (is_dir) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: it is a directory", path);
+
+    const struct aiScene *sc = aiImportFile(path, SR_MESH_FLAGS);
+    if (!sc) {
+        /* copied: the raw import below may overwrite assimp's message */
+        char why[400];
+        snprintf(why, sizeof why, "%s", aiGetErrorString() && *aiGetErrorString() ? aiGetErrorString() : "unknown error");
+        size_t n = strlen(why);
+        while (n > 0 && (why[n - 1] == '.' || why[n - 1] == '\n' || why[n - 1] == ' ')) why[--n] = '\0';
+        if (has_no_faces(path))
+            return sr_fail(err, SR_ERR_INPUT,
+                           "mesh file %s has no triangles (no faces at all); expected a mesh with faces", path);
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s; expected OBJ, PLY, glTF or another format assimp reads",
+                       path, why);
+    }
+
+    size_t n = count_triangles(sc);
+    if (n == 0) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_INPUT,
+                       "mesh file %s has no triangles (only points, lines or nothing); expected a mesh with faces", path);
+    }
+    if (n > (size_t)UINT32_MAX - *count) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has too many triangles (%zu)", path, n);
+    }
+    sr_prim *grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
+    if (!grown) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
+    }
+    *prims = grown;
+
+    xform t = xform_make(xf);
+    size_t kept = *count;
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh || !mesh->mFaces || !mesh->mVertices) continue;
+        for (unsigned fi = 0; fi < mesh->mNumFaces; fi++) {
+            const struct aiFace *face = &mesh->mFaces[fi];
+            if (face->mNumIndices != 3) continue;
+            const unsigned *ix = face->mIndices;
+            if (ix[0] >= mesh->mNumVertices || ix[1] >= mesh->mNumVertices || ix[2] >= mesh->mNumVertices)
+                continue;
+            sr_prim p;
+            memset(&p, 0, sizeof p);
+            p.kind = SR_PRIM_TRIANGLE;
+            p.material = material;
+            p.a = xform_apply(&t, mesh->mVertices[ix[0]]);
+            p.b = xform_apply(&t, mesh->mVertices[ix[1]]);
+            p.c = xform_apply(&t, mesh->mVertices[ix[2]]);
+            if (!finite3(p.a) || !finite3(p.b) || !finite3(p.c)) continue;
+            sr_vec3 nrm = sr_cross(sr_sub(p.b, p.a), sr_sub(p.c, p.a));
+            if (!(sr_dot(nrm, nrm) > 0.0f)) continue;   /* zero area (or underflow): no hit */
+            grown[kept++] = p;
+        }
+    }
+    aiReleaseImport(sc);
+
+    if (kept == *count)
+        return sr_fail(err, SR_ERR_INPUT,
+                       "mesh file %s has no triangles with a non-zero area; expected a mesh with faces", path);
+    *count = (uint32_t)kept;
+    return SR_OK;
+}
