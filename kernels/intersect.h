@@ -1,0 +1,360 @@
+/* intersect.h: ray–primitive tests and BVH traversal, shared by both backends (gcc as C11,
+ * nvcc as CUDA). Rays are o + t*d with d of any non-zero length; t is in units of d, and a hit
+ * counts only strictly inside (tmin, tmax), so on an exact tie the prim tested first wins.
+ * Primitive tests are phrased so that NaN fails their comparisons: a NaN ray misses. Box tests
+ * are conservative instead: a NaN slab distance constrains nothing. Helpers named sr_isect_*
+ * are internal. */
+#ifndef SR_INTERSECT_H
+#define SR_INTERSECT_H
+
+#include "types.h"
+
+/* Widening factor for a box's exit distance: (lo - o) * (1/d) carries at most three roundings
+ * on each slab distance, so scaling the exit by 1 + 2*gamma(3) (about 3.6e-7; a few ulps more
+ * here) keeps the box test conservative: no ray that hits a prim misses its box by rounding
+ * (Ize, "Robust BVH Ray Traversal", JCGT 2013). */
+#define SR_BOX_EXIT_SCALE 1.0000006f
+
+/* max(acc, x) and min(acc, x) that ignore a NaN x (acc is never NaN): a slab distance of NaN
+ * (0 * inf, a ray lying in a slab's plane) then constrains nothing. fmaxf/fminf already
+ * behave so and are one instruction on the GPU; the C forms stay inline on the CPU. */
+#if defined(__CUDA_ARCH__)
+#  define SR_MAX_IGN(acc, x) fmaxf((acc), (x))
+#  define SR_MIN_IGN(acc, x) fminf((acc), (x))
+#else
+#  define SR_MAX_IGN(acc, x) ((x) > (acc) ? (x) : (acc))
+#  define SR_MIN_IGN(acc, x) ((x) < (acc) ? (x) : (acc))
+#endif
+
+/* ---- bounds ------------------------------------------------------------------------- */
+
+SR_HD void sr_prim_bounds(const sr_prim *p, sr_vec3 *lo, sr_vec3 *hi)
+{
+    switch (p->kind) {
+    case SR_PRIM_SPHERE: {
+        float r = fabsf(p->b.x);
+        *lo = sr_sub(p->a, sr_v3s(r));
+        *hi = sr_add(p->a, sr_v3s(r));
+        break;
+    }
+    case SR_PRIM_QUAD: {
+        sr_vec3 p1 = sr_add(p->a, p->b), p2 = sr_add(p->a, p->c), p3 = sr_add(p1, p->c);
+        *lo = sr_vmin(sr_vmin(p->a, p1), sr_vmin(p2, p3));
+        *hi = sr_vmax(sr_vmax(p->a, p1), sr_vmax(p2, p3));
+        break;
+    }
+    case SR_PRIM_TRIANGLE:
+        *lo = sr_vmin(p->a, sr_vmin(p->b, p->c));
+        *hi = sr_vmax(p->a, sr_vmax(p->b, p->c));
+        break;
+    default:   /* planes (unbounded) and unknown kinds: an empty box */
+        *lo = sr_v3s(SR_INF);
+        *hi = sr_v3s(-SR_INF);
+        break;
+    }
+}
+
+/* ---- primitives ---------------------------------------------------------------------- */
+
+SR_HD bool sr_isect_accept(float t, float tmin, float tmax, float *t_out)
+{
+    if (t > tmin && t < tmax) { *t_out = t; return true; }
+    return false;
+}
+
+/* Sphere: centre c, radius r. Roots of |oc + t d|^2 = r^2 (A t^2 + 2 B t + C = 0) with the
+ * discriminant taken from the perpendicular distance of the centre to the line (Ray Tracing
+ * Gems ch. 7), which keeps its precision for far-away and small spheres, and the roots from
+ * q = -(B + sign(B) sqrt(disc)) so that neither suffers cancellation. Inside → the far root. */
+SR_HD bool sr_isect_sphere(sr_vec3 c, float r, sr_vec3 o, sr_vec3 d, float tmin, float tmax, float *t_out)
+{
+    sr_vec3 oc = sr_sub(o, c);
+    float A = sr_dot(d, d);
+    float B = sr_dot(oc, d);
+    if (!(A > 0.0f)) return false;
+    sr_vec3 f = sr_sub(oc, sr_scale(d, B / A));    /* centre → nearest point of the line */
+    float r2 = r * r;
+    float disc = r2 - sr_dot(f, f);                /* (B^2 - A C) / A                    */
+    if (!(disc >= 0.0f)) return false;
+    float C = sr_dot(oc, oc) - r2;
+    float q = -(B + copysignf(sqrtf(A * disc), B));
+    float t1 = q / A;
+    float t0 = q != 0.0f ? C / q : t1;
+    float tn = sr_minf(t0, t1), tf = sr_maxf(t0, t1);
+    return sr_isect_accept(tn, tmin, tmax, t_out) || sr_isect_accept(tf, tmin, tmax, t_out);
+}
+
+/* Two-sided infinite plane through a with normal n (need not be unit). */
+SR_HD bool sr_isect_plane(sr_vec3 a, sr_vec3 n, sr_vec3 o, sr_vec3 d, float tmin, float tmax, float *t_out)
+{
+    float denom = sr_dot(d, n);
+    if (denom == 0.0f) return false;
+    return sr_isect_accept(sr_dot(sr_sub(a, o), n) / denom, tmin, tmax, t_out);
+}
+
+/* Möller–Trumbore against a + u e1 + v e2, two-sided. Triangle: u, v >= 0, u + v <= 1;
+ * parallelogram (quad): u, v in [0, 1]. A ray parallel to the surface misses. */
+SR_HD bool sr_isect_mt(sr_vec3 a, sr_vec3 e1, sr_vec3 e2, bool quad, sr_vec3 o, sr_vec3 d,
+                       float tmin, float tmax, float *t_out)
+{
+    sr_vec3 pv = sr_cross(d, e2);
+    float det = sr_dot(e1, pv);
+    if (det == 0.0f) return false;
+    float inv = 1.0f / det;
+    sr_vec3 tv = sr_sub(o, a);
+    float u = sr_dot(tv, pv) * inv;
+    if (!(u >= 0.0f && u <= 1.0f)) return false;
+    sr_vec3 qv = sr_cross(tv, e1);
+    float v = sr_dot(d, qv) * inv;
+    if (!(v >= 0.0f && (quad ? v : u + v) <= 1.0f)) return false;
+    return sr_isect_accept(sr_dot(e2, qv) * inv, tmin, tmax, t_out);
+}
+
+SR_HD bool sr_intersect_prim(const sr_prim *p, sr_vec3 o, sr_vec3 d, float tmin, float tmax, float *t_out)
+{
+    switch (p->kind) {
+    case SR_PRIM_SPHERE:   return sr_isect_sphere(p->a, p->b.x, o, d, tmin, tmax, t_out);
+    case SR_PRIM_PLANE:    return sr_isect_plane(p->a, p->b, o, d, tmin, tmax, t_out);
+    case SR_PRIM_QUAD:     return sr_isect_mt(p->a, p->b, p->c, true, o, d, tmin, tmax, t_out);
+    case SR_PRIM_TRIANGLE: return sr_isect_mt(p->a, sr_sub(p->b, p->a), sr_sub(p->c, p->a), false,
+                                              o, d, tmin, tmax, t_out);
+    default:               return false;
+    }
+}
+
+/* Unit geometric normal at `point` on p; the caller turns it to face the ray. */
+SR_HD sr_vec3 sr_prim_normal(const sr_prim *p, sr_vec3 point)
+{
+    switch (p->kind) {
+    case SR_PRIM_SPHERE:   return sr_normalize(sr_sub(point, p->a));
+    case SR_PRIM_PLANE:    return p->b;
+    case SR_PRIM_QUAD:     return sr_normalize(sr_cross(p->b, p->c));
+    case SR_PRIM_TRIANGLE: return sr_normalize(sr_cross(sr_sub(p->b, p->a), sr_sub(p->c, p->a)));
+    default:               return sr_v3(0.0f, 0.0f, 1.0f);
+    }
+}
+
+/* ---- boxes ------------------------------------------------------------------------- */
+
+/* Slab test with the near/far slab of each axis picked by the sign of inv_d rather than by
+ * min/max of the two distances: then a distance that is NaN (0 * inf, the origin on a slab
+ * plane of a zero direction component) is simply ignored, and the ray lying on the box's
+ * face counts as inside. Boxes are closed; the exit is widened by SR_BOX_EXIT_SCALE. */
+SR_HD bool sr_isect_slab(sr_vec3 o, sr_vec3 inv_d, bool nx, bool ny, bool nz, sr_vec3 lo, sr_vec3 hi,
+                         float tmin, float tmax, float *t_enter)
+{
+    float lx = (lo.x - o.x) * inv_d.x, hx = (hi.x - o.x) * inv_d.x;
+    float ly = (lo.y - o.y) * inv_d.y, hy = (hi.y - o.y) * inv_d.y;
+    float lz = (lo.z - o.z) * inv_d.z, hz = (hi.z - o.z) * inv_d.z;
+    float e = tmin, x = tmax;
+    e = SR_MAX_IGN(e, nx ? hx : lx);
+    e = SR_MAX_IGN(e, ny ? hy : ly);
+    e = SR_MAX_IGN(e, nz ? hz : lz);
+    float fx = nx ? lx : hx, fy = ny ? ly : hy, fz = nz ? lz : hz;
+    x = SR_MIN_IGN(x, fx * SR_BOX_EXIT_SCALE);
+    x = SR_MIN_IGN(x, fy * SR_BOX_EXIT_SCALE);
+    x = SR_MIN_IGN(x, fz * SR_BOX_EXIT_SCALE);
+    *t_enter = e;
+    return e <= x;
+}
+
+/* Does o + t d (inv_d = 1/d per component, inf where d is 0) meet the closed box [lo, hi]
+ * for some t in [tmin, tmax]? t_enter gets the first such t. */
+SR_HD bool sr_ray_box(sr_vec3 o, sr_vec3 inv_d, sr_vec3 lo, sr_vec3 hi, float tmin, float tmax, float *t_enter)
+{
+    return sr_isect_slab(o, inv_d, inv_d.x < 0.0f, inv_d.y < 0.0f, inv_d.z < 0.0f, lo, hi, tmin, tmax, t_enter);
+}
+
+/* One node's box and header. On the GPU as two 16-byte read-only loads: the node array must
+ * be 16-byte aligned there (cudaMalloc gives 256) and nodes are 32 bytes. */
+SR_HD void sr_isect_load_node(const sr_bvh_node *n, sr_vec3 *lo, sr_vec3 *hi, uint32_t *index, uint32_t *count)
+{
+#if defined(__CUDA_ARCH__)
+    const float4 *q = (const float4 *)n;
+    float4 a = __ldg(q), b = __ldg(q + 1);
+    *lo = sr_v3(a.x, a.y, a.z); *index = __float_as_uint(a.w);
+    *hi = sr_v3(b.x, b.y, b.z); *count = __float_as_uint(b.w);
+#else
+    *lo = n->lo; *index = n->index;
+    *hi = n->hi; *count = n->count;
+#endif
+}
+
+SR_HD void sr_isect_load_header(const sr_bvh_node *n, uint32_t *index, uint32_t *count)
+{
+#if defined(__CUDA_ARCH__)
+    *index = __ldg(&n->index);
+    *count = __ldg(&n->count);
+#else
+    *index = n->index;
+    *count = n->count;
+#endif
+}
+
+SR_HD sr_vec3 sr_isect_inv_dir(sr_vec3 d)
+{
+    return sr_v3(1.0f / d.x, 1.0f / d.y, 1.0f / d.z);
+}
+
+/* ---- whole-scene queries ------------------------------------------------------------ */
+
+SR_HD const sr_prim *sr_hit_prim(const sr_scene_view *s, sr_hit h)
+{
+    if (h.prim == SR_NO_HIT) return 0;
+    if (h.prim & SR_HIT_PLANE_BIT) return &s->planes[h.prim & ~SR_HIT_PLANE_BIT];
+    return &s->prims[h.prim];
+}
+
+/* Planes first: they are few, often near (floors, walls), and their hit tightens tmax
+ * before the BVH is walked. */
+SR_HD void sr_isect_planes(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float tmin, sr_hit *h)
+{
+    for (uint32_t i = 0; i < s->plane_count; i++) {
+        float t;
+        if (sr_intersect_prim(&s->planes[i], o, d, tmin, h->t, &t)) {
+            h->t = t;
+            h->prim = i | SR_HIT_PLANE_BIT;
+        }
+    }
+}
+
+/* The reference answer: every plane, then every bounded prim, no BVH. */
+SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float tmin, float tmax)
+{
+    sr_hit h;
+    h.t = tmax;
+    h.prim = SR_NO_HIT;
+    sr_isect_planes(s, o, d, tmin, &h);
+    for (uint32_t i = 0; i < s->prim_count; i++) {
+        float t;
+        if (sr_intersect_prim(&s->prims[i], o, d, tmin, h.t, &t)) {
+            h.t = t;
+            h.prim = i;
+        }
+    }
+    return h;
+}
+
+/* Closest hit in (tmin, tmax). Iterative depth-first walk: both children's boxes are tested
+ * together, the nearer is entered and the farther pushed with its entry distance, and a
+ * popped node whose entry lies beyond the closest hit so far is dropped unvisited. The
+ * builder keeps the depth within SR_BVH_STACK, so the stack cannot overflow (the guard
+ * only protects against a corrupt tree). */
+SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float tmin, float tmax)
+{
+    sr_hit h;
+    h.t = tmax;
+    h.prim = SR_NO_HIT;
+    sr_isect_planes(s, o, d, tmin, &h);
+    if (s->node_count == 0) return h;
+
+    const sr_bvh_node *nodes = s->nodes;
+    const sr_prim *prims = s->prims;
+    sr_vec3 inv = sr_isect_inv_dir(d);
+    bool nx = inv.x < 0.0f, ny = inv.y < 0.0f, nz = inv.z < 0.0f;
+    uint32_t stack_node[SR_BVH_STACK];
+    float stack_t[SR_BVH_STACK];
+    uint32_t sp = 0;
+
+    sr_vec3 lo, hi;
+    uint32_t id = 0, index, count;
+    float te;
+    sr_isect_load_node(&nodes[0], &lo, &hi, &index, &count);
+    if (!sr_isect_slab(o, inv, nx, ny, nz, lo, hi, tmin, h.t, &te)) return h;
+
+    for (;;) {
+        if (count > 0) {
+            for (uint32_t i = index, end = index + count; i < end; i++) {
+                float t;
+                if (sr_intersect_prim(&prims[i], o, d, tmin, h.t, &t)) {
+                    h.t = t;
+                    h.prim = i;
+                }
+            }
+        } else {
+            sr_vec3 llo, lhi, rlo, rhi;
+            uint32_t li, lc, ri, rc, rid = index;
+            float tl, tr;
+            sr_isect_load_node(&nodes[id + 1], &llo, &lhi, &li, &lc);
+            sr_isect_load_node(&nodes[rid], &rlo, &rhi, &ri, &rc);
+            bool hl = sr_isect_slab(o, inv, nx, ny, nz, llo, lhi, tmin, h.t, &tl);
+            bool hr = sr_isect_slab(o, inv, nx, ny, nz, rlo, rhi, tmin, h.t, &tr);
+            if (hl && hr) {
+                uint32_t far_id;
+                float far_t;
+                if (tr < tl) {
+                    far_id = id + 1; far_t = tl;
+                    id = rid; index = ri; count = rc;
+                } else {
+                    far_id = rid; far_t = tr;
+                    id = id + 1; index = li; count = lc;
+                }
+                if (sp < SR_BVH_STACK) {
+                    stack_node[sp] = far_id;
+                    stack_t[sp] = far_t;
+                    sp++;
+                }
+                continue;
+            }
+            if (hl) { id = id + 1; index = li; count = lc; continue; }
+            if (hr) { id = rid; index = ri; count = rc; continue; }
+        }
+        /* pop the next node that could still hold a closer hit */
+        for (;;) {
+            if (sp == 0) return h;
+            sp--;
+            if (!(stack_t[sp] > h.t)) break;
+        }
+        id = stack_node[sp];
+        sr_isect_load_header(&nodes[id], &index, &count);
+    }
+}
+
+/* Is anything hit in (tmin, tmax)? Shadow rays: the first hit ends the walk, so children are
+ * taken in stored order and nothing is sorted. */
+SR_HD bool sr_trace_occluded(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float tmin, float tmax)
+{
+    float t;
+    for (uint32_t i = 0; i < s->plane_count; i++)
+        if (sr_intersect_prim(&s->planes[i], o, d, tmin, tmax, &t)) return true;
+    if (s->node_count == 0) return false;
+
+    const sr_bvh_node *nodes = s->nodes;
+    const sr_prim *prims = s->prims;
+    sr_vec3 inv = sr_isect_inv_dir(d);
+    bool nx = inv.x < 0.0f, ny = inv.y < 0.0f, nz = inv.z < 0.0f;
+    uint32_t stack_node[SR_BVH_STACK];
+    uint32_t sp = 0;
+
+    sr_vec3 lo, hi;
+    uint32_t id = 0, index, count;
+    float te;
+    sr_isect_load_node(&nodes[0], &lo, &hi, &index, &count);
+    if (!sr_isect_slab(o, inv, nx, ny, nz, lo, hi, tmin, tmax, &te)) return false;
+
+    for (;;) {
+        if (count > 0) {
+            for (uint32_t i = index, end = index + count; i < end; i++)
+                if (sr_intersect_prim(&prims[i], o, d, tmin, tmax, &t)) return true;
+        } else {
+            sr_vec3 llo, lhi, rlo, rhi;
+            uint32_t li, lc, ri, rc, rid = index;
+            float tl, tr;
+            sr_isect_load_node(&nodes[id + 1], &llo, &lhi, &li, &lc);
+            sr_isect_load_node(&nodes[rid], &rlo, &rhi, &ri, &rc);
+            bool hl = sr_isect_slab(o, inv, nx, ny, nz, llo, lhi, tmin, tmax, &tl);
+            bool hr = sr_isect_slab(o, inv, nx, ny, nz, rlo, rhi, tmin, tmax, &tr);
+            if (hl) {
+                if (hr && sp < SR_BVH_STACK) stack_node[sp++] = rid;
+                id = id + 1; index = li; count = lc;
+                continue;
+            }
+            if (hr) { id = rid; index = ri; count = rc; continue; }
+        }
+        if (sp == 0) return false;
+        id = stack_node[--sp];
+        sr_isect_load_header(&nodes[id], &index, &count);
+    }
+}
+
+#endif
