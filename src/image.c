@@ -1,0 +1,146 @@
+/* image.c: linear radiance to PNG / HDR files through stb_image_write (libstb provides the
+ * implementation). Files are written to "<path>.tmp-<pid>-XXXXXX" in the same folder and
+ * renamed over the destination, so a failure never leaves a partial file at `path`. */
+#include "image.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <stb_image_write.h>
+
+enum { SR_FMT_PNG = 1, SR_FMT_HDR = 2 };
+
+int sr_image_format_known(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    if (n < 4) return 0;
+    if (strcasecmp(path + n - 4, ".png") == 0) return SR_FMT_PNG;
+    if (strcasecmp(path + n - 4, ".hdr") == 0) return SR_FMT_HDR;
+    return 0;
+}
+
+void sr_image_to_srgb8(const float *rgb, uint32_t w, uint32_t h, float exposure,
+                       sr_tonemap op, uint8_t *out)
+{
+    long n = (long)w * (long)h * 3;
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (long i = 0; i < n; i++)
+        out[i] = sr_display_byte(rgb[i], exposure, op);
+}
+
+/* Linear radiance x exposure, made safe for RGBE: stb's encoder needs finite values >= 0
+ * and an exponent that fits a byte (NaN and negatives become 0, overflow saturates). */
+static void hdr_scale(const float *rgb, long n, float exposure, float *out)
+{
+    for (long i = 0; i < n; i++) {
+        float v = rgb[i] * exposure;
+        out[i] = !(v > 0.0f) ? 0.0f : (v > 1e38f ? 1e38f : v);
+    }
+}
+
+/* stb_image_write reports nothing about the sink, so the sink remembers the first error. */
+typedef struct sr_sink {
+    FILE *f;
+    int err;
+} sr_sink;
+
+static void sink_write(void *ctx, void *data, int size)
+{
+    sr_sink *s = (sr_sink *)ctx;
+    if (s->err || size <= 0) return;
+    errno = 0;
+    if (fwrite(data, 1, (size_t)size, s->f) != (size_t)size) s->err = errno ? errno : EIO;
+}
+
+/* The mode a plain fopen() would have given: 0666 less the umask (mkstemp makes 0600). */
+static mode_t default_file_mode(void)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_t h,
+                         float exposure, sr_tonemap op, sr_error *err)
+{
+    int fmt = sr_image_format_known(path);
+    if (!fmt)
+        return sr_fail(err, SR_ERR_INPUT,
+                       "%s: unknown image format; supported extensions are .png (8-bit sRGB) "
+                       "and .hdr (Radiance RGBE, linear)", path ? path : "(null)");
+    /* stb works in int: (3w + 1) * h bytes must fit. */
+    if (w == 0 || h == 0 || ((uint64_t)w * 3 + 1) * h > (uint64_t)INT_MAX)
+        return sr_fail(err, SR_ERR_INPUT, "%s: cannot write a %ux%u image (empty or too large)",
+                       path, (unsigned)w, (unsigned)h);
+
+    long n = (long)w * (long)h * 3;
+    void *pixels = malloc(fmt == SR_FMT_PNG ? (size_t)n : (size_t)n * sizeof(float));
+    if (!pixels) return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory for a %ux%u image",
+                                path, (unsigned)w, (unsigned)h);
+    if (fmt == SR_FMT_PNG) sr_image_to_srgb8(rgb, w, h, exposure, op, (uint8_t *)pixels);
+    else hdr_scale(rgb, n, exposure, (float *)pixels);
+
+    size_t tcap = strlen(path) + 48;
+    char *tmp = (char *)malloc(tcap);
+    if (!tmp) {
+        free(pixels);
+        return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory", path);
+    }
+    snprintf(tmp, tcap, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
+
+    sr_status st = SR_OK;
+    sr_sink sink = { NULL, 0 };
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot create a temporary file next to it: %s",
+                     path, strerror(errno));
+        goto done; /* nothing was created */
+    }
+    if (fchmod(fd, default_file_mode()) != 0) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot set permissions on %s: %s", path, tmp,
+                     strerror(errno));
+        close(fd);
+        goto fail;
+    }
+    sink.f = fdopen(fd, "wb");
+    if (!sink.f) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot open %s: %s", path, tmp, strerror(errno));
+        close(fd);
+        goto fail;
+    }
+
+    int ok = fmt == SR_FMT_PNG
+        ? stbi_write_png_to_func(sink_write, &sink, (int)w, (int)h, 3, pixels, (int)w * 3)
+        : stbi_write_hdr_to_func(sink_write, &sink, (int)w, (int)h, 3, (const float *)pixels);
+    if (!sink.err && fflush(sink.f) != 0) sink.err = errno;
+    if (!sink.err && fsync(fileno(sink.f)) != 0) sink.err = errno;
+    if (fclose(sink.f) != 0 && !sink.err) sink.err = errno;
+    if (sink.err) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(sink.err));
+        goto fail;
+    }
+    if (!ok) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: stb_image_write could not encode the image "
+                     "(out of memory?)", path);
+        goto fail;
+    }
+    if (rename(tmp, path) != 0) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot replace it with the new image: %s", path,
+                     strerror(errno));
+        goto fail;
+    }
+    goto done;
+
+fail:
+    unlink(tmp);
+done:
+    free(tmp);
+    free(pixels);
+    return st;
+}
