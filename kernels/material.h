@@ -7,11 +7,14 @@
 #include "intersect.h"
 #include "rng.h"
 
-/* Albedo at a point: the checker alternates colour and color2 in cells of checker_scale. */
-SR_HD sr_vec3 sr_diffuse_albedo(const sr_material *m, sr_vec3 p)
+/* Albedo at a point: the checker alternates colour and color2 in cells of checker_scale.
+ * It is looked up half a cell behind the surface (n faces the viewer): a floor at y = 0 has
+ * hit points at y = +-1e-7, and floorf() of those would flip the cell from ray to ray. */
+SR_HD sr_vec3 sr_diffuse_albedo(const sr_material *m, sr_vec3 p, sr_vec3 n)
 {
     if (m->checker_scale <= 0.0f) return m->color;
     float inv = 1.0f / m->checker_scale;
+    p = sr_madd(p, n, -0.5f * m->checker_scale);
     int cell = (int)floorf(p.x * inv) + (int)floorf(p.y * inv) + (int)floorf(p.z * inv);
     return (cell & 1) ? m->color2 : m->color;
 }

@@ -84,7 +84,7 @@ SR_HD bool sr_stage_shade(const sr_params *p, uint32_t slot, uint32_t bounce)
     if (!front) n = sr_neg(n);   /* n now faces the side the ray came from */
 
     if (m->kind == SR_MAT_DIFFUSE) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light(s, x, n, sr_diffuse_albedo(m, x))));
+        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light(s, x, n, sr_diffuse_albedo(m, x, n))));
         return false;
     }
     if (m->kind == SR_MAT_EMISSIVE) {
