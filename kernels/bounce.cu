@@ -114,12 +114,3 @@ extern "C" cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t str
     srk_megakernel<<<sr_blocks(p->n, SR_STAGE_BLOCK), SR_STAGE_BLOCK, 0, stream>>>(*p);
     return cudaGetLastError();
 }
-
-extern "C" cudaError_t sr_persistent_grid_stage(int device, uint32_t *grid)
-{
-    int sms = 0, per_sm = 0;
-    cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, srk_intersect_live, SR_STAGE_BLOCK, 0);
-    *grid = (uint32_t)(sms * (per_sm > 0 ? per_sm : 1));
-    return e;
-}

@@ -31,19 +31,23 @@ extern "C" __global__ void srk_compact(sr_ray_soa src, sr_ray_soa dst, const uin
     if (alive) sr_ray_copy(dst, block_base + warp_offset[warp] + (uint32_t)__popc(m & sr_lanemask_lt(lane)), src, i);
 }
 
-/* The grid-stride form over *live_n slots. The block's loop test is uniform (n is read
- * once), so __syncthreads inside it is safe. */
-extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil,
-                                            const uint32_t *live_n, uint32_t *counter)
+/* The grid-stride form over *live_n slots, in one launch. The block's loop test is uniform
+ * (n is read once), so __syncthreads inside it is safe. The last block to finish (a ticket
+ * counter) knows the final count: it writes the new stencil (the first `count` bits) and
+ * resets the counters for the next round, so a compaction costs one launch and no memset. */
+extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil,
+                                            uint32_t *live_n, uint32_t *counter, uint32_t *blocks_done)
 {
     __shared__ uint32_t warp_offset[SR_COMPACT_WARPS];
     __shared__ uint32_t block_base;
+    __shared__ bool last_block;
     const uint32_t n = *live_n, stride = gridDim.x * blockDim.x;
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     for (uint32_t first = blockIdx.x * blockDim.x; first < n; first += stride) {
         const uint32_t i = first + threadIdx.x;
+        /* Words past the live count are stale after an earlier compaction: i < n guards. */
         const uint32_t word = sr_stencil_load(stencil, i);
-        const bool alive = SR_STENCIL_TEST(word, i);
+        const bool alive = i < n && SR_STENCIL_TEST(word, i);
         const uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
         if (lane == 0) warp_offset[warp] = (uint32_t)__popc(m);
         __syncthreads();
@@ -60,15 +64,19 @@ extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, cons
         if (alive) sr_ray_copy(dst, block_base + warp_offset[warp] + (uint32_t)__popc(m & sr_lanemask_lt(lane)), src, i);
         __syncthreads();   /* warp_offset and block_base are reused by the next iteration */
     }
-}
-
-/* After srk_compact_live: the first *new_n bits set, over the words the old *live_n used. */
-extern "C" __global__ void srk_stencil_prefix_live(uint32_t *stencil, const uint32_t *old_n, const uint32_t *new_n)
-{
-    const uint32_t words = (*old_n + 31u) / 32u, live = *new_n, stride = gridDim.x * blockDim.x;
-    for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride) {
+    /* Every block has read the old stencil and n before it takes its ticket. */
+    __threadfence();
+    if (threadIdx.x == 0) last_block = atomicAdd(blocks_done, 1u) == gridDim.x - 1u;
+    __syncthreads();
+    if (!last_block) return;
+    const uint32_t live = atomicAdd(counter, 0u), words = (live + 31u) / 32u;
+    for (uint32_t w = threadIdx.x; w < words; w += blockDim.x) {
         const uint32_t first = w * 32u;
-        stencil[w] = live >= first + 32u ? SR_FULL_MASK : live > first ? (1u << (live - first)) - 1u : 0u;
+        stencil[w] = live >= first + 32u ? SR_FULL_MASK : (1u << (live - first)) - 1u;
+    }
+    if (threadIdx.x == 0) {
+        *blocks_done = 0;
+        *live_n = 0;       /* the old count: the next compaction's (zeroed) counter */
     }
 }
 
@@ -103,13 +111,10 @@ extern "C" cudaError_t sr_launch_compact(sr_ray_soa src, sr_ray_soa dst, const u
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, const uint32_t *live_n,
-                                              uint32_t *counter, uint32_t grid, cudaStream_t stream)
+extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, uint32_t *live_n,
+                                              uint32_t *counter, uint32_t *blocks_done, uint32_t grid, cudaStream_t stream)
 {
-    srk_compact_live<<<grid, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
-    srk_stencil_prefix_live<<<grid, 256, 0, stream>>>(stencil, live_n, counter);
+    srk_compact_live<<<grid, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter, blocks_done);
     return cudaGetLastError();
 }
 

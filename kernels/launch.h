@@ -21,15 +21,25 @@ enum { SRK_GENERATE = 0, SRK_INTERSECT = 1, SRK_SHADE = 2 };
 cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
                             uint32_t bounce, cudaStream_t stream);
 /* The compacted pool's variants: the live count stays on the device (*live_n, written by
- * compaction), so a bounce needs no host round trip. `grid` blocks loop grid-stride over the
- * live slots (a warp at a time, so the stencil word and the ballot stay warp-aligned): the
- * launch costs the same for any count, and the work follows the count. */
+ * compaction), so a bounce needs no host round trip. `grid` blocks (sized by the host's
+ * forecast of the count) loop grid-stride over the live slots, a warp at a time so the
+ * stencil word and the ballot stay warp-aligned: launches follow the live count, and a
+ * wrong forecast costs time, never correctness. */
 cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
                                  const uint32_t *live_n, uint32_t grid, cudaStream_t stream);
-/* Ballot partitioning of src's *live_n slots into dst; *counter (zeroed by the caller)
- * receives the new count; the stencil's first words are refilled with that many bits. */
-cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, const uint32_t *live_n,
-                                   uint32_t *counter, uint32_t grid, cudaStream_t stream);
+/* Ballot partitioning of src's *live_n slots into dst, one launch: *counter (zero before)
+ * receives the new count, the stencil's first ceil(count/32) words become the first count
+ * bits, and *live_n and *blocks_done are zeroed for the next round (ping-pong the two
+ * counts). Words past the new count are left stale: nothing reads them until the next
+ * sample refills the stencil. */
+cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, uint32_t *live_n,
+                                   uint32_t *counter, uint32_t *blocks_done, uint32_t grid, cudaStream_t stream);
+/* Blocks for n slots at `block` threads, at least 1 and at most max_grid. */
+static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid)
+{
+    uint32_t g = (n + block - 1u) / block;
+    return g < 1u ? 1u : (g > max_grid ? max_grid : g);
+}
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
 /* Ballot partitioning of the live rays of src (n slots) into dst; *counter (device) must be
@@ -41,8 +51,7 @@ cudaError_t sr_launch_compact(sr_ray_soa src, sr_ray_soa dst, const uint32_t *st
  * to live_host (the device-side count the persistent kernels read). */
 cudaError_t sr_launch_stencil_prefix(uint32_t *stencil, uint32_t words, const uint32_t *live_dev,
                                      uint32_t live_host, uint32_t *n_out, cudaStream_t stream);
-/* Blocks that keep every SM busy for the persistent kernels (occupancy x SM count). */
-cudaError_t sr_persistent_grid_stage(int device, uint32_t *grid);
+/* The most compaction blocks that are resident at once (occupancy x SMs): its grid cap. */
 cudaError_t sr_persistent_grid_compact(int device, uint32_t *grid);
 /* *out (device, zeroed by the caller) += live rays among n slots. */
 cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint32_t *flags, uint32_t n,

@@ -33,8 +33,9 @@ typedef struct sr_backend_ops {
     /* One stage over the pool under `mask` (flags or stencil; compact uses stencil). */
     sr_status (*run_stage)(void *impl, sr_mask mask, sr_stage stage, uint32_t bounce, sr_error *err);
     /* Move live rays to the front of the other pool half. If live is not NULL it gets their
-     * count (on the GPU that costs a sync; with NULL the count stays on the device). */
-    sr_status (*compact)(void *impl, uint32_t *live, sr_error *err);
+     * count (on the GPU that costs a sync); with NULL the count stays on the device and
+     * `expected` (a forecast; any value is correct, a close one is fast) sizes launches. */
+    sr_status (*compact)(void *impl, uint32_t expected, uint32_t *live, sr_error *err);
     /* Live rays in the pool now (popcount of the stencil, or of the flags). */
     sr_status (*count_live)(void *impl, sr_mask mask, uint32_t *live, sr_error *err);
     /* The whole sample in one launch: generate and every bounce per pixel. */

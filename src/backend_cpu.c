@@ -214,9 +214,9 @@ static void cpu_move(const void *ctx, uint32_t from, uint32_t to)
     sr_ray_copy(m->dst, to, m->src, from);
 }
 
-static sr_status cpu_compact(void *impl, uint32_t *live, sr_error *err)
+static sr_status cpu_compact(void *impl, uint32_t expected, uint32_t *live, sr_error *err)
 {
-    (void)err;
+    (void)err; (void)expected;   /* the CPU always knows the count */
     sr_cpu *c = (sr_cpu *)impl;
     sr_cpu_move m;
     m.src = c->pool[c->current];

@@ -2,6 +2,7 @@
  * Each (depth, mask) pair renders warm-up frames and then timed frames of one sample per
  * pixel; frame times come from the backend's timing marks (CUDA events on the GPU). */
 #include "bench.h"
+#include "bench_micro.h"
 #include "options.h"
 
 #include <cJSON.h>
@@ -43,6 +44,9 @@ static const char sr_bench_help[] =
 "  --frames N              timed frames per pair (default 20)\n"
 "  --warmup N              untimed frames first (default 3)\n"
 "  --breakdown             time per stage (generate, intersect, shade, compact) per bounce\n"
+"  --micro                 no scene: synthetic 8 M-ray pools at live fractions 1..0;\n"
+"                          masked slots/s for flags vs stencil, and compaction (ballot\n"
+"                          partition vs CUB DeviceSelect::Flagged); GPU only\n"
 "  --csv FILE              also write the table as CSV\n"
 "  --json FILE             also write everything as JSON\n"
 "  --plot FILE.png         FPS-per-depth chart, one line per mask (needs gnuplot)\n"
@@ -344,6 +348,7 @@ int sr_bench_main(int argc, char **argv)
         else if (!strcmp(o, "--frames")) r = sr_parse_u32(&a, o, 1, SR_BENCH_MAX_FRAMES, &b.frames);
         else if (!strcmp(o, "--warmup")) r = sr_parse_u32(&a, o, 0, 1000, &b.warmup);
         else if (!strcmp(o, "--breakdown")) { b.breakdown = 1; r = 0; }
+        else if (!strcmp(o, "--micro")) { b.micro = 1; r = 0; }
         else if (!strcmp(o, "--csv")) r = (b.csv = sr_value(&a, o)) ? 0 : 2;
         else if (!strcmp(o, "--json")) r = (b.json = sr_value(&a, o)) ? 0 : 2;
         else if (!strcmp(o, "--plot")) r = (b.plot = sr_value(&a, o)) ? 0 : 2;
@@ -351,6 +356,21 @@ int sr_bench_main(int argc, char **argv)
         if (r > 0) return r;
         if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
     }
+    if (b.micro) {
+        sr_micro_opts mo;
+        memset(&mo, 0, sizeof mo);
+        mo.device = (int)b.c.device;
+        mo.rays = 8u * 1024u * 1024u;
+        mo.reps = b.frames;
+        mo.quiet = b.c.quiet;
+        mo.csv = b.csv;
+        mo.json = b.json;
+        sr_error err = { SR_OK, "" };
+        sr_status s = sr_bench_micro(&mo, stdout, &err);
+        if (s) fprintf(stderr, "stencilray bench --micro: %s\n", err.msg);
+        return (int)s;
+    }
+
     sr_scene scene;
     sr_backend be;
     int code = sr_open(&b.c, "bench", &scene, &be);

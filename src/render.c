@@ -113,19 +113,20 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
             if (o->mask != SR_MASK_COMPACT || b + 1 >= r->view.max_depth) continue;
             /* flags and stencil launch over the whole pool every bounce, as they would; the
              * compact strategy shrinks the pool when enough rays have died to pay for it. */
-            bool compact_now;
-            if (o->compact_below >= 1.0f || o->compact_below <= 0.0f) {
-                compact_now = o->compact_below >= 1.0f;
-            } else if (r->have_history) {
-                compact_now = r->live_after[b] < o->compact_below;   /* forecast: no sync */
-            } else {
-                uint32_t live = 0;                                    /* first sample: measure */
+            bool compact_now, measure = !r->have_history;
+            uint32_t live = 0, expected = n;
+            if (measure) {                         /* first sample: count (one sync) */
                 if ((s = ops->count_live(be, o->mask, &live, err))) return s;
                 if (live == 0) break;
                 compact_now = (float)live < o->compact_below * (float)n;
+            } else {                               /* later: the last sample's forecast */
+                expected = (uint32_t)(r->live_after[b] * 1.05f * (float)n) + 256u;
+                compact_now = r->live_after[b] < o->compact_below;
             }
+            if (o->compact_below >= 1.0f) compact_now = true;
+            if (o->compact_below <= 0.0f) compact_now = false;
             if (compact_now) {
-                if ((s = ops->compact(be, NULL, err))) return s;
+                if ((s = ops->compact(be, expected, measure ? &live : NULL, err))) return s;
                 if (st) st->compactions++;
             }
             if ((s = sr_mark(r, o, &marks, SR_STAGE_COMPACT, b, err))) return s;
