@@ -43,7 +43,14 @@ int sr_cuda_device_count(char *why, size_t cap)
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
-        snprintf(why, cap, "no usable CUDA device (%s: %s)", cudaGetErrorName(e), cudaGetErrorString(e));
+        /* Without a driver the runtime says "driver version is insufficient": say what is
+         * really missing when libcuda cannot be loaded at all. */
+        void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!driver)
+            snprintf(why, cap, "no NVIDIA driver found (libcuda.so.1 is not installed)");
+        else
+            snprintf(why, cap, "no usable CUDA device (%s: %s)", cudaGetErrorName(e), cudaGetErrorString(e));
+        if (driver) dlclose(driver);
         return -1;
     }
     if (count == 0) {
