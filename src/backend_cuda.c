@@ -67,8 +67,10 @@ void sr_cuda_describe(char *buf, size_t cap)
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
-    size_t used = (size_t)snprintf(buf, cap, "  CUDA runtime %d.%d, driver supports %d.%d\n",
-                                   runtime / 1000, (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10);
+    size_t used = driver
+        ? (size_t)snprintf(buf, cap, "  CUDA runtime %d.%d, driver supports CUDA %d.%d\n", runtime / 1000,
+                           (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10)
+        : (size_t)snprintf(buf, cap, "  CUDA runtime %d.%d, no driver\n", runtime / 1000, (runtime % 1000) / 10);
     if (count < 0) {
         snprintf(buf + used, cap - used, "  %s\n", why);
         return;
