@@ -1,0 +1,33 @@
+/* interop_none.c: stands in for interop.c in a build without CUDA: the display always takes
+ * the host path. */
+#include "interop.h"
+
+#include <stdio.h>
+
+int sr_interop_check(int device, char *why, size_t cap)
+{
+    (void)device;
+    snprintf(why, cap, "this stencilray was built without CUDA");
+    return 0;
+}
+
+sr_status sr_interop_register(unsigned int buffer, sr_interop **out, sr_error *err)
+{
+    (void)buffer;
+    *out = NULL;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: this stencilray was built without CUDA");
+}
+
+sr_status sr_interop_map(sr_interop *io, void **ptr, size_t *bytes, sr_error *err)
+{
+    (void)io; (void)ptr; (void)bytes;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: this stencilray was built without CUDA");
+}
+
+sr_status sr_interop_unmap(sr_interop *io, sr_error *err)
+{
+    (void)io;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: this stencilray was built without CUDA");
+}
+
+void sr_interop_release(sr_interop *io) { (void)io; }

@@ -1,0 +1,787 @@
+/* viewer.c: `stencilray view`: a GLFW window that shows the scene converging live. One sample
+ * per pixel per frame is added to the film; any change of camera, depth, mask or size clears
+ * it. The film reaches the screen through src/display.c (CUDA-GL interop on a CUDA device,
+ * host memory otherwise). Scripted runs (--frames, --screenshot, --script) make it testable. */
+#include "viewer.h"
+#include "display.h"
+#include "options.h"
+#include "render.h"
+#include "scene.h"
+#include "../kernels/vmath.h"
+
+#include <GL/glew.h>   /* before glfw3.h, which would include GL/gl.h */
+#include <GLFW/glfw3.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* ---- options ----------------------------------------------------------------------------- */
+
+static const char sr_view_help[] =
+"Usage: stencilray view [SCENE.json] [options]\n"
+"\n"
+"Open a window and render a scene (default " SR_DEFAULT_SCENE ") live. Every frame adds one\n"
+"sample per pixel to the image, so a still view converges to what 'stencilray render' writes;\n"
+"moving the camera or changing depth, mask or window size starts it again. On a CUDA device\n"
+"the frames go straight into OpenGL memory (CUDA-OpenGL interop); without one the CPU backend\n"
+"renders and frames go through host memory. Needs a display; see 'stencilray render' for files.\n"
+"\n"
+"Controls:\n"
+"  left drag        orbit around the look-at point\n"
+"  W A S D          fly forward, left, back, right      Q E   fly down, up\n"
+"  scroll           zoom (field of view)\n"
+"  [ ]              halve / double the fly speed; hold Shift to fly 4x faster\n"
+"  R                reset the camera\n"
+"  1 .. 9           trace depth (1 = no reflections)\n"
+"  M                next masking strategy: flags, stencil, compact, megakernel\n"
+"  + -              exposure up / down by half a stop\n"
+"  V                vsync on / off\n"
+"  P                save a screenshot (stencilray-NNNN.png in the current folder)\n"
+"  H                print this key list\n"
+"  Esc              quit\n"
+"The window title shows FPS, ms per frame, samples so far, depth, backend, mask, exposure\n"
+"and the rays that entered each bounce (per sample).\n"
+"\n"
+"View options:\n"
+"  --size WxH              window size (the same as --width W --height H; default: the scene's)\n"
+"  --camera PX,PY,PZ,LX,LY,LZ\n"
+"                          camera position and look-at point (default: the scene's)\n"
+"  --spp N                 samples per pixel added each frame (default 1)\n"
+"  --frames N              render N frames, then quit\n"
+"  --screenshot FILE.png   save the last frame as the window showed it, then quit\n"
+"                          (after --frames N frames, default 1)\n"
+"  --script STEPS          scripted changes between frames, ';'-separated: frames=N depth=N\n"
+"                          mask=M size=WxH exposure=X tonemap=T camera=PX,..,LZ shot=FILE.png\n"
+"  --vsync on|off          wait for the display refresh (default on; off in scripted runs)\n"
+"  --shader-dir DIR        where display.vert and display.frag are (default: next to the\n"
+"                          binary, then ../share/stencilray/shaders, then the source tree)\n"
+SR_COMMON_HELP
+"\n"
+"Examples:\n"
+"  stencilray view                                          # the default scene\n"
+"  stencilray view scenes/mirror_hall.json --size 1280x720 --depth 4\n"
+"  xvfb-run -a stencilray view --backend cpu --frames 16 --screenshot shot.png\n";
+
+#define SR_MAX_STEPS 64
+
+typedef enum sr_step_kind {
+    SR_STEP_FRAMES, SR_STEP_DEPTH, SR_STEP_MASK, SR_STEP_SIZE, SR_STEP_EXPOSURE, SR_STEP_TONEMAP,
+    SR_STEP_CAMERA, SR_STEP_SHOT
+} sr_step_kind;
+
+typedef struct sr_step {
+    sr_step_kind kind;
+    uint32_t a, b;     /* frames, depth, mask, tonemap; size a x b */
+    float f[6];        /* exposure; camera                          */
+    const char *path;  /* shot                                      */
+} sr_step;
+
+typedef struct sr_view_opts {
+    sr_common c;
+    uint32_t frames;
+    const char *screenshot, *shader_dir;
+    int has_camera, vsync;   /* vsync: -1 = default */
+    float camera[6];
+    sr_step steps[SR_MAX_STEPS];
+    uint32_t step_count;
+    char *script;            /* owned copy, steps point into it */
+} sr_view_opts;
+
+/* "a,b,c,..." into exactly n floats. */
+static int sr_parse_floats(const char *s, float *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        out[i] = strtof(s, &end);
+        if (end == s || errno || !isfinite(out[i])) return 0;
+        if (i + 1 < n && *end != ',') return 0;
+        s = end + (i + 1 < n);
+        if (i + 1 == n && *end != '\0') return 0;
+    }
+    return 1;
+}
+
+static int sr_parse_size(const char *s, uint32_t *w, uint32_t *h)
+{
+    char *end;
+    errno = 0;
+    unsigned long a = strtoul(s, &end, 10);
+    if (end == s || (*end != 'x' && *end != 'X') || s[0] == '-') return 0;
+    const char *t = end + 1;
+    unsigned long b = strtoul(t, &end, 10);
+    if (end == t || *end != '\0' || t[0] == '-' || errno) return 0;
+    if (a < 1 || b < 1 || a > SR_MAX_RESOLUTION || b > SR_MAX_RESOLUTION) return 0;
+    *w = (uint32_t)a;
+    *h = (uint32_t)b;
+    return 1;
+}
+
+static int sr_png_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcasecmp(path + n - 4, ".png") == 0;
+}
+
+static int sr_parse_tonemap(const char *v)
+{
+    if (!strcmp(v, "clamp")) return SR_TONEMAP_CLAMP;
+    if (!strcmp(v, "reinhard")) return SR_TONEMAP_REINHARD;
+    if (!strcmp(v, "aces")) return SR_TONEMAP_ACES;
+    return -1;
+}
+
+/* One "key=value" of --script into a step; 0 with a usage error printed on failure. */
+static int sr_parse_step(sr_args *a, char *item, sr_step *st)
+{
+    char *eq = strchr(item, '=');
+    if (!eq) { sr_usage_error(a, "--script: '%s' is not key=value%s", item, ""); return 0; }
+    *eq = '\0';
+    const char *k = item, *v = eq + 1;
+    char *end;
+    memset(st, 0, sizeof *st);
+    int ok = 1;
+    if (!strcmp(k, "frames") || !strcmp(k, "depth")) {
+        st->kind = k[0] == 'f' ? SR_STEP_FRAMES : SR_STEP_DEPTH;
+        unsigned long x = strtoul(v, &end, 10);
+        uint32_t hi = st->kind == SR_STEP_FRAMES ? 1000000u : SR_MAX_DEPTH;
+        ok = end != v && *end == '\0' && v[0] != '-' && x >= 1 && x <= hi;
+        st->a = (uint32_t)x;
+    } else if (!strcmp(k, "mask")) {
+        st->kind = SR_STEP_MASK;
+        int m = sr_mask_parse(v);
+        ok = m >= 0;
+        st->a = (uint32_t)m;
+    } else if (!strcmp(k, "size")) {
+        st->kind = SR_STEP_SIZE;
+        ok = sr_parse_size(v, &st->a, &st->b);
+    } else if (!strcmp(k, "exposure")) {
+        st->kind = SR_STEP_EXPOSURE;
+        ok = sr_parse_floats(v, st->f, 1) && st->f[0] >= 0.0f;
+    } else if (!strcmp(k, "tonemap")) {
+        st->kind = SR_STEP_TONEMAP;
+        int t = sr_parse_tonemap(v);
+        ok = t >= 0;
+        st->a = (uint32_t)t;
+    } else if (!strcmp(k, "camera")) {
+        st->kind = SR_STEP_CAMERA;
+        ok = sr_parse_floats(v, st->f, 6);
+    } else if (!strcmp(k, "shot")) {
+        st->kind = SR_STEP_SHOT;
+        st->path = v;
+        ok = sr_png_name(v);
+    } else {
+        sr_usage_error(a, "--script: unknown step '%s'; expected frames, depth, mask, size, exposure, tonemap, "
+                          "camera or shot%s", k, "");
+        return 0;
+    }
+    if (!ok) sr_usage_error(a, "--script: bad value in '%s=%s' (see --help)", k, v);
+    return ok;
+}
+
+static int sr_parse_script(sr_args *a, sr_view_opts *o, const char *text)
+{
+    free(o->script);
+    o->script = strdup(text);
+    if (!o->script) { fprintf(stderr, "stencilray view: out of memory\n"); return 1; }
+    o->step_count = 0;
+    for (char *item = o->script; item && *item;) {
+        char *semi = strchr(item, ';');
+        if (semi) *semi = '\0';
+        if (*item) {
+            if (o->step_count + 2 >= SR_MAX_STEPS)   /* room left for --frames/--screenshot */
+                return sr_usage_error(a, "--script: more than %s steps%s", "60", "");
+            if (!sr_parse_step(a, item, &o->steps[o->step_count++])) return 2;
+        }
+        item = semi ? semi + 1 : NULL;
+    }
+    return 0;
+}
+
+static int sr_view_parse(int argc, char **argv, sr_view_opts *o, int *help)
+{
+    sr_args a = { argc, 2, argv, "view" };
+    memset(o, 0, sizeof *o);
+    sr_common_default(&o->c);
+    o->vsync = -1;
+    *help = 0;
+    for (; a.i < argc; a.i++) {
+        const char *opt = argv[a.i], *v;
+        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) { *help = 1; return 0; }
+        if (!strcmp(opt, "--size")) {
+            if (!(v = sr_value(&a, opt))) return 2;
+            if (!sr_parse_size(v, &o->c.width, &o->c.height))
+                return sr_usage_error(&a, "--size: expected WxH with each side 1..16384, e.g. 1280x720, got '%s'%s", v, "");
+        } else if (!strcmp(opt, "--camera")) {
+            if (!(v = sr_value(&a, opt))) return 2;
+            if (!sr_parse_floats(v, o->camera, 6))
+                return sr_usage_error(&a, "--camera: expected six numbers PX,PY,PZ,LX,LY,LZ (position, look-at), got '%s'%s", v, "");
+            o->has_camera = 1;
+        } else if (!strcmp(opt, "--frames")) {
+            int r = sr_parse_u32(&a, opt, 1, 1000000, &o->frames);
+            if (r) return r;
+        } else if (!strcmp(opt, "--screenshot")) {
+            if (!(o->screenshot = sr_value(&a, opt))) return 2;
+            if (!sr_png_name(o->screenshot))
+                return sr_usage_error(&a, "--screenshot %s: expected a name ending in .png%s", o->screenshot, "");
+        } else if (!strcmp(opt, "--script")) {
+            if (!(v = sr_value(&a, opt))) return 2;
+            int r = sr_parse_script(&a, o, v);
+            if (r) return r;
+        } else if (!strcmp(opt, "--vsync")) {
+            if (!(v = sr_value(&a, opt))) return 2;
+            if (strcmp(v, "on") && strcmp(v, "off")) return sr_usage_error(&a, "--vsync: expected on or off, got '%s'%s", v, "");
+            o->vsync = !strcmp(v, "on");
+        } else if (!strcmp(opt, "--shader-dir")) {
+            if (!(o->shader_dir = sr_value(&a, opt))) return 2;
+        } else {
+            int r = sr_parse_common(&a, &o->c);
+            if (r > 0) return r;
+            if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", opt, "");
+        }
+    }
+    /* --frames / --screenshot are the last steps of the script. */
+    if (o->frames || o->screenshot) {
+        sr_step *st = &o->steps[o->step_count++];
+        memset(st, 0, sizeof *st);
+        st->kind = SR_STEP_FRAMES;
+        st->a = o->frames ? o->frames : 1;
+    }
+    if (o->screenshot) {
+        sr_step *st = &o->steps[o->step_count++];
+        memset(st, 0, sizeof *st);
+        st->kind = SR_STEP_SHOT;
+        st->path = o->screenshot;
+    }
+    return 0;
+}
+
+/* ---- the viewer's state ------------------------------------------------------------------ */
+
+typedef struct sr_viewer {
+    sr_view_opts *o;
+    sr_scene scene;
+    sr_backend be;
+    sr_renderer r;
+    int have_renderer;
+    sr_display disp;
+    GLFWwindow *win;
+    sr_camera_desc cam, home;
+    uint32_t depth, spf;          /* trace depth; samples per frame                       */
+    sr_mask mask;
+    float exposure;
+    sr_tonemap tonemap;
+    uint32_t width, height;       /* the film's size (the framebuffer's, once settled)    */
+    uint32_t sample;              /* samples in the film                                   */
+    int dirty;                    /* camera/depth/mask changed: start the film again       */
+    int vsync, scripted, drawn;
+    float speed;                  /* fly speed, scene units per second                     */
+    int dragging;
+    double mx, my, last_frame, size_changed_at;
+    int seen_w, seen_h;
+    int shot_pending;
+    /* heads-up, over the last quarter second */
+    double hud_t0, hud_busy;
+    uint32_t hud_frames, hud_samples;
+    uint64_t hud_rays[SR_MAX_DEPTH];
+    /* the whole run, for the scripted summary */
+    uint32_t frames_total;
+    double run_t0;
+    /* script */
+    uint32_t step, frames_left;
+} sr_viewer;
+
+static char sr_glfw_last[512];
+
+static void sr_glfw_error(int code, const char *what)
+{
+    snprintf(sr_glfw_last, sizeof sr_glfw_last, "%s (GLFW error 0x%x)", what, code);
+}
+
+static void sr_print_keys(void)
+{
+    const char *k = strstr(sr_view_help, "Controls:");
+    const char *end = strstr(sr_view_help, "The window title");
+    fwrite(k, 1, (size_t)(end - k), stdout);
+    fflush(stdout);
+}
+
+/* ---- camera ------------------------------------------------------------------------------ */
+
+/* Turn the camera around its look-at point: yaw about the scene's up, pitch towards it. */
+static void sr_orbit(sr_camera_desc *c, float dyaw, float dpitch)
+{
+    sr_vec3 up = sr_normalize(c->up), t, b;
+    sr_onb(up, &t, &b);
+    sr_vec3 off = sr_sub(c->position, c->look_at);
+    float r = sr_length(off);
+    if (!(r > 0.0f)) return;
+    float yaw = atan2f(sr_dot(off, t), sr_dot(off, b)) + dyaw;
+    float pitch = asinf(sr_clampf(sr_dot(off, up) / r, -1.0f, 1.0f)) + dpitch;
+    pitch = sr_clampf(pitch, -1.55f, 1.55f);   /* never straight along up: the basis would fold */
+    sr_vec3 flat = sr_add(sr_scale(t, sinf(yaw)), sr_scale(b, cosf(yaw)));
+    off = sr_scale(sr_add(sr_scale(flat, cosf(pitch)), sr_scale(up, sinf(pitch))), r);
+    c->position = sr_add(c->look_at, off);
+}
+
+/* Held keys move the camera and its look-at point together. Returns whether it moved. */
+static int sr_fly(sr_viewer *v, float dt)
+{
+    GLFWwindow *w = v->win;
+    float f = (float)(glfwGetKey(w, GLFW_KEY_W) == GLFW_PRESS) - (float)(glfwGetKey(w, GLFW_KEY_S) == GLFW_PRESS);
+    float s = (float)(glfwGetKey(w, GLFW_KEY_D) == GLFW_PRESS) - (float)(glfwGetKey(w, GLFW_KEY_A) == GLFW_PRESS);
+    float u = (float)(glfwGetKey(w, GLFW_KEY_E) == GLFW_PRESS) - (float)(glfwGetKey(w, GLFW_KEY_Q) == GLFW_PRESS);
+    if (f == 0.0f && s == 0.0f && u == 0.0f) return 0;
+    int fast = glfwGetKey(w, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS || glfwGetKey(w, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS;
+    float step = v->speed * (fast ? 4.0f : 1.0f) * dt;
+    sr_vec3 up = sr_normalize(v->cam.up);
+    sr_vec3 fwd = sr_normalize(sr_sub(v->cam.look_at, v->cam.position));
+    sr_vec3 right = sr_normalize(sr_cross(fwd, up));
+    sr_vec3 d = sr_add(sr_add(sr_scale(fwd, f * step), sr_scale(right, s * step)), sr_scale(up, u * step));
+    v->cam.position = sr_add(v->cam.position, d);
+    v->cam.look_at = sr_add(v->cam.look_at, d);
+    return 1;
+}
+
+/* ---- input ------------------------------------------------------------------------------- */
+
+static void sr_on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+    (void)scancode; (void)mods;
+    sr_viewer *v = (sr_viewer *)glfwGetWindowUserPointer(w);
+    if (action == GLFW_RELEASE) return;
+    /* Keys that repeat while held. */
+    switch (key) {
+    case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: v->exposure *= 1.41421356f; return;
+    case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: v->exposure /= 1.41421356f; return;
+    case GLFW_KEY_LEFT_BRACKET: v->speed *= 0.5f; return;
+    case GLFW_KEY_RIGHT_BRACKET: v->speed *= 2.0f; return;
+    default: break;
+    }
+    if (action != GLFW_PRESS) return;
+    if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) { v->depth = (uint32_t)(key - GLFW_KEY_0); v->dirty = 1; return; }
+    if (key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9) { v->depth = (uint32_t)(key - GLFW_KEY_KP_0); v->dirty = 1; return; }
+    switch (key) {
+    case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;
+    case GLFW_KEY_R: v->cam = v->home; v->dirty = 1; break;
+    case GLFW_KEY_M: v->mask = (sr_mask)((v->mask + 1) % SR_MASK_COUNT); v->dirty = 1; break;
+    case GLFW_KEY_V: v->vsync = !v->vsync; glfwSwapInterval(v->vsync); break;
+    case GLFW_KEY_P: v->shot_pending = 1; break;
+    case GLFW_KEY_H: sr_print_keys(); break;
+    default: break;
+    }
+}
+
+static void sr_on_button(GLFWwindow *w, int button, int action, int mods)
+{
+    (void)mods;
+    sr_viewer *v = (sr_viewer *)glfwGetWindowUserPointer(w);
+    if (button != GLFW_MOUSE_BUTTON_LEFT) return;
+    v->dragging = action == GLFW_PRESS;
+    glfwGetCursorPos(w, &v->mx, &v->my);
+}
+
+static void sr_on_cursor(GLFWwindow *w, double x, double y)
+{
+    sr_viewer *v = (sr_viewer *)glfwGetWindowUserPointer(w);
+    if (v->dragging && (x != v->mx || y != v->my)) {
+        sr_orbit(&v->cam, -(float)(x - v->mx) * 0.006f, (float)(y - v->my) * 0.006f);
+        v->dirty = 1;
+    }
+    v->mx = x;
+    v->my = y;
+}
+
+static void sr_on_scroll(GLFWwindow *w, double dx, double dy)
+{
+    (void)dx;
+    sr_viewer *v = (sr_viewer *)glfwGetWindowUserPointer(w);
+    v->cam.vfov_deg = sr_clampf(v->cam.vfov_deg * powf(0.9f, (float)dy), 2.0f, 150.0f);
+    v->dirty = 1;
+}
+
+/* ---- film -------------------------------------------------------------------------------- */
+
+/* Build the renderer for the framebuffer's size (the BVH again, and a new upload: the
+ * backend cannot change the size of what it holds) and size the display to match. */
+static sr_status sr_view_reinit(sr_viewer *v, uint32_t w, uint32_t h, sr_error *err)
+{
+    if (v->have_renderer) sr_renderer_free(&v->r);
+    v->have_renderer = 0;
+    v->scene.width = w;
+    v->scene.height = h;
+    sr_status s = sr_renderer_init(&v->r, &v->scene, &v->be, err);
+    if (s) return s;
+    v->have_renderer = 1;
+    char note[1200];
+    int had_interop = v->disp.interop != NULL;
+    if ((s = sr_display_resize(&v->disp, w, h, note, sizeof note, err))) return s;
+    if (had_interop && !v->disp.interop) fprintf(stderr, "stencilray view: interop lost on resize: %s\n", note);
+    v->width = w;
+    v->height = h;
+    v->dirty = 1;
+    return SR_OK;
+}
+
+/* Follow the framebuffer's size; interactively only once it has held still for 0.15 s, so
+ * that dragging a window edge does not rebuild the renderer every frame. */
+static sr_status sr_view_follow_size(sr_viewer *v, sr_error *err)
+{
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(v->win, &fw, &fh);
+    double now = glfwGetTime();
+    if (fw != v->seen_w || fh != v->seen_h) {
+        v->seen_w = fw;
+        v->seen_h = fh;
+        v->size_changed_at = now;
+    }
+    if (fw <= 0 || fh <= 0 || ((uint32_t)fw == v->width && (uint32_t)fh == v->height)) return SR_OK;
+    if ((uint64_t)fw * (uint64_t)fh > (1u << 28)) return SR_OK;   /* keep the last film, stretched */
+    if (!v->scripted && v->have_renderer && now - v->size_changed_at < 0.15) return SR_OK;
+    return sr_view_reinit(v, (uint32_t)fw, (uint32_t)fh, err);
+}
+
+/* Start accumulating again with the current camera, depth and mask. */
+static sr_status sr_view_restart(sr_viewer *v, sr_error *err)
+{
+    sr_scene_view *sv = &v->r.view;
+    sv->camera = sr_camera_make(&v->cam, v->width, v->height);
+    sv->max_depth = v->depth;
+    /* More than one sample: jitter each inside its pixel, as render does for spp > 1; the
+     * samples are numbered 0, 1, 2... from here, so N frames equal render --spp N. */
+    sv->spp = SR_MAX_SPP;
+    sr_status s = v->be.ops->set_view(v->be.impl, sv, err);
+    if (!s) s = v->be.ops->clear_film(v->be.impl, err);
+    if (s) return s;
+    v->sample = 0;
+    v->dirty = 0;
+    return SR_OK;
+}
+
+/* Add this frame's samples (none once the film holds SR_MAX_SPP). Returns how many. */
+static sr_status sr_view_trace(sr_viewer *v, uint32_t *added, sr_error *err)
+{
+    sr_render_opts ro = v->o->c.render;
+    ro.mask = v->mask;
+    ro.progress = 0;
+    ro.times = NULL;
+    sr_render_stats st;
+    memset(&st, 0, sizeof st);
+    *added = 0;
+    for (uint32_t k = 0; k < v->spf && v->sample < SR_MAX_SPP; k++) {
+        sr_status s = sr_render_sample(&v->r, &ro, v->sample, &st, err);
+        if (s) return s;
+        v->sample++;
+        (*added)++;
+    }
+    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) v->hud_rays[b] += st.bounce_rays[b];
+    v->hud_samples += st.samples;
+    return SR_OK;
+}
+
+/* ---- heads-up ---------------------------------------------------------------------------- */
+
+static const char *sr_view_backend_label(const sr_viewer *v)
+{
+    if (v->be.kind != SR_BACKEND_CUDA) return "cpu";
+    return v->disp.interop ? "cuda, interop" : "cuda, host copy";
+}
+
+/* 57600 -> "57.6k": short enough for a window title. */
+static int sr_fmt_count(char *buf, size_t cap, double n)
+{
+    if (n < 1e3) return snprintf(buf, cap, " %.0f", n);
+    if (n < 1e6) return snprintf(buf, cap, n < 1e5 ? " %.1fk" : " %.0fk", n / 1e3);
+    return snprintf(buf, cap, " %.2fM", n / 1e6);
+}
+
+static void sr_view_hud(sr_viewer *v, double frame_s)
+{
+    v->hud_frames++;
+    v->hud_busy += frame_s;
+    double now = glfwGetTime(), span = now - v->hud_t0;
+    if (span < 0.25) return;
+    /* Rays that entered each bounce, per sample: how fast the live set shrinks. */
+    char rays[512] = "";
+    size_t used = 0;
+    for (uint32_t b = 0; b < v->depth && b < SR_MAX_DEPTH && v->hud_samples; b++) {
+        if (b > 0 && v->hud_rays[b] == 0) break;
+        int n = sr_fmt_count(rays + used, sizeof rays - used, (double)v->hud_rays[b] / v->hud_samples);
+        if (n < 0 || (size_t)n >= sizeof rays - used) break;
+        used += (size_t)n;
+    }
+    char title[1024];
+    snprintf(title, sizeof title, "stencilray | %.1f FPS, %.1f ms%s | %u spp | depth %u | %s | mask %s | exposure %.2f | "
+             "rays/bounce:%s", v->hud_frames / span, 1e3 * v->hud_busy / v->hud_frames, v->vsync ? " (vsync)" : "",
+             v->sample, v->depth, sr_view_backend_label(v), sr_mask_name(v->mask), v->exposure, used ? rays : " -");
+    glfwSetWindowTitle(v->win, title);
+    v->hud_t0 = now;
+    v->hud_busy = 0;
+    v->hud_frames = v->hud_samples = 0;
+    memset(v->hud_rays, 0, sizeof v->hud_rays);
+}
+
+/* ---- frames ------------------------------------------------------------------------------ */
+
+static sr_status sr_view_draw(sr_viewer *v, sr_error *err)
+{
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(v->win, &fw, &fh);
+    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    return sr_display_draw(&v->disp, fw, fh, v->exposure, v->tonemap, err);
+}
+
+/* Draw the film as it is shown and read the framebuffer back into a PNG: the back buffer is
+ * drawn again (its content after a swap is undefined), so this is exactly what the window
+ * shows, tonemap shader included. */
+static sr_status sr_view_shot(sr_viewer *v, const char *path, sr_error *err)
+{
+    if (!v->drawn) return sr_fail(err, SR_ERR_INPUT, "%s: no frame has been drawn yet to save", path);
+    sr_status s = sr_view_draw(v, err);
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(v->win, &fw, &fh);
+    if (!s) s = sr_display_save_png(path, fw, fh, err);
+    if (!s && !v->o->c.quiet) fprintf(stderr, "stencilray view: saved %dx%d screenshot %s (%u spp)\n", fw, fh, path, v->sample);
+    return s;
+}
+
+/* P: the next free stencilray-NNNN.png in the current folder. */
+static sr_status sr_view_key_shot(sr_viewer *v, sr_error *err)
+{
+    char name[64];
+    for (unsigned n = 1; n < 10000; n++) {
+        snprintf(name, sizeof name, "stencilray-%04u.png", n);
+        if (access(name, F_OK) != 0) return sr_view_shot(v, name, err);
+    }
+    return sr_fail(err, SR_ERR_RUNTIME, "stencilray-0001.png .. stencilray-9999.png all exist; not saving");
+}
+
+static sr_status sr_view_frame(sr_viewer *v, sr_error *err)
+{
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(v->win, &fw, &fh);
+    if (fw <= 0 || fh <= 0) {   /* minimised: nothing to show, so nothing to trace */
+        glfwWaitEventsTimeout(0.1);
+        v->last_frame = glfwGetTime();
+        return SR_OK;
+    }
+    double t0 = glfwGetTime();
+    float dt = (float)sr_minf((float)(t0 - v->last_frame), 0.1f);   /* no leaps after a stall */
+    v->last_frame = t0;
+    if (!v->scripted && sr_fly(v, dt)) v->dirty = 1;
+    sr_status s = sr_view_follow_size(v, err);
+    if (!s && v->dirty) s = sr_view_restart(v, err);
+    uint32_t added = 0;
+    if (!s) s = sr_view_trace(v, &added, err);
+    if (!s && added) s = sr_display_upload(&v->disp, &v->be, 1.0f / (float)v->sample, err);
+    if (!s) s = sr_view_draw(v, err);
+    if (s) return s;
+    v->drawn = 1;
+    if (v->shot_pending) {
+        v->shot_pending = 0;
+        if ((s = sr_view_key_shot(v, err))) return s;
+    }
+    glfwSwapBuffers(v->win);
+    v->frames_total++;
+    sr_view_hud(v, glfwGetTime() - t0);
+    if (!added && !v->scripted) glfwWaitEventsTimeout(0.05);   /* converged: do not spin */
+    return SR_OK;
+}
+
+/* ---- script ------------------------------------------------------------------------------ */
+
+/* Ask for a window size and wait for it to take effect (the window system answers later). */
+static sr_status sr_view_set_size(sr_viewer *v, uint32_t w, uint32_t h, sr_error *err)
+{
+    glfwSetWindowSize(v->win, (int)w, (int)h);
+    double t0 = glfwGetTime();
+    int ww = 0, wh = 0;
+    for (;;) {
+        glfwWaitEventsTimeout(0.02);
+        glfwGetWindowSize(v->win, &ww, &wh);
+        if ((uint32_t)ww == w && (uint32_t)wh == h) return SR_OK;
+        if (glfwGetTime() - t0 > 5.0) break;
+    }
+    return sr_fail(err, SR_ERR_RUNTIME, "size=%ux%u: the window stayed %dx%d (the window manager may not allow it)",
+                   w, h, ww, wh);
+}
+
+/* Run script steps up to the next frames step. Returns 1 when the script is over. */
+static int sr_view_run_steps(sr_viewer *v, sr_status *s, sr_error *err)
+{
+    sr_view_opts *o = v->o;
+    while (v->step < o->step_count) {
+        const sr_step *st = &o->steps[v->step];
+        if (st->kind == SR_STEP_FRAMES) {
+            if (!v->frames_left) v->frames_left = st->a;
+            return 0;
+        }
+        switch (st->kind) {
+        case SR_STEP_DEPTH: v->depth = st->a; v->dirty = 1; break;
+        case SR_STEP_MASK: v->mask = (sr_mask)st->a; v->dirty = 1; break;
+        case SR_STEP_SIZE: *s = sr_view_set_size(v, st->a, st->b, err); break;
+        case SR_STEP_EXPOSURE: v->exposure = st->f[0]; break;
+        case SR_STEP_TONEMAP: v->tonemap = (sr_tonemap)st->a; break;
+        case SR_STEP_CAMERA:
+            v->cam.position = sr_v3(st->f[0], st->f[1], st->f[2]);
+            v->cam.look_at = sr_v3(st->f[3], st->f[4], st->f[5]);
+            v->cam.focus_distance = 0.0f;
+            v->dirty = 1;
+            break;
+        case SR_STEP_SHOT: *s = sr_view_shot(v, st->path, err); break;
+        default: break;
+        }
+        v->step++;
+        if (*s) return 1;
+    }
+    return 1;
+}
+
+static sr_status sr_view_loop(sr_viewer *v, sr_error *err)
+{
+    sr_status s = SR_OK;
+    while (!s && !glfwWindowShouldClose(v->win)) {
+        glfwPollEvents();
+        if (v->scripted && sr_view_run_steps(v, &s, err)) break;
+        if ((s = sr_view_frame(v, err))) break;
+        if (v->scripted && --v->frames_left == 0) v->step++;
+    }
+    return s;
+}
+
+/* ---- setup ------------------------------------------------------------------------------- */
+
+static int sr_no_display(void)
+{
+    fprintf(stderr,
+            "stencilray view: no display to open a window on (%s).\n"
+            "  To render to a file instead:   stencilray render SCENE.json -o out.png\n"
+            "  To run the viewer off-screen:  xvfb-run -a stencilray view SCENE.json --frames N --screenshot out.png\n",
+            sr_glfw_last[0] ? sr_glfw_last : "DISPLAY and WAYLAND_DISPLAY are not set");
+    return 1;
+}
+
+static sr_status sr_view_window(sr_viewer *v, sr_error *err)
+{
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_RESIZABLE, GLFW_TRUE);
+    glfwWindowHint(GLFW_SRGB_CAPABLE, GLFW_FALSE);   /* the shader encodes sRGB itself */
+    glfwWindowHint(GLFW_DEPTH_BITS, 0);
+    glfwWindowHint(GLFW_STENCIL_BITS, 0);
+    v->win = glfwCreateWindow((int)v->scene.width, (int)v->scene.height, "stencilray", NULL, NULL);
+    if (!v->win)
+        return sr_fail(err, SR_ERR_RUNTIME, "cannot open a %ux%u window with an OpenGL 3.3 core context: %s",
+                       v->scene.width, v->scene.height, sr_glfw_last[0] ? sr_glfw_last : "unknown GLFW error");
+    glfwMakeContextCurrent(v->win);
+    glfwSetWindowUserPointer(v->win, v);
+    glfwSetKeyCallback(v->win, sr_on_key);
+    glfwSetMouseButtonCallback(v->win, sr_on_button);
+    glfwSetCursorPosCallback(v->win, sr_on_cursor);
+    glfwSetScrollCallback(v->win, sr_on_scroll);
+    glfwSwapInterval(v->vsync);
+    return sr_display_gl_load(err);
+}
+
+/* Interop for a CUDA backend, or say once why frames go through host memory. */
+static void sr_view_choose_path(sr_viewer *v)
+{
+    const int quiet = v->o->c.quiet;
+    if (v->be.kind != SR_BACKEND_CUDA) {
+        if (!quiet) fprintf(stderr, "stencilray view: CPU backend, frames uploaded from host memory to %s\n", v->disp.gl_renderer);
+        return;
+    }
+    char why[1024];
+    if (sr_display_enable_interop(&v->disp, (int)v->o->c.device, why, sizeof why)) {
+        if (!quiet) fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s: frames stay in GPU memory\n", v->disp.gl_renderer);
+    } else {
+        fprintf(stderr, "stencilray view: no CUDA-OpenGL interop (%s); copying each frame through host memory\n", why);
+    }
+}
+
+static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
+{
+    sr_view_opts *o = v->o;
+    v->cam = v->scene.camera;
+    if (o->has_camera) {
+        v->cam.position = sr_v3(o->camera[0], o->camera[1], o->camera[2]);
+        v->cam.look_at = sr_v3(o->camera[3], o->camera[4], o->camera[5]);
+        v->cam.focus_distance = 0.0f;   /* refocus on the new look-at point */
+    }
+    v->home = v->cam;
+    v->depth = v->scene.max_depth;
+    v->spf = o->c.spp ? o->c.spp : 1;
+    v->mask = o->c.render.mask;
+    v->exposure = o->c.exposure;
+    v->tonemap = o->c.tonemap;
+    v->scripted = o->step_count > 0;
+    v->vsync = o->vsync >= 0 ? o->vsync : !v->scripted;
+    v->speed = sr_maxf(0.5f * sr_length(sr_sub(v->cam.position, v->cam.look_at)), 0.1f);
+    sr_status s = sr_view_window(v, err);
+    char dir[1024];
+    if (!s) s = sr_display_find_shaders(o->shader_dir, dir, sizeof dir, err);
+    if (!s) s = sr_display_init(&v->disp, dir, err);
+    if (s) return s;
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(v->win, &fw, &fh);
+    if (fw <= 0 || fh <= 0) { fw = (int)v->scene.width; fh = (int)v->scene.height; }
+    v->seen_w = fw;
+    v->seen_h = fh;
+    if ((s = sr_view_reinit(v, (uint32_t)fw, (uint32_t)fh, err))) return s;
+    sr_view_choose_path(v);
+    v->run_t0 = v->hud_t0 = v->last_frame = glfwGetTime();
+    return SR_OK;
+}
+
+static void sr_view_summary(const sr_viewer *v)
+{
+    double t = glfwGetTime() - v->run_t0;
+    printf("view %s %s | %ux%u, %u frames, %u spp, depth %u, mask %s | %.2f ms/frame (%.1f FPS)\n",
+           sr_view_backend_label(v), v->be.device_name, v->width, v->height, v->frames_total, v->sample, v->depth,
+           sr_mask_name(v->mask), v->frames_total ? 1e3 * t / v->frames_total : 0.0,
+           t > 0 ? v->frames_total / t : 0.0);
+}
+
+int sr_view_main(int argc, char **argv)
+{
+    sr_view_opts o;
+    int help = 0;
+    int code = sr_view_parse(argc, argv, &o, &help);
+    if (help) fputs(sr_view_help, stdout);
+    if (code || help) { free(o.script); return code; }
+
+    glfwSetErrorCallback(sr_glfw_error);
+    if ((!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) || !glfwInit()) {
+        free(o.script);
+        return sr_no_display();
+    }
+    sr_viewer v;
+    memset(&v, 0, sizeof v);
+    v.o = &o;
+    if ((code = sr_open(&o.c, "view", &v.scene, &v.be))) {
+        glfwTerminate();
+        free(o.script);
+        return code;
+    }
+    sr_error err = { SR_OK, "" };
+    sr_status s = sr_view_setup(&v, &err);
+    if (!s) s = sr_view_loop(&v, &err);
+    if (s) fprintf(stderr, "stencilray view: %s\n", err.msg);
+    else if (v.scripted && !o.c.quiet) sr_view_summary(&v);
+    if (v.win) sr_display_free(&v.disp);   /* needs the context, so before the window goes */
+    if (v.have_renderer) sr_renderer_free(&v.r);
+    if (v.win) glfwDestroyWindow(v.win);
+    glfwTerminate();
+    sr_backend_destroy(&v.be);
+    sr_scene_free(&v.scene);
+    free(o.script);
+    return s ? (int)s : 0;
+}

@@ -1,0 +1,243 @@
+/* The viewer in a real window under Xvfb (Mesa), on the CPU path: its screenshots, read back
+ * from the GL framebuffer, match `stencilray render` of the same scene, size, depth, tonemap
+ * and sample count within 2 codes per channel, also after a depth change and a resize in the
+ * middle of a run. Also: no display, a broken shader, bad options. Registered by the top-level
+ * CMakeLists.txt (viewer block); exits 77 (skipped) after the display-free checks when
+ * xvfb-run is not installed (CI installs it: .ci/install-deps). */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+#define SR_XVFB_SCREEN "-screen 0 1280x1024x24"
+
+static int have_program(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path) return 0;
+    char dir[4096];
+    for (const char *p = path; *p;) {
+        const char *colon = strchr(p, ':');
+        size_t n = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(dir, sizeof dir, "%.*s/%s", (int)n, p, name);
+        if (access(dir, X_OK) == 0) return 1;
+        p += n + (colon != NULL);
+    }
+    return 0;
+}
+
+/* Run argv (argv[0] looked up in PATH) with stdout and stderr into out. Returns the exit
+ * status, or -1 if it died on a signal. */
+static int run(const char *const *argv, char *out, size_t cap)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t used = 0;
+    for (;;) {
+        char tmp[4096];
+        ssize_t got = read(fds[0], tmp, sizeof tmp);
+        if (got <= 0) break;
+        for (ssize_t i = 0; i < got && used + 1 < cap; i++) out[used++] = tmp[i];
+    }
+    out[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* stencilray view <args> under a fresh Xvfb, killed after 5 minutes. */
+static int run_view(const char *const *args, char *out, size_t cap)
+{
+    const char *argv[64] = { "timeout", "300", "xvfb-run", "-a", "-s", SR_XVFB_SCREEN, SR_CLI, "view" };
+    size_t n = 8;
+    for (size_t i = 0; args[i] && n < 63; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    int code = run(argv, out, cap);
+    if (code) fprintf(stderr, "stencilray view exited %d:\n%s\n", code, out);
+    return code;
+}
+
+static void render(const char *const *args)
+{
+    const char *argv[64] = { SR_CLI, "render" };
+    size_t n = 2;
+    for (size_t i = 0; args[i] && n < 63; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    char out[8192];
+    int code = run(argv, out, sizeof out);
+    if (code) fprintf(stderr, "stencilray render exited %d:\n%s\n", code, out);
+    assert_int_equal(code, 0);
+}
+
+/* Every channel of the two PNGs within 2 codes (the tonemap in the shader vs in C). */
+static void assert_same_png(const char *a_path, const char *b_path, int w, int h)
+{
+    int wa, ha, na, wb, hb, nb;
+    unsigned char *a = stbi_load(a_path, &wa, &ha, &na, 3);
+    unsigned char *b = stbi_load(b_path, &wb, &hb, &nb, 3);
+    if (!a || !b) fprintf(stderr, "cannot load %s: %s\n", a ? b_path : a_path, stbi_failure_reason());
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(wa, w);
+    assert_int_equal(ha, h);
+    assert_int_equal(wb, w);
+    assert_int_equal(hb, h);
+    int worst = 0, off = 0, differ = 0;
+    for (int i = 0; i < w * h * 3; i++) {
+        int d = abs((int)a[i] - (int)b[i]);
+        if (d > worst) worst = d;
+        differ += d > 0;
+        off += d > 2;
+    }
+    printf("%s vs %s (%dx%d): max |diff| %d code%s, %d of %d channels differ, %d by more than 2\n", a_path,
+           b_path, w, h, worst, worst == 1 ? "" : "s", differ, w * h * 3, off);
+    stbi_image_free(a);
+    stbi_image_free(b);
+    assert_int_equal(off, 0);
+}
+
+static void test_view_matches_render(void **state)
+{
+    (void)state;
+    char scene[1024], v[1024], r[1024], out[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_test_tmp_path(v, sizeof v, "xvfb_v.png");
+    sr_test_tmp_path(r, sizeof r, "xvfb_r.png");
+    unlink(v);
+    /* 3 frames of 1 sample: samples 0, 1, 2, the same as render --spp 3. */
+    const char *view[] = { scene, "--backend", "cpu", "--frames", "3", "--screenshot", v,
+                           "--width", "160", "--height", "90", "--spp", "1", NULL };
+    assert_int_equal(run_view(view, out, sizeof out), 0);
+    printf("%s", out);
+    const char *ren[] = { scene, "--backend", "cpu", "--width", "160", "--height", "90", "--spp", "3",
+                          "-q", "-o", r, NULL };
+    render(ren);
+    assert_same_png(v, r, 160, 90);
+}
+
+/* Depth, tonemap and size change mid-run: each shot matches render at the settings of the
+ * moment, with only the samples since the last reset. */
+static void test_view_script_depth_and_resize(void **state)
+{
+    (void)state;
+    char scene[1024], a[1024], b[1024], c[1024], ra[1024], rb[1024], rc[1024], script[4096], out[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_test_tmp_path(a, sizeof a, "xvfb_sa.png");
+    sr_test_tmp_path(b, sizeof b, "xvfb_sb.png");
+    sr_test_tmp_path(c, sizeof c, "xvfb_sc.png");
+    sr_test_tmp_path(ra, sizeof ra, "xvfb_ra.png");
+    sr_test_tmp_path(rb, sizeof rb, "xvfb_rb.png");
+    sr_test_tmp_path(rc, sizeof rc, "xvfb_rc.png");
+    unlink(a); unlink(b); unlink(c);
+    snprintf(script, sizeof script,
+             "frames=2;shot=%s;depth=1;tonemap=reinhard;frames=2;shot=%s;"
+             "size=200x100;depth=3;tonemap=aces;frames=1;mask=stencil;frames=3;shot=%s", a, b, c);
+    const char *view[] = { scene, "--backend", "cpu", "--size", "160x90", "--exposure", "1.7", "--script", script, NULL };
+    assert_int_equal(run_view(view, out, sizeof out), 0);
+    printf("%s", out);
+
+    const char *r1[] = { scene, "--backend", "cpu", "--width", "160", "--height", "90", "--spp", "2",
+                         "--exposure", "1.7", "-q", "-o", ra, NULL };
+    const char *r2[] = { scene, "--backend", "cpu", "--width", "160", "--height", "90", "--spp", "2", "--depth", "1",
+                         "--exposure", "1.7", "--tonemap", "reinhard", "-q", "-o", rb, NULL };
+    /* The mask change restarted the film too: 3 samples at 200x100, depth 3. */
+    const char *r3[] = { scene, "--backend", "cpu", "--width", "200", "--height", "100", "--spp", "3", "--depth", "3",
+                         "--exposure", "1.7", "--tonemap", "aces", "-q", "-o", rc, NULL };
+    render(r1);
+    render(r2);
+    render(r3);
+    assert_same_png(a, ra, 160, 90);
+    assert_same_png(b, rb, 160, 90);
+    assert_same_png(c, rc, 200, 100);
+}
+
+static void test_view_broken_shader(void **state)
+{
+    (void)state;
+    char dir[1024], vert[1100], frag[1100], src[1024], out[16384];
+    sr_test_tmp_path(dir, sizeof dir, "bad_shaders");
+    snprintf(vert, sizeof vert, "%s/display.vert", dir);
+    snprintf(frag, sizeof frag, "%s/display.frag", dir);
+    const char *mk[] = { "mkdir", "-p", dir, NULL };
+    assert_int_equal(run(mk, out, sizeof out), 0);
+    const char *cp[] = { "cp", sr_test_source_path(src, sizeof src, "shaders/display.vert"), vert, NULL };
+    assert_int_equal(run(cp, out, sizeof out), 0);
+    FILE *f = fopen(frag, "w");
+    assert_non_null(f);
+    fputs("#version 330 core\nout vec4 o_color;\nvoid main() { o_color = vec4(undeclared_thing, 1.0); }\n", f);
+    fclose(f);
+    const char *view[] = { "--backend", "cpu", "--size", "64x32", "--frames", "1", "--shader-dir", dir, NULL };
+    int code = run_view(view, out, sizeof out);
+    assert_int_equal(code, 1);
+    assert_non_null(strstr(out, frag));                    /* the path */
+    assert_non_null(strstr(out, "does not compile"));
+    assert_non_null(strstr(out, "undeclared_thing"));      /* the GL info log */
+}
+
+/* ---- without a display ---------------------------------------------------------------- */
+
+static void test_view_no_display(void **state)
+{
+    (void)state;
+    char err[8192];
+    unsetenv("DISPLAY");
+    unsetenv("WAYLAND_DISPLAY");
+    const char *argv[] = { "view", "--backend", "cpu", "--frames", "1", NULL };
+    assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 1);
+    assert_non_null(strstr(err, "no display"));
+    assert_non_null(strstr(err, "stencilray render"));
+}
+
+static void test_view_usage(void **state)
+{
+    (void)state;
+    char err[8192];
+    const char *bad_size[] = { "view", "--size", "0x5", NULL };
+    assert_int_equal(sr_test_run_cli(bad_size, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--size"));
+    const char *bad_shot[] = { "view", "--screenshot", "x.jpg", NULL };
+    assert_int_equal(sr_test_run_cli(bad_shot, err, sizeof err), 2);
+    const char *bad_cam[] = { "view", "--camera", "1,2,3", NULL };
+    assert_int_equal(sr_test_run_cli(bad_cam, err, sizeof err), 2);
+    const char *bad_step[] = { "view", "--script", "frames=2;zoom=3", NULL };
+    assert_int_equal(sr_test_run_cli(bad_step, err, sizeof err), 2);
+    assert_non_null(strstr(err, "zoom"));
+    const char *help[] = { "view", "--help", NULL };
+    assert_int_equal(sr_test_run_cli(help, err, sizeof err), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest headless[] = {
+        cmocka_unit_test(test_view_usage),
+        cmocka_unit_test(test_view_no_display),
+    };
+    int failed = cmocka_run_group_tests_name("view without a display", headless, NULL, NULL);
+    if (failed) return failed;
+    if (!have_program("xvfb-run") || !have_program("Xvfb")) {
+        printf("skipped: xvfb-run / Xvfb not installed (Debian: apt-get install xvfb xauth)\n");
+        return 77;
+    }
+    const struct CMUnitTest windowed[] = {
+        cmocka_unit_test(test_view_matches_render),
+        cmocka_unit_test(test_view_script_depth_and_resize),
+        cmocka_unit_test(test_view_broken_shader),
+    };
+    return cmocka_run_group_tests_name("view under Xvfb", windowed, NULL, NULL);
+}
