@@ -27,13 +27,14 @@ cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *stencil, ui
  * wrong forecast costs time, never correctness. */
 cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
                                  const uint32_t *live_n, uint32_t grid, cudaStream_t stream);
-/* Ballot partitioning of src's *live_n slots into dst, one launch: *counter (zero before)
- * receives the new count, the stencil's first ceil(count/32) words become the first count
- * bits, and *live_n and *blocks_done are zeroed for the next round (ping-pong the two
- * counts). Words past the new count are left stale: nothing reads them until the next
- * sample refills the stencil. */
+/* Ballot partitioning of src's *live_n slots into dst: *counter (zero before) receives the
+ * new count, the stencil's first ceil(count/32) words become the first count bits, and
+ * *live_n is zeroed, ready to be the next round's counter (ping-pong the two counts).
+ * Words past the new count are left stale: nothing reads them until the next sample
+ * refills the stencil. `expected` (an upper estimate of *live_n) sizes the grids; any
+ * value is correct. Two launches: compaction, then the stencil prefix. */
 cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, uint32_t *live_n,
-                                   uint32_t *counter, uint32_t *blocks_done, uint32_t grid, cudaStream_t stream);
+                                   uint32_t *counter, uint32_t expected, cudaStream_t stream);
 /* Blocks for n slots at `block` threads, at least 1 and at most max_grid. */
 static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid)
 {
@@ -51,8 +52,6 @@ cudaError_t sr_launch_compact(sr_ray_soa src, sr_ray_soa dst, const uint32_t *st
  * to live_host (the device-side count the persistent kernels read). */
 cudaError_t sr_launch_stencil_prefix(uint32_t *stencil, uint32_t words, const uint32_t *live_dev,
                                      uint32_t live_host, uint32_t *n_out, cudaStream_t stream);
-/* The most compaction blocks that are resident at once (occupancy x SMs): its grid cap. */
-cudaError_t sr_persistent_grid_compact(int device, uint32_t *grid);
 /* *out (device, zeroed by the caller) += live rays among n slots. */
 cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint32_t *flags, uint32_t n,
                                  uint32_t *out, cudaStream_t stream);

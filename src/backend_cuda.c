@@ -29,11 +29,10 @@ typedef struct sr_cuda {
     uint32_t *hit_prim, *stencil, *flags, *ray_count, *counter;
     float *film;
     uint32_t *counter_host;         /* pinned: the compacted count comes back here          */
-    uint32_t *live_n;               /* [3]: two device-side live counts (ping-pong) of the
-                                       compact path, then compaction's blocks-done ticket   */
+    uint32_t *live_n;               /* [2]: the compact path's device-side live counts, which
+                                       compaction ping-pongs (the other one is its counter) */
     int cur_n;                      /* which count is current                               */
     uint32_t n_est;                 /* the host's estimate of *live_n, sizes the launches   */
-    uint32_t grid_compact_max;      /* compaction's grid cap (SR_COMPACT_GRID_RESIDENT)     */
     uint32_t capacity, aligned, words, n, sample, seed;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
 } sr_cuda;
@@ -185,7 +184,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMalloc((void **)&c->flags, sizeof(uint32_t) * c->aligned), "allocating flags");
     SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
-    SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 3 * sizeof(uint32_t)), "allocating counters");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->film, sizeof(float) * 3u * c->capacity), "allocating the film");
     SR_CUDA_TRY(cudaMemsetAsync(c->stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
     SR_CUDA_TRY(cudaMemsetAsync(c->flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
@@ -228,7 +227,7 @@ static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, ui
     else {
         c->cur_n = 0;
         c->n_est = c->n;
-        SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, 2 * sizeof(uint32_t), c->stream), "clearing counters");
+        SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, sizeof(uint32_t), c->stream), "clearing counters");
         SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, c->words, NULL, c->n, &c->live_n[0], c->stream),
                     "launching stencil fill");
     }
@@ -259,8 +258,7 @@ static sr_status cuda_compact(void *impl, uint32_t expected, uint32_t *live, sr_
     sr_cuda *c = (sr_cuda *)impl;
     uint32_t *next_n = &c->live_n[1 - c->cur_n];
     SR_CUDA_TRY(sr_launch_compact_live(c->pool[c->current], c->pool[1 - c->current], c->stencil, &c->live_n[c->cur_n],
-                                       next_n, &c->live_n[2], sr_grid_for(c->n_est, SR_COMPACT_BLOCK, c->grid_compact_max),
-                                       c->stream), "launching compact");
+                                       next_n, c->n_est, c->stream), "launching compact");
     c->current = 1 - c->current;
     c->cur_n = 1 - c->cur_n;
     c->n_est = expected < c->n_est ? expected : c->n_est;
@@ -396,10 +394,6 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
     if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, device);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
     if (e == cudaSuccess) e = cudaMallocHost((void **)&c->counter_host, sizeof(uint32_t));
-    if (e == cudaSuccess) e = sr_persistent_grid_compact(device, &c->grid_compact_max);
-    /* Measured on the H200: one block per 256 slots beats a resident-size grid that loops
-     * (the loop is latency-bound on its __syncthreads); keep the cap only if asked. */
-    if (!getenv("SR_COMPACT_GRID_RESIDENT")) c->grid_compact_max = UINT32_MAX;
     if (e != cudaSuccess) {
         st = sr_fail(err, SR_ERR_RUNTIME, "CUDA error while opening device %d: %s (%s)", device,
                      cudaGetErrorString(e), cudaGetErrorName(e));
