@@ -234,7 +234,7 @@ static void run_case(gpu_pool *g, int d, uint32_t expected, const char *grid_nam
             CK(sr_launch_micro_cub_per_field(g->temp, g->temp_bytes, g->src, g->dst, g->flags, n, &g->counts[1], g->stream));
         else
             CK(sr_launch_micro_cub_compact(g->temp, g->temp_bytes, g->src, g->dst, g->flags, n, g->idx, &g->counts[1],
-                                           grid, g->stream));
+                                           sr_grid_for(n, SR_COMPACT_BLOCK, UINT32_MAX), g->stream));
         CK(cudaStreamSynchronize(g->stream));
         CK(cudaMemcpy(&count, &g->counts[1], sizeof count, cudaMemcpyDeviceToHost));
         host_check(g, stencil_host, live, count, who);
