@@ -35,7 +35,8 @@ extern "C" __global__ void srk_compact(sr_ray_soa src, sr_ray_soa dst, const uin
  * 1. two warps read the tile's 64 stencil words and warp-scan their popcounts into each
  *    word's offset; thread 0 reserves the tile's range with ONE atomicAdd (per 2048 slots:
  *    the global counter is no bottleneck; measured against CUB in bench --micro);
- * 2. each warp moves its words' live rays: m = ballot(alive), rank = popc(m & lanemask_lt).
+ * 2. each warp moves its words' live rays: m = ballot(alive), rank = popc(m & lanemask_lt);
+ *    the words are kept in shared memory from step 1, so this step reads no stencil.
  * The block's loop test is uniform (n is read once), so __syncthreads inside it is safe. */
 #define SR_COMPACT_TILE (SR_COMPACT_BLOCK * 8u)
 #define SR_TILE_WORDS (SR_COMPACT_TILE / 32u)
@@ -43,7 +44,7 @@ extern "C" __global__ void srk_compact(sr_ray_soa src, sr_ray_soa dst, const uin
 extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil,
                                             const uint32_t *live_n, uint32_t *counter)
 {
-    __shared__ uint32_t word_offset[SR_TILE_WORDS];
+    __shared__ uint32_t word_offset[SR_TILE_WORDS], tile_word[SR_TILE_WORDS];
     __shared__ uint32_t half_total[2];
     __shared__ uint32_t tile_base;
     const uint32_t n = *live_n, stride = gridDim.x * SR_COMPACT_TILE;
@@ -60,6 +61,7 @@ extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, cons
                 if (lane >= off) x += y;
             }
             word_offset[threadIdx.x] = x - c;
+            tile_word[threadIdx.x] = word;
             if (lane == 31u) half_total[warp] = x;
         }
         __syncthreads();
@@ -68,11 +70,13 @@ extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, cons
             tile_base = total ? atomicAdd(counter, total) : 0u;
         }
         __syncthreads();
+        /* Each warp's words come from shared memory (read once from the stencil above, stale
+         * bits already masked); a zero word is skipped by the whole warp. */
         for (uint32_t w = warp; w < SR_TILE_WORDS; w += SR_COMPACT_BLOCK / 32u) {
-            if (first + w * 32u >= n) break;                       /* warp-uniform */
+            const uint32_t word = tile_word[w];
+            if (word == 0) continue;                               /* warp-uniform */
             const uint32_t i = first + w * 32u + lane;
-            const uint32_t word = sr_stencil_load(stencil, i);
-            const bool alive = i < n && SR_STENCIL_TEST(word, i);
+            const bool alive = SR_STENCIL_TEST(word, i);
             const uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
             const uint32_t base = tile_base + word_offset[w] + (w >= 32u ? half_total[0] : 0u);
             if (alive) sr_ray_copy(dst, base + (uint32_t)__popc(m & sr_lanemask_lt(lane)), src, i);
