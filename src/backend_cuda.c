@@ -33,6 +33,7 @@ typedef struct sr_cuda {
                                        compaction ping-pongs (the other one is its counter) */
     int cur_n;                      /* which count is current                               */
     uint32_t n_est;                 /* the host's estimate of *live_n, sizes the launches   */
+    int compacted;                  /* this sample has compacted: launch the live kernels   */
     uint32_t capacity, aligned, words, n, sample, seed;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
 } sr_cuda;
@@ -226,6 +227,7 @@ static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, ui
         SR_CUDA_TRY(cudaMemsetAsync(c->flags, 1, sizeof(uint32_t) * c->n, c->stream), "setting flags");
     else {
         c->cur_n = 0;
+        c->compacted = 0;
         c->n_est = c->n;
         SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, sizeof(uint32_t), c->stream), "clearing counters");
         SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, c->words, NULL, c->n, &c->live_n[0], c->stream),
@@ -240,7 +242,9 @@ static sr_status cuda_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32
     sr_params p = cuda_params(c);
     static const char *const what[] = { "launching generate", "launching intersect", "launching shade" };
     int k = stage == SR_STAGE_GENERATE ? SRK_GENERATE : stage == SR_STAGE_INTERSECT ? SRK_INTERSECT : SRK_SHADE;
-    if (mask == SR_MASK_COMPACT)   /* grid-stride kernels over the device-side live count */
+    /* After a compaction, grid-stride kernels over the device-side live count; before it,
+     * the plain one-thread-per-slot frame, which measured ~4% faster on a full pool. */
+    if (mask == SR_MASK_COMPACT && c->compacted)
         SR_CUDA_TRY(sr_launch_stage_live(k, &p, c->stencil, bounce, &c->live_n[c->cur_n],
                                          sr_grid_for(c->n_est, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
                     what[k]);
@@ -261,6 +265,7 @@ static sr_status cuda_compact(void *impl, uint32_t expected, uint32_t *live, sr_
                                        next_n, c->n_est, c->stream), "launching compact");
     c->current = 1 - c->current;
     c->cur_n = 1 - c->cur_n;
+    c->compacted = 1;
     c->n_est = expected < c->n_est ? expected : c->n_est;
     if (live) {
         SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, next_n, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),

@@ -130,6 +130,7 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     for (uint32_t f = 0; f < b->frames; f++) {
         sr_stage_times t;
         memset(&t, 0, sizeof t);
+        t.per_stage = b->breakdown;   /* a mark per stage costs host time: only when asked */
         o.times = &t;
         if ((s = sr_render_sample(r, &o, b->warmup + f, &st, err))) return s;
         frame_ms[f] = t.total;

@@ -51,7 +51,7 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "  --mask M                how bounces skip finished rays: compact (default), stencil,\n" \
 "                          flags, megakernel; every mask gives the same image\n" \
 "  --compact-below F       compact live rays when fewer than F of them are left (0..1,\n" \
-"                          default 0.5; 1 = after every bounce, 0 = never)\n" \
+"                          default 0.1; 1 = after every bounce, 0 = never)\n" \
 "  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n" \
 "Output:\n" \
 "  --exposure X            multiply radiance by X before tonemapping (default 1)\n" \

@@ -18,7 +18,7 @@ void sr_render_opts_default(sr_render_opts *o)
     memset(o, 0, sizeof *o);
     o->mask = SR_MASK_COMPACT;
     o->seed = 1;
-    o->compact_below = 0.5f;
+    o->compact_below = 0.1f;    /* measured best or near it on the H200 (README) */
     o->progress = 0;
 }
 
@@ -64,6 +64,7 @@ static sr_status sr_mark(sr_renderer *r, const sr_render_opts *o, sr_marks *m, s
                          sr_error *err)
 {
     if (!o->times || m->count >= SR_MAX_MARKS) return SR_OK;
+    if (!o->times->per_stage && stage != SR_STAGE_COUNT) return SR_OK;
     m->stage[m->count] = (uint8_t)stage;
     m->bounce[m->count] = (uint8_t)bounce;
     return r->be->ops->mark(r->be->impl, m->count++, err);
@@ -81,7 +82,7 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
         case SR_STAGE_INTERSECT: o->times->intersect[b] += ms; break;
         case SR_STAGE_SHADE: o->times->shade[b] += ms; break;
         case SR_STAGE_COMPACT: o->times->compact[b] += ms; break;
-        default: o->times->megakernel += ms; break;
+        default: if (o->mask == SR_MASK_MEGAKERNEL) o->times->megakernel += ms; break;
         }
         o->times->total += ms;
     }
@@ -105,6 +106,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
         if ((s = ops->begin_sample(be, o->mask, sample, o->seed, err))) return s;
         if ((s = ops->run_stage(be, o->mask, SR_STAGE_GENERATE, 0, err))) return s;
         if ((s = sr_mark(r, o, &marks, SR_STAGE_GENERATE, 0, err))) return s;
+        float pool_frac = 1.0f;   /* the current pool's size, as a fraction of the full pool */
         for (uint32_t b = 0; b < r->view.max_depth; b++) {
             if ((s = ops->run_stage(be, o->mask, SR_STAGE_INTERSECT, b, err))) return s;
             if ((s = sr_mark(r, o, &marks, SR_STAGE_INTERSECT, b, err))) return s;
@@ -113,25 +115,33 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
             if (o->mask != SR_MASK_COMPACT || b + 1 >= r->view.max_depth) continue;
             /* flags and stencil launch over the whole pool every bounce, as they would; the
              * compact strategy shrinks the pool when enough rays have died to pay for it. */
+            /* Compact when the live rays fill less than compact_below of the CURRENT pool
+             * (after a compaction the pool is dense: compacting it again would only cost). */
             bool compact_now, measure = !r->have_history;
             uint32_t live = 0, expected = n;
+            float live_frac;                       /* of the full pool */
             if (measure) {                         /* first sample: count (one sync) */
                 if ((s = ops->count_live(be, o->mask, &live, err))) return s;
                 if (live == 0) break;
-                compact_now = (float)live < o->compact_below * (float)n;
+                live_frac = (float)live / (float)n;
             } else {                               /* later: the last sample's forecast */
-                expected = (uint32_t)(r->live_after[b] * 1.05f * (float)n) + 256u;
-                compact_now = r->live_after[b] < o->compact_below;
+                live_frac = r->live_after[b];
+                expected = (uint32_t)(live_frac * 1.05f * (float)n) + 256u;
             }
+            compact_now = live_frac < o->compact_below * pool_frac;
             if (o->compact_below >= 1.0f) compact_now = true;
             if (o->compact_below <= 0.0f) compact_now = false;
             if (compact_now) {
                 if ((s = ops->compact(be, expected, measure ? &live : NULL, err))) return s;
                 if (st) st->compactions++;
+                pool_frac = live_frac;
             }
             if ((s = sr_mark(r, o, &marks, SR_STAGE_COMPACT, b, err))) return s;
         }
     }
+    if (o->times && !o->times->per_stage && o->mask != SR_MASK_MEGAKERNEL &&
+        (s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err)))   /* the sample's end */
+        return s;
     if (o->times && (s = sr_collect_times(r, o, &marks, err))) return s;
     uint32_t counts[SR_MAX_DEPTH];
     if ((s = ops->read_ray_counts(be, counts, err))) return s;

@@ -14,6 +14,8 @@ typedef struct sr_stage_times {
     double intersect[SR_MAX_DEPTH], shade[SR_MAX_DEPTH], compact[SR_MAX_DEPTH];
     double total;          /* first mark to last: the whole sample                          */
     double megakernel;
+    int per_stage;         /* mark every stage (costs a little host time per launch); else
+                            * only the sample's start and end are marked                  */
 } sr_stage_times;
 
 typedef struct sr_render_opts {
