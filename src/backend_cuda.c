@@ -10,13 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SR_CUDA_TRY(call, what)                                                               \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess)                                                                \
-            return sr_fail(err, SR_ERR_RUNTIME, "CUDA error while %s: %s (%s)", (what),       \
-                           cudaGetErrorString(e_), cudaGetErrorName(e_));                     \
-    } while (0)
+#include "cuda_check.h"
 
 typedef struct sr_cuda {
     int device;

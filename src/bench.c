@@ -4,6 +4,7 @@
 #include "bench.h"
 #include "bench_micro.h"
 #include "options.h"
+#include "textout.h"
 
 #include <cJSON.h>
 #include <math.h>
@@ -197,29 +198,12 @@ static void sr_print_breakdown(FILE *f, const sr_bench_row *rows, uint32_t n)
     }
 }
 
-/* Write through a temporary name and rename, like images: no half-written results. */
-static FILE *sr_open_tmp(const char *path, char *tmp, size_t cap)
-{
-    snprintf(tmp, cap, "%s.tmp-%ld", path, (long)getpid());
-    return fopen(tmp, "w");
-}
-
-static sr_status sr_close_tmp(FILE *f, const char *tmp, const char *path, sr_error *err)
-{
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return sr_fail(err, SR_ERR_RUNTIME, "cannot write %s", path);
-    }
-    return SR_OK;
-}
-
 static sr_status sr_write_csv(const char *path, const sr_bench_row *rows, uint32_t n, int breakdown, sr_error *err)
 {
-    char tmp[4096];
-    FILE *f = sr_open_tmp(path, tmp, sizeof tmp);
-    if (!f) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", path);
+    sr_textout out;
+    sr_status s = sr_textout_open(&out, path, err);
+    if (s) return s;
+    FILE *f = out.f;
     fprintf(f, "depth,mask,median_ms,fps,p99_ms,min_ms,rays_per_frame,mrays_per_s,live_after");
     if (breakdown) fprintf(f, ",generate_ms,intersect_ms,shade_ms,compact_ms");
     fprintf(f, "\n");
@@ -239,7 +223,7 @@ static sr_status sr_write_csv(const char *path, const sr_bench_row *rows, uint32
         }
         fprintf(f, "\n");
     }
-    return sr_close_tmp(f, tmp, path, err);
+    return sr_textout_commit(&out, err);
 }
 
 static sr_status sr_write_json(const char *path, const char *header, const char *gpu, const sr_bench_row *rows,
@@ -283,13 +267,13 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
-    char tmp[4096];
-    FILE *f = sr_open_tmp(path, tmp, sizeof tmp);
-    if (!f) { cJSON_free(text); return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", path); }
-    fputs(text, f);
-    fputc('\n', f);
+    sr_textout out;
+    sr_status s = sr_textout_open(&out, path, err);
+    if (s) { cJSON_free(text); return s; }
+    fputs(text, out.f);
+    fputc('\n', out.f);
     cJSON_free(text);
-    return sr_close_tmp(f, tmp, path, err);
+    return sr_textout_commit(&out, err);
 }
 
 static sr_status sr_write_plot(const char *path, const char *title, const sr_bench_row *rows, uint32_t n,

@@ -5,6 +5,7 @@
  * compaction's output is checked on the device: the count is the stencil's popcount and the
  * first count slots are exactly the live rays, each once, each with all its fields. */
 #include "bench_micro.h"
+#include "textout.h"
 #include "backend.h"
 #include "../kernels/micro.h"
 
@@ -15,13 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SR_CUDA_TRY(call, what)                                                               \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess)                                                                \
-            return sr_fail(err, SR_ERR_RUNTIME, "CUDA error while %s: %s (%s)", (what),       \
-                           cudaGetErrorString(e_), cudaGetErrorName(e_));                     \
-    } while (0)
+#include "cuda_check.h"
 
 #define SR_MICRO_DEFAULT_RAYS (8u * 1024u * 1024u)
 #define SR_MICRO_MAX_RAYS (1u << 30)
@@ -352,33 +347,16 @@ static void sr_micro_print(FILE *out, const sr_micro *m, const sr_micro_row *row
     fprintf(out, "  speed-up = CUB us / ballot us; CUB/field = Flagged once per array (the naive use, for scale)\n");
 }
 
-/* Write through a temporary name and rename: no half-written results. */
-static FILE *sr_micro_open_tmp(const char *path, char *tmp, size_t cap)
-{
-    snprintf(tmp, cap, "%s.tmp-%ld", path, (long)getpid());
-    return fopen(tmp, "w");
-}
-
-static sr_status sr_micro_close_tmp(FILE *f, const char *tmp, const char *path, sr_error *err)
-{
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return sr_fail(err, SR_ERR_RUNTIME, "cannot write %s", path);
-    }
-    return SR_OK;
-}
-
 /* One row per (pattern, live fraction, method): table is "masking" or "compaction"; speedup
  * is the baseline's time over this method's (baseline: flags for stencil, flags_loop for
  * stencil_loop, cub for the compactions). */
 static sr_status sr_micro_write_csv(const char *path, const sr_micro *m, const sr_micro_row *rows, uint32_t n,
                                     sr_error *err)
 {
-    char tmp[4096];
-    FILE *f = sr_micro_open_tmp(path, tmp, sizeof tmp);
-    if (!f) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", path);
+    sr_textout out;
+    sr_status s = sr_textout_open(&out, path, err);
+    if (s) return s;
+    FILE *f = out.f;
     fprintf(f, "table,pattern,live_fraction,slots,live_rays,method,median_us,slots_per_s,masked_slots_per_s,"
                "rays_per_s,moved_gb_per_s,speedup\n");
     for (uint32_t i = 0; i < n; i++) {
@@ -393,7 +371,7 @@ static sr_status sr_micro_write_csv(const char *path, const sr_micro *m, const s
             fprintf(f, ",%.4f\n", us > 0 ? base / us : 0);
         }
     }
-    return sr_micro_close_tmp(f, tmp, path, err);
+    return sr_textout_commit(&out, err);
 }
 
 static sr_status sr_micro_write_json(const char *path, const char *gpu, const char *date, const sr_micro *m,
@@ -452,13 +430,13 @@ static sr_status sr_micro_write_json(const char *path, const char *gpu, const ch
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
-    char tmp[4096];
-    FILE *f = sr_micro_open_tmp(path, tmp, sizeof tmp);
-    if (!f) { cJSON_free(text); return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", path); }
-    fputs(text, f);
-    fputc('\n', f);
+    sr_textout out;
+    sr_status s = sr_textout_open(&out, path, err);
+    if (s) { cJSON_free(text); return s; }
+    fputs(text, out.f);
+    fputc('\n', out.f);
     cJSON_free(text);
-    return sr_micro_close_tmp(f, tmp, path, err);
+    return sr_textout_commit(&out, err);
 }
 
 /* ---- entry ------------------------------------------------------------------------------ */

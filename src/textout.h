@@ -1,0 +1,21 @@
+/* textout.h: text results (CSV, JSON, plot data) written through a temporary name in the
+ * same folder and renamed when complete, like images: a failure never leaves a half-written
+ * file at the destination. */
+#ifndef SR_TEXTOUT_H
+#define SR_TEXTOUT_H
+
+#include <stdio.h>
+#include "status.h"
+
+typedef struct sr_textout {
+    FILE *f;
+    char tmp[4096];
+    const char *path;
+} sr_textout;
+
+/* Open a temporary file next to `path`; SR_ERR_RUNTIME with a message if it cannot. */
+sr_status sr_textout_open(sr_textout *t, const char *path, sr_error *err);
+/* Close and rename over `path`; on any write error remove the temporary and fail. */
+sr_status sr_textout_commit(sr_textout *t, sr_error *err);
+
+#endif
