@@ -52,29 +52,36 @@
 
 SR_STENCIL_KERNEL(srk_generate, sr_stage_generate(&p, i), 0)
 SR_STENCIL_KERNEL(srk_intersect, sr_stage_intersect(&p, i), 1)
-SR_STENCIL_KERNEL(srk_shade, sr_stage_shade(&p, i, bounce), 0)
+SR_STENCIL_KERNEL(srk_shade, sr_stage_shade_whitted(&p, i, bounce), 0)
+SR_STENCIL_KERNEL(srk_shade_path, sr_stage_shade_path(&p, i, bounce), 0)
 SR_STENCIL_LOOP_KERNEL(srk_intersect_live, sr_stage_intersect(&p, i), 1)
-SR_STENCIL_LOOP_KERNEL(srk_shade_live, sr_stage_shade(&p, i, bounce), 0)
+SR_STENCIL_LOOP_KERNEL(srk_shade_live, sr_stage_shade_whitted(&p, i, bounce), 0)
+SR_STENCIL_LOOP_KERNEL(srk_shade_path_live, sr_stage_shade_path(&p, i, bounce), 0)
 SR_FLAGS_KERNEL(srk_generate_flags, sr_stage_generate(&p, i), 0)
 SR_FLAGS_KERNEL(srk_intersect_flags, sr_stage_intersect(&p, i), 1)
-SR_FLAGS_KERNEL(srk_shade_flags, sr_stage_shade(&p, i, bounce), 0)
+SR_FLAGS_KERNEL(srk_shade_flags, sr_stage_shade_whitted(&p, i, bounce), 0)
+SR_FLAGS_KERNEL(srk_shade_path_flags, sr_stage_shade_path(&p, i, bounce), 0)
 
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do. */
-extern "C" __global__ void srk_megakernel(sr_params p)
-{
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    uint32_t segments = 0;
-    if (i < p.n) {
-        sr_stage_generate(&p, i);
-        for (uint32_t b = 0; b < p.scene.max_depth; b++) {
-            segments++;
-            sr_stage_intersect(&p, i);
-            if (!sr_stage_shade(&p, i, b)) break;
-        }
+#define SR_MEGAKERNEL(NAME, SHADE)                                                            \
+    extern "C" __global__ void NAME(sr_params p)                                              \
+    {                                                                                         \
+        const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
+        uint32_t segments = 0;                                                                \
+        if (i < p.n) {                                                                        \
+            sr_stage_generate(&p, i);                                                         \
+            for (uint32_t b = 0; b < p.scene.max_depth; b++) {                                \
+                segments++;                                                                   \
+                sr_stage_intersect(&p, i);                                                    \
+                if (!SHADE(&p, i, b)) break;                                                  \
+            }                                                                                 \
+        }                                                                                     \
+        for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
+        if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(&p.ray_count[0], segments);      \
     }
-    for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off);
-    if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(&p.ray_count[0], segments);
-}
+
+SR_MEGAKERNEL(srk_megakernel, sr_stage_shade_whitted)
+SR_MEGAKERNEL(srk_megakernel_path, sr_stage_shade_path)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 
@@ -83,17 +90,24 @@ extern "C" cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *
 {
     if (p->n == 0) return cudaSuccess;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH;
     if (stencil) {
         switch (stage) {
         case SRK_GENERATE: srk_generate<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
         case SRK_INTERSECT: srk_intersect<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
-        default: srk_shade<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
+        default:
+            if (path) srk_shade_path<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            else srk_shade<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            break;
         }
     } else {
         switch (stage) {
         case SRK_GENERATE: srk_generate_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
         case SRK_INTERSECT: srk_intersect_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
-        default: srk_shade_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
+        default:
+            if (path) srk_shade_path_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            else srk_shade_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            break;
         }
     }
     return cudaGetLastError();
@@ -103,6 +117,8 @@ extern "C" cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint3
                                             const uint32_t *live_n, uint32_t grid, cudaStream_t stream)
 {
     if (stage == SRK_INTERSECT) srk_intersect_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else if (stage == SRK_SHADE && p->scene.integrator == SR_INTEGRATOR_PATH)
+        srk_shade_path_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
     else if (stage == SRK_SHADE) srk_shade_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
     else return sr_launch_stage(stage, p, stencil, NULL, bounce, stream);   /* generate: the full pool */
     return cudaGetLastError();
@@ -111,6 +127,9 @@ extern "C" cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint3
 extern "C" cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream)
 {
     if (p->n == 0) return cudaSuccess;
-    srk_megakernel<<<sr_blocks(p->n, SR_STAGE_BLOCK), SR_STAGE_BLOCK, 0, stream>>>(*p);
+    if (p->scene.integrator == SR_INTEGRATOR_PATH)
+        srk_megakernel_path<<<sr_blocks(p->n, SR_STAGE_BLOCK), SR_STAGE_BLOCK, 0, stream>>>(*p);
+    else
+        srk_megakernel<<<sr_blocks(p->n, SR_STAGE_BLOCK), SR_STAGE_BLOCK, 0, stream>>>(*p);
     return cudaGetLastError();
 }

@@ -6,11 +6,14 @@
 
 #include "types.h"
 
-/* Path state that survives a bounce (moved by compaction). */
+/* Path state that survives a bounce (moved by compaction). pdf: the solid-angle pdf with which
+ * path mode sampled this ray's direction, for MIS when it hits an emitter; 0 for camera rays
+ * and after a specular (delta) bounce. Whitted mode leaves it 0. */
 #define SR_RAY_FIELDS(X) \
     X(float, ox) X(float, oy) X(float, oz) \
     X(float, dx) X(float, dy) X(float, dz) \
     X(float, tr) X(float, tg) X(float, tb) \
+    X(float, pdf) \
     X(uint32_t, pixel)
 
 typedef struct sr_ray_soa {

@@ -18,7 +18,10 @@ SR_HD uint32_t sr_hash32(uint32_t x)
 
 /* Dimensions a stage draws, so two draws at one bounce never share a stream. */
 enum { SR_DIM_PIXEL_X = 0, SR_DIM_PIXEL_Y, SR_DIM_LENS_U, SR_DIM_LENS_V,
-       SR_DIM_CHOICE, SR_DIM_FUZZ_U, SR_DIM_FUZZ_V, SR_DIM_FUZZ_W, SR_DIM_COUNT };
+       SR_DIM_CHOICE, SR_DIM_FUZZ_U, SR_DIM_FUZZ_V, SR_DIM_FUZZ_W,
+       /* path tracing (kernels/path.h) */
+       SR_DIM_LIGHT_PICK, SR_DIM_LIGHT_U, SR_DIM_LIGHT_V, SR_DIM_BSDF_U, SR_DIM_BSDF_V, SR_DIM_RR,
+       SR_DIM_COUNT };
 
 /* A uniform float in [0, 1) with 24 random bits. */
 SR_HD float sr_rng(uint32_t seed, uint32_t pixel, uint32_t sample, uint32_t bounce, uint32_t dim)

@@ -26,6 +26,16 @@ SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
     f[0] += c.x; f[1] += c.y; f[2] += c.z;
 }
 
+/* Radiance of a ray that escapes in direction d (unit): the uniform background, or the sky
+ * gradient by d.y: horizon at y = 0 to zenith at y = 1, and to ground at y = -1. */
+SR_HD sr_vec3 sr_sky(const sr_scene_view *s, sr_vec3 d)
+{
+    if (!s->has_sky) return s->background;
+    float y = sr_clampf(d.y, -1.0f, 1.0f);
+    if (y >= 0.0f) return sr_add(sr_scale(s->sky_horizon, 1.0f - y), sr_scale(s->sky_zenith, y));
+    return sr_add(sr_scale(s->sky_horizon, 1.0f + y), sr_scale(s->sky_ground, -y));
+}
+
 /* Primary ray of pixel `slot` (the pool is in pixel order when a sample starts). */
 SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
 {
@@ -48,6 +58,7 @@ SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
     }
     sr_vec3 target = sr_add(c->lower_left, sr_add(sr_scale(c->horizontal, u), sr_scale(c->vertical, v)));
     sr_ray_set(p, slot, origin, sr_normalize(sr_sub(target, origin)), sr_v3s(1.0f));
+    p->ray.pdf[slot] = 0.0f;   /* path mode: nothing sampled it, emission counts in full */
     p->ray.pixel[slot] = slot;
     return true;
 }
@@ -61,9 +72,12 @@ SR_HD bool sr_stage_intersect(const sr_params *p, uint32_t slot)
     return true;
 }
 
+/* Path tracing's shade stage (kernels/path.h, included at the end of this file). */
+SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce);
+
 /* Whitted shading at bounce `bounce` (0 = primary): gather light into the film, then
  * either spawn the continuation ray in place or end the path. */
-SR_HD bool sr_stage_shade(const sr_params *p, uint32_t slot, uint32_t bounce)
+SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
     const sr_scene_view *s = &p->scene;
     sr_vec3 tp = sr_ray_tp(p, slot);
@@ -72,7 +86,7 @@ SR_HD bool sr_stage_shade(const sr_params *p, uint32_t slot, uint32_t bounce)
     h.t = p->hit_t[slot];
     h.prim = p->hit_prim[slot];
     if (h.prim == SR_NO_HIT) {
-        sr_film_add(p, pixel, sr_mul(tp, s->background));
+        sr_film_add(p, pixel, sr_mul(tp, sr_sky(s, sr_ray_dir(p, slot))));
         return false;
     }
     sr_vec3 d = sr_ray_dir(p, slot);
@@ -88,7 +102,7 @@ SR_HD bool sr_stage_shade(const sr_params *p, uint32_t slot, uint32_t bounce)
         return false;
     }
     if (m->kind == SR_MAT_EMISSIVE) {
-        if (front) sr_film_add(p, pixel, sr_mul(tp, m->color));
+        if (front || m->two_sided) sr_film_add(p, pixel, sr_mul(tp, m->color));
         return false;
     }
     if (bounce + 1u >= s->max_depth) return false;   /* out of depth: nothing more arrives */
@@ -131,6 +145,19 @@ SR_HD bool sr_stage_shade(const sr_params *p, uint32_t slot, uint32_t bounce)
     if (sr_max3(tp) <= 0.0f) return false;
     sr_ray_set(p, slot, o, nd, tp);
     return true;
+}
+
+/* The path integrator's body; it needs the helpers above (and includes this file itself, so
+ * either header may be included first). */
+#include "path.h"
+
+/* The shade stage of the scene's integrator. The CUDA frames call the two bodies from
+ * separate kernels instead (kernels/bounce.cu), so Whitted kernels do not carry the path
+ * integrator's registers (83 against 64 on sm_90 when both share one kernel). */
+SR_HD bool sr_stage_shade(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_stage_shade_path(p, slot, bounce)
+                                                     : sr_stage_shade_whitted(p, slot, bounce);
 }
 
 #endif

@@ -11,17 +11,19 @@ typedef enum sr_material_kind {
     SR_MAT_MIRROR,      /* perfect reflection scaled by reflectance                   */
     SR_MAT_METAL,       /* reflection scaled by albedo, blurred by roughness          */
     SR_MAT_GLASS,       /* Fresnel-weighted reflection or refraction, tinted          */
-    SR_MAT_EMISSIVE,    /* adds radiance and ends the path                             */
+    SR_MAT_EMISSIVE,    /* adds radiance (front side, or both with two_sided); Whitted ends
+                           the path there, path mode reflects diffusely by color2 if set  */
     SR_MAT_KIND_COUNT
 } sr_material_kind;
 
 typedef struct sr_material {
     uint32_t kind;        /* sr_material_kind                                          */
     sr_vec3 color;        /* albedo | reflectance | albedo | tint | radiance            */
-    sr_vec3 color2;       /* diffuse checker's second colour                            */
+    sr_vec3 color2;       /* diffuse: checker's second colour; emissive: albedo (path)  */
     float checker_scale;  /* diffuse: size of a checker cell in world units, 0 = none   */
     float roughness;      /* metal: 0 = mirror, 1 = very blurry                         */
     float ior;            /* glass: index of refraction                                 */
+    uint32_t two_sided;   /* emissive: 1 = emits from both sides                        */
 } sr_material;
 
 /* ---- primitives ----------------------------------------------------------------------- */
@@ -61,6 +63,21 @@ typedef struct sr_light {
     sr_vec3 power;      /* point: intensity (W/sr) x colour; directional: irradiance x colour */
 } sr_light;
 
+/* An emissive bounded primitive, for light sampling in path mode: prim indexes the BVH-ordered
+ * prims; cdf is the running sum of sr_emitter_power over the list, divided by the total (the
+ * last entry is exactly 1), so an emitter is picked with probability proportional to its power. */
+typedef struct sr_emitter {
+    uint32_t prim;
+    float cdf;
+} sr_emitter;
+
+typedef enum sr_integrator { SR_INTEGRATOR_WHITTED = 0, SR_INTEGRATOR_PATH } sr_integrator;
+
+/* Switches for tests (not in the scene format or on the command line): the same estimate by
+ * other means, to check that each is unbiased. */
+#define SR_PATH_NO_NEE 1u   /* no light sampling: emitters are found by BSDF sampling only   */
+#define SR_PATH_NO_RR 2u    /* no Russian roulette                                           */
+
 /* The camera as the stages use it: a thin lens with a pinhole when lens_radius == 0. */
 typedef struct sr_camera {
     sr_vec3 origin;
@@ -79,11 +96,17 @@ typedef struct sr_scene_view {
     const sr_prim *planes;       /* unbounded primitives, tested one by one              */
     const sr_material *materials;
     const sr_light *lights;
-    uint32_t prim_count, node_count, plane_count, material_count, light_count;
+    const sr_emitter *emitters;  /* emissive bounded prims (path mode's area lights)     */
+    uint32_t prim_count, node_count, plane_count, material_count, light_count, emitter_count;
+    float emitter_power;         /* sum of sr_emitter_power over emitters                */
     sr_camera camera;
-    sr_vec3 background;
+    sr_vec3 background;          /* radiance of escaping rays, when has_sky == 0         */
+    sr_vec3 sky_zenith, sky_horizon, sky_ground;   /* the gradient, when has_sky != 0    */
+    uint32_t has_sky;
     sr_vec3 ambient;             /* Whitted's ambient term for diffuse surfaces          */
     uint32_t width, height, spp, max_depth;
+    uint32_t integrator;         /* sr_integrator                                        */
+    uint32_t path_flags;         /* SR_PATH_NO_NEE | SR_PATH_NO_RR (tests)               */
 } sr_scene_view;
 
 /* A ray hit as intersect leaves it for shade. */

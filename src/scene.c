@@ -523,6 +523,20 @@ static sr_status opt_uint(ctx *c, const cJSON *obj, const char *jp, const char *
     return read_uint(c, n, kjp, lo, hi, out);
 }
 
+static sr_status opt_bool(ctx *c, const cJSON *obj, const char *jp, const char *key, bool def, bool *out)
+{
+    const cJSON *n = field(obj, key);
+    if (!n) { *out = def; return SR_OK; }
+    char kjp[JP], got[96];
+    jp_key(kjp, sizeof kjp, jp, key);
+    if (!cJSON_IsBool(n)) {
+        describe(c, n, got, sizeof got);
+        return fail_val(c, n, kjp, "expected true or false, got %s", got);
+    }
+    *out = cJSON_IsTrue(n) != 0;
+    return SR_OK;
+}
+
 static sr_status need_object(ctx *c, const cJSON *n, const char *jp)
 {
     if (cJSON_IsObject(n)) return SR_OK;
@@ -563,17 +577,20 @@ static sr_status read_type(ctx *c, const cJSON *obj, const char *jp, const char 
 
 /* ---- the scene --------------------------------------------------------------------------- */
 
-static const char *const top_keys[] = {"*camera", "image", "background", "ambient", "*materials", "*objects", "lights", NULL};
+static const char *const top_keys[] = {"*camera", "image", "background", "ambient", "*materials", "*objects", "lights",
+                                       "integrator", "sky", NULL};
+static const char *const integrator_names[] = {"whitted", "path", NULL};   /* sr_integrator order */
+static const char *const sky_keys[] = {"*zenith", "*horizon", "ground", NULL};
 static const char *const camera_keys[] = {"*position", "*look_at", "up", "fov", "aperture", "focus_distance", NULL};
 static const char *const image_keys[] = {"width", "height", "spp", "max_depth", NULL};
 
 static const char *const material_types[] = {"diffuse", "mirror", "metal", "glass", "emissive", NULL};
-static const char *const material_keys[][4] = {
+static const char *const material_keys[][5] = {
     {"*type", "albedo", "checker", NULL},
     {"*type", "reflectance", NULL},
     {"*type", "albedo", "roughness", NULL},
     {"*type", "ior", "tint", NULL},
-    {"*type", "*radiance", NULL},
+    {"*type", "*radiance", "albedo", "two_sided", NULL},
 };
 static const char *const checker_keys[] = {"*color", "scale", NULL};
 
@@ -672,9 +689,14 @@ static sr_status parse_material(ctx *c, const cJSON *m, const char *jp, sr_mater
         TRY(opt_float(c, m, jp, "ior", R_IOR, 1.5f, &out->ior));
         TRY(opt_vec3(c, m, jp, "tint", V_COLOR, sr_v3s(1.0f), &out->color));
         break;
-    default:
+    default: {
         TRY(opt_vec3(c, m, jp, "radiance", V_COLOR, sr_v3s(0), &out->color));
+        TRY(opt_vec3(c, m, jp, "albedo", V_COLOR, sr_v3s(0), &out->color2));
+        bool two = false;
+        TRY(opt_bool(c, m, jp, "two_sided", false, &two));
+        out->two_sided = two ? 1u : 0u;
         break;
+    }
     }
     return SR_OK;
 }
@@ -835,8 +857,11 @@ static sr_status parse_mesh(ctx *c, const cJSON *o, const char *jp, uint32_t mat
     sr_status st = sr_mesh_load(resolved, &xf, mat, prims->items, prims->count, &merr);
     free(resolved);
     prims->cap = *prims->count;   /* the mesh loader sized the array to fit                 */
-    if (st == SR_ERR_INPUT) return fail_val(c, file, fjp, "%s", merr.msg);
-    if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, merr.msg);
+    /* The message quotes the path (and assimp's words): no control bytes on the terminal. */
+    char clean[sizeof merr.msg];
+    sanitize(clean, sizeof clean, merr.msg);
+    if (st == SR_ERR_INPUT) return fail_val(c, file, fjp, "%s", clean);
+    if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
     return SR_OK;
 }
 
@@ -944,6 +969,46 @@ static sr_status parse_lights(ctx *c, const cJSON *ls, sr_scene *s)
     return SR_OK;
 }
 
+/* "integrator": "whitted" (default) or "path". */
+static sr_status parse_integrator(ctx *c, const cJSON *n, sr_scene *s)
+{
+    s->integrator = SR_INTEGRATOR_WHITTED;
+    if (!n) return SR_OK;
+    char list[64], got[96];
+    join_keys(list, sizeof list, integrator_names, false);
+    if (!cJSON_IsString(n)) {
+        describe(c, n, got, sizeof got);
+        return fail_val(c, n, "integrator", "expected a string, one of: %s; got %s", list, got);
+    }
+    for (uint32_t i = 0; integrator_names[i]; i++)
+        if (strcmp(integrator_names[i], n->valuestring) == 0) { s->integrator = i; return SR_OK; }
+    char sug[96];
+    sanitize(got, 48, n->valuestring);
+    suggest(sug, sizeof sug, n->valuestring, integrator_names, list_len(integrator_names), false);
+    return fail_val(c, n, "integrator", "unknown integrator \"%s\"%s; expected one of: %s", got, sug, list);
+}
+
+/* "sky": {"zenith", "horizon", "ground"}: a gradient instead of the uniform "background". */
+static sr_status parse_sky(ctx *c, const cJSON *root, sr_scene *s)
+{
+    const cJSON *sky = field(root, "sky");
+    if (!sky) return SR_OK;
+    const cJSON *bg = field(root, "background");
+    if (bg) {   /* point at whichever of the two comes second */
+        bool sky_later = key_off(c, sky) > key_off(c, bg);
+        return fail_key(c, sky_later ? sky : bg, sky_later ? "sky" : "background",
+                        "\"background\" and \"sky\" are both given; give one: \"background\" is a uniform colour, "
+                        "\"sky\" a gradient by direction");
+    }
+    TRY(need_object(c, sky, "sky"));
+    TRY(check_keys(c, sky, "sky", "the sky", sky_keys));
+    TRY(opt_vec3(c, sky, "sky", "zenith", V_COLOR, sr_v3s(0), &s->sky_zenith));
+    TRY(opt_vec3(c, sky, "sky", "horizon", V_COLOR, sr_v3s(0), &s->sky_horizon));
+    TRY(opt_vec3(c, sky, "sky", "ground", V_COLOR, s->sky_horizon, &s->sky_ground));
+    s->has_sky = 1;
+    return SR_OK;
+}
+
 static sr_status parse_root(ctx *c, const cJSON *root, sr_scene *s)
 {
     s->path = strdup(c->path);
@@ -958,6 +1023,8 @@ static sr_status parse_root(ctx *c, const cJSON *root, sr_scene *s)
     TRY(parse_camera(c, field(root, "camera"), &s->camera));
     TRY(parse_image(c, field(root, "image"), s));
     TRY(opt_vec3(c, root, "", "background", V_COLOR, sr_v3s(0), &s->background));
+    TRY(parse_sky(c, root, s));
+    TRY(parse_integrator(c, field(root, "integrator"), s));
     TRY(opt_vec3(c, root, "", "ambient", V_COLOR, sr_v3s(0), &s->ambient));
     name_ix *sorted = NULL;
     sr_status st = parse_materials(c, field(root, "materials"), s, &sorted);

@@ -18,7 +18,11 @@ typedef struct sr_scene {
     char *path;                  /* as given, for messages                               */
     sr_camera_desc camera;
     uint32_t width, height, spp, max_depth;
+    uint32_t integrator;         /* sr_integrator: "integrator" (default whitted)         */
     sr_vec3 background, ambient;
+    int has_sky;                 /* "sky" given: escaping rays see the gradient below     */
+    sr_vec3 sky_zenith, sky_horizon, sky_ground;
+    uint32_t path_flags;         /* SR_PATH_NO_NEE | SR_PATH_NO_RR; tests set it, never a file */
     sr_material *materials; char **material_names; uint32_t material_count;
     sr_prim *prims; uint32_t prim_count;      /* bounded: spheres, quads, mesh triangles */
     sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */

@@ -1,0 +1,444 @@
+/* path.h: the path integrator's shade stage, shared by both backends like the rest of
+ * stages.h (which calls it when the scene's integrator is "path").
+ *
+ * Unidirectional path tracing on the wavefront: each shade call is one path vertex. At a
+ * non-specular vertex (diffuse, rough metal, an emissive surface with an albedo) it adds
+ * next-event estimation: every point and directional light (delta lights: one shadow ray
+ * each, no MIS) and one area emitter (an emissive sphere, quad or triangle, picked by power
+ * and sampled by solid angle (spheres seen from outside) or by area), weighted by the power
+ * heuristic against the BSDF's pdf. It then samples the BSDF for the continuation and keeps
+ * that pdf in the ray (ray.pdf), so that an emitter the continuation hits is weighted by the
+ * complementary MIS weight; after a specular bounce (mirror, glass, smooth metal) and for
+ * camera rays ray.pdf is 0 and emission counts in full. Russian roulette from bounce 3.
+ *
+ * Depth: max_depth counts traced segments (camera ray and bounces), as in Whitted mode; the
+ * light connection made at the last vertex is not counted (so depth 1 is direct lighting),
+ * and there it carries the full weight since no BSDF continuation will find the light.
+ *
+ * Only + - * / sqrt and the deterministic helpers of vmath.h are used, so the CPU and GPU
+ * backends trace the same paths bit for bit (FMA contraction is off on both). */
+#ifndef SR_PATH_H
+#define SR_PATH_H
+
+#include "stages.h"
+
+#define SR_RR_START 3u        /* first bounce at which Russian roulette may end a path      */
+#define SR_RR_MIN 0.05f       /* survival probability = max throughput clamped to these     */
+#define SR_RR_MAX 0.95f
+#define SR_GGX_ALPHA_MIN 1e-3f   /* rough metal's GGX alpha = max(roughness^2, this)        */
+
+/* ---- emitters ---------------------------------------------------------------------------- */
+
+SR_HD float sr_prim_area(const sr_prim *p)
+{
+    switch (p->kind) {
+    case SR_PRIM_SPHERE:   return 4.0f * SR_PI * p->b.x * p->b.x;
+    case SR_PRIM_QUAD:     return sr_length(sr_cross(p->b, p->c));
+    case SR_PRIM_TRIANGLE: return 0.5f * sr_length(sr_cross(sr_sub(p->b, p->a), sr_sub(p->c, p->a)));
+    default:               return 0.0f;   /* planes are unbounded: never sampled          */
+    }
+}
+
+SR_HD bool sr_is_emitter(const sr_material *m)
+{
+    return m->kind == SR_MAT_EMISSIVE && sr_max3(m->color) > 0.0f;
+}
+
+/* What an emitter is picked in proportion to: area x mean radiance (x 2 when it emits from
+ * both sides). The host builds the pick CDF with this function and the stages divide by the
+ * total, so both sides agree on the probabilities. */
+SR_HD float sr_emitter_power(const sr_prim *p, const sr_material *m)
+{
+    float mean = (m->color.x + m->color.y + m->color.z) * (1.0f / 3.0f);
+    return sr_prim_area(p) * mean * (m->two_sided ? 2.0f : 1.0f);
+}
+
+/* A sphere seen from o outside it subtends a cone; 1 - cos of its half-angle, written so that
+ * small far spheres keep their precision. False when o is inside (sampled by area then). */
+SR_HD bool sr_sphere_cone(const sr_prim *e, sr_vec3 o, float *one_minus_cos)
+{
+    sr_vec3 oc = sr_sub(e->a, o);
+    float d2 = sr_dot(oc, oc), r2 = e->b.x * e->b.x;
+    if (!(d2 > r2)) return false;
+    float sin2 = r2 / d2;
+    float cos_max = sqrtf(sr_maxf(0.0f, 1.0f - sin2));
+    *one_minus_cos = sin2 / (1.0f + cos_max);
+    return true;
+}
+
+/* The solid-angle pdf with which sr_emitter_sample, from o, gives the point o + wi*dist of
+ * emitter e whose unit normal there is n_l (the pick probability not included); 0 where it
+ * never gives that point. */
+SR_HD float sr_emitter_pdf(const sr_prim *e, sr_vec3 o, sr_vec3 wi, float dist, sr_vec3 n_l)
+{
+    float omc;
+    if (e->kind == SR_PRIM_SPHERE && sr_sphere_cone(e, o, &omc))
+        return omc > 0.0f ? 1.0f / (2.0f * SR_PI * omc) : 0.0f;
+    float cos_l = fabsf(sr_dot(n_l, wi));
+    float area = sr_prim_area(e);
+    if (!(cos_l > 0.0f) || !(area > 0.0f)) return 0.0f;
+    return dist * dist / (area * cos_l);
+}
+
+/* A point on emitter e for a shading point at o, from two uniforms: quads and triangles
+ * uniformly by area; spheres uniformly in the cone they subtend from o (only the visible
+ * cap), or by area when o is inside. False if no point could be made (a grazing cone ray). */
+SR_HD bool sr_emitter_sample(const sr_prim *e, sr_vec3 o, float u1, float u2, sr_vec3 *x)
+{
+    switch (e->kind) {
+    case SR_PRIM_QUAD:
+        *x = sr_add(e->a, sr_add(sr_scale(e->b, u1), sr_scale(e->c, u2)));
+        return true;
+    case SR_PRIM_TRIANGLE: {
+        float su = sqrtf(u1);
+        float wb = su * (1.0f - u2), wc = su * u2;
+        *x = sr_add(e->a, sr_add(sr_scale(sr_sub(e->b, e->a), wb), sr_scale(sr_sub(e->c, e->a), wc)));
+        return true;
+    }
+    case SR_PRIM_SPHERE: {
+        float r = e->b.x, omc, s_phi, c_phi;
+        sr_sincos_turns(u2, &s_phi, &c_phi);
+        if (sr_sphere_cone(e, o, &omc)) {
+            if (!(omc > 0.0f)) return false;
+            sr_vec3 w = sr_normalize(sr_sub(e->a, o)), t, b;
+            sr_onb(w, &t, &b);
+            float one_minus = u1 * omc;                        /* 1 - cos(theta) in [0, omc) */
+            float cos_t = 1.0f - one_minus;
+            float sin_t = sqrtf(sr_maxf(0.0f, one_minus * (2.0f - one_minus)));
+            sr_vec3 dir = sr_add(sr_scale(w, cos_t), sr_add(sr_scale(t, sin_t * c_phi), sr_scale(b, sin_t * s_phi)));
+            float th;
+            if (!sr_isect_sphere(e->a, r, o, dir, 0.0f, SR_INF, &th)) return false;
+            *x = sr_madd(o, dir, th);
+            return true;
+        }
+        float z = 1.0f - 2.0f * u1, rr = sqrtf(sr_maxf(0.0f, 1.0f - z * z));
+        *x = sr_madd(e->a, sr_v3(rr * c_phi, rr * s_phi, z), r);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* The emitter list entry for uniform u in [0, 1): the first whose CDF exceeds u. */
+SR_HD uint32_t sr_emitter_pick(const sr_scene_view *s, float u)
+{
+    uint32_t lo = 0, hi = s->emitter_count - 1u;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2u;
+        if (u < s->emitters[mid].cdf) hi = mid;
+        else lo = mid + 1u;
+    }
+    return lo;
+}
+
+/* Power heuristic (beta = 2) weight of a strategy with pdf a against one with pdf b. */
+SR_HD float sr_mis_power(float a, float b)
+{
+    if (!(a > 0.0f)) return 0.0f;
+    float r = b / a;
+    return 1.0f / (1.0f + r * r);
+}
+
+/* ---- BSDFs ----------------------------------------------------------------------------- */
+
+SR_HD float sr_ggx_alpha(const sr_material *m)
+{
+    float a = m->roughness * m->roughness;
+    return a > SR_GGX_ALPHA_MIN ? a : SR_GGX_ALPHA_MIN;
+}
+
+/* GGX (Trowbridge-Reitz) normal distribution, a2 = alpha^2, at a microfacet normal whose
+ * cosine with the surface normal is cos_h. */
+SR_HD float sr_ggx_d(float a2, float cos_h)
+{
+    float k = cos_h * cos_h * (a2 - 1.0f) + 1.0f;
+    return a2 / (SR_PI * k * k);
+}
+
+/* Smith's Lambda for GGX at a direction with cosine cos_t > 0 to the normal. */
+SR_HD float sr_ggx_lambda(float a2, float cos_t)
+{
+    float c2 = cos_t * cos_t;
+    return 0.5f * (sqrtf(1.0f + a2 * (1.0f - c2) / c2) - 1.0f);
+}
+
+/* A GGX microfacet normal from the distribution of normals visible from wo (local frame,
+ * wo.z > 0): Heitz, "Sampling the GGX Distribution of Visible Normals", JCGT 2018. */
+SR_HD sr_vec3 sr_ggx_sample_vndf(sr_vec3 wo, float a, float u1, float u2)
+{
+    sr_vec3 vh = sr_normalize(sr_v3(a * wo.x, a * wo.y, wo.z));
+    float lensq = vh.x * vh.x + vh.y * vh.y;
+    sr_vec3 t1 = lensq > 0.0f ? sr_scale(sr_v3(-vh.y, vh.x, 0.0f), 1.0f / sqrtf(lensq)) : sr_v3(1.0f, 0.0f, 0.0f);
+    sr_vec3 t2 = sr_cross(vh, t1);
+    float r = sqrtf(u1), s_phi, c_phi;
+    sr_sincos_turns(u2, &s_phi, &c_phi);
+    float p1 = r * c_phi, p2 = r * s_phi;
+    float s = 0.5f * (1.0f + vh.z);
+    p2 = (1.0f - s) * sqrtf(sr_maxf(0.0f, 1.0f - p1 * p1)) + s * p2;
+    float p3 = sqrtf(sr_maxf(0.0f, 1.0f - p1 * p1 - p2 * p2));
+    sr_vec3 nh = sr_add(sr_add(sr_scale(t1, p1), sr_scale(t2, p2)), sr_scale(vh, p3));
+    return sr_normalize(sr_v3(a * nh.x, a * nh.y, sr_maxf(1e-6f, nh.z)));
+}
+
+SR_HD sr_vec3 sr_to_local(sr_vec3 v, sr_vec3 t, sr_vec3 b, sr_vec3 n)
+{
+    return sr_v3(sr_dot(v, t), sr_dot(v, b), sr_dot(v, n));
+}
+
+SR_HD sr_vec3 sr_from_local(sr_vec3 v, sr_vec3 t, sr_vec3 b, sr_vec3 n)
+{
+    return sr_add(sr_add(sr_scale(t, v.x), sr_scale(b, v.y)), sr_scale(n, v.z));
+}
+
+/* f(wo, wi) * cos(n, wi) of a non-specular surface and the pdf with which sr_bsdf_sample
+ * picks wi. n: unit normal on wo's side. Lambertian by `albedo` (diffuse, emissive), or
+ * rough metal: GGX microfacets with Smith height-correlated masking-shadowing and a
+ * reflectance of `albedo` at every angle. */
+SR_HD sr_vec3 sr_bsdf_eval(const sr_material *m, sr_vec3 albedo, sr_vec3 n, sr_vec3 wo, sr_vec3 wi, float *pdf)
+{
+    float cos_i = sr_dot(n, wi);
+    *pdf = 0.0f;
+    if (!(cos_i > 0.0f)) return sr_v3s(0.0f);
+    if (m->kind == SR_MAT_METAL) {
+        float cos_o = sr_dot(n, wo);
+        if (!(cos_o > 0.0f)) return sr_v3s(0.0f);
+        sr_vec3 h = sr_normalize(sr_add(wo, wi));
+        float a = sr_ggx_alpha(m), a2 = a * a;
+        float D = sr_ggx_d(a2, sr_dot(n, h));
+        float lo = sr_ggx_lambda(a2, cos_o), li = sr_ggx_lambda(a2, cos_i);
+        *pdf = D / ((1.0f + lo) * 4.0f * cos_o);                 /* D_wo(h) / (4 wo.h)     */
+        return sr_scale(albedo, D / ((1.0f + lo + li) * 4.0f * cos_o));   /* F D G2 / (4 cos_o) */
+    }
+    *pdf = cos_i * (1.0f / SR_PI);
+    return sr_scale(albedo, cos_i * (1.0f / SR_PI));
+}
+
+/* The continuation of a path that arrived along d at a surface with unit normal n (on d's
+ * side; front: d hit the geometric front). Gives the new direction, the throughput factor
+ * f cos / pdf, the pdf (0 for a specular choice) and whether it goes through the surface.
+ * False: absorbed (a sample below the surface). u1, u2: direction; uc: glass's choice. */
+SR_HD bool sr_bsdf_sample(const sr_material *m, sr_vec3 albedo, sr_vec3 n, bool front, sr_vec3 d,
+                          float u1, float u2, float uc, sr_vec3 *wi, sr_vec3 *weight, float *pdf, bool *transmit)
+{
+    *pdf = 0.0f;
+    *transmit = false;
+    switch (m->kind) {
+    case SR_MAT_MIRROR:
+        *wi = sr_reflect(d, n);
+        *weight = m->color;
+        return true;
+    case SR_MAT_GLASS: {
+        /* Exact dielectric Fresnel (unpolarised); reflect with probability F, else refract,
+         * so the weight is 1 (tint on transmission). */
+        float eta = front ? 1.0f / m->ior : m->ior;
+        float cos_i = sr_minf(1.0f, -sr_dot(d, n));
+        float sin2_t = eta * eta * (1.0f - cos_i * cos_i);
+        float F = 1.0f, cos_t = 0.0f;
+        if (sin2_t < 1.0f) {
+            cos_t = sqrtf(1.0f - sin2_t);
+            float rs = (eta * cos_i - cos_t) / (eta * cos_i + cos_t);
+            float rp = (cos_i - eta * cos_t) / (cos_i + eta * cos_t);
+            F = 0.5f * (rs * rs + rp * rp);
+        }
+        if (uc < F) {
+            *wi = sr_reflect(d, n);
+            *weight = sr_v3s(1.0f);
+            return true;
+        }
+        *wi = sr_normalize(sr_add(sr_scale(d, eta), sr_scale(n, eta * cos_i - cos_t)));
+        *weight = m->color;
+        *transmit = true;
+        return true;
+    }
+    case SR_MAT_METAL: {
+        if (m->roughness <= 0.0f) {   /* a perfect mirror tinted by albedo */
+            *wi = sr_reflect(d, n);
+            *weight = albedo;
+            return true;
+        }
+        sr_vec3 t, b;
+        sr_onb(n, &t, &b);
+        sr_vec3 wo = sr_to_local(sr_neg(d), t, b, n);
+        if (!(wo.z > 0.0f)) return false;
+        float a = sr_ggx_alpha(m), a2 = a * a;
+        sr_vec3 h = sr_ggx_sample_vndf(wo, a, u1, u2);
+        sr_vec3 wl = sr_sub(sr_scale(h, 2.0f * sr_dot(wo, h)), wo);
+        if (!(wl.z > 0.0f)) return false;
+        float lo = sr_ggx_lambda(a2, wo.z), li = sr_ggx_lambda(a2, wl.z);
+        *weight = sr_scale(albedo, (1.0f + lo) / (1.0f + lo + li));        /* F G2 / G1    */
+        *pdf = sr_ggx_d(a2, h.z) / ((1.0f + lo) * 4.0f * wo.z);
+        *wi = sr_normalize(sr_from_local(wl, t, b, n));
+        return true;
+    }
+    default: {   /* Lambertian: cosine-weighted hemisphere */
+        float z = sqrtf(1.0f - u1);
+        if (!(z > 0.0f)) return false;
+        float r = sqrtf(u1), s_phi, c_phi;
+        sr_sincos_turns(u2, &s_phi, &c_phi);
+        sr_vec3 t, b;
+        sr_onb(n, &t, &b);
+        *wi = sr_normalize(sr_from_local(sr_v3(r * c_phi, r * s_phi, z), t, b, n));
+        *weight = albedo;
+        *pdf = z * (1.0f / SR_PI);
+        return true;
+    }
+    }
+}
+
+/* ---- the stage ----------------------------------------------------------------------- */
+
+/* Add to the film unless the value is not finite: one NaN or inf (a degenerate sample)
+ * would stay in the pixel for every later sample. */
+SR_HD void sr_path_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
+{
+    float sum = c.x + c.y + c.z;
+    if (!(sum - sum == 0.0f)) return;
+    sr_film_add(p, pixel, c);
+}
+
+/* Light arriving at a non-specular vertex (origin: the offset shading point, n: normal on
+ * wo's side) from the delta lights and one sampled area emitter, times f cos; `last`: no
+ * continuation follows, so the emitter sample takes the full weight instead of MIS. */
+SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 albedo, sr_vec3 origin, sr_vec3 n,
+                             sr_vec3 wo, uint32_t pixel, uint32_t bounce, bool last)
+{
+    const sr_scene_view *s = &p->scene;
+    sr_vec3 sum = sr_v3s(0.0f);
+    float pdf;
+    for (uint32_t i = 0; i < s->light_count; i++) {
+        const sr_light *l = &s->lights[i];
+        sr_vec3 wi;
+        float dist, falloff;
+        if (l->kind == SR_LIGHT_POINT) {
+            wi = sr_sub(l->v, origin);
+            dist = sr_length(wi);
+            if (!(dist > 0.0f)) continue;
+            wi = sr_scale(wi, 1.0f / dist);
+            falloff = 1.0f / (dist * dist);
+        } else {
+            wi = sr_neg(l->v);
+            dist = SR_INF;
+            falloff = 1.0f;
+        }
+        sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
+        if (!(sr_max3(f) > 0.0f)) continue;
+        if (sr_trace_occluded(s, origin, wi, 0.0f, dist)) continue;
+        sum = sr_add(sum, sr_mul(f, sr_scale(l->power, falloff)));
+    }
+    if (!(s->emitter_power > 0.0f) || (s->path_flags & SR_PATH_NO_NEE)) return sum;
+
+    const uint32_t seed = p->seed, sample = p->sample;
+    uint32_t k = sr_emitter_pick(s, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_PICK));
+    const sr_prim *e = &s->prims[s->emitters[k].prim];
+    const sr_material *em = &s->materials[e->material];
+    sr_vec3 xl;
+    if (!sr_emitter_sample(e, origin, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_U),
+                           sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_V), &xl))
+        return sum;
+    sr_vec3 to = sr_sub(xl, origin);
+    float dist = sr_length(to);
+    if (!(dist > 0.0f)) return sum;
+    sr_vec3 wi = sr_scale(to, 1.0f / dist);
+    sr_vec3 nl = sr_prim_normal(e, xl);
+    float cos_l = sr_dot(nl, wi);            /* < 0: origin is on the emitter's front side */
+    if (!(cos_l < 0.0f || (em->two_sided && cos_l > 0.0f))) return sum;
+    float pl = sr_emitter_power(e, em) / s->emitter_power * sr_emitter_pdf(e, origin, wi, dist, nl);
+    if (!(pl > 0.0f)) return sum;
+    sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
+    if (!(sr_max3(f) > 0.0f)) return sum;
+    /* The shadow ray stops just short of the light, off its surface on the origin's side. */
+    sr_vec3 target = sr_offset_origin(xl, cos_l < 0.0f ? nl : sr_neg(nl));
+    sr_vec3 sd = sr_sub(target, origin);
+    float sdist = sr_length(sd);
+    if (!(sdist > 0.0f) || sr_dot(sd, wi) <= 0.0f) return sum;
+    if (sr_trace_occluded(s, origin, sr_scale(sd, 1.0f / sdist), 0.0f, sdist)) return sum;
+    float w = last ? 1.0f : sr_mis_power(pl, pdf);
+    return sr_add(sum, sr_mul(f, sr_scale(em->color, w / pl)));
+}
+
+/* One path vertex at bounce `bounce` (0 = the camera ray's hit). Returns whether the path
+ * continues (the ray in `slot` then holds the continuation). */
+SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    const sr_scene_view *s = &p->scene;
+    const uint32_t pixel = p->ray.pixel[slot];
+    const uint32_t seed = p->seed, sample = p->sample;
+    sr_vec3 tp = sr_ray_tp(p, slot);
+    const sr_vec3 o = sr_ray_org(p, slot), d = sr_ray_dir(p, slot);
+    const float prev_pdf = p->ray.pdf[slot];
+    sr_hit h;
+    h.t = p->hit_t[slot];
+    h.prim = p->hit_prim[slot];
+    if (h.prim == SR_NO_HIT) {
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_sky(s, d)));
+        return false;
+    }
+    const sr_vec3 x = sr_madd(o, d, h.t);
+    const sr_prim *prim = sr_hit_prim(s, h);
+    const sr_material *m = &s->materials[prim->material];
+    const sr_vec3 ng = sr_prim_normal(prim, x);
+    const bool front = sr_dot(d, ng) < 0.0f;
+    const sr_vec3 n = front ? ng : sr_neg(ng);   /* faces the side the ray came from */
+
+    sr_vec3 albedo = m->color;
+    bool specular = false;
+    switch (m->kind) {
+    case SR_MAT_EMISSIVE:
+        if (front || m->two_sided) {
+            /* Found by BSDF sampling from a vertex that also sampled the emitters: MIS.
+             * Planes are not in the emitter list, so nothing else finds them. */
+            float w = 1.0f;
+            if (prev_pdf > 0.0f && !(s->path_flags & SR_PATH_NO_NEE) && !(h.prim & SR_HIT_PLANE_BIT) &&
+                s->emitter_power > 0.0f) {
+                float pl = sr_emitter_power(prim, m) / s->emitter_power * sr_emitter_pdf(prim, o, d, h.t, ng);
+                w = sr_mis_power(prev_pdf, pl);
+            }
+            sr_path_film_add(p, pixel, sr_mul(tp, sr_scale(m->color, w)));
+        }
+        albedo = m->color2;   /* an emitter that also reflects, diffusely */
+        if (!(sr_max3(albedo) > 0.0f)) return false;
+        break;
+    case SR_MAT_DIFFUSE:
+        albedo = sr_diffuse_albedo(m, x, n);
+        break;
+    case SR_MAT_METAL:
+        specular = m->roughness <= 0.0f;
+        break;
+    default:   /* mirror, glass */
+        specular = true;
+        break;
+    }
+
+    const bool last = bounce + 1u >= s->max_depth;
+    const sr_vec3 origin = sr_offset_origin(x, n);
+    if (!specular)
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_direct(p, m, albedo, origin, n, sr_neg(d), pixel, bounce, last)));
+    if (last) return false;   /* out of depth: nothing more arrives */
+
+    float u1 = 0.0f, u2 = 0.0f, uc = 0.0f;
+    if (!specular) {
+        u1 = sr_rng(seed, pixel, sample, bounce, SR_DIM_BSDF_U);
+        u2 = sr_rng(seed, pixel, sample, bounce, SR_DIM_BSDF_V);
+    } else if (m->kind == SR_MAT_GLASS) {
+        uc = sr_rng(seed, pixel, sample, bounce, SR_DIM_CHOICE);
+    }
+    sr_vec3 wi, weight;
+    float pdf;
+    bool transmit;
+    if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+    tp = sr_mul(tp, weight);
+    float q = sr_max3(tp);
+    if (!(q > 0.0f)) return false;
+    if (bounce >= SR_RR_START && !(s->path_flags & SR_PATH_NO_RR)) {
+        /* Russian roulette: survive with probability q, and the survivors carry 1/q more. */
+        q = sr_clampf(q, SR_RR_MIN, SR_RR_MAX);
+        if (sr_rng(seed, pixel, sample, bounce, SR_DIM_RR) >= q) return false;
+        tp = sr_scale(tp, 1.0f / q);
+    }
+    sr_ray_set(p, slot, transmit ? sr_offset_origin(x, sr_neg(n)) : origin, wi, tp);
+    p->ray.pdf[slot] = pdf;
+    return true;
+}
+
+#endif
