@@ -20,7 +20,8 @@ typedef enum sr_mask {
     SR_MASK_COUNT
 } sr_mask;
 
-typedef enum sr_stage { SR_STAGE_GENERATE = 0, SR_STAGE_INTERSECT, SR_STAGE_SHADE, SR_STAGE_COMPACT, SR_STAGE_COUNT } sr_stage;
+typedef enum sr_stage { SR_STAGE_GENERATE = 0, SR_STAGE_INTERSECT, SR_STAGE_SHADE, SR_STAGE_COMPACT, SR_STAGE_SORT,
+                        SR_STAGE_COUNT } sr_stage;
 
 #define SR_MAX_MARKS 512u
 
@@ -58,6 +59,13 @@ typedef struct sr_backend_ops {
     /* Wait for queued work; returns its error, if any. */
     sr_status (*finish)(void *impl, sr_error *err);
     void (*destroy)(void *impl);
+    /* Coherence sort (issue 6; algo: sr_sort_algo, key: sr_sort_key, kernels/sortkey.h).
+     * sort_prepare, before the compaction that precedes a sort by a key compaction does not
+     * carry (the material of the last hit): note each live ray's key by its pixel. sort,
+     * right after a compaction: reorder the live rays by key into the other pool half (the
+     * live count and the stencil stay); the image does not change. */
+    sr_status (*sort_prepare)(void *impl, int key, sr_error *err);
+    sr_status (*sort)(void *impl, int algo, int key, sr_error *err);
 } sr_backend_ops;
 
 typedef struct sr_backend {

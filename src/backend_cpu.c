@@ -3,6 +3,10 @@
 #include "backend.h"
 #include "backend_cpu.h"
 #include "../kernels/stages.h"
+#include "fault.h"
+#include "interrupt.h"
+#include "mem_limits.h"
+#include "sort_cpu.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -85,16 +89,34 @@ typedef struct sr_cpu {
     uint32_t capacity, words, n, sample, seed;
     uint32_t ray_count[SR_MAX_DEPTH];
     double marks[SR_MAX_MARKS];
+    sr_cpu_sorter sorter;      /* the coherence sort's scratch (sort_cpu.c)                  */
 } sr_cpu;
 
 typedef struct sr_cpu_call { sr_params p; uint32_t bounce; } sr_cpu_call;
 
-static bool cpu_generate(const void *ctx, uint32_t slot) { return sr_stage_generate(&((const sr_cpu_call *)ctx)->p, slot); }
-static bool cpu_intersect(const void *ctx, uint32_t slot) { return sr_stage_intersect(&((const sr_cpu_call *)ctx)->p, slot); }
+/* After Ctrl-C the rest of a stage is skipped (its rays die) and run_stage says
+ * SR_INTERRUPTED: the sample is abandoned, so a huge image still stops within a second. */
+static bool cpu_generate(const void *ctx, uint32_t slot)
+{
+    return !sr_interrupt_pending() && sr_stage_generate(&((const sr_cpu_call *)ctx)->p, slot);
+}
+static bool cpu_intersect(const void *ctx, uint32_t slot)
+{
+    return !sr_interrupt_pending() && sr_stage_intersect(&((const sr_cpu_call *)ctx)->p, slot);
+}
 static bool cpu_shade(const void *ctx, uint32_t slot)
 {
     const sr_cpu_call *c = (const sr_cpu_call *)ctx;
-    return sr_stage_shade(&c->p, slot, c->bounce);
+    return !sr_interrupt_pending() && sr_stage_shade(&c->p, slot, c->bounce);
+}
+
+/* SR_FAULT (fault.h): the CPU twin of a failing CUDA launch or kernel. */
+static sr_status cpu_fault(const char *stage, uint32_t bounce, sr_error *err)
+{
+    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, stage);
+    if (f == SR_FAULT_NONE) return SR_OK;
+    return sr_fail(err, SR_ERR_RUNTIME, "CPU backend error while %s %s (bounce %u): injected fault (SR_FAULT=%s)",
+                   f == SR_FAULT_LAUNCH ? "launching" : "running", stage, bounce, sr_fault_spec());
 }
 
 static sr_params cpu_params(sr_cpu *c)
@@ -122,6 +144,7 @@ static void cpu_free_pool(sr_cpu *c)
     }
     free(c->hit_t); free(c->hit_prim); free(c->stencil); free(c->flags); free(c->film);
     c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL; c->film = NULL;
+    sr_cpu_sorter_free(&c->sorter);
 }
 
 static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err)
@@ -131,7 +154,11 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
     c->view = *view;
     c->capacity = view->width * view->height;
     c->words = (c->capacity + 31u) / 32u;
-    bool ok = true;
+    char what[96];
+    snprintf(what, sizeof what, "the CPU backend's ray pool and film for a %ux%u image", view->width, view->height);
+    sr_status mem = sr_check_host_memory(sr_cpu_pool_bytes(view->width, view->height), what, "", err);
+    if (mem) { c->capacity = c->words = 0; return mem; }
+    bool ok = sr_fault_check(SR_FAULT_ALLOC, NULL) == SR_FAULT_NONE;
     for (int h = 0; h < 2; h++) {
 #define SR_X_ALLOC(type, name) ok = ok && (c->pool[h].name = (type *)malloc(sizeof(type) * c->capacity)) != NULL;
         SR_RAY_FIELDS(SR_X_ALLOC)
@@ -197,6 +224,9 @@ static sr_status cpu_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32_
     call.bounce = bounce;
     sr_cpu_stage_fn fn = stage == SR_STAGE_GENERATE ? cpu_generate
                        : stage == SR_STAGE_INTERSECT ? cpu_intersect : cpu_shade;
+    sr_status f = cpu_fault(stage == SR_STAGE_GENERATE ? "generate" : stage == SR_STAGE_INTERSECT ? "intersect" : "shade",
+                            bounce, err);
+    if (f) return f;
     if (stage == SR_STAGE_INTERSECT && bounce < SR_MAX_DEPTH) {
         uint32_t live = 0;
         cpu_count_live(impl, mask, &live, err);
@@ -204,7 +234,7 @@ static sr_status cpu_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32_
     }
     if (mask == SR_MASK_FLAGS) sr_cpu_flags_frame(c->flags, c->n, fn, &call);
     else sr_cpu_stencil_frame(c->stencil, c->n, fn, &call);
-    return SR_OK;
+    return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
 }
 
 typedef struct sr_cpu_move { sr_ray_soa src, dst; } sr_cpu_move;
@@ -216,8 +246,10 @@ static void cpu_move(const void *ctx, uint32_t from, uint32_t to)
 
 static sr_status cpu_compact(void *impl, uint32_t expected, uint32_t *live, sr_error *err)
 {
-    (void)err; (void)expected;   /* the CPU always knows the count */
+    (void)expected;   /* the CPU always knows the count */
     sr_cpu *c = (sr_cpu *)impl;
+    sr_status f = cpu_fault("compact", 0, err);
+    if (f) return f;
     sr_cpu_move m;
     m.src = c->pool[c->current];
     m.dst = c->pool[1 - c->current];
@@ -232,8 +264,9 @@ static sr_status cpu_compact(void *impl, uint32_t expected, uint32_t *live, sr_e
 
 static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_error *err)
 {
-    (void)err;
     sr_cpu *c = (sr_cpu *)impl;
+    sr_status f = cpu_fault("megakernel", 0, err);
+    if (f) return f;
     c->current = 0;
     c->n = c->capacity;
     c->sample = sample;
@@ -244,6 +277,7 @@ static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_e
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
     for (int64_t i = 0; i < (int64_t)c->n; i++) {
         uint32_t slot = (uint32_t)i;
+        if (sr_interrupt_pending()) continue;
         sr_stage_generate(&p, slot);
         for (uint32_t b = 0; b < c->view.max_depth; b++) {
             total++;
@@ -252,7 +286,7 @@ static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_e
         }
     }
     c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
-    return SR_OK;
+    return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
 }
 
 static sr_status cpu_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
@@ -317,10 +351,28 @@ static void cpu_destroy(void *impl)
     free(c);
 }
 
+/* The coherence sort (issue 6): the same keys as the GPU, sorted by the GPU merge sort's
+ * algorithm (sort_cpu.c) or a radix sort, gathered into the other pool half. */
+static sr_status cpu_sort_prepare(void *impl, int key, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    sr_params p = cpu_params(c);
+    return sr_cpu_sort_prepare(&c->sorter, key, &p, c->stencil, c->capacity, err);
+}
+
+static sr_status cpu_sort(void *impl, int algo, int key, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    sr_params p = cpu_params(c);
+    sr_status s = sr_cpu_sort_pool(&c->sorter, algo, key, &p, c->pool[1 - c->current], c->capacity, err);
+    if (!s) c->current = 1 - c->current;
+    return s;
+}
+
 static const sr_backend_ops sr_cpu_ops = {
     cpu_upload, cpu_clear_film, cpu_begin_sample, cpu_run_stage, cpu_compact, cpu_count_live,
     cpu_megakernel, cpu_read_ray_counts, cpu_read_film, cpu_resolve_device, cpu_set_view, cpu_mark, cpu_elapsed_ms,
-    cpu_finish, cpu_destroy,
+    cpu_finish, cpu_destroy, cpu_sort_prepare, cpu_sort,
 };
 
 sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)

@@ -3,6 +3,7 @@
  * what was being done and the CUDA error. */
 #include "backend.h"
 #include "../kernels/launch.h"
+#include "../kernels/sort.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -10,13 +11,94 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
+#include "mem_limits.h"
+
+/* CUDA reports a kernel's fault (illegal address, ...) at some later call, whatever that
+ * call was doing, so such errors also list the kernels launched in this sample: the stages
+ * and the bounces (cuda_check.h's note). */
+static struct { char names[96]; uint32_t lo, hi; } sr_cuda_launches;
+
+/* "launching shade (bounce 3)" for a message (only formatted when there is an error). */
+static const char *sr_cuda_what(const char *what, uint32_t bounce)
+{
+    static char buf[64];
+    snprintf(buf, sizeof buf, "%s (bounce %u)", what, bounce);
+    return buf;
+}
+
+static void sr_cuda_launches_reset(void) { memset(&sr_cuda_launches, 0, sizeof sr_cuda_launches); }
+
+/* Recorded before each launch, so that a launch that reports a fault is among them. */
+static void sr_cuda_launched(const char *stage, uint32_t bounce)
+{
+    char *names = sr_cuda_launches.names;
+    if (!names[0]) sr_cuda_launches.lo = sr_cuda_launches.hi = bounce;
+    if (bounce < sr_cuda_launches.lo) sr_cuda_launches.lo = bounce;
+    if (bounce > sr_cuda_launches.hi) sr_cuda_launches.hi = bounce;
+    if (strstr(names, stage)) return;
+    size_t n = strlen(names);
+    snprintf(names + n, sizeof sr_cuda_launches.names - n, "%s%s", n ? ", " : "", stage);
+}
+
+static const char *sr_cuda_note(cudaError_t e)
+{
+    static char note[256];
+    switch (e) {
+    case cudaErrorIllegalAddress: case cudaErrorLaunchFailure: case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace: case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError: case cudaErrorAssert: case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+        if (!sr_cuda_launches.names[0]) return "";
+        snprintf(note, sizeof note, "; CUDA reports a kernel's fault later: it is one of this sample's launches "
+                 "(%s; bounces %u to %u); CUDA_LAUNCH_BLOCKING=1 ties it to its launch", sr_cuda_launches.names,
+                 sr_cuda_launches.lo, sr_cuda_launches.hi);
+        return note;
+    default:
+        return "";
+    }
+}
+#define SR_CUDA_TRY_NOTE sr_cuda_note(e_)
 #include "cuda_check.h"
+
+/* Host stubs of the stage kernels (extern "C" in bounce.cu, compact.cu), for SR_FAULT. */
+extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void);
+
+/* SR_FAULT (fault.h), test-only. launch: a real launch of the stage's kernel with 2048
+ * threads per block, which the driver refuses (cudaErrorInvalidValue on the H200; it never
+ * runs, so zeroed arguments do). kernel: the stage is launched with its ray pool and hits at address 0x10, so it
+ * takes an illegal address while running: a sticky error, seen at a later call. */
+static sr_status cuda_fault(const char *stage, uint32_t bounce, sr_params *p, sr_ray_soa *dst, sr_error *err)
+{
+    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, stage);
+    if (f == SR_FAULT_KERNEL) {
+        void *bad = (void *)(uintptr_t)0x10;
+#define SR_X_POISON(type, name) if (p) p->ray.name = (type *)bad; if (dst) dst->name = (type *)bad;
+        SR_RAY_FIELDS(SR_X_POISON)
+#undef SR_X_POISON
+        if (p) { p->hit_t = (float *)bad; p->hit_prim = (uint32_t *)bad; }
+        return SR_OK;
+    }
+    if (f != SR_FAULT_LAUNCH) return SR_OK;
+    const void *k = !strcmp(stage, "generate") ? (const void *)srk_generate
+                  : !strcmp(stage, "intersect") ? (const void *)srk_intersect
+                  : !strcmp(stage, "shade") ? (const void *)srk_shade
+                  : !strcmp(stage, "compact") ? (const void *)srk_compact_live : (const void *)srk_megakernel;
+    static unsigned char zero[4096];
+    void *args[16];
+    for (int i = 0; i < 16; i++) args[i] = zero;
+    dim3 grid = { 1, 1, 1 }, block = { 2048, 1, 1 };   /* more threads than a block may have */
+    char what[64];
+    snprintf(what, sizeof what, "launching %s (bounce %u)", stage, bounce);
+    SR_CUDA_TRY(cudaLaunchKernel(k, grid, block, args, 0, NULL), what);
+    return sr_fail(err, SR_ERR_RUNTIME, "SR_FAULT=%s: the launch did not fail", sr_fault_spec());
+}
 
 typedef struct sr_cuda {
     int device;
     cudaStream_t stream;
     sr_scene_view view;             /* device pointers                                      */
-    void *scene_mem[5];             /* prims, nodes, planes, materials, lights              */
+    void *scene_mem[6];             /* prims, nodes, planes, materials, lights, emitters    */
     sr_ray_soa pool[2];
     int current;
     float *hit_t;
@@ -30,6 +112,7 @@ typedef struct sr_cuda {
     int compacted;                  /* this sample has compacted: launch the live kernels   */
     uint32_t capacity, aligned, words, n, sample, seed;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
+    sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
 } sr_cuda;
 
 int sr_cuda_device_count(char *why, size_t cap)
@@ -122,7 +205,7 @@ void sr_cuda_gpu_summary(int device, char *buf, size_t cap)
 
 static void cuda_free_all(sr_cuda *c)
 {
-    for (int k = 0; k < 5; k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
+    for (int k = 0; k < 6; k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
     for (int h = 0; h < 2; h++) {
 #define SR_X_FREE(type, name) cudaFree(c->pool[h].name); c->pool[h].name = NULL;
         SR_RAY_FIELDS(SR_X_FREE)
@@ -133,6 +216,7 @@ static void cuda_free_all(sr_cuda *c)
     c->live_n = NULL;
     c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL;
     c->ray_count = NULL; c->counter = NULL; c->film = NULL;
+    sr_gpu_sorter_free(&c->sorter);
 }
 
 static sr_status cuda_copy_array(sr_cuda *c, int slot, const void *host, size_t bytes, const void **dev, sr_error *err)
@@ -156,7 +240,8 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         (st = cuda_copy_array(c, 1, v->nodes, sizeof(sr_bvh_node) * v->node_count, (const void **)&c->view.nodes, err)) ||
         (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->view.planes, err)) ||
         (st = cuda_copy_array(c, 3, v->materials, sizeof(sr_material) * v->material_count, (const void **)&c->view.materials, err)) ||
-        (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->view.lights, err)))
+        (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->view.lights, err)) ||
+        (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->view.emitters, err)))
         return st;
 
     c->capacity = v->width * v->height;
@@ -165,9 +250,16 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 4u * c->words;
     size_t free_b = 0, total_b = 0;
     SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
+    free_b = (size_t)sr_device_memory_cap(free_b);   /* $SR_DEVICE_MEM_LIMIT (mem_limits.h) */
     if (need > free_b)
-        return sr_fail(err, SR_ERR_INPUT, "a %ux%u image needs %.1f MiB of device memory, %.1f MiB are free",
+        return sr_fail(err, SR_ERR_INPUT, "a %ux%u image needs %.1f MiB of device memory for its ray pool and film, "
+                       "but only %.1f MiB are free; use a smaller --width/--height or --backend cpu",
                        v->width, v->height, (double)need / 1048576.0, (double)free_b / 1048576.0);
+    if (sr_fault_check(SR_FAULT_ALLOC, NULL) != SR_FAULT_NONE) {   /* SR_FAULT=alloc: a real failure */
+        void *huge = NULL;
+        SR_CUDA_TRY(cudaMalloc(&huge, (size_t)1 << 62), "allocating the ray pool");
+        cudaFree(huge);
+    }
     for (int h = 0; h < 2; h++) {
 #define SR_X_ALLOC(type, name) SR_CUDA_TRY(cudaMalloc((void **)&c->pool[h].name, sizeof(type) * c->aligned), "allocating the ray pool");
         SR_RAY_FIELDS(SR_X_ALLOC)
@@ -216,6 +308,7 @@ static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, ui
     c->n = c->capacity;
     c->sample = sample;
     c->seed = seed;
+    sr_cuda_launches_reset();
     SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * SR_MAX_DEPTH, c->stream), "clearing counters");
     if (mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
         SR_CUDA_TRY(cudaMemsetAsync(c->flags, 1, sizeof(uint32_t) * c->n, c->stream), "setting flags");
@@ -224,6 +317,7 @@ static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, ui
         c->compacted = 0;
         c->n_est = c->n;
         SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, sizeof(uint32_t), c->stream), "clearing counters");
+        sr_cuda_launched("stencil fill", 0);
         SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, c->words, NULL, c->n, &c->live_n[0], c->stream),
                     "launching stencil fill");
     }
@@ -236,14 +330,18 @@ static sr_status cuda_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32
     sr_params p = cuda_params(c);
     static const char *const what[] = { "launching generate", "launching intersect", "launching shade" };
     int k = stage == SR_STAGE_GENERATE ? SRK_GENERATE : stage == SR_STAGE_INTERSECT ? SRK_INTERSECT : SRK_SHADE;
+    sr_status f = cuda_fault(what[k] + 10, bounce, &p, NULL, err);
+    if (f) return f;
+    sr_cuda_launched(what[k] + 10, bounce);
     /* After a compaction, grid-stride kernels over the device-side live count; before it,
      * the plain one-thread-per-slot frame, which measured ~4% faster on a full pool. */
     if (mask == SR_MASK_COMPACT && c->compacted)
         SR_CUDA_TRY(sr_launch_stage_live(k, &p, c->stencil, bounce, &c->live_n[c->cur_n],
                                          sr_grid_for(c->n_est, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
-                    what[k]);
+                    sr_cuda_what(what[k], bounce));
     else
-        SR_CUDA_TRY(sr_launch_stage(k, &p, mask == SR_MASK_FLAGS ? NULL : c->stencil, c->flags, bounce, c->stream), what[k]);
+        SR_CUDA_TRY(sr_launch_stage(k, &p, mask == SR_MASK_FLAGS ? NULL : c->stencil, c->flags, bounce, c->stream),
+                    sr_cuda_what(what[k], bounce));
     return SR_OK;
 }
 
@@ -255,7 +353,11 @@ static sr_status cuda_compact(void *impl, uint32_t expected, uint32_t *live, sr_
 {
     sr_cuda *c = (sr_cuda *)impl;
     uint32_t *next_n = &c->live_n[1 - c->cur_n];
-    SR_CUDA_TRY(sr_launch_compact_live(c->pool[c->current], c->pool[1 - c->current], c->stencil, &c->live_n[c->cur_n],
+    sr_ray_soa dst = c->pool[1 - c->current];
+    sr_status f = cuda_fault("compact", 0, NULL, &dst, err);
+    if (f) return f;
+    sr_cuda_launched("compact", sr_cuda_launches.hi);
+    SR_CUDA_TRY(sr_launch_compact_live(c->pool[c->current], dst, c->stencil, &c->live_n[c->cur_n],
                                        next_n, c->n_est, c->stream), "launching compact");
     c->current = 1 - c->current;
     c->cur_n = 1 - c->cur_n;
@@ -293,6 +395,10 @@ static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_
     c->seed = seed;
     SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * SR_MAX_DEPTH, c->stream), "clearing counters");
     sr_params p = cuda_params(c);
+    sr_status f = cuda_fault("megakernel", 0, &p, NULL, err);
+    if (f) return f;
+    sr_cuda_launches_reset();
+    sr_cuda_launched("megakernel", 0);
     SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), "launching the megakernel");
     return SR_OK;
 }
@@ -331,7 +437,7 @@ static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err
     sr_scene_view keep = c->view;
     c->view = *v;   /* scalars from v, device arrays from before */
     c->view.prims = keep.prims; c->view.nodes = keep.nodes; c->view.planes = keep.planes;
-    c->view.materials = keep.materials; c->view.lights = keep.lights;
+    c->view.materials = keep.materials; c->view.lights = keep.lights; c->view.emitters = keep.emitters;
     return SR_OK;
 }
 
@@ -373,10 +479,38 @@ static void cuda_destroy(void *impl)
     free(c);
 }
 
+/* The coherence sort (issue 6). The live count stays on the device: keys and the sort cover
+ * the host's estimate n_est (exact after a counted compaction, else the forecast), padded
+ * past the live count with the pad key; the gather covers the device count, so a short
+ * estimate leaves a few rays unsorted, never lost. */
+static sr_status cuda_sort_prepare(void *impl, int key, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    sr_params p = cuda_params(c);
+    SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->capacity), "allocating the sort's memory");
+    SR_CUDA_TRY(sr_gpu_sort_prepare(&c->sorter, key, &p, c->stencil, &c->live_n[c->cur_n],
+                                    sr_grid_for(c->n_est, 256u, c->aligned / 256u), c->stream),
+                "launching the sort keys");
+    return SR_OK;
+}
+
+static sr_status cuda_sort(void *impl, int algo, int key, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    sr_params p = cuda_params(c);
+    const uint32_t m = c->n_est < c->capacity ? c->n_est : c->capacity;
+    SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->capacity), "allocating the sort's memory");
+    SR_CUDA_TRY(sr_gpu_sort_pool(&c->sorter, algo, key, &p, c->pool[1 - c->current], &c->live_n[c->cur_n], m,
+                                 sr_grid_for(m, 256u, c->aligned / 256u), c->stream),
+                "sorting live rays");
+    c->current = 1 - c->current;
+    return SR_OK;
+}
+
 static const sr_backend_ops sr_cuda_ops = {
     cuda_upload, cuda_clear_film, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
     cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_resolve_device, cuda_set_view, cuda_mark, cuda_elapsed_ms,
-    cuda_finish, cuda_destroy,
+    cuda_finish, cuda_destroy, cuda_sort_prepare, cuda_sort,
 };
 
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)

@@ -3,6 +3,8 @@
  * pixel; frame times come from the backend's timing marks (CUDA events on the GPU). */
 #include "bench.h"
 #include "bench_micro.h"
+#include "bench_sort.h"
+#include "sort_cpu.h"
 #include "options.h"
 #include "textout.h"
 
@@ -19,6 +21,7 @@
 typedef struct sr_bench_row {
     uint32_t depth;
     sr_mask mask;
+    int sort;                            /* sr_sort_algo: the coherence sort (compact only)     */
     double median_ms, p99_ms, min_ms, fps, rays_per_frame, mrays_per_s;
     double live_after[SR_MAX_DEPTH];     /* live fraction after bounce b (flags/stencil/compact) */
     sr_stage_times times;                /* summed over timed frames (--breakdown)              */
@@ -29,7 +32,8 @@ typedef struct sr_bench_opts {
     sr_common c;
     uint32_t depth_lo, depth_hi, frames, warmup;
     int masks[SR_MASK_COUNT], mask_count;
-    int breakdown, micro;
+    int sorts[SR_SORT_ALGO_COUNT], sort_count;   /* swept with the compact mask only */
+    int breakdown, micro, sort_micro;
     const char *csv, *json, *plot;
 } sr_bench_opts;
 
@@ -44,10 +48,17 @@ static const char sr_bench_help[] =
 "  --mask LIST             all (default) or a comma list of flags,stencil,compact,megakernel\n"
 "  --frames N              timed frames per pair (default 20)\n"
 "  --warmup N              untimed frames first (default 3)\n"
-"  --breakdown             time per stage (generate, intersect, shade, compact) per bounce\n"
+"  --sort LIST             with the compact mask: none, merge, radix, a comma list of them,\n"
+"                          or all (default: the render default, none); the other masks\n"
+"                          run unsorted. The sort key is --sort-key's\n"
+"  --breakdown             time per stage (generate, intersect, shade, compact, sort) per\n"
+"                          bounce\n"
 "  --micro                 no scene: synthetic 8 M-ray pools at live fractions 1..0;\n"
 "                          masked slots/s for flags vs stencil, and compaction (ballot\n"
 "                          partition vs CUB DeviceSelect::Flagged); GPU only\n"
+"  --sort-micro            no scene: keys/s of the merge sort vs CUB's radix sort at 1 M,\n"
+"                          8 M and 32 M keys (checked against each other), and reordering\n"
+"                          rays by index + gather vs sorting the state itself; GPU only\n"
 "  --csv FILE              also write the table as CSV\n"
 "  --json FILE             also write everything as JSON\n"
 "  --plot FILE.png         FPS-per-depth chart, one line per mask (needs gnuplot)\n"
@@ -55,7 +66,8 @@ SR_COMMON_HELP
 "\n"
 "Examples:\n"
 "  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"
-"  stencilray bench --mask stencil,compact --breakdown --csv out.csv --plot fps.png\n";
+"  stencilray bench --mask stencil,compact --breakdown --csv out.csv --plot fps.png\n"
+"  stencilray bench scenes/mirror_hall.json --mask compact --sort all --breakdown\n";
 
 static int sr_parse_depth_range(sr_args *a, sr_bench_opts *b)
 {
@@ -96,6 +108,36 @@ static int sr_parse_mask_list(sr_args *a, sr_bench_opts *b)
     return 0;
 }
 
+static int sr_parse_sort_list(sr_args *a, sr_bench_opts *b)
+{
+    const char *v = sr_value(a, "--sort");
+    if (!v) return 2;
+    b->sort_count = 0;
+    if (!strcmp(v, "all")) {
+        for (int k = 0; k < SR_SORT_ALGO_COUNT; k++) b->sorts[b->sort_count++] = k;
+        return 0;
+    }
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int k = sr_sort_algo_parse(tok);
+        if (k < 0) return sr_usage_error(a, "--sort: '%s' is not a sort; expected all or a comma list of none, merge, radix%s", tok, "");
+        for (int j = 0; j < b->sort_count; j++)
+            if (b->sorts[j] == k) return sr_usage_error(a, "--sort: '%s' is listed twice%s", tok, "");
+        b->sorts[b->sort_count++] = k;
+    }
+    if (b->sort_count == 0) return sr_usage_error(a, "--sort: empty list%s%s", "", "");
+    return 0;
+}
+
+/* What a row measured, for the table and the plot: the mask, and the sort if there is one. */
+static const char *sr_row_label(const sr_bench_row *r, char *buf, size_t cap)
+{
+    if (r->sort == SR_SORT_NONE) return sr_mask_name(r->mask);
+    snprintf(buf, cap, "%s+%s", sr_mask_name(r->mask), sr_sort_algo_name(r->sort));
+    return buf;
+}
+
 static int sr_cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
@@ -109,7 +151,7 @@ static double sr_percentile(const double *sorted, uint32_t n, double p)
     return sorted[rank ? rank - 1 : 0];
 }
 
-static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t depth, sr_mask mask,
+static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t depth, sr_mask mask, int sort,
                                double *frame_ms, sr_bench_row *row, sr_error *err)
 {
     sr_scene_view v = r->view;
@@ -121,8 +163,10 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     memset(row, 0, sizeof *row);
     row->depth = depth;
     row->mask = mask;
+    row->sort = sort;
     sr_render_opts o = b->c.render;
     o.mask = mask;
+    o.sort = sort;
     o.progress = 0;
     for (uint32_t f = 0; f < b->warmup; f++)
         if ((s = sr_render_sample(r, &o, f, NULL, err))) return s;
@@ -139,6 +183,7 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
             row->times.intersect[k] += t.intersect[k];
             row->times.shade[k] += t.shade[k];
             row->times.compact[k] += t.compact[k];
+            row->times.sort[k] += t.sort[k];
         }
         row->times.generate += t.generate;
         row->times.megakernel += t.megakernel;
@@ -173,28 +218,30 @@ static void sr_live_list(const sr_bench_row *row, char *buf, size_t cap)
 
 static void sr_print_table(FILE *f, const sr_bench_row *rows, uint32_t n)
 {
-    fprintf(f, "%5s  %-10s  %9s  %8s  %9s  %12s  %9s  %s\n", "depth", "mask", "median ms", "FPS", "p99 ms",
-            "rays/frame", "Mrays/s", "live fraction after each bounce");
+    fprintf(f, "%5s  %-10s  %-5s  %9s  %8s  %9s  %12s  %9s  %s\n", "depth", "mask", "sort", "median ms", "FPS",
+            "p99 ms", "rays/frame", "Mrays/s", "live fraction after each bounce");
     for (uint32_t i = 0; i < n; i++) {
         char live[SR_MAX_DEPTH * 8];
         sr_live_list(&rows[i], live, sizeof live);
-        fprintf(f, "%5u  %-10s  %9.3f  %8.1f  %9.3f  %12.0f  %9.1f  %s\n", rows[i].depth, sr_mask_name(rows[i].mask),
-                rows[i].median_ms, rows[i].fps, rows[i].p99_ms, rows[i].rays_per_frame, rows[i].mrays_per_s, live);
+        fprintf(f, "%5u  %-10s  %-5s  %9.3f  %8.1f  %9.3f  %12.0f  %9.1f  %s\n", rows[i].depth,
+                sr_mask_name(rows[i].mask), sr_sort_algo_name(rows[i].sort), rows[i].median_ms, rows[i].fps,
+                rows[i].p99_ms, rows[i].rays_per_frame, rows[i].mrays_per_s, live);
     }
 }
 
 static void sr_print_breakdown(FILE *f, const sr_bench_row *rows, uint32_t n)
 {
-    fprintf(f, "\nTime per stage, ms per frame (generate, then intersect / shade / compact per bounce):\n");
+    fprintf(f, "\nTime per stage, ms per frame (generate, then intersect / shade / compact / sort per bounce):\n");
     for (uint32_t i = 0; i < n; i++) {
         const sr_bench_row *r = &rows[i];
         double fr = r->frames ? r->frames : 1;
-        fprintf(f, "depth %u, %s: total %.3f", r->depth, sr_mask_name(r->mask), r->times.total / fr);
+        char label[64];
+        fprintf(f, "depth %u, %s: total %.3f", r->depth, sr_row_label(r, label, sizeof label), r->times.total / fr);
         if (r->mask == SR_MASK_MEGAKERNEL) { fprintf(f, ", one launch\n"); continue; }
         fprintf(f, ", generate %.3f\n", r->times.generate / fr);
         for (uint32_t k = 0; k < r->depth; k++)
-            fprintf(f, "    bounce %2u: intersect %8.3f  shade %8.3f  compact %8.3f\n", k, r->times.intersect[k] / fr,
-                    r->times.shade[k] / fr, r->times.compact[k] / fr);
+            fprintf(f, "    bounce %2u: intersect %8.3f  shade %8.3f  compact %8.3f  sort %8.3f\n", k,
+                    r->times.intersect[k] / fr, r->times.shade[k] / fr, r->times.compact[k] / fr, r->times.sort[k] / fr);
     }
 }
 
@@ -204,22 +251,23 @@ static sr_status sr_write_csv(const char *path, const sr_bench_row *rows, uint32
     sr_status s = sr_textout_open(&out, path, err);
     if (s) return s;
     FILE *f = out.f;
-    fprintf(f, "depth,mask,median_ms,fps,p99_ms,min_ms,rays_per_frame,mrays_per_s,live_after");
-    if (breakdown) fprintf(f, ",generate_ms,intersect_ms,shade_ms,compact_ms");
+    fprintf(f, "depth,mask,sort,median_ms,fps,p99_ms,min_ms,rays_per_frame,mrays_per_s,live_after");
+    if (breakdown) fprintf(f, ",generate_ms,intersect_ms,shade_ms,compact_ms,sort_ms");
     fprintf(f, "\n");
     for (uint32_t i = 0; i < n; i++) {
         const sr_bench_row *r = &rows[i];
         char live[SR_MAX_DEPTH * 8];
         sr_live_list(r, live, sizeof live);
         if (r->mask == SR_MASK_MEGAKERNEL || r->depth == 1) live[0] = '\0';
-        fprintf(f, "%u,%s,%.4f,%.2f,%.4f,%.4f,%.0f,%.2f,%s", r->depth, sr_mask_name(r->mask), r->median_ms, r->fps,
-                r->p99_ms, r->min_ms, r->rays_per_frame, r->mrays_per_s, live);
+        fprintf(f, "%u,%s,%s,%.4f,%.2f,%.4f,%.4f,%.0f,%.2f,%s", r->depth, sr_mask_name(r->mask),
+                sr_sort_algo_name(r->sort), r->median_ms, r->fps, r->p99_ms, r->min_ms, r->rays_per_frame,
+                r->mrays_per_s, live);
         if (breakdown) {
-            double fr = r->frames ? r->frames : 1, is = 0, sh = 0, co = 0;
+            double fr = r->frames ? r->frames : 1, is = 0, sh = 0, co = 0, so = 0;
             for (uint32_t k = 0; k < SR_MAX_DEPTH; k++) {
-                is += r->times.intersect[k]; sh += r->times.shade[k]; co += r->times.compact[k];
+                is += r->times.intersect[k]; sh += r->times.shade[k]; co += r->times.compact[k]; so += r->times.sort[k];
             }
-            fprintf(f, ",%.4f,%.4f,%.4f,%.4f", r->times.generate / fr, is / fr, sh / fr, co / fr);
+            fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.4f", r->times.generate / fr, is / fr, sh / fr, co / fr, so / fr);
         }
         fprintf(f, "\n");
     }
@@ -239,6 +287,7 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "depth", r->depth);
         cJSON_AddStringToObject(o, "mask", sr_mask_name(r->mask));
+        cJSON_AddStringToObject(o, "sort", sr_sort_algo_name(r->sort));
         cJSON_AddNumberToObject(o, "frames", r->frames);
         cJSON_AddNumberToObject(o, "median_ms", r->median_ms);
         cJSON_AddNumberToObject(o, "fps", r->fps);
@@ -254,11 +303,12 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
             cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_ms");
             cJSON_AddNumberToObject(bd, "generate", r->times.generate / fr);
             cJSON *is = cJSON_AddArrayToObject(bd, "intersect"), *sh = cJSON_AddArrayToObject(bd, "shade"),
-                  *co = cJSON_AddArrayToObject(bd, "compact");
+                  *co = cJSON_AddArrayToObject(bd, "compact"), *so = cJSON_AddArrayToObject(bd, "sort");
             for (uint32_t k = 0; k < r->depth; k++) {
                 cJSON_AddItemToArray(is, cJSON_CreateNumber(r->times.intersect[k] / fr));
                 cJSON_AddItemToArray(sh, cJSON_CreateNumber(r->times.shade[k] / fr));
                 cJSON_AddItemToArray(co, cJSON_CreateNumber(r->times.compact[k] / fr));
+                cJSON_AddItemToArray(so, cJSON_CreateNumber(r->times.sort[k] / fr));
             }
             cJSON_AddNumberToObject(bd, "megakernel", r->times.megakernel / fr);
         }
@@ -277,7 +327,7 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
 }
 
 static sr_status sr_write_plot(const char *path, const char *title, const sr_bench_row *rows, uint32_t n,
-                               const sr_bench_opts *b, sr_error *err)
+                               sr_error *err)
 {
     if (system("command -v gnuplot >/dev/null 2>&1") != 0)
         return sr_fail(err, SR_ERR_RUNTIME, "--plot %s: gnuplot is not installed (Debian: apt-get install gnuplot-nox); "
@@ -286,10 +336,13 @@ static sr_status sr_write_plot(const char *path, const char *title, const sr_ben
     snprintf(data, sizeof data, "%s.data-%ld", path, (long)getpid());
     FILE *d = fopen(data, "w");
     if (!d) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", data);
-    for (int m = 0; m < b->mask_count; m++) {
-        fprintf(d, "# %s\n", sr_mask_name((sr_mask)b->masks[m]));
-        for (uint32_t i = 0; i < n; i++)
-            if ((int)rows[i].mask == b->masks[m]) fprintf(d, "%u %.3f\n", rows[i].depth, rows[i].fps);
+    /* One line per (mask, sort): the rows of the first depth list them in order. */
+    uint32_t lines = 0;
+    while (lines < n && rows[lines].depth == rows[0].depth) lines++;
+    for (uint32_t m = 0; m < lines; m++) {
+        char label[64];
+        fprintf(d, "# %s\n", sr_row_label(&rows[m], label, sizeof label));
+        for (uint32_t i = m; i < n; i += lines) fprintf(d, "%u %.3f\n", rows[i].depth, rows[i].fps);
         fprintf(d, "\n\n");
     }
     fclose(d);
@@ -300,9 +353,11 @@ static sr_status sr_write_plot(const char *path, const char *title, const sr_ben
     fprintf(g, "set title \"%s\" noenhanced\nset xlabel 'trace depth'\nset ylabel 'frames per second'\n", title);
     fprintf(g, "set grid\nset key outside right\nset xtics 1\nset yrange [0:*]\n");
     fprintf(g, "plot ");
-    for (int m = 0; m < b->mask_count; m++)
-        fprintf(g, "%s'%s' index %d with linespoints lw 2 pt 7 title '%s'", m ? ", " : "", data, m,
-                sr_mask_name((sr_mask)b->masks[m]));
+    for (uint32_t m = 0; m < lines; m++) {
+        char label[64];
+        fprintf(g, "%s'%s' index %u with linespoints lw 2 pt 7 title '%s'", m ? ", " : "", data, m,
+                sr_row_label(&rows[m], label, sizeof label));
+    }
     fprintf(g, "\n");
     int rc = pclose(g);
     remove(data);
@@ -324,6 +379,7 @@ int sr_bench_main(int argc, char **argv)
     b.frames = 20;
     b.warmup = 3;
     for (int m = 0; m < SR_MASK_COUNT; m++) b.masks[b.mask_count++] = m;
+    b.sorts[b.sort_count++] = b.c.render.sort;
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
         int r = -1;
@@ -334,6 +390,8 @@ int sr_bench_main(int argc, char **argv)
         else if (!strcmp(o, "--warmup")) r = sr_parse_u32(&a, o, 0, 1000, &b.warmup);
         else if (!strcmp(o, "--breakdown")) { b.breakdown = 1; r = 0; }
         else if (!strcmp(o, "--micro")) { b.micro = 1; r = 0; }
+        else if (!strcmp(o, "--sort-micro")) { b.sort_micro = 1; r = 0; }
+        else if (!strcmp(o, "--sort")) r = sr_parse_sort_list(&a, &b);
         else if (!strcmp(o, "--csv")) r = (b.csv = sr_value(&a, o)) ? 0 : 2;
         else if (!strcmp(o, "--json")) r = (b.json = sr_value(&a, o)) ? 0 : 2;
         else if (!strcmp(o, "--plot")) r = (b.plot = sr_value(&a, o)) ? 0 : 2;
@@ -353,6 +411,20 @@ int sr_bench_main(int argc, char **argv)
         sr_error err = { SR_OK, "" };
         sr_status s = sr_bench_micro(&mo, stdout, &err);
         if (s) fprintf(stderr, "stencilray bench --micro: %s\n", err.msg);
+        return (int)s;
+    }
+
+    if (b.sort_micro) {
+        sr_sort_micro_opts so;
+        memset(&so, 0, sizeof so);
+        so.device = (int)b.c.device;
+        so.reps = b.frames;
+        so.quiet = b.c.quiet;
+        so.csv = b.csv;
+        so.json = b.json;
+        sr_error err = { SR_OK, "" };
+        sr_status s = sr_bench_sort_micro(&so, stdout, &err);
+        if (s) fprintf(stderr, "stencilray bench --sort-micro: %s\n", err.msg);
         return (int)s;
     }
 
@@ -383,17 +455,25 @@ int sr_bench_main(int argc, char **argv)
     sr_error err = { SR_OK, "" };
     sr_renderer r;
     sr_status s = sr_renderer_init(&r, &scene, &be, &err);
-    uint32_t pairs = (b.depth_hi - b.depth_lo + 1) * (uint32_t)b.mask_count, done = 0;
+    /* The (mask, sort) variants: every sort with the compact mask, the other masks unsorted. */
+    int var_mask[SR_MASK_COUNT * SR_SORT_ALGO_COUNT], var_sort[SR_MASK_COUNT * SR_SORT_ALGO_COUNT], vars = 0;
+    for (int m = 0; m < b.mask_count; m++)
+        for (int k = 0; k < (b.masks[m] == SR_MASK_COMPACT ? b.sort_count : 1); k++) {
+            var_mask[vars] = b.masks[m];
+            var_sort[vars++] = b.masks[m] == SR_MASK_COMPACT ? b.sorts[k] : SR_SORT_NONE;
+        }
+    uint32_t pairs = (b.depth_hi - b.depth_lo + 1) * (uint32_t)vars, done = 0;
     sr_bench_row *rows = calloc(pairs, sizeof *rows);
     double *frame_ms = malloc(sizeof(double) * b.frames);
     if (!s && (!rows || !frame_ms)) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory");
     for (uint32_t d = b.depth_lo; !s && d <= b.depth_hi; d++)
-        for (int m = 0; !s && m < b.mask_count; m++) {
+        for (int m = 0; !s && m < vars; m++) {
             if (!b.c.quiet) {
-                fprintf(stderr, "\rbench: depth %u, mask %-10s (%u/%u) ", d, sr_mask_name((sr_mask)b.masks[m]), done + 1, pairs);
+                fprintf(stderr, "\rbench: depth %u, mask %-10s sort %-5s (%u/%u) ", d, sr_mask_name((sr_mask)var_mask[m]),
+                        sr_sort_algo_name(var_sort[m]), done + 1, pairs);
                 fflush(stderr);
             }
-            s = sr_bench_pair(&r, &b, d, (sr_mask)b.masks[m], frame_ms, &rows[done], &err);
+            s = sr_bench_pair(&r, &b, d, (sr_mask)var_mask[m], var_sort[m], frame_ms, &rows[done], &err);
             if (!s) done++;
         }
     if (!b.c.quiet) fprintf(stderr, "\r%60s\r", "");
@@ -405,7 +485,7 @@ int sr_bench_main(int argc, char **argv)
         if (b.plot && !s) {
             char title[1024];
             snprintf(title, sizeof title, "%s, %ux%u on %s", b.c.scene_path, scene.width, scene.height, be.device_name);
-            s = sr_write_plot(b.plot, title, rows, done, &b, &err);
+            s = sr_write_plot(b.plot, title, rows, done, &err);
         }
     }
     if (s) fprintf(stderr, "stencilray bench: %s\n", err.msg);

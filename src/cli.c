@@ -6,6 +6,8 @@
 #include "options.h"
 #include "backend.h"
 #include "image.h"
+#include "interrupt.h"
+#include "mem_limits.h"
 #include "render.h"
 #include "scene.h"
 
@@ -14,6 +16,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,8 @@ static const char sr_render_help[] =
 "a failed render never leaves a half-written file.\n"
 "\n"
 "  -o, --output FILE       where to write the image (default render.png)\n"
+"  --save-partial          on Ctrl-C, write the samples so far to OUT.partial-<N>spp.png\n"
+"                          (without it, an interrupted render writes nothing; exit 130)\n"
 SR_COMMON_HELP
 "\n"
 "Examples:\n"
@@ -54,6 +59,34 @@ static int sr_output_dir_ok(const char *path, char *msg, size_t cap)
     return 1;
 }
 
+/* Ctrl-C: say so, write the partial image when asked (OUT.partial-<N>spp.EXT, through the
+ * same temp + rename), and return 128 + the signal (130 for SIGINT). */
+static int sr_render_interrupted(const char *out, const float *rgb, const sr_scene *scene, const sr_common *c,
+                                 const sr_render_stats *st)
+{
+    const int sig = sr_interrupt_pending();
+    const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+    if (!c->render.keep_partial || !rgb || st->partial_samples == 0) {
+        fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; nothing written%s\n", name,
+                st->samples, scene->spp,
+                c->render.keep_partial ? " (no sample had completed)" : " (--save-partial keeps the samples so far)");
+        return 128 + (sig ? sig : SIGINT);
+    }
+    char partial[PATH_MAX];
+    const char *dot = strrchr(out, '.');
+    const char *slash = strrchr(out, '/');
+    if (!dot || (slash && dot < slash)) dot = out + strlen(out);
+    snprintf(partial, sizeof partial, "%.*s.partial-%uspp%s", (int)(dot - out), out, st->partial_samples, dot);
+    sr_error err = { SR_OK, "" };
+    if (sr_image_write(partial, rgb, scene->width, scene->height, c->exposure, c->tonemap, &err)) {
+        fprintf(stderr, "stencilray render: interrupted (%s); writing the partial image failed: %s\n", name, err.msg);
+        return 1;
+    }
+    fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; wrote the mean of %u samples to %s\n",
+            name, st->samples, scene->spp, st->partial_samples, partial);
+    return 128 + (sig ? sig : SIGINT);
+}
+
 static int sr_cmd_render(int argc, char **argv)
 {
     sr_args a = { argc, 2, argv, "render" };
@@ -68,6 +101,7 @@ static int sr_cmd_render(int argc, char **argv)
             if (!(out = sr_value(&a, o))) return 2;
             continue;
         }
+        if (!strcmp(o, "--save-partial")) { c.render.keep_partial = 1; continue; }
         int r = sr_parse_common(&a, &c);
         if (r > 0) return r;
         if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
@@ -80,14 +114,24 @@ static int sr_cmd_render(int argc, char **argv)
 
     sr_scene scene;
     sr_backend be;
+    sr_interrupt_install();   /* Ctrl-C from here on stops the render cleanly (interrupt.h) */
     int code = sr_open(&c, "render", &scene, &be);
     if (code) return code;
     sr_error err = { SR_OK, "" };
     sr_renderer r;
     float *rgb = NULL;
     sr_render_stats st;
+    memset(&st, 0, sizeof st);
     double t_setup = sr_now();
-    sr_status s = sr_renderer_init(&r, &scene, &be, &err);
+    /* Everything the host will allocate, checked before any of it is (mem_limits.h). */
+    sr_status s = sr_check_render_memory(&scene, be.kind, out, &err);
+    if (s) {
+        fprintf(stderr, "stencilray render: %s\n", err.msg);
+        sr_backend_destroy(&be);
+        sr_scene_free(&scene);
+        return (int)s;
+    }
+    s = sr_renderer_init(&r, &scene, &be, &err);
     t_setup = sr_now() - t_setup;
     if (!s) {
         rgb = (float *)malloc(sizeof(float) * 3u * scene.width * scene.height);
@@ -96,7 +140,9 @@ static int sr_cmd_render(int argc, char **argv)
         if (!s) s = sr_image_write(out, rgb, scene.width, scene.height, c.exposure, c.tonemap, &err);
         sr_renderer_free(&r);
     }
-    if (s) {
+    if (s == SR_INTERRUPTED) {
+        code = sr_render_interrupted(out, rgb, &scene, &c, &st);
+    } else if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
     } else if (!c.quiet) {
         printf("%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup) | %.2f M rays, %.1f Mrays/s -> %s\n",
@@ -107,7 +153,7 @@ static int sr_cmd_render(int argc, char **argv)
     free(rgb);
     sr_backend_destroy(&be);
     sr_scene_free(&scene);
-    return s ? (int)s : 0;
+    return s == SR_INTERRUPTED ? code : s ? (int)s : 0;
 }
 
 /* ---- info ----------------------------------------------------------------------------- */

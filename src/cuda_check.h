@@ -7,12 +7,18 @@
 #include <cuda_runtime_api.h>
 #include "status.h"
 
+/* A file may define SR_CUDA_TRY_NOTE before including this: a string expression (it may
+ * use the error, e_) appended to every message; backend_cuda.c names the last kernel. */
+#ifndef SR_CUDA_TRY_NOTE
+#define SR_CUDA_TRY_NOTE ""
+#endif
+
 #define SR_CUDA_TRY(call, what)                                                               \
     do {                                                                                      \
         cudaError_t e_ = (call);                                                              \
         if (e_ != cudaSuccess)                                                                \
-            return sr_fail(err, SR_ERR_RUNTIME, "CUDA error while %s: %s (%s)", (what),       \
-                           cudaGetErrorString(e_), cudaGetErrorName(e_));                     \
+            return sr_fail(err, SR_ERR_RUNTIME, "CUDA error while %s: %s (%s)%s", (what),     \
+                           cudaGetErrorString(e_), cudaGetErrorName(e_), SR_CUDA_TRY_NOTE);   \
     } while (0)
 
 #endif

@@ -2,19 +2,33 @@
  * (PreTransformVertices); ours (scale, rotate X/Y/Z, translate) is applied in double and then
  * rounded once to float. Points, lines and degenerate triangles are skipped. */
 #include "mesh.h"
+#include "mem_limits.h"
+#include "mesh_check.h"
 
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#define SR_MESH_FLAGS (aiProcess_Triangulate | aiProcess_PreTransformVertices | \
+/* Host memory while assimp imports a file, per byte of the file: measured 16x for OBJ
+ * (1M triangles, 35 MiB) and 20x for binary PLY (19 MiB); 24x leaves a margin. Files
+ * with unusually dense faces can need more (see tests/fuzz/README.md). */
+#define SR_MESH_IMPORT_FACTOR 24u
+#define PATH_MAX_MSG 640
+
+/* ValidateDataStructure runs first and refuses faces whose indices are out of range:
+ * assimp's PLY reader does not check them, and the steps after it then read outside the
+ * vertex array (SIGSEGV; found by tests/fuzz). */
+#define SR_MESH_FLAGS (aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_PreTransformVertices | \
                        aiProcess_JoinIdenticalVertices | aiProcess_SortByPType)
 
 /* sin and cos of an angle in degrees, exact at multiples of 90 so that a quarter turn moves
@@ -99,13 +113,37 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
     if (!path || !prims || !count)
         return sr_fail(err, SR_ERR_RUNTIME, "sr_mesh_load: missing argument");
 
-    /* Say why a file cannot be read in the system's words before assimp says it vaguely. */
-    FILE *f = fopen(path, "rb");
-    if (!f) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: %s", path, strerror(errno));
+    /* Say why a file cannot be read in the system's words before assimp says it vaguely.
+     * O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: %s", path, strerror(errno));
     struct stat st;
-    bool is_dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
-    fclose(f);
-    if (is_dir) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: it is a directory", path);
+    int stat_ok = fstat(fd, &st) == 0;
+    close(fd);
+    if (stat_ok && S_ISDIR(st.st_mode)) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: it is a directory", path);
+    /* A device, FIFO or socket could block or never end (/dev/zero); assimp needs a file. */
+    if (!stat_ok || !S_ISREG(st.st_mode))
+        return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: not a regular file", path);
+    if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s is %.1f GiB; at most %.1f GiB are supported", path,
+                       (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
+    char what[PATH_MAX_MSG];
+    snprintf(what, sizeof what, "importing mesh file %s (%.1f MiB, about %ux its size)", path,
+             (double)st.st_size / 1048576.0, SR_MESH_IMPORT_FACTOR);
+    sr_status mem = sr_check_host_memory((uint64_t)st.st_size * SR_MESH_IMPORT_FACTOR, what, "", err);
+    if (mem) return mem;
+    /* A known extension picks assimp's importer; without one assimp guesses from the
+     * content, and a file that merely contains "ply" went to its PLY reader unchecked. */
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    char ext[16] = "";
+    if (dot && (!slash || dot > slash) && strlen(dot) < sizeof ext)
+        for (size_t i = 0; dot[i]; i++) ext[i] = (char)tolower((unsigned char)dot[i]);
+    if (!ext[0] || !aiIsExtensionSupported(ext))
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: unknown format (the name must end in .obj, .ply, "
+                       ".gltf, .glb or another extension assimp reads)", path);
+    /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
+    if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
+    if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
 
     const struct aiScene *sc = aiImportFile(path, SR_MESH_FLAGS);
     if (!sc) {
@@ -127,9 +165,18 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
         return sr_fail(err, SR_ERR_INPUT,
                        "mesh file %s has no triangles (only points, lines or nothing); expected a mesh with faces", path);
     }
-    if (n > (size_t)UINT32_MAX - *count) {
+    if (*count > SR_MAX_PRIMS || n > (size_t)(SR_MAX_PRIMS - *count)) {
         aiReleaseImport(sc);
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has too many triangles (%zu)", path, n);
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has %zu triangles; a scene holds at most %u primitives",
+                       path, n, SR_MAX_PRIMS);
+    }
+    /* The triangles and, later, the BVH over every primitive, before either is allocated. */
+    snprintf(what, sizeof what, "mesh file %s (%zu triangles, then a BVH over %zu primitives)", path, n,
+             (size_t)*count + n);
+    mem = sr_check_host_memory((uint64_t)n * sizeof(sr_prim) + sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
+    if (mem) {
+        aiReleaseImport(sc);
+        return mem;
     }
     sr_prim *grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
     if (!grown) {

@@ -1,5 +1,6 @@
 /* options.c: parsing the options render, bench and view share, and opening scene+backend. */
 #include "options.h"
+#include "sort_cpu.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -68,6 +69,7 @@ void sr_common_default(sr_common *c)
     sr_render_opts_default(&c->render);
     c->exposure = 1.0f;
     c->tonemap = SR_TONEMAP_CLAMP;
+    c->integrator = -1;
 }
 
 /* Parse one option shared by render/bench/view. Returns 0 if consumed, 2 on error, -1 if the
@@ -83,6 +85,22 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->render.seed);
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
     if (!strcmp(o, "--compact-below")) return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
+    if (!strcmp(o, "--sort")) {   /* the coherence sort (issue 6) */
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        const int algo = sr_sort_algo_parse(v);
+        if (algo < 0) return sr_usage_error(a, "--sort: expected none, merge or radix, got '%s'%s", v, "");
+        c->render.sort = algo;
+        return 0;
+    }
+    if (!strcmp(o, "--sort-key")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        const int key = sr_sort_key_parse(v);
+        if (key < 0) return sr_usage_error(a, "--sort-key: expected dir-morton or material, got '%s'%s", v, "");
+        c->render.sort_key = key;
+        return 0;
+    }
     if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) { c->quiet = 1; return 0; }
     if (!strcmp(o, "--backend")) {
         const char *v = sr_value(a, o);
@@ -99,6 +117,14 @@ int sr_parse_common(sr_args *a, sr_common *c)
         int m = sr_mask_parse(v);
         if (m < 0) return sr_usage_error(a, "--mask: expected flags, stencil, compact or megakernel, got '%s'%s", v, "");
         c->render.mask = (sr_mask)m;
+        return 0;
+    }
+    if (!strcmp(o, "--integrator")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        if (!strcmp(v, "whitted")) c->integrator = SR_INTEGRATOR_WHITTED;
+        else if (!strcmp(v, "path")) c->integrator = SR_INTEGRATOR_PATH;
+        else return sr_usage_error(a, "--integrator: expected whitted or path, got '%s'%s", v, "");
         return 0;
     }
     if (!strcmp(o, "--tonemap")) {
@@ -135,6 +161,7 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     if (c->height) scene->height = c->height;
     if (c->spp) scene->spp = c->spp;
     if (c->depth) scene->max_depth = c->depth;
+    if (c->integrator >= 0) scene->integrator = (uint32_t)c->integrator;
     if ((uint64_t)scene->width * scene->height > (1u << 28)) {
         fprintf(stderr, "stencilray %s: %ux%u is %llu pixels; at most %u are supported\n", cmd, scene->width,
                 scene->height, (unsigned long long)scene->width * scene->height, 1u << 28);

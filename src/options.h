@@ -16,6 +16,7 @@ typedef struct sr_args { int argc, i; char **argv; const char *cmd; } sr_args;
 typedef struct sr_common {
     const char *scene_path;
     uint32_t width, height, spp, depth;   /* 0 = the scene's value */
+    int integrator;                       /* sr_integrator, or -1 = the scene's       */
     sr_backend_kind backend;
     uint32_t device;
     sr_render_opts render;
@@ -45,6 +46,8 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "  --width N, --height N   image size in pixels (1..16384)\n" \
 "  --spp N                 samples per pixel (1..65536): more = smoother edges and glass\n" \
 "  --depth N               maximum trace depth (1..64): 1 = no reflections\n" \
+"  --integrator I          whitted or path (default: the scene's \"integrator\"); path\n" \
+"                          traces global illumination and needs many samples (--spp)\n" \
 "Where it runs:\n" \
 "  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \
 "  --device N              which CUDA device (see 'stencilray info'), default 0\n" \
@@ -52,6 +55,11 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "                          flags, megakernel; every mask gives the same image\n" \
 "  --compact-below F       compact live rays when fewer than F of them are left (0..1,\n" \
 "                          default 0.1; 1 = after every bounce, 0 = never)\n" \
+"  --sort S                with --mask compact: none (default), merge or radix: sort the\n" \
+"                          live rays by a coherence key after every bounce (compacting\n" \
+"                          first), so that a warp traces similar rays; same image\n" \
+"  --sort-key K            dir-morton (default: direction octant, then the Morton code of\n" \
+"                          the origin) or material (of the last hit, then the same)\n" \
 "  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n" \
 "Output:\n" \
 "  --exposure X            multiply radiance by X before tonemapping (default 1)\n" \

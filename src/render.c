@@ -1,7 +1,11 @@
 /* render.c: the frame driver, the same loop for every backend. */
 #include "render.h"
+#include "interrupt.h"
+#include "../kernels/path.h"
+#include "../kernels/sortkey.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,8 +22,42 @@ void sr_render_opts_default(sr_render_opts *o)
     memset(o, 0, sizeof *o);
     o->mask = SR_MASK_COMPACT;
     o->seed = 1;
+    o->sort = SR_SORT_NONE;     /* issue 6: the measured default (README, "Coherence sort") */
+    o->sort_key = SR_SORT_KEY_DIR_MORTON;
     o->compact_below = 0.1f;    /* measured best or near it on the H200 (README) */
     o->progress = 0;
+}
+
+/* The emissive bounded prims of the BVH order, with the CDF the path integrator picks one by
+ * (sr_emitter_power, summed in double and normalised; the last entry is exactly 1). */
+static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
+{
+    const sr_prim *prims = r->bvh.prims;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        const sr_material *m = &scene->materials[prims[i].material];
+        if (sr_is_emitter(m) && sr_emitter_power(&prims[i], m) > 0.0f) count++;
+    }
+    if (count == 0) return SR_OK;
+    r->emitters = (sr_emitter *)malloc(sizeof(sr_emitter) * count);
+    if (!r->emitters) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for %u emitters", count);
+    double total = 0.0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        const sr_material *m = &scene->materials[prims[i].material];
+        float power = sr_is_emitter(m) ? sr_emitter_power(&prims[i], m) : 0.0f;
+        if (!(power > 0.0f)) continue;
+        total += (double)power;
+        r->emitters[k].prim = i;
+        r->emitters[k].cdf = (float)total;   /* normalised below */
+        k++;
+    }
+    for (k = 0; k < count; k++) r->emitters[k].cdf = (float)((double)r->emitters[k].cdf / total);
+    r->emitters[count - 1].cdf = 1.0f;
+    r->view.emitters = r->emitters;
+    r->view.emitter_count = count;
+    r->view.emitter_power = (float)total;
+    return SR_OK;
 }
 
 sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be, sr_error *err)
@@ -41,12 +79,19 @@ sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be
     v->light_count = scene->light_count;
     v->camera = sr_camera_make(&scene->camera, scene->width, scene->height);
     v->background = scene->background;
+    v->has_sky = scene->has_sky ? 1u : 0u;
+    v->sky_zenith = scene->sky_zenith;
+    v->sky_horizon = scene->sky_horizon;
+    v->sky_ground = scene->sky_ground;
     v->ambient = scene->ambient;
     v->width = scene->width;
     v->height = scene->height;
     v->spp = scene->spp;
     v->max_depth = scene->max_depth;
-    st = be->ops->upload(be->impl, v, err);
+    v->integrator = scene->integrator;
+    v->path_flags = scene->path_flags;
+    st = sr_build_emitters(r, scene, err);
+    if (!st) st = be->ops->upload(be->impl, v, err);
     if (st) sr_renderer_free(r);   /* leaves r zeroed: nothing for the caller to free */
     return st;
 }
@@ -54,6 +99,7 @@ sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be
 void sr_renderer_free(sr_renderer *r)
 {
     sr_bvh_free(&r->bvh);
+    free(r->emitters);
     memset(r, 0, sizeof *r);
 }
 
@@ -82,6 +128,7 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
         case SR_STAGE_INTERSECT: o->times->intersect[b] += ms; break;
         case SR_STAGE_SHADE: o->times->shade[b] += ms; break;
         case SR_STAGE_COMPACT: o->times->compact[b] += ms; break;
+        case SR_STAGE_SORT: o->times->sort[b] += ms; break;
         default: if (o->mask == SR_MASK_MEGAKERNEL) o->times->megakernel += ms; break;
         }
         o->times->total += ms;
@@ -98,6 +145,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     sr_marks marks;
     marks.count = 0;
     sr_status s;
+    if (sr_interrupt_pending()) return SR_INTERRUPTED;
     if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
     if (o->mask == SR_MASK_MEGAKERNEL) {
         if ((s = ops->megakernel(be, sample, o->seed, err))) return s;
@@ -108,6 +156,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
         if ((s = sr_mark(r, o, &marks, SR_STAGE_GENERATE, 0, err))) return s;
         float pool_frac = 1.0f;   /* the current pool's size, as a fraction of the full pool */
         for (uint32_t b = 0; b < r->view.max_depth; b++) {
+            if (sr_interrupt_pending()) return SR_INTERRUPTED;   /* queued kernels finish */
             if ((s = ops->run_stage(be, o->mask, SR_STAGE_INTERSECT, b, err))) return s;
             if ((s = sr_mark(r, o, &marks, SR_STAGE_INTERSECT, b, err))) return s;
             if ((s = ops->run_stage(be, o->mask, SR_STAGE_SHADE, b, err))) return s;
@@ -131,12 +180,24 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
             compact_now = live_frac < o->compact_below * pool_frac;
             if (o->compact_below >= 1.0f) compact_now = true;
             if (o->compact_below <= 0.0f) compact_now = false;
+            /* The coherence sort (issue 6) reorders a dense pool, so it compacts every bounce;
+             * a key that compaction does not carry is noted by pixel before it. */
+            const bool sort_now = o->sort != SR_SORT_NONE;
+            if (sort_now) compact_now = true;
+            if (sort_now && o->sort_key == SR_SORT_KEY_MATERIAL) {
+                if ((s = ops->sort_prepare(be, o->sort_key, err))) return s;
+                if ((s = sr_mark(r, o, &marks, SR_STAGE_SORT, b, err))) return s;
+            }
             if (compact_now) {
                 if ((s = ops->compact(be, expected, measure ? &live : NULL, err))) return s;
                 if (st) st->compactions++;
                 pool_frac = live_frac;
             }
             if ((s = sr_mark(r, o, &marks, SR_STAGE_COMPACT, b, err))) return s;
+            if (sort_now) {
+                if ((s = ops->sort(be, o->sort, o->sort_key, err))) return s;
+                if ((s = sr_mark(r, o, &marks, SR_STAGE_SORT, b, err))) return s;
+            }
         }
     }
     if (o->times && !o->times->per_stage && o->mask != SR_MASK_MEGAKERNEL &&
@@ -182,17 +243,46 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
     if (s) return s;
     const double t0 = sr_now();
     int shown = 0;
+    /* keep_partial: a copy of the film sums after sample `snap`, for an interrupt that
+     * lands inside a sample (whose rays have already added to the film). Taken when the
+     * last copy is 20 copy-times old, so it costs at most about 5 %. */
+    uint32_t done = 0, snap = 0;
+    int mid_sample = 0;
+    double snap_cost = 0.0, snap_at = t0, shown_at = 0.0;
     for (uint32_t i = 0; i < r->view.spp; i++) {
-        if ((s = sr_render_sample(r, o, i, st, err))) break;
+        if (sr_interrupt_pending()) { s = SR_INTERRUPTED; break; }
+        if ((s = sr_render_sample(r, o, i, st, err))) { mid_sample = s == SR_INTERRUPTED; break; }
+        done = i + 1;
         double elapsed = sr_now() - t0;
-        if (o->progress && (elapsed > 1.0 || shown)) {
+        /* at most 10 updates a second: a fast GPU finishes thousands of samples a second */
+        if (o->progress && (elapsed > 1.0 || shown) && (elapsed - shown_at >= 0.1 || done == r->view.spp)) {
             sr_progress(elapsed, i + 1, r->view.spp);
             shown = 1;
+            shown_at = elapsed;
+        }
+        if (o->keep_partial && done < r->view.spp && sr_now() - snap_at >= 20.0 * snap_cost) {
+            const double c0 = sr_now();
+            if ((s = ops->read_film(r->be->impl, rgb, 1.0f, err))) break;
+            snap = done;
+            snap_at = sr_now();
+            snap_cost = snap_at - c0;
         }
     }
     if (!s) s = ops->finish(r->be->impl, err);
     st->seconds = sr_now() - t0;
     if (shown) fputc('\n', stderr);
+    if (s == SR_INTERRUPTED && o->keep_partial) {
+        if (!mid_sample && done > 0) {          /* between samples: the film is exact */
+            s = ops->read_film(r->be->impl, rgb, 1.0f / (float)done, err);
+            st->partial_samples = s ? 0 : done;
+            return s ? s : SR_INTERRUPTED;
+        }
+        if (snap > 0) {                         /* inside one: the last copy */
+            const float k = 1.0f / (float)snap;
+            for (size_t j = 0; j < (size_t)r->view.width * r->view.height * 3u; j++) rgb[j] *= k;
+            st->partial_samples = snap;
+        }
+    }
     if (s) return s;
     return ops->read_film(r->be->impl, rgb, 1.0f / (float)r->view.spp, err);
 }

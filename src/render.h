@@ -12,6 +12,7 @@
 typedef struct sr_stage_times {
     double generate;
     double intersect[SR_MAX_DEPTH], shade[SR_MAX_DEPTH], compact[SR_MAX_DEPTH];
+    double sort[SR_MAX_DEPTH];   /* the coherence sort (issue 6): keys, sort and gather       */
     double total;          /* first mark to last: the whole sample                          */
     double megakernel;
     int per_stage;         /* mark every stage (costs a little host time per launch); else
@@ -22,8 +23,12 @@ typedef struct sr_render_opts {
     sr_mask mask;
     uint32_t seed;
     float compact_below;   /* compact when the live fraction is below this: 1 always, 0 never */
+    int sort;              /* sr_sort_algo (kernels/sortkey.h): sort live rays by a coherence key
+                              after every bounce (compacting first); SR_SORT_NONE: never      */
+    int sort_key;          /* sr_sort_key: dir-morton or material                             */
     int progress;          /* progress bar on stderr once a render has run a second          */
     sr_stage_times *times; /* when not NULL: time every stage (adds to it)                     */
+    int keep_partial;      /* on Ctrl-C, leave the mean of the completed samples in rgb        */
 } sr_render_opts;
 
 typedef struct sr_render_stats {
@@ -32,11 +37,14 @@ typedef struct sr_render_stats {
     uint64_t bounce_rays[SR_MAX_DEPTH]; /* the same per bounce, summed over samples          */
     uint32_t samples;
     uint32_t compactions;
+    uint32_t partial_samples;           /* after SR_INTERRUPTED with keep_partial: how many
+                                           samples the mean left in rgb has (0: none)      */
 } sr_render_stats;
 
 typedef struct sr_renderer {
     sr_backend *be;
     sr_bvh bvh;
+    sr_emitter *emitters; /* path mode's area lights, BVH order (view.emitters points here)  */
     sr_scene_view view;   /* host pointers into the scene and the BVH                      */
     /* Live fraction after each bounce in the last sample: the compaction policy's forecast
      * for the next one, so that deciding costs no GPU round trip. */
@@ -54,7 +62,10 @@ void sr_renderer_free(sr_renderer *r);
 sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sample,
                            sr_render_stats *st, sr_error *err);
 
-/* Clear the film, trace r->view.spp samples, and leave their mean in rgb (w*h*3). */
+/* Clear the film, trace r->view.spp samples, and leave their mean in rgb (w*h*3).
+ * Ctrl-C (interrupt.h) is checked between samples and bounces: the render stops and returns
+ * SR_INTERRUPTED; with o->keep_partial, rgb then holds the mean of st->partial_samples
+ * completed samples (none when 0). */
 sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
                           sr_render_stats *st, sr_error *err);
 

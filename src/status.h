@@ -6,7 +6,8 @@
 typedef enum sr_status {
     SR_OK = 0,
     SR_ERR_RUNTIME = 1, /* the machine failed us: CUDA error, I/O error, out of memory  */
-    SR_ERR_INPUT = 2    /* the person's input is wrong: bad scene, bad option           */
+    SR_ERR_INPUT = 2,   /* the person's input is wrong: bad scene, bad option           */
+    SR_INTERRUPTED = 130 /* stopped by Ctrl-C or SIGTERM (interrupt.h); 128 + SIGINT      */
 } sr_status;
 
 typedef struct sr_error {

@@ -44,17 +44,19 @@ static void test_csv_and_json(void **state)
     char *text = read_all(csv);
     assert_non_null(text);
     char *save = NULL, *line = strtok_r(text, "\n", &save);
-    assert_string_equal(line, "depth,mask,median_ms,fps,p99_ms,min_ms,rays_per_frame,mrays_per_s,live_after,"
-                              "generate_ms,intersect_ms,shade_ms,compact_ms");
+    assert_string_equal(line, "depth,mask,sort,median_ms,fps,p99_ms,min_ms,rays_per_frame,mrays_per_s,live_after,"
+                              "generate_ms,intersect_ms,shade_ms,compact_ms,sort_ms");
     int rows = 0;
     for (line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save), rows++) {
         int commas = 0;
         for (const char *c = line; *c; c++) commas += *c == ',';
-        assert_int_equal(commas, 12);
+        assert_int_equal(commas, 14);
         unsigned depth = 0;
-        char mask[32];
+        char mask[32], sort[32];
         double median = 0, fps = 0;
-        assert_int_equal(sscanf(line, "%u,%31[^,],%lf,%lf", &depth, mask, &median, &fps), 4);
+        assert_int_equal(sscanf(line, "%u,%31[^,],%31[^,],%lf,%lf", &depth, mask, sort, &median, &fps), 5);
+        if (rows % 4 != 2) assert_string_equal(sort, "none");   /* only compact sorts */
+        else assert_true(!strcmp(sort, "none") || !strcmp(sort, "merge") || !strcmp(sort, "radix"));
         assert_int_equal(depth, 1u + (unsigned)rows / 4u);              /* depth-major order */
         assert_string_equal(mask, masks[rows % 4]);
         assert_true(median > 0 && fps > 0);

@@ -1,0 +1,64 @@
+/* fault.c: SR_FAULT, the test-only fault switch (see fault.h). */
+#include "fault.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct {
+    int parsed;
+    sr_fault_kind kind;
+    char stage[32];
+    unsigned long nth, seen;
+    char spec[80];
+} sr_fault;
+
+static const char *const sr_fault_stages[] = { "generate", "intersect", "shade", "compact", "megakernel", NULL };
+
+static void sr_fault_parse(void)
+{
+    sr_fault.parsed = 1;
+    const char *s = getenv("SR_FAULT");
+    if (!s || !*s) return;
+    snprintf(sr_fault.spec, sizeof sr_fault.spec, "%s", s);
+    sr_fault.nth = 1;
+    if (!strcmp(s, "alloc")) { sr_fault.kind = SR_FAULT_ALLOC; return; }
+    sr_fault_kind kind = !strncmp(s, "launch:", 7) ? SR_FAULT_LAUNCH : !strncmp(s, "kernel:", 7) ? SR_FAULT_KERNEL : SR_FAULT_NONE;
+    const char *stage = s + 7, *at = strchr(stage, '@');
+    size_t len = at ? (size_t)(at - stage) : strlen(stage);
+    int known = 0;
+    for (int i = 0; sr_fault_stages[i]; i++)
+        if (strlen(sr_fault_stages[i]) == len && !strncmp(stage, sr_fault_stages[i], len)) known = 1;
+    char *end = NULL;
+    unsigned long nth = at ? strtoul(at + 1, &end, 10) : 1;
+    if (kind == SR_FAULT_NONE || !known || (at && (end == at + 1 || *end || nth == 0))) {
+        /* A typo must not silently turn a fault test into a passing render. */
+        fprintf(stderr, "stencilray: SR_FAULT=%s not understood; expected alloc, launch:STAGE[@N] or "
+                        "kernel:STAGE[@N] with STAGE one of generate, intersect, shade, compact, megakernel\n", s);
+        exit(2);
+    }
+    sr_fault.kind = kind;
+    memcpy(sr_fault.stage, stage, len);
+    sr_fault.stage[len] = '\0';
+    sr_fault.nth = nth;
+}
+
+sr_fault_kind sr_fault_check(sr_fault_kind kind, const char *stage)
+{
+    if (!sr_fault.parsed) sr_fault_parse();
+    if (sr_fault.kind == SR_FAULT_NONE) return SR_FAULT_NONE;
+    if (kind == SR_FAULT_ALLOC) {
+        if (sr_fault.kind != SR_FAULT_ALLOC) return SR_FAULT_NONE;
+    } else if (sr_fault.kind == SR_FAULT_ALLOC || !stage || strcmp(stage, sr_fault.stage) != 0) {
+        return SR_FAULT_NONE;
+    }
+    return ++sr_fault.seen == sr_fault.nth ? sr_fault.kind : SR_FAULT_NONE;
+}
+
+const char *sr_fault_spec(void)
+{
+    if (!sr_fault.parsed) sr_fault_parse();
+    return sr_fault.spec;
+}
+
+void sr_fault_reset(void) { memset(&sr_fault, 0, sizeof sr_fault); }

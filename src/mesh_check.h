@@ -1,0 +1,25 @@
+/* mesh_check.h: structural checks of OBJ and PLY files before assimp (5.2, Debian 12) reads
+ * them, for the inputs on which assimp crashes, aborts, leaks or exhausts memory. Each was
+ * found by tests/fuzz and is replayed from tests/fuzz/regressions/mesh:
+ *
+ *   PLY, binary: a count larger than the file holds (999999999 faces: assimp reserves
+ *       24 GiB, then the out-of-memory killer); a body cut short (reads past its buffer,
+ *       SIGSEGV); a face with no vertex indices (a post-processing step aborts).
+ *   PLY, text: malformed records (assimp leaks what it built), absurd counts.
+ *   OBJ: a face index past the vertices, after a first mesh was built (assimp throws and
+ *       leaks the meshes built so far).
+ *
+ * Face indices out of range in PLY (SIGSEGV in post-processing) are caught by assimp's own
+ * aiProcess_ValidateDataStructure step, which mesh.c asks for. The checks read the file
+ * once, storing nothing; mesh.c runs them by the file's extension, and refuses extensions
+ * assimp does not know, so that assimp never guesses a format from the content. */
+#ifndef SR_MESH_CHECK_H
+#define SR_MESH_CHECK_H
+
+#include "status.h"
+
+/* SR_OK, or SR_ERR_INPUT "cannot parse mesh file PATH: ..." saying what does not add up. */
+sr_status sr_ply_check(const char *path, sr_error *err);
+sr_status sr_obj_check(const char *path, sr_error *err);
+
+#endif

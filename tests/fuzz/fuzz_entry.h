@@ -1,0 +1,162 @@
+/* fuzz_entry.h: what the libFuzzer harnesses (fuzz_scene.c, fuzz_mesh.c) do with one input,
+ * shared with the CTest replay of the corpus and of every crash found
+ * (tests/test_fuzz_regressions.c), so a regression is replayed through exactly the code
+ * that found it.
+ *
+ * The contract checked: sr_scene_parse never crashes, leaks or hangs (the sanitizers and
+ * libFuzzer's timeout check those); it returns SR_OK with a scene whose numbers are in
+ * range and whose indices point inside its arrays, or SR_ERR_INPUT with a message that
+ * names the file, is printable text and is NUL-terminated. Anything else is a finding. */
+#ifndef SR_FUZZ_ENTRY_H
+#define SR_FUZZ_ENTRY_H
+
+#include "scene.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Scene text and mesh body are split at the first occurrence of this line. */
+#define SR_FUZZ_MESH_SEP "\n%%mesh\n"
+
+static int sr_fuzz_violation(char *why, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, cap, fmt, ap);
+    va_end(ap);
+    return 1;
+}
+
+/* 0 when the result honours the contract, else 1 with the reason in why. */
+static int sr_fuzz_check_result(const char *path, sr_status st, const sr_error *err, const sr_scene *s, char *why,
+                                size_t cap)
+{
+    if (st == SR_OK) {
+        if (s->width < 1 || s->width > SR_MAX_RESOLUTION || s->height < 1 || s->height > SR_MAX_RESOLUTION)
+            return sr_fuzz_violation(why, cap, "accepted image size %ux%u", s->width, s->height);
+        if (s->spp < 1 || s->spp > SR_MAX_SPP || s->max_depth < 1 || s->max_depth > SR_MAX_DEPTH)
+            return sr_fuzz_violation(why, cap, "accepted spp %u / max_depth %u", s->spp, s->max_depth);
+        if ((s->prim_count && !s->prims) || (s->plane_count && !s->planes) || (s->material_count && !s->materials) ||
+            (s->light_count && !s->lights))
+            return sr_fuzz_violation(why, cap, "a count without its array");
+        for (uint32_t i = 0; i < s->material_count; i++)
+            if (s->materials[i].kind >= SR_MAT_KIND_COUNT)
+                return sr_fuzz_violation(why, cap, "material %u has kind %u", i, s->materials[i].kind);
+        for (uint32_t i = 0; i < s->prim_count; i++) {
+            const sr_prim *p = &s->prims[i];
+            if (p->kind == SR_PRIM_PLANE || p->kind >= SR_PRIM_KIND_COUNT || p->material >= s->material_count)
+                return sr_fuzz_violation(why, cap, "prim %u: kind %u, material %u of %u", i, p->kind, p->material,
+                                         s->material_count);
+        }
+        for (uint32_t i = 0; i < s->plane_count; i++)
+            if (s->planes[i].kind != SR_PRIM_PLANE || s->planes[i].material >= s->material_count)
+                return sr_fuzz_violation(why, cap, "plane %u: kind %u, material %u", i, s->planes[i].kind,
+                                         s->planes[i].material);
+        return 0;
+    }
+    if (st != SR_ERR_INPUT || err->status != SR_ERR_INPUT)
+        return sr_fuzz_violation(why, cap, "status %d (error status %d), expected SR_ERR_INPUT: %s", (int)st,
+                                 (int)err->status, err->msg);
+    size_t n = strnlen(err->msg, sizeof err->msg);
+    if (n == 0 || n == sizeof err->msg) return sr_fuzz_violation(why, cap, "empty or unterminated message");
+    if (strncmp(err->msg, path, strlen(path)) != 0)
+        return sr_fuzz_violation(why, cap, "the message does not name the file: %s", err->msg);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)err->msg[i];
+        if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
+            return sr_fuzz_violation(why, cap, "control byte 0x%02x at %zu in the message: %s", ch, i, err->msg);
+    }
+    return 0;
+}
+
+/* fuzz_scene: the bytes are a scene file. Mesh paths resolve next to a scene in a folder
+ * that does not exist, so only absolute paths reach the file system. */
+static int sr_fuzz_scene_one(const uint8_t *data, size_t size, char *why, size_t cap)
+{
+    static const char path[] = "/nonexistent-sr-fuzz/scene.json";
+    sr_scene s;
+    sr_error err;
+    memset(&err, 0, sizeof err);
+    sr_status st = sr_scene_parse(path, (const char *)data, size, &s, &err);
+    int bad = sr_fuzz_check_result(path, st, &err, &s, why, cap);
+    if (st == SR_OK) sr_scene_free(&s);
+    return bad;
+}
+
+/* fuzz_mesh: "SCENE" SR_FUZZ_MESH_SEP "MESH", or just "MESH" (a default scene that loads
+ * mesh.obj, or mesh.ply when the body starts with "ply"). The body is written to both
+ * mesh.obj and mesh.ply in a private temporary folder, next to the scene, so the scene
+ * picks the importer by the name it uses. */
+static char sr_fuzz_dir[64];
+
+static void sr_fuzz_cleanup(void)
+{
+    static const char *const names[] = { "mesh.obj", "mesh.ply", NULL };
+    char p[128];
+    for (int i = 0; names[i]; i++) {
+        snprintf(p, sizeof p, "%s/%s", sr_fuzz_dir, names[i]);
+        unlink(p);
+    }
+    rmdir(sr_fuzz_dir);
+}
+
+static int sr_fuzz_write(const char *name, const uint8_t *data, size_t size)
+{
+    char p[128];
+    snprintf(p, sizeof p, "%s/%s", sr_fuzz_dir, name);
+    FILE *f = fopen(p, "wb");
+    if (!f) return -1;
+    size_t put = size ? fwrite(data, 1, size, f) : 0;
+    return (fclose(f) == 0 && put == size) ? 0 : -1;
+}
+
+static int sr_fuzz_mesh_one(const uint8_t *data, size_t size, char *why, size_t cap)
+{
+    if (!sr_fuzz_dir[0]) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(sr_fuzz_dir, sizeof sr_fuzz_dir, "%s/sr-fuzz-XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+        if (!mkdtemp(sr_fuzz_dir)) { perror("mkdtemp"); abort(); }
+        atexit(sr_fuzz_cleanup);
+    }
+    static const char sep[] = SR_FUZZ_MESH_SEP;
+    const size_t seplen = sizeof sep - 1;
+    const uint8_t *body = data, *scene = NULL;
+    size_t body_len = size, scene_len = 0;
+    for (size_t i = 0; i + seplen <= size; i++)
+        if (memcmp(data + i, sep, seplen) == 0) {
+            scene = data;
+            scene_len = i;
+            body = data + i + seplen;
+            body_len = size - i - seplen;
+            break;
+        }
+    char def[512];
+    if (!scene) {
+        snprintf(def, sizeof def,
+                 "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n"
+                 " \"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.8, 0.8]}},\n"
+                 " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\"}]}\n",
+                 body_len >= 3 && memcmp(body, "ply", 3) == 0 ? "mesh.ply" : "mesh.obj");
+        scene = (const uint8_t *)def;
+        scene_len = strlen(def);
+    }
+    if (sr_fuzz_write("mesh.obj", body, body_len) || sr_fuzz_write("mesh.ply", body, body_len)) {
+        perror("sr_fuzz_mesh_one: writing the mesh");
+        abort();
+    }
+    char path[128];
+    snprintf(path, sizeof path, "%s/scene.json", sr_fuzz_dir);
+    sr_scene s;
+    sr_error err;
+    memset(&err, 0, sizeof err);
+    sr_status st = sr_scene_parse(path, (const char *)scene, scene_len, &s, &err);
+    int bad = sr_fuzz_check_result(path, st, &err, &s, why, cap);
+    if (st == SR_OK) sr_scene_free(&s);
+    return bad;
+}
+
+#endif

@@ -1,0 +1,149 @@
+/* test_interrupt.c: Ctrl-C (SIGINT) or SIGTERM during a long render stops it within a
+ * second, writes nothing, says so and exits 130 (143 for SIGTERM); with --save-partial it
+ * writes OUT.partial-<N>spp.png, the mean of the N samples completed (issue 7). The real
+ * binary, started with fork/exec and signalled like a terminal would. */
+#include "testutil.h"
+#include "hardutil.h"
+#include "interrupt.h"
+
+/* Start a long CPU render into dir/out.png; return once it is rendering (its first line
+ * comes after the signal handler is installed) plus `settle` seconds. */
+static void start_render(sr_child *c, const char *dir, const char *size_w, const char *size_h, int save_partial,
+                         double settle)
+{
+    char scene[1024];
+    static char out[1100];
+    snprintf(out, sizeof out, "%s/out.png", dir);
+    const char *argv[] = { "render", sr_test_source_path(scene, sizeof scene, "scenes/default.json"), "--backend", "cpu",
+                           "--width", size_w, "--height", size_h, "--spp", "65536", "-o", out,
+                           save_partial ? "--save-partial" : NULL, NULL };
+    sr_hard_spawn(c, argv, NULL);
+    const double t0 = sr_hard_now();
+    while (!strstr(c->err, "CPU backend") && sr_hard_now() - t0 < 60.0 && c->err_fd >= 0) sr_hard_drain(c, 50);
+    if (!strstr(c->err, "CPU backend")) fail_msg("the render did not start:\n%s", c->err);
+    const double t1 = sr_hard_now();
+    while (sr_hard_now() - t1 < settle) sr_hard_drain(c, 20);
+}
+
+/* Signal, then wait: returns the exit code; *took = seconds from the signal to the exit. */
+static int signal_and_wait(sr_child *c, int sig, double *took)
+{
+    const double t0 = sr_hard_now();
+    kill(c->pid, sig);
+    int code = sr_hard_wait(c, 30.0);
+    *took = sr_hard_now() - t0;
+    printf("  exit %d, %.3f s after the signal\n%s", code, *took, c->err);
+    return code;
+}
+
+static void test_sigint_stops_and_writes_nothing(void **state)
+{
+    (void)state;
+    char dir[1024];
+    sr_hard_fresh_dir(dir, sizeof dir, "interrupt_int");
+    sr_child c;
+    start_render(&c, dir, "1920", "1080", 0, 0.5);
+    double took;
+    assert_int_equal(signal_and_wait(&c, SIGINT, &took), 130);
+    assert_true(took < 1.0);
+    assert_non_null(strstr(c.err, "interrupted (SIGINT)"));
+    assert_non_null(strstr(c.err, "nothing written"));
+    assert_int_equal(sr_hard_count_files(dir), 0);   /* neither the image nor a temp file */
+}
+
+static void test_sigterm_stops_too(void **state)
+{
+    (void)state;
+    char dir[1024];
+    sr_hard_fresh_dir(dir, sizeof dir, "interrupt_term");
+    sr_child c;
+    start_render(&c, dir, "1920", "1080", 0, 0.5);
+    double took;
+    assert_int_equal(signal_and_wait(&c, SIGTERM, &took), 128 + SIGTERM);
+    assert_true(took < 1.0);
+    assert_non_null(strstr(c.err, "interrupted (SIGTERM)"));
+    assert_int_equal(sr_hard_count_files(dir), 0);
+}
+
+static uint32_t be32(const unsigned char *b) { return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]; }
+
+/* --save-partial: out.partial-<N>spp.png, named in the message, a PNG of the full size. */
+static void test_save_partial(void **state)
+{
+    (void)state;
+    char dir[1024];
+    sr_hard_fresh_dir(dir, sizeof dir, "interrupt_partial");
+    sr_child c;
+    start_render(&c, dir, "160", "90", 1, 1.5);   /* small: many samples complete */
+    double took;
+    assert_int_equal(signal_and_wait(&c, SIGINT, &took), 130);
+    assert_true(took < 1.0);
+    const char *name = strstr(c.err, "out.partial-");
+    assert_non_null(name);
+    unsigned spp = 0;
+    assert_int_equal(sscanf(name, "out.partial-%uspp.png", &spp), 1);
+    assert_true(spp >= 1 && spp < 65536);
+    char path[1200], expect[64];
+    snprintf(path, sizeof path, "%s/out.partial-%uspp.png", dir, spp);
+    snprintf(expect, sizeof expect, "wrote the mean of %u samples to", spp);
+    assert_non_null(strstr(c.err, expect));
+    assert_int_equal(sr_hard_count_files(dir), 1);   /* only the partial image */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char head[24];
+    assert_int_equal(fread(head, 1, sizeof head, f), sizeof head);
+    fseek(f, -8, SEEK_END);
+    unsigned char tail[8];
+    assert_int_equal(fread(tail, 1, sizeof tail, f), sizeof tail);
+    fclose(f);
+    assert_memory_equal(head, "\x89PNG\r\n\x1a\n", 8);
+    assert_memory_equal(head + 12, "IHDR", 4);
+    assert_int_equal(be32(head + 16), 160);
+    assert_int_equal(be32(head + 20), 90);
+    assert_memory_equal(tail, "IEND", 4);   /* the file is complete */
+}
+
+/* In process: a pending interrupt makes sr_render_image return SR_INTERRUPTED before any
+ * sample, with nothing to save; without one the same render completes. */
+static void test_render_image_returns_interrupted(void **state)
+{
+    (void)state;
+    sr_scene scene;
+    sr_test_parse("tiny.json",
+                  "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},"
+                  " \"image\": {\"width\": 16, \"height\": 8, \"spp\": 4},"
+                  " \"materials\": {\"m\": {\"type\": \"diffuse\"}}, \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}]}",
+                  &scene);
+    sr_error err = { SR_OK, "" };
+    sr_backend be;
+    assert_int_equal(sr_backend_create(SR_BACKEND_CPU, 0, &be, NULL, 0, &err), SR_OK);
+    sr_renderer r;
+    assert_int_equal(sr_renderer_init(&r, &scene, &be, &err), SR_OK);
+    float rgb[16 * 8 * 3];
+    sr_render_opts o;
+    sr_render_opts_default(&o);
+    o.keep_partial = 1;
+    sr_render_stats st;
+    sr_interrupt_raise(SIGINT);
+    assert_int_equal(sr_interrupt_pending(), SIGINT);
+    assert_int_equal(sr_render_image(&r, &o, rgb, &st, &err), SR_INTERRUPTED);
+    assert_int_equal(st.samples, 0);
+    assert_int_equal(st.partial_samples, 0);
+    sr_interrupt_reset();
+    assert_int_equal(sr_render_image(&r, &o, rgb, &st, &err), SR_OK);
+    assert_int_equal(st.samples, 4);
+    sr_renderer_free(&r);
+    sr_backend_destroy(&be);
+    sr_scene_free(&scene);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_render_image_returns_interrupted),
+        cmocka_unit_test(test_sigint_stops_and_writes_nothing),
+        cmocka_unit_test(test_sigterm_stops_too),
+        cmocka_unit_test(test_save_partial),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
