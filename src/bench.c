@@ -314,16 +314,7 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
         }
         cJSON_AddItemToArray(arr, o);
     }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
-    sr_textout out;
-    sr_status s = sr_textout_open(&out, path, err);
-    if (s) { cJSON_free(text); return s; }
-    fputs(text, out.f);
-    fputc('\n', out.f);
-    cJSON_free(text);
-    return sr_textout_commit(&out, err);
+    return sr_textout_json(path, root, err);
 }
 
 static sr_status sr_write_plot(const char *path, const char *title, const sr_bench_row *rows, uint32_t n,

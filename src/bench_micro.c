@@ -427,16 +427,7 @@ static sr_status sr_micro_write_json(const char *path, const char *gpu, const ch
         cJSON_AddNumberToObject(o, "ballot_speedup_vs_cub", r->us[SR_M_BALLOT] > 0 ? r->us[SR_M_CUB] / r->us[SR_M_BALLOT] : 0);
         cJSON_AddItemToArray(comp, o);
     }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
-    sr_textout out;
-    sr_status s = sr_textout_open(&out, path, err);
-    if (s) { cJSON_free(text); return s; }
-    fputs(text, out.f);
-    fputc('\n', out.f);
-    cJSON_free(text);
-    return sr_textout_commit(&out, err);
+    return sr_textout_json(path, root, err);
 }
 
 /* ---- entry ------------------------------------------------------------------------------ */

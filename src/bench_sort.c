@@ -337,18 +337,7 @@ static sr_status sr_sort_write_json(const char *path, const char *gpu, const cha
         }
         cJSON_AddItemToArray(reorder, o);
     }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
-    sr_textout out;
-    sr_status s = sr_textout_open(&out, path, err);
-    if (!s) {
-        fputs(text, out.f);
-        fputc('\n', out.f);
-        s = sr_textout_commit(&out, err);
-    }
-    cJSON_free(text);
-    return s;
+    return sr_textout_json(path, root, err);
 }
 
 sr_status sr_bench_sort_micro(const sr_sort_micro_opts *opts, FILE *out, sr_error *err)

@@ -1,5 +1,7 @@
 #include "textout.h"
 
+#include <cJSON.h>
+
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,4 +26,20 @@ sr_status sr_textout_commit(sr_textout *t, sr_error *err)
         return sr_fail(err, SR_ERR_RUNTIME, "cannot write %s: %s", t->path, strerror(e));
     }
     return SR_OK;
+}
+
+sr_status sr_textout_json(const char *path, cJSON *root, sr_error *err)
+{
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
+    sr_textout out;
+    sr_status s = sr_textout_open(&out, path, err);
+    if (!s) {
+        fputs(text, out.f);
+        fputc('\n', out.f);
+        s = sr_textout_commit(&out, err);
+    }
+    cJSON_free(text);
+    return s;
 }

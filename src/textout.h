@@ -18,4 +18,8 @@ sr_status sr_textout_open(sr_textout *t, const char *path, sr_error *err);
 /* Close and rename over `path`; on any write error remove the temporary and fail. */
 sr_status sr_textout_commit(sr_textout *t, sr_error *err);
 
+/* Print a cJSON tree to `path` the same way. Takes the tree: it is deleted here. */
+struct cJSON;
+sr_status sr_textout_json(const char *path, struct cJSON *root, sr_error *err);
+
 #endif
