@@ -78,26 +78,6 @@ static void check_constant(const char *what, const float *img, uint32_t pixels, 
 
 /* ---- an independent pinhole camera (double precision) ------------------------------------ */
 
-typedef struct { double x, y, z; } d3;
-static d3 d3v(double x, double y, double z) { d3 r = { x, y, z }; return r; }
-static d3 d3sub(d3 a, d3 b) { return d3v(a.x - b.x, a.y - b.y, a.z - b.z); }
-static double d3dot(d3 a, d3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-static d3 d3norm(d3 a) { double l = sqrt(d3dot(a, a)); return d3v(a.x / l, a.y / l, a.z / l); }
-static d3 d3cross(d3 a, d3 b) { return d3v(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
-
-/* Signed distance (in radii) of the pixel centre's ray from the sphere's silhouette: < 0 on it. */
-static double sphere_margin(d3 eye, d3 look, double fov_deg, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
-                            d3 centre, double radius)
-{
-    d3 wv = d3norm(d3sub(eye, look)), u = d3norm(d3cross(d3v(0, 1, 0), wv)), v = d3cross(wv, u);
-    double th = tan(fov_deg * M_PI / 360.0), aspect = (double)w / h;
-    double sx = (2.0 * (x + 0.5) / w - 1.0) * aspect * th, sy = (1.0 - 2.0 * (y + 0.5) / h) * th;
-    d3 dir = d3norm(d3v(-wv.x + sx * u.x + sy * v.x, -wv.y + sx * u.y + sy * v.y, -wv.z + sx * u.z + sy * v.z));
-    d3 oc = d3sub(centre, eye);
-    double along = d3dot(oc, dir);
-    double dist2 = d3dot(oc, oc) - along * along;
-    return (sqrt(dist2 > 0 ? dist2 : 0) - radius) / radius;
-}
 
 /* ---- a convex diffuse object under a uniform environment --------------------------------- */
 
