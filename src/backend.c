@@ -38,6 +38,17 @@ sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
     return sr_cpu_backend_create(out, err);
 }
 
+sr_status sr_cuda_require_device(int device, sr_error *err)
+{
+    char why[256];
+    int count = sr_cuda_device_count(why, sizeof why);
+    if (count < 0) return sr_fail(err, SR_ERR_INPUT, "needs a CUDA device: %s", why);
+    if (device < 0 || device >= count)
+        return sr_fail(err, SR_ERR_INPUT, "needs a CUDA device: device %d does not exist (%d device%s found)",
+                       device, count, count == 1 ? "" : "s");
+    return SR_OK;
+}
+
 void sr_backend_destroy(sr_backend *be)
 {
     if (be && be->ops) be->ops->destroy(be->impl);

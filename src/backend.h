@@ -90,6 +90,8 @@ sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err);
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err);
 /* How many CUDA devices, or -1 with the reason in why (no driver, no device, not built). */
 int sr_cuda_device_count(char *why, size_t cap);
+/* SR_ERR_INPUT "needs a CUDA device: ..." unless device `device` exists (for GPU-only tools). */
+sr_status sr_cuda_require_device(int device, sr_error *err);
 /* "NVIDIA H200, driver 580.159.04, SM 1980 MHz (max 1980), memory 3201 MHz" for one
  * device; the driver and clocks come from NVML when libnvidia-ml can be loaded. */
 void sr_cuda_gpu_summary(int device, char *buf, size_t cap);

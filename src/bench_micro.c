@@ -434,12 +434,8 @@ static sr_status sr_micro_write_json(const char *path, const char *gpu, const ch
 
 sr_status sr_bench_micro(const sr_micro_opts *opts, FILE *out, sr_error *err)
 {
-    char why[256];
-    int count = sr_cuda_device_count(why, sizeof why);
-    if (count < 0) return sr_fail(err, SR_ERR_INPUT, "needs a CUDA device: %s", why);
-    if (opts->device < 0 || opts->device >= count)
-        return sr_fail(err, SR_ERR_INPUT, "needs a CUDA device: device %d does not exist (%d device%s found)",
-                       opts->device, count, count == 1 ? "" : "s");
+    sr_status ready = sr_cuda_require_device(opts->device, err);
+    if (ready) return ready;
     const uint32_t rays = opts->rays ? opts->rays : SR_MICRO_DEFAULT_RAYS;
     if (rays > SR_MICRO_MAX_RAYS)
         return sr_fail(err, SR_ERR_INPUT, "the micro-benchmark takes at most %u rays (asked for %u)", SR_MICRO_MAX_RAYS, rays);

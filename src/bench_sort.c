@@ -342,12 +342,8 @@ static sr_status sr_sort_write_json(const char *path, const char *gpu, const cha
 
 sr_status sr_bench_sort_micro(const sr_sort_micro_opts *opts, FILE *out, sr_error *err)
 {
-    char why[256];
-    int count = sr_cuda_device_count(why, sizeof why);
-    if (count < 0) return sr_fail(err, SR_ERR_INPUT, "needs a CUDA device: %s", why);
-    if (opts->device < 0 || opts->device >= count)
-        return sr_fail(err, SR_ERR_INPUT, "needs a CUDA device: device %d does not exist (%d device%s found)",
-                       opts->device, count, count == 1 ? "" : "s");
+    sr_status ready = sr_cuda_require_device(opts->device, err);
+    if (ready) return ready;
     sr_sort_micro m;
     memset(&m, 0, sizeof m);
     m.reps = opts->reps ? opts->reps : 20u;

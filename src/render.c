@@ -136,6 +136,17 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
     return s;
 }
 
+/* The compaction policy: compact when the live rays fill less than compact_below of the
+ * CURRENT pool (after a compaction the pool is dense, and compacting it again would only
+ * cost); 1 means after every bounce, 0 never. The coherence sort reorders a dense pool, so
+ * it compacts every bounce. live_frac and pool_frac are fractions of the full pool. */
+static bool sr_should_compact(const sr_render_opts *o, float live_frac, float pool_frac)
+{
+    if (o->sort != SR_SORT_NONE || o->compact_below >= 1.0f) return true;
+    if (o->compact_below <= 0.0f) return false;
+    return live_frac < o->compact_below * pool_frac;
+}
+
 sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sample,
                            sr_render_stats *st, sr_error *err)
 {
@@ -164,9 +175,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
             if (o->mask != SR_MASK_COMPACT || b + 1 >= r->view.max_depth) continue;
             /* flags and stencil launch over the whole pool every bounce, as they would; the
              * compact strategy shrinks the pool when enough rays have died to pay for it. */
-            /* Compact when the live rays fill less than compact_below of the CURRENT pool
-             * (after a compaction the pool is dense: compacting it again would only cost). */
-            bool compact_now, measure = !r->have_history;
+            bool measure = !r->have_history;
             uint32_t live = 0, expected = n;
             float live_frac;                       /* of the full pool */
             if (measure) {                         /* first sample: count (one sync) */
@@ -177,13 +186,9 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
                 live_frac = r->live_after[b];
                 expected = (uint32_t)(live_frac * 1.05f * (float)n) + 256u;
             }
-            compact_now = live_frac < o->compact_below * pool_frac;
-            if (o->compact_below >= 1.0f) compact_now = true;
-            if (o->compact_below <= 0.0f) compact_now = false;
-            /* The coherence sort (issue 6) reorders a dense pool, so it compacts every bounce;
-             * a key that compaction does not carry is noted by pixel before it. */
             const bool sort_now = o->sort != SR_SORT_NONE;
-            if (sort_now) compact_now = true;
+            const bool compact_now = sr_should_compact(o, live_frac, pool_frac);
+            /* A key that compaction does not carry is noted by pixel before it. */
             if (sort_now && o->sort_key == SR_SORT_KEY_MATERIAL) {
                 if ((s = ops->sort_prepare(be, o->sort_key, err))) return s;
                 if ((s = sr_mark(r, o, &marks, SR_STAGE_SORT, b, err))) return s;
