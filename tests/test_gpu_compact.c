@@ -324,13 +324,10 @@ static void test_micro_bench_small(void **state)
     assert_int_equal(lines, 1 + 10 * 7);   /* header + (2 patterns x 5 fractions) x 7 methods */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    char why[256];
-    if (sr_cuda_device_count(why, sizeof why) <= 0) {
-        printf("skipped: %s\n", why);
-        return 77;
-    }
+    const int skip = sr_test_gpu_start(argc, argv);
+    if (skip) return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compaction),
         cmocka_unit_test(test_micro_bench_small),

@@ -297,17 +297,15 @@ static void test_interop_cost_1080p(void **state)
 }
 #endif /* SR_HAVE_EGL && SR_HAVE_VIEWER */
 
-int main(void)
+int main(int argc, char **argv)
 {
-    char why[1024];
-    if (sr_cuda_device_count(why, sizeof why) <= 0) {
-        printf("skipped: %s\n", why);
-        return 77;
-    }
+    const int skip = sr_test_gpu_start(argc, argv);
+    if (skip) return skip;
 #if !defined(SR_HAVE_EGL) || !defined(SR_HAVE_VIEWER)
     printf("skipped: built without EGL (Debian: apt-get install libegl-dev, then configure again)\n");
     return 77;
 #else
+    char why[1024];
     if (!egl_context(why, sizeof why)) {
         printf("skipped: %s\n", why);
         return 77;

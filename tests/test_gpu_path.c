@@ -117,13 +117,10 @@ static void test_gpu_path_masks_identical(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    char why[256];
-    if (sr_cuda_device_count(why, sizeof why) <= 0) {
-        printf("skipped: %s\n", why);
-        return 77;
-    }
+    const int skip = sr_test_gpu_start(argc, argv);
+    if (skip) return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_scenes_match_cpu),
         cmocka_unit_test(test_path_scenes_match_cpu_deep),

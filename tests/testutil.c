@@ -108,3 +108,14 @@ float *sr_test_render(const sr_scene *scene, sr_backend_kind kind, sr_mask mask,
     sr_backend_destroy(&be);
     return rgb;
 }
+
+int sr_test_gpu_start(int argc, char **argv)
+{
+    char why[512];
+    if (sr_cuda_device_count(why, sizeof why) <= 0) {
+        printf("skipped: %s\n", why);
+        return 77;
+    }
+    if (argc > 1) cmocka_set_test_filter(argv[1]);
+    return 0;
+}

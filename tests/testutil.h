@@ -25,6 +25,12 @@ int sr_test_file_exists(const char *path);
 /* A shipped file, e.g. "scenes/default.json", as an absolute path in buf. */
 const char *sr_test_source_path(char *buf, size_t cap, const char *rel);
 
+/* The start of every GPU test's main: 0 to go on, or 77 (CTest's "skipped") after printing why
+ * when no CUDA device is usable. An optional first argument picks tests by cmocka name
+ * pattern (`test_gpu_sort test_stage`), so a slow tool such as compute-sanitizer's racecheck
+ * can take one part at a time. */
+int sr_test_gpu_start(int argc, char **argv);
+
 
 /* ---- an independent pinhole camera and sphere test, in double precision ---------------- *
  * Image tests classify pixels with this instead of the code under test. */
