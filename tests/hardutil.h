@@ -162,4 +162,40 @@ static int sr_hard_count_files(const char *dir)
     return n;
 }
 
+/* Render into a fresh folder `folder` that already holds an old out.png: `stencilray render
+ * SCENE --backend BACKEND --width W --height H --spp S -o DIR/out.png EXTRA...` with `env`
+ * added. Expect exit `code` within timeout_s, every string of `expect` in stderr, and the old
+ * file unchanged and alone in the folder (no temp file left either). */
+static void sr_hard_expect_failed_render(const char *folder, const char *scene, const char *backend,
+                                         const char *width, const char *height, const char *spp,
+                                         const char *const *extra, const char *const *env, double timeout_s,
+                                         int code, const char *const *expect)
+{
+    char dir[1024], out[1100];
+    sr_hard_fresh_dir(dir, sizeof dir, folder);
+    snprintf(out, sizeof out, "%s/out.png", dir);
+    FILE *f = fopen(out, "w");
+    assert_non_null(f);
+    fputs("old image", f);
+    fclose(f);
+    const char *argv[32] = { "render", scene, "--backend", backend, "--width", width, "--height", height,
+                             "--spp", spp, "-o", out };
+    size_t n = 12;
+    for (size_t i = 0; extra && extra[i] && n + 1 < sizeof argv / sizeof argv[0]; i++) argv[n++] = extra[i];
+    argv[n] = NULL;
+    sr_child c;
+    int got = sr_hard_run(&c, argv, env, timeout_s);   /* -2: it hung */
+    if (got != code) fail_msg("%s: exit %d, expected %d; it printed:\n%s", env && env[0] ? env[0] : folder, got, code, c.err);
+    for (size_t i = 0; expect[i]; i++)
+        if (!strstr(c.err, expect[i]))
+            fail_msg("%s: expected \"%s\" in:\n%s", env && env[0] ? env[0] : folder, expect[i], c.err);
+    assert_int_equal(sr_hard_count_files(dir), 1);
+    char buf[32] = "";
+    f = fopen(out, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "old image");
+}
+
 #endif

@@ -7,36 +7,14 @@
 
 static const char *scene_path(char *buf, size_t cap) { return sr_test_source_path(buf, cap, "scenes/default.json"); }
 
-/* Render into a fresh folder that already holds an old out.png; expect `code`, every
- * string of `expect` in stderr, and the old file unchanged and alone in the folder. */
+/* A 96x54 CPU render with SR_FAULT=fault that must fail (see sr_hard_expect_failed_render). */
 static void expect_failure(const char *fault, const char *const *extra, int code, const char *const *expect)
 {
-    char dir[1024], out[1100], scene[1024], env_fault[128];
-    sr_hard_fresh_dir(dir, sizeof dir, "faults");
-    snprintf(out, sizeof out, "%s/out.png", dir);
-    FILE *f = fopen(out, "w");
-    assert_non_null(f);
-    fputs("old image", f);
-    fclose(f);
-    const char *argv[32] = { "render", scene_path(scene, sizeof scene), "--backend", "cpu", "--width", "96",
-                             "--height", "54", "--spp", "3", "-o", out };
-    size_t n = 12;
-    for (size_t i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
-    argv[n] = NULL;
+    char scene[1024], env_fault[128];
     snprintf(env_fault, sizeof env_fault, "SR_FAULT=%s", fault);
     const char *env[] = { env_fault, NULL };
-    sr_child c;
-    int got = sr_hard_run(&c, argv, env, 60.0);   /* -2: it hung */
-    assert_int_equal(got, code);
-    for (size_t i = 0; expect[i]; i++)
-        if (!strstr(c.err, expect[i])) fail_msg("SR_FAULT=%s: expected \"%s\" in:\n%s", fault, expect[i], c.err);
-    assert_int_equal(sr_hard_count_files(dir), 1);   /* no temp file left either */
-    char buf[32] = "";
-    f = fopen(out, "r");
-    assert_non_null(f);
-    assert_non_null(fgets(buf, sizeof buf, f));
-    fclose(f);
-    assert_string_equal(buf, "old image");
+    sr_hard_expect_failed_render("faults", scene_path(scene, sizeof scene), "cpu", "96", "54", "3", extra, env, 60.0,
+                                 code, expect);
 }
 
 static void test_launch_faults_name_the_stage(void **state)

@@ -15,32 +15,12 @@
 
 static const char *scene_path(char *buf, size_t cap) { return sr_test_source_path(buf, cap, "scenes/default.json"); }
 
+/* A 320x180 CUDA render with `env` that must fail (see sr_hard_expect_failed_render). */
 static void expect_failure(const char *const *env, const char *const *extra, int code, const char *const *expect)
 {
-    char dir[1024], out[1100], scene[1024];
-    sr_hard_fresh_dir(dir, sizeof dir, "gpu_faults");
-    snprintf(out, sizeof out, "%s/out.png", dir);
-    FILE *f = fopen(out, "w");
-    assert_non_null(f);
-    fputs("old image", f);
-    fclose(f);
-    const char *argv[32] = { "render", scene_path(scene, sizeof scene), "--backend", "cuda", "--width", "320",
-                             "--height", "180", "--spp", "4", "-o", out };
-    size_t n = 12;
-    for (size_t i = 0; extra && extra[i]; i++) argv[n++] = extra[i];
-    argv[n] = NULL;
-    sr_child c;
-    int got = sr_hard_run(&c, argv, env, 120.0);   /* -2: it hung */
-    assert_int_equal(got, code);
-    for (size_t i = 0; expect[i]; i++)
-        if (!strstr(c.err, expect[i])) fail_msg("expected \"%s\" in:\n%s", expect[i], c.err);
-    assert_int_equal(sr_hard_count_files(dir), 1);
-    char buf[32] = "";
-    f = fopen(out, "r");
-    assert_non_null(f);
-    assert_non_null(fgets(buf, sizeof buf, f));
-    fclose(f);
-    assert_string_equal(buf, "old image");
+    char scene[1024];
+    sr_hard_expect_failed_render("gpu_faults", scene_path(scene, sizeof scene), "cuda", "320", "180", "4", extra, env,
+                                 120.0, code, expect);
 }
 
 /* A real launch of the stage's kernel with an invalid configuration (2048 threads a block). */

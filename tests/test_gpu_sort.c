@@ -302,61 +302,11 @@ static void test_stage(void **state)
 
 /* ---- images ---------------------------------------------------------------------------------- */
 
-static float *render(const sr_scene *scene, sr_backend_kind kind, int sort, int key)
-{
-    sr_error err = { SR_OK, "" };
-    sr_backend be;
-    sr_status st = sr_backend_create(kind, 0, &be, NULL, 0, &err);
-    if (st) fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(st, SR_OK);
-    sr_renderer r;
-    st = sr_renderer_init(&r, scene, &be, &err);
-    if (st) fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(st, SR_OK);
-    float *rgb = malloc(sizeof(float) * 3u * scene->width * scene->height);
-    assert_non_null(rgb);
-    sr_render_opts o;
-    sr_render_opts_default(&o);
-    o.mask = SR_MASK_COMPACT;
-    o.sort = sort;
-    o.sort_key = key;
-    st = sr_render_image(&r, &o, rgb, NULL, &err);
-    if (st) fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(st, SR_OK);
-    sr_renderer_free(&r);
-    sr_backend_destroy(&be);
-    return rgb;
-}
-
-static const char *const scenes[] = { "scenes/default.json", "scenes/cornell.json", "scenes/cornell_path.json",
-                                      "scenes/mirror_hall.json", "scenes/mesh.json", "scenes/sphere_field.json" };
-
+/* Many merge tiles per sort; several samples, so later ones size by the forecast. */
 static void test_images_identical(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
-        char path[1024];
-        sr_test_source_path(path, sizeof path, scenes[i]);
-        sr_scene scene;
-        sr_error err = { SR_OK, "" };
-        if (sr_scene_load(path, &scene, &err)) fail_msg("%s", err.msg);
-        /* Many merge tiles per sort; several samples, so later ones size by the forecast. */
-        scene.width = 200;
-        scene.height = 120;
-        scene.spp = 4;
-        const size_t bytes = sizeof(float) * 3u * scene.width * scene.height;
-        float *base = render(&scene, SR_BACKEND_CUDA, SR_SORT_NONE, SR_SORT_KEY_DIR_MORTON);
-        for (int algo = SR_SORT_MERGE; algo <= SR_SORT_RADIX; algo++)
-            for (int key = 0; key < SR_SORT_KEY_COUNT; key++) {
-                float *img = render(&scene, SR_BACKEND_CUDA, algo, key);
-                if (memcmp(img, base, bytes))
-                    fail_msg("%s: on the GPU, --sort %s --sort-key %s changes the image", scenes[i],
-                             sr_sort_algo_name(algo), sr_sort_key_name(key));
-                free(img);
-            }
-        free(base);
-        sr_scene_free(&scene);
-    }
+    sr_test_sorts_keep_images(SR_BACKEND_CUDA, 200, 120, 4);
 }
 
 static void test_micro_bench_small(void **state)

@@ -185,16 +185,7 @@ static void test_masks_and_compaction_order_agree(void **state)
     sr_scene s;
     sr_test_parse("mixed.json", mixed_scene, &s);
     const size_t bytes = sizeof(float) * 3u * s.width * s.height;
-    sr_render_stats ref_stats;
-    float *ref = sr_test_render(&s, SR_BACKEND_CPU, SR_MASK_STENCIL, 0.5f, 7, &ref_stats);
-    const sr_mask masks[] = { SR_MASK_FLAGS, SR_MASK_COMPACT, SR_MASK_MEGAKERNEL };
-    for (size_t k = 0; k < 3; k++) {
-        sr_render_stats st;
-        float *img = sr_test_render(&s, SR_BACKEND_CPU, masks[k], 1.0f, 7, &st);
-        assert_memory_equal(img, ref, bytes);
-        assert_int_equal(st.rays, ref_stats.rays);     /* the same rays were traced */
-        free(img);
-    }
+    float *ref = sr_test_masks_agree(&s, SR_BACKEND_CPU, 7, NULL);
     for (int run = 0; run < 3; run++) {
         sr_render_stats st;
         float *img = sr_test_render(&s, SR_BACKEND_CPU, SR_MASK_COMPACT, 1.0f, 7, &st);

@@ -107,65 +107,10 @@ static void test_stage_on_synthetic_pool(void **state)
 
 /* ---- images ---------------------------------------------------------------------------------- */
 
-static float *render(const sr_scene *scene, int sort, int key, uint32_t *compactions)
-{
-    sr_error err = { SR_OK, "" };
-    sr_backend be;
-    sr_status st = sr_backend_create(SR_BACKEND_CPU, 0, &be, NULL, 0, &err);
-    assert_int_equal(st, SR_OK);
-    sr_renderer r;
-    st = sr_renderer_init(&r, scene, &be, &err);
-    if (st) fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(st, SR_OK);
-    float *rgb = malloc(sizeof(float) * 3u * scene->width * scene->height);
-    assert_non_null(rgb);
-    sr_render_opts o;
-    sr_render_opts_default(&o);
-    o.mask = SR_MASK_COMPACT;
-    o.sort = sort;
-    o.sort_key = key;
-    sr_render_stats stats;
-    st = sr_render_image(&r, &o, rgb, &stats, &err);
-    if (st) fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(st, SR_OK);
-    *compactions = stats.compactions;
-    sr_renderer_free(&r);
-    sr_backend_destroy(&be);
-    return rgb;
-}
-
-static const char *const scenes[] = { "scenes/default.json", "scenes/cornell.json", "scenes/cornell_path.json",
-                                      "scenes/mirror_hall.json", "scenes/mesh.json", "scenes/sphere_field.json" };
-
 static void test_images_identical(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
-        char path[1024];
-        sr_test_source_path(path, sizeof path, scenes[i]);
-        sr_scene scene;
-        sr_error err = { SR_OK, "" };
-        if (sr_scene_load(path, &scene, &err)) fail_msg("%s", err.msg);
-        scene.width = 40;
-        scene.height = 24;
-        scene.spp = 2;
-        uint32_t base_compactions = 0, compactions = 0;
-        float *base = render(&scene, SR_SORT_NONE, SR_SORT_KEY_DIR_MORTON, &base_compactions);
-        const size_t bytes = sizeof(float) * 3u * scene.width * scene.height;
-        for (int algo = SR_SORT_MERGE; algo <= SR_SORT_RADIX; algo++)
-            for (int key = 0; key < SR_SORT_KEY_COUNT; key++) {
-                float *img = render(&scene, algo, key, &compactions);
-                if (memcmp(img, base, bytes))
-                    fail_msg("%s: --sort %s --sort-key %s changes the image", scenes[i], sr_sort_algo_name(algo),
-                             sr_sort_key_name(key));
-                /* The sort compacts every bounce that has a next one (while rays live). */
-                assert_true(compactions >= base_compactions);
-                assert_true(compactions > 0 || scene.max_depth == 1);
-                free(img);
-            }
-        free(base);
-        sr_scene_free(&scene);
-    }
+    sr_test_sorts_keep_images(SR_BACKEND_CPU, 40, 24, 2);
 }
 
 /* ---- bench --sort ---------------------------------------------------------------------------- */

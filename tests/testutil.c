@@ -1,4 +1,5 @@
 #include "testutil.h"
+#include "sort_cpu.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -78,8 +79,8 @@ void sr_test_parse(const char *name, const char *json, sr_scene *out)
     assert_int_equal(st, SR_OK);
 }
 
-float *sr_test_render(const sr_scene *scene, sr_backend_kind kind, sr_mask mask, float compact_below,
-                      uint32_t seed, sr_render_stats *stats)
+float *sr_test_render_opts(const sr_scene *scene, sr_backend_kind kind, const sr_render_opts *opts,
+                           sr_render_stats *stats)
 {
     sr_error err = { SR_OK, "" };
     sr_backend be;
@@ -96,17 +97,85 @@ float *sr_test_render(const sr_scene *scene, sr_backend_kind kind, sr_mask mask,
     assert_int_equal(st, SR_OK);
     float *rgb = malloc(sizeof(float) * 3u * scene->width * scene->height);
     assert_non_null(rgb);
-    sr_render_opts o;
-    sr_render_opts_default(&o);
-    o.mask = mask;
-    o.seed = seed;
-    o.compact_below = compact_below;
-    st = sr_render_image(&r, &o, rgb, stats, &err);
+    st = sr_render_image(&r, opts, rgb, stats, &err);
     if (st) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(st, SR_OK);
     sr_renderer_free(&r);
     sr_backend_destroy(&be);
     return rgb;
+}
+
+float *sr_test_render(const sr_scene *scene, sr_backend_kind kind, sr_mask mask, float compact_below,
+                      uint32_t seed, sr_render_stats *stats)
+{
+    sr_render_opts o;
+    sr_render_opts_default(&o);
+    o.mask = mask;
+    o.seed = seed;
+    o.compact_below = compact_below;
+    return sr_test_render_opts(scene, kind, &o, stats);
+}
+
+float *sr_test_masks_agree(const sr_scene *scene, sr_backend_kind kind, uint32_t seed, sr_render_stats *ref_stats)
+{
+    const size_t bytes = sizeof(float) * 3u * scene->width * scene->height;
+    sr_render_stats ref_st;
+    float *ref = sr_test_render(scene, kind, SR_MASK_STENCIL, 0.5f, seed, &ref_st);
+    assert_non_null(ref);
+    static const sr_mask masks[] = { SR_MASK_FLAGS, SR_MASK_COMPACT, SR_MASK_COMPACT, SR_MASK_MEGAKERNEL };
+    static const float below[] = { 0.5f, 1.0f, 0.5f, 0.5f };
+    for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+        sr_render_stats st;
+        float *img = sr_test_render(scene, kind, masks[m], below[m], seed, &st);
+        if (memcmp(img, ref, bytes))
+            fail_msg("mask %s (compact below %.1f) changes the image", sr_mask_name(masks[m]), below[m]);
+        assert_int_equal(st.rays, ref_st.rays);   /* the same rays were traced */
+        free(img);
+    }
+    if (ref_stats) *ref_stats = ref_st;
+    return ref;
+}
+
+static const char *const shipped_scenes[] = { "scenes/default.json", "scenes/cornell.json",
+                                              "scenes/cornell_path.json", "scenes/mirror_hall.json",
+                                              "scenes/mesh.json", "scenes/sphere_field.json" };
+
+void sr_test_sorts_keep_images(sr_backend_kind kind, unsigned w, unsigned h, unsigned spp)
+{
+    const char *where = kind == SR_BACKEND_CUDA ? "on the GPU" : "on the CPU";
+    for (size_t i = 0; i < sizeof shipped_scenes / sizeof shipped_scenes[0]; i++) {
+        char path[1024];
+        sr_test_source_path(path, sizeof path, shipped_scenes[i]);
+        sr_scene scene;
+        sr_error err = { SR_OK, "" };
+        if (sr_scene_load(path, &scene, &err)) fail_msg("%s", err.msg);
+        scene.width = w;
+        scene.height = h;
+        scene.spp = spp;
+        sr_render_opts o;
+        sr_render_opts_default(&o);
+        o.mask = SR_MASK_COMPACT;
+        o.sort = SR_SORT_NONE;
+        sr_render_stats base_stats, stats;
+        float *base = sr_test_render_opts(&scene, kind, &o, &base_stats);
+        assert_non_null(base);
+        const size_t bytes = sizeof(float) * 3u * w * h;
+        for (int algo = SR_SORT_MERGE; algo <= SR_SORT_RADIX; algo++)
+            for (int key = 0; key < SR_SORT_KEY_COUNT; key++) {
+                o.sort = algo;
+                o.sort_key = key;
+                float *img = sr_test_render_opts(&scene, kind, &o, &stats);
+                if (memcmp(img, base, bytes))
+                    fail_msg("%s %s: --sort %s --sort-key %s changes the image", shipped_scenes[i], where,
+                             sr_sort_algo_name(algo), sr_sort_key_name(key));
+                /* The sort compacts every bounce that has a next one (while rays live). */
+                assert_true(stats.compactions >= base_stats.compactions);
+                assert_true(stats.compactions > 0 || scene.max_depth == 1);
+                free(img);
+            }
+        free(base);
+        sr_scene_free(&scene);
+    }
 }
 
 int sr_test_gpu_start(int argc, char **argv)

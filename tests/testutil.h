@@ -73,3 +73,18 @@ void sr_test_parse(const char *name, const char *json, sr_scene *out);
  * on any other error. */
 float *sr_test_render(const sr_scene *scene, sr_backend_kind kind, sr_mask mask, float compact_below,
                       uint32_t seed, sr_render_stats *stats);
+
+/* The same with every render option given. */
+float *sr_test_render_opts(const sr_scene *scene, sr_backend_kind kind, const sr_render_opts *opts,
+                           sr_render_stats *stats);
+
+/* Render `scene` on `kind` with the stencil mask (the reference), then with flags, compact
+ * (compacting every bounce and by the default-like 0.5 policy) and the megakernel: each image
+ * must equal the reference bit for bit and trace the same number of rays. The reference's
+ * statistics go to ref_stats (may be NULL). Returns the reference image (malloc'd). */
+float *sr_test_masks_agree(const sr_scene *scene, sr_backend_kind kind, uint32_t seed, sr_render_stats *ref_stats);
+
+/* Every shipped scene, at w x h and spp, rendered on `kind` with the compact mask and each
+ * --sort and --sort-key: the image must be bit-identical to the unsorted one, and a sorted
+ * render must compact at every bounce that has a next one. */
+void sr_test_sorts_keep_images(sr_backend_kind kind, unsigned w, unsigned h, unsigned spp);
