@@ -20,4 +20,7 @@ typedef struct sr_error {
 sr_status sr_fail(sr_error *err, sr_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Return the status of x from the calling function unless it is SR_OK. */
+#define SR_TRY(x) do { sr_status st_ = (x); if (st_ != SR_OK) return st_; } while (0)
+
 #endif
