@@ -69,11 +69,7 @@ static int egl_context(char *why, size_t cap)
 
 static void load_scene(sr_scene *s, uint32_t w, uint32_t h, uint32_t spp)
 {
-    char path[1024];
-    sr_error err = { SR_OK, "" };
-    sr_status st = sr_scene_load(sr_test_source_path(path, sizeof path, "scenes/default.json"), s, &err);
-    if (st) fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(st, SR_OK);
+    sr_test_load_shipped("scenes/default.json", s);
     s->width = w;
     s->height = h;
     s->spp = spp;

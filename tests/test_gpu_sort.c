@@ -17,46 +17,13 @@
 
 #ifdef SR_HAVE_CUDA
 #include "../kernels/sort.h"
+#include "sortutil.h"
 
 #define CK(call)                                                                                  \
     do {                                                                                          \
         cudaError_t e_ = (call);                                                                  \
         if (e_ != cudaSuccess) fail_msg("%s: %s (%s)", #call, cudaGetErrorString(e_), cudaGetErrorName(e_)); \
     } while (0)
-
-static uint32_t rng_state = 777u;
-static uint32_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 17;
-    rng_state ^= rng_state << 5;
-    return rng_state;
-}
-
-static int cmp_kv(const void *x, const void *y)
-{
-    sr_kv a = *(const sr_kv *)x, b = *(const sr_kv *)y;
-    return a < b ? -1 : a > b;
-}
-
-enum { SHAPE_RANDOM = 0, SHAPE_DUPLICATES, SHAPE_EQUAL, SHAPE_SORTED, SHAPE_REVERSED, SHAPE_EXTREME, SHAPE_COUNT };
-static const char *const shape_name[SHAPE_COUNT] = { "random", "duplicates", "all equal", "sorted", "reverse-sorted",
-                                                     "extreme keys" };
-
-static void fill(uint32_t *keys, uint32_t *vals, uint32_t n, int shape, int index_vals)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        switch (shape) {
-        case SHAPE_DUPLICATES: keys[i] = rnd() % 7u; break;
-        case SHAPE_EQUAL: keys[i] = 42u; break;
-        case SHAPE_SORTED: keys[i] = i / 3u; break;
-        case SHAPE_REVERSED: keys[i] = 0xfffffff0u - i; break;
-        case SHAPE_EXTREME: keys[i] = rnd() % 3u == 0 ? 0xffffffffu : (rnd() % 2u ? 0u : rnd()); break;
-        default: keys[i] = rnd(); break;
-        }
-        vals[i] = index_vals ? i : (rnd() % 5u == 0 ? 0xffffffffu : rnd() % 1000u);
-    }
-}
 
 typedef struct gpu_arrays {
     uint32_t cap;
@@ -129,6 +96,7 @@ static void check_case(gpu_arrays *g, uint32_t n, int shape, int index_vals)
 static void test_sorts(void **state)
 {
     (void)state;
+    rng_state = 777u;
     static const uint32_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 33, 255, 256, 257, 1000,
                                       SR_SORT_TILE - 1u, SR_SORT_TILE, SR_SORT_TILE + 1u, 2u * SR_SORT_TILE + 7u,
                                       5u * SR_SORT_TILE - 1u, 65536, 65537, 1000003, (1u << 22) + 5u };

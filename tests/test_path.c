@@ -700,10 +700,8 @@ static void test_delta_lights_match_whitted_at_depth_one(void **state)
 static void test_path_masks_agree(void **state)
 {
     (void)state;
-    char path[1024];
     sr_scene s;
-    sr_error err = { SR_OK, "" };
-    assert_int_equal(sr_scene_load(sr_test_source_path(path, sizeof path, "scenes/cornell_path.json"), &s, &err), SR_OK);
+    sr_test_load_shipped("scenes/cornell_path.json", &s);
     s.width = 48;
     s.height = 40;
     s.spp = 3;
@@ -726,10 +724,9 @@ static void test_shipped_path_scenes(void **state)
     (void)state;
     const char *files[] = { "scenes/cornell_path.json", "scenes/sphere_field.json" };
     for (size_t k = 0; k < 2; k++) {
-        char path[1024];
         sr_scene s;
         sr_error err = { SR_OK, "" };
-        if (sr_scene_load(sr_test_source_path(path, sizeof path, files[k]), &s, &err)) fail_msg("%s", err.msg);
+        sr_test_load_shipped(files[k], &s);
         assert_int_equal(s.integrator, SR_INTEGRATOR_PATH);
         assert_int_equal(s.spp, 64);
         assert_int_equal(s.max_depth, 8);

@@ -65,6 +65,15 @@ static inline double sphere_margin(d3 eye, d3 look, double fov_deg, uint32_t w, 
 /* ---- rendering helpers ---------------------------------------------------------------- */
 #include "render.h"
 
+/* Load a shipped scene, e.g. "scenes/cornell.json"; fails the test (with the message) on error. */
+void sr_test_load_shipped(const char *rel, sr_scene *out);
+
+/* Render `scene` on the CPU and on the GPU (compact mask, seed 3) and compare: print one line
+ * under `label`, fail if more than 8 pixels differ by over 1e-3 absolute + 1e-3 relative in
+ * any channel (one wrong stencil word is 32 rays), or if the rays entering any bounce differ
+ * by more than max_bounce_diff. Returns 0 without a CUDA device (nothing checked), else 1. */
+int sr_test_gpu_matches_cpu(const sr_scene *scene, const char *label, uint32_t max_bounce_diff);
+
 /* Parse a scene from JSON text (messages name `name`); fails the test on error. */
 void sr_test_parse(const char *name, const char *json, sr_scene *out);
 
