@@ -60,6 +60,7 @@ static const char *sr_cuda_note(cudaError_t e)
 }
 #define SR_CUDA_TRY_NOTE sr_cuda_note(e_)
 #include "cuda_check.h"
+#include "cuda_soa.h"
 
 /* Host stubs of the stage kernels (extern "C" in bounce.cu, compact.cu), for SR_FAULT. */
 extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void);
@@ -206,11 +207,7 @@ void sr_cuda_gpu_summary(int device, char *buf, size_t cap)
 static void cuda_free_all(sr_cuda *c)
 {
     for (int k = 0; k < 6; k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
-    for (int h = 0; h < 2; h++) {
-#define SR_X_FREE(type, name) cudaFree(c->pool[h].name); c->pool[h].name = NULL;
-        SR_RAY_FIELDS(SR_X_FREE)
-#undef SR_X_FREE
-    }
+    for (int h = 0; h < 2; h++) sr_cuda_soa_free(&c->pool[h]);
     cudaFree(c->hit_t); cudaFree(c->hit_prim); cudaFree(c->stencil); cudaFree(c->flags);
     cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->film); cudaFree(c->live_n);
     c->live_n = NULL;
@@ -260,11 +257,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         SR_CUDA_TRY(cudaMalloc(&huge, (size_t)1 << 62), "allocating the ray pool");
         cudaFree(huge);
     }
-    for (int h = 0; h < 2; h++) {
-#define SR_X_ALLOC(type, name) SR_CUDA_TRY(cudaMalloc((void **)&c->pool[h].name, sizeof(type) * c->aligned), "allocating the ray pool");
-        SR_RAY_FIELDS(SR_X_ALLOC)
-#undef SR_X_ALLOC
-    }
+    for (int h = 0; h < 2; h++) SR_TRY(sr_cuda_soa_alloc(&c->pool[h], c->aligned, "allocating the ray pool", err));
     SR_CUDA_TRY(cudaMalloc((void **)&c->hit_t, sizeof(float) * c->aligned), "allocating hits");
     SR_CUDA_TRY(cudaMalloc((void **)&c->hit_prim, sizeof(uint32_t) * c->aligned), "allocating hits");
     SR_CUDA_TRY(cudaMalloc((void **)&c->stencil, sizeof(uint32_t) * c->words), "allocating the stencil");

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "cuda_check.h"
+#include "cuda_soa.h"
+#include "stats.h"
 
 #define SR_MICRO_DEFAULT_RAYS (8u * 1024u * 1024u)
 #define SR_MICRO_MAX_RAYS (1u << 30)
@@ -63,40 +65,11 @@ typedef struct sr_micro {
     size_t cub_bytes, scratch_bytes;
 } sr_micro;
 
-static double sr_micro_median(float *v, uint32_t n)
-{
-    /* Insertion sort: n is the repetition count, small. */
-    for (uint32_t i = 1; i < n; i++) {
-        float x = v[i];
-        uint32_t j = i;
-        for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
-        v[j] = x;
-    }
-    return n % 2 ? v[n / 2] : 0.5 * ((double)v[n / 2 - 1] + v[n / 2]);
-}
-
-static sr_status sr_micro_alloc_soa(sr_ray_soa *p, uint32_t slots, sr_error *err)
-{
-#define SR_X_ALLOC(type, name) \
-    SR_CUDA_TRY(cudaMalloc((void **)&p->name, sizeof(type) * (size_t)slots), "allocating the synthetic ray pool");
-    SR_RAY_FIELDS(SR_X_ALLOC)
-#undef SR_X_ALLOC
-    return SR_OK;
-}
-
-static void sr_micro_free_soa(sr_ray_soa *p)
-{
-#define SR_X_FREE(type, name) cudaFree(p->name);
-    SR_RAY_FIELDS(SR_X_FREE)
-#undef SR_X_FREE
-    memset(p, 0, sizeof *p);
-}
-
 static void sr_micro_free(sr_micro *m)
 {
-    sr_micro_free_soa(&m->src);
-    sr_micro_free_soa(&m->dst_ballot);
-    sr_micro_free_soa(&m->dst_cub);
+    sr_cuda_soa_free(&m->src);
+    sr_cuda_soa_free(&m->dst_ballot);
+    sr_cuda_soa_free(&m->dst_cub);
     cudaFree(m->stencil); cudaFree(m->stencil_saved); cudaFree(m->flags); cudaFree(m->idx); cudaFree(m->seen);
     cudaFree(m->counts); cudaFree(m->in); cudaFree(m->out); cudaFree(m->cub_temp); cudaFree(m->scratch);
     if (m->host) cudaFreeHost(m->host);
@@ -120,9 +93,9 @@ static sr_status sr_micro_setup(sr_micro *m, sr_error *err)
     m->grid_compact = (m->n + 8u * SR_COMPACT_BLOCK - 1u) / (8u * SR_COMPACT_BLOCK);
     SR_CUDA_TRY(sr_micro_gather_grid(m->device, &m->grid_gather), "sizing the gather grid");
     SR_CUDA_TRY(sr_micro_loop_grid(m->device, &m->grid_loop), "sizing the grid-stride kernels' grid");
-    sr_status s = sr_micro_alloc_soa(&m->src, m->aligned, err);
-    if (!s) s = sr_micro_alloc_soa(&m->dst_ballot, m->aligned, err);
-    if (!s) s = sr_micro_alloc_soa(&m->dst_cub, m->aligned, err);
+    sr_status s = sr_cuda_soa_alloc(&m->src, m->aligned, "allocating the synthetic ray pool", err);
+    if (!s) s = sr_cuda_soa_alloc(&m->dst_ballot, m->aligned, "allocating the synthetic ray pool", err);
+    if (!s) s = sr_cuda_soa_alloc(&m->dst_cub, m->aligned, "allocating the synthetic ray pool", err);
     if (s) return s;
     const size_t slots = (size_t)m->aligned * sizeof(uint32_t), words = (size_t)m->words * sizeof(uint32_t);
     SR_CUDA_TRY(cudaMalloc((void **)&m->stencil, words), "allocating the stencil");
@@ -226,7 +199,7 @@ static sr_status sr_micro_time(sr_micro *m, sr_micro_method k, double *us, sr_er
         SR_CUDA_TRY(cudaEventElapsedTime(&ms, m->start, m->stop), "reading a timing event");
         if (r >= SR_MICRO_WARMUP) m->times[r - SR_MICRO_WARMUP] = ms;
     }
-    *us = 1000.0 * sr_micro_median(m->times, m->reps);
+    *us = 1000.0 * sr_median_f(m->times, m->reps);
     return SR_OK;
 }
 

@@ -23,6 +23,8 @@
 #include <time.h>
 
 #include "cuda_check.h"
+#include "cuda_soa.h"
+#include "stats.h"
 
 #define SR_SORT_MICRO_WARMUP 2u
 #define SR_SORT_MICRO_SIZES 3
@@ -58,28 +60,11 @@ typedef struct sr_sort_micro {
     float *times;
 } sr_sort_micro;
 
-static void sr_soa_free(sr_ray_soa *p)
-{
-#define SR_X_FREE(type, name) cudaFree(p->name);
-    SR_RAY_FIELDS(SR_X_FREE)
-#undef SR_X_FREE
-    memset(p, 0, sizeof *p);
-}
-
-static sr_status sr_soa_alloc(sr_ray_soa *p, uint32_t n, sr_error *err)
-{
-#define SR_X_ALLOC(type, name) \
-    SR_CUDA_TRY(cudaMalloc((void **)&p->name, sizeof(type) * (size_t)n), "allocating a ray pool");
-    SR_RAY_FIELDS(SR_X_ALLOC)
-#undef SR_X_ALLOC
-    return SR_OK;
-}
-
 static void sr_sort_micro_free(sr_sort_micro *m)
 {
     cudaFree(m->keys); cudaFree(m->vals); cudaFree(m->keys_m); cudaFree(m->vals_m); cudaFree(m->keys_r);
     cudaFree(m->vals_r); cudaFree(m->temp); cudaFree(m->rec_temp);
-    sr_soa_free(&m->src); sr_soa_free(&m->dst_gather); sr_soa_free(&m->dst_records);
+    sr_cuda_soa_free(&m->src); sr_cuda_soa_free(&m->dst_gather); sr_cuda_soa_free(&m->dst_records);
     free(m->host_keys); free(m->host_vals); free(m->host_a); free(m->host_b); free(m->host_seen); free(m->times);
     if (m->start) cudaEventDestroy(m->start);
     if (m->stop) cudaEventDestroy(m->stop);
@@ -102,9 +87,9 @@ static sr_status sr_sort_micro_setup(sr_sort_micro *m, int device, sr_error *err
     SR_CUDA_TRY(cudaMalloc(&m->temp, m->temp_bytes), "allocating the sorts' storage");
     SR_CUDA_TRY(sr_sort_records_temp_bytes(m->cap, &m->rec_bytes), "sizing the record sort's storage");
     SR_CUDA_TRY(cudaMalloc(&m->rec_temp, m->rec_bytes), "allocating the record sort's storage");
-    sr_status s = sr_soa_alloc(&m->src, m->cap, err);
-    if (!s) s = sr_soa_alloc(&m->dst_gather, m->cap, err);
-    if (!s) s = sr_soa_alloc(&m->dst_records, m->cap, err);
+    sr_status s = sr_cuda_soa_alloc(&m->src, m->cap, "allocating a ray pool", err);
+    if (!s) s = sr_cuda_soa_alloc(&m->dst_gather, m->cap, "allocating a ray pool", err);
+    if (!s) s = sr_cuda_soa_alloc(&m->dst_records, m->cap, "allocating a ray pool", err);
     if (s) return s;
     m->host_keys = malloc(words);
     m->host_vals = malloc(words);
@@ -116,17 +101,6 @@ static sr_status sr_sort_micro_setup(sr_sort_micro *m, int device, sr_error *err
         return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for %u keys", m->cap);
     SR_CUDA_TRY(sr_launch_micro_fill_pool(m->src, m->cap, m->stream), "filling the ray pool");
     return SR_OK;
-}
-
-static double sr_sort_median(float *v, uint32_t n)
-{
-    for (uint32_t i = 1; i < n; i++) {
-        float x = v[i];
-        uint32_t j = i;
-        for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
-        v[j] = x;
-    }
-    return n % 2 ? v[n / 2] : 0.5 * ((double)v[n / 2 - 1] + v[n / 2]);
 }
 
 static uint32_t sr_hash(uint32_t x)
@@ -194,7 +168,7 @@ static sr_status sr_sort_time(sr_sort_micro *m, sr_run k, uint32_t n, double *ms
         SR_CUDA_TRY(cudaEventElapsedTime(&t, m->start, m->stop), "reading a timing event");
         if (r >= SR_SORT_MICRO_WARMUP) m->times[r - SR_SORT_MICRO_WARMUP] = t;
     }
-    *ms = sr_sort_median(m->times, m->reps);
+    *ms = sr_median_f(m->times, m->reps);
     return SR_OK;
 }
 
