@@ -3,9 +3,9 @@
  * cJSON parses the text; it records no positions, so a second pass walks the text in step
  * with the parsed tree (children are in document order) and notes where every key and value
  * starts. Every error then names path:line:column, the JSON path of the key, what is wrong
- * and what is expected. Malformed JSON is diagnosed by a small checker that follows cJSON's
- * grammar and says what it expected where cJSON gave up. */
+ * and what is expected. Malformed JSON is diagnosed by jsoncheck.c. */
 #include "jsondoc.h"
+#include "jsoncheck.h"
 
 #include <errno.h>
 #include <float.h>
@@ -15,29 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JSON_DEPTH_LIMIT 1000           /* CJSON_NESTING_LIMIT                             */
-
 struct sr_json_pos { const cJSON *node; size_t key, val; };
 typedef struct sr_json_pos sr_json_pos;
 
 /* ---- text helpers ------------------------------------------------------------------------ */
-
-static bool is_ws(char ch) { return (unsigned char)ch <= 32; }   /* cJSON skips every byte <= 32 */
-static bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
-static bool is_num_char(char ch)   /* what cJSON hands to strtod */
-{
-    return is_digit(ch) || ch == '+' || ch == '-' || ch == 'e' || ch == 'E' || ch == '.';
-}
-static bool is_word_char(char ch)
-{
-    return is_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
-}
-
-static size_t skip_ws(const char *t, size_t len, size_t i)
-{
-    while (i < len && is_ws(t[i])) i++;
-    return i;
-}
 
 /* i at the opening quote; returns the offset just past the closing quote. */
 static size_t skip_string(const char *t, size_t len, size_t i)
@@ -526,264 +507,33 @@ sr_status sr_json_need_array(sr_json_doc *c, const cJSON *n, const char *jp)
 sr_status sr_json_read_type(sr_json_doc *c, const cJSON *obj, const char *jp, const char *what,
                                    const char *const *names, int *out)
 {
-    char list[200];
-    sr_json_join_keys(list, sizeof list, names, false);
     const cJSON *t = sr_json_field(obj, "type");
-    if (!t) return sr_json_fail_val(c, obj, jp, "missing required key \"type\"; every %s needs a \"type\", one of: %s", what, list);
-    char tjp[SR_JSON_PATH_MAX], got[96];
+    if (!t) {
+        char list[200];
+        sr_json_join_keys(list, sizeof list, names, false);
+        return sr_json_fail_val(c, obj, jp, "missing required key \"type\"; every %s needs a \"type\", one of: %s", what, list);
+    }
+    char tjp[SR_JSON_PATH_MAX], twhat[64];
     sr_json_path_key(tjp, sizeof tjp, jp, "type");
-    if (!cJSON_IsString(t)) {
-        sr_json_describe(c, t, got, sizeof got);
-        return sr_json_fail_val(c, t, tjp, "expected a string, one of: %s; got %s", list, got);
+    snprintf(twhat, sizeof twhat, "%s type", what);
+    return sr_json_read_name(c, t, tjp, twhat, names, out);
+}
+
+sr_status sr_json_read_name(sr_json_doc *c, const cJSON *n, const char *jp, const char *what,
+                            const char *const *names, int *out)
+{
+    char list[200], got[96];
+    sr_json_join_keys(list, sizeof list, names, false);
+    if (!cJSON_IsString(n)) {
+        sr_json_describe(c, n, got, sizeof got);
+        return sr_json_fail_val(c, n, jp, "expected a string, one of: %s; got %s", list, got);
     }
     for (int i = 0; names[i]; i++)
-        if (strcmp(names[i], t->valuestring) == 0) { *out = i; return SR_OK; }
+        if (strcmp(names[i], n->valuestring) == 0) { *out = i; return SR_OK; }
     char sug[96];
-    sr_json_sanitize(got, 48, t->valuestring);
-    sr_json_suggest(sug, sizeof sug, t->valuestring, names, sr_json_list_len(names), false);
-    return sr_json_fail_val(c, t, tjp, "unknown %s type \"%s\"%s; expected one of: %s", what, got, sug, list);
-}
-/* ---- malformed JSON ---------------------------------------------------------------------- */
-
-/* A checker that follows cJSON 1.7's grammar (numbers as strtod reads them, its escapes and
- * nesting limit) and stops at the first error with what it expected there. */
-typedef struct jcheck {
-    const char *t;
-    size_t len, pos, at;
-    char msg[300];
-} jcheck;
-
-static void jc_found(const jcheck *j, size_t at, char *buf, size_t cap)
-{
-    const char *t = j->t;
-    if (at >= j->len) { snprintf(buf, cap, "the end of the file"); return; }
-    char tok[40];
-    size_t n = 0;
-    if (is_word_char(t[at])) {
-        while (at + n < j->len && is_word_char(t[at + n]) && n < 24) { tok[n] = t[at + n]; n++; }
-    } else if (t[at] == '"') {
-        tok[n++] = '"';
-        while (at + n < j->len && t[at + n] != '"' && t[at + n] != '\n' && n < 24) { tok[n] = t[at + n]; n++; }
-        if (at + n < j->len && t[at + n] == '"') tok[n++] = '"';
-    } else if (t[at] == '\'') {
-        snprintf(buf, cap, "a single quote");
-        return;
-    } else {
-        tok[n++] = t[at];
-    }
-    tok[n] = '\0';
-    char safe[48];
-    sr_json_sanitize(safe, sizeof safe, tok);
-    snprintf(buf, cap, "'%s'", safe);
-}
-
-static bool word_is(const jcheck *j, size_t at, const char *w)
-{
-    size_t n = strlen(w), i = 0;
-    for (; i < n; i++) {
-        if (at + i >= j->len) return false;
-        char ch = j->t[at + i];
-        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
-        if (ch != w[i]) return false;
-    }
-    return at + n >= j->len || !is_word_char(j->t[at + n]);
-}
-
-/* key_ctx: a key was expected here (unquoted keys get their own hint). */
-static bool jc_fail(jcheck *j, size_t at, const char *expected, bool key_ctx)
-{
-    char found[64];
-    const char *hint = "";
-    jc_found(j, at, found, sizeof found);
-    if (at < j->len) {
-        char ch = j->t[at];
-        if (ch == '/') hint = " (JSON does not allow comments)";
-        else if (ch == '\'') hint = " (JSON strings need double quotes)";
-        else if (word_is(j, at, "nan") || word_is(j, at, "infinity") || word_is(j, at, "inf"))
-            hint = " (JSON numbers must be finite)";
-        else if (word_is(j, at, "true") || word_is(j, at, "false") || word_is(j, at, "null") || word_is(j, at, "none"))
-            hint = " (write true, false and null in lower case)";
-        else if (is_word_char(ch) && !is_digit(ch))
-            hint = key_ctx ? " (keys need double quotes)" : " (strings need double quotes)";
-    } else {
-        hint = " (an unclosed '{', '[' or string?)";
-    }
-    j->at = at;
-    snprintf(j->msg, sizeof j->msg, "expected %s, found %s%s", expected, found, hint);
-    return false;
-}
-
-static bool jc_value(jcheck *j, int depth);
-
-static int hex_value(char h)
-{
-    if (is_digit(h)) return h - '0';
-    if (h >= 'a' && h <= 'f') return h - 'a' + 10;
-    if (h >= 'A' && h <= 'F') return h - 'A' + 10;
-    return -1;
-}
-
-static bool jc_string(jcheck *j)
-{
-    const char *t = j->t;
-    size_t start = j->pos, i = start + 1;
-    for (; i < j->len && t[i] != '"'; i++) {
-        if (t[i] != '\\') continue;
-        size_t bs = i;
-        if (i + 1 >= j->len) break;
-        char e = t[++i];
-        if (e == 'u') {
-            unsigned code = 0;
-            for (int k = 0; k < 4; k++) {
-                char h = i + 1 + (size_t)k < j->len ? t[i + 1 + (size_t)k] : '\0';
-                int v = hex_value(h);
-                if (v < 0) {
-                    j->at = bs;
-                    snprintf(j->msg, sizeof j->msg, "invalid \\u escape in a string: expected 4 hexadecimal digits");
-                    return false;
-                }
-                code = code * 16 + (unsigned)v;
-            }
-            i += 4;
-            bool bad = code >= 0xDC00 && code <= 0xDFFF;
-            if (code >= 0xD800 && code <= 0xDBFF) {   /* a high surrogate needs its low half */
-                unsigned low = 0;
-                bool ok = i + 6 < j->len && t[i + 1] == '\\' && t[i + 2] == 'u';
-                for (int k = 0; ok && k < 4; k++) {
-                    char h = t[i + 3 + (size_t)k];
-                    int v = hex_value(h);
-                    if (v < 0) ok = false;
-                    else low = low * 16 + (unsigned)v;
-                }
-                bad = !ok || low < 0xDC00 || low > 0xDFFF;
-                if (!bad) i += 6;
-            }
-            if (bad) {
-                j->at = bs;
-                snprintf(j->msg, sizeof j->msg, "invalid \\u escape in a string: an unpaired UTF-16 surrogate");
-                return false;
-            }
-        } else if (!strchr("bfnrt\"\\/", e)) {
-            j->at = bs;
-            char safe[8];
-            char raw[2] = {e, '\0'};
-            sr_json_sanitize(safe, sizeof safe, raw);
-            snprintf(j->msg, sizeof j->msg,
-                     "invalid escape '\\%s' in a string; expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", safe);
-            return false;
-        }
-    }
-    if (i >= j->len) {
-        j->at = start;
-        snprintf(j->msg, sizeof j->msg, "unterminated string: no closing '\"' before the end of the file");
-        return false;
-    }
-    j->pos = i + 1;
-    return true;
-}
-
-static bool jc_number(jcheck *j)
-{
-    char buf[64];
-    size_t n = 0;
-    while (n < sizeof buf - 1 && j->pos + n < j->len && is_num_char(j->t[j->pos + n])) { buf[n] = j->t[j->pos + n]; n++; }
-    buf[n] = '\0';
-    char *end = NULL;
-    (void)strtod(buf, &end);
-    if (end == buf) {   /* "-Infinity": point at the word */
-        size_t at = j->pos + (buf[0] == '-' && n == 1 && j->pos + 1 < j->len && is_word_char(j->t[j->pos + 1]));
-        return jc_fail(j, at, "a number", false);
-    }
-    j->pos += (size_t)(end - buf);
-    return true;
-}
-
-static bool jc_container(jcheck *j, int depth, bool obj)
-{
-    char close = obj ? '}' : ']';
-    if (depth >= JSON_DEPTH_LIMIT) {
-        j->at = j->pos;
-        snprintf(j->msg, sizeof j->msg, "nested too deeply (more than %d levels of '{' and '[')", JSON_DEPTH_LIMIT);
-        return false;
-    }
-    j->pos = skip_ws(j->t, j->len, j->pos + 1);
-    if (j->pos < j->len && j->t[j->pos] == close) { j->pos++; return true; }
-    bool first = true;
-    for (;;) {
-        j->pos = skip_ws(j->t, j->len, j->pos);
-        if (obj) {
-            if (j->pos >= j->len || j->t[j->pos] != '"')
-                return jc_fail(j, j->pos, first ? "a key in double quotes or '}'" : "a key in double quotes", true);
-            if (!jc_string(j)) return false;
-            j->pos = skip_ws(j->t, j->len, j->pos);
-            if (j->pos >= j->len || j->t[j->pos] != ':') return jc_fail(j, j->pos, "':' after the key", false);
-            j->pos++;
-        }
-        if (!jc_value(j, depth + 1)) return false;
-        first = false;
-        j->pos = skip_ws(j->t, j->len, j->pos);
-        if (j->pos < j->len && j->t[j->pos] == ',') {
-            size_t comma = j->pos;
-            size_t next = skip_ws(j->t, j->len, comma + 1);
-            if (next < j->len && j->t[next] == close) {
-                j->at = comma;
-                snprintf(j->msg, sizeof j->msg, "trailing comma before '%c'; JSON does not allow one, remove the ','", j->t[next]);
-                return false;
-            }
-            j->pos = comma + 1;
-            continue;
-        }
-        if (j->pos < j->len && j->t[j->pos] == close) { j->pos++; return true; }
-        char ch = j->pos < j->len ? j->t[j->pos] : '\0';
-        if (ch == '"' || ch == '{' || ch == '[' || ch == '-' || is_digit(ch)) {
-            char found[64];
-            jc_found(j, j->pos, found, sizeof found);
-            j->at = j->pos;
-            snprintf(j->msg, sizeof j->msg, "expected ',' or '%c', found %s (a missing ',' before it?)", close, found);
-            return false;
-        }
-        return jc_fail(j, j->pos, obj ? "',' or '}' after the value" : "',' or ']' after the element", false);
-    }
-}
-
-static bool jc_value(jcheck *j, int depth)
-{
-    j->pos = skip_ws(j->t, j->len, j->pos);
-    if (j->pos >= j->len) return jc_fail(j, j->pos, "a value", false);
-    char ch = j->t[j->pos];
-    if (ch == '{' || ch == '[') return jc_container(j, depth, ch == '{');
-    if (ch == '"') return jc_string(j);
-    if (ch == '-' || is_digit(ch)) return jc_number(j);
-    static const char *const lits[] = {"true", "false", "null"};
-    for (int k = 0; k < 3; k++) {
-        size_t n = strlen(lits[k]);
-        if (j->pos + n <= j->len && strncmp(j->t + j->pos, lits[k], n) == 0) { j->pos += n; return true; }
-    }
-    return jc_fail(j, j->pos, "a value (an object, array, string, number, true, false or null)", false);
-}
-
-static sr_status fail_malformed(sr_json_doc *c, const char *cjson_end)
-{
-    jcheck j;
-    memset(&j, 0, sizeof j);
-    j.t = c->text;
-    j.len = c->len;
-    j.pos = c->start;
-    if (jc_value(&j, 0)) {
-        j.pos = skip_ws(j.t, j.len, j.pos);
-        if (j.pos < j.len) {
-            char found[64];
-            jc_found(&j, j.pos, found, sizeof found);
-            return sr_json_fail_at(c, j.pos, "", "malformed JSON: unexpected %s after the end of the top-level value", found);
-        }
-        /* The checker found nothing: cJSON ran out of memory or disagrees; use its place. */
-        size_t at = cjson_end && cjson_end >= c->text && cjson_end <= c->text + c->len
-                        ? (size_t)(cjson_end - c->text) : c->start;
-        char found[64];
-        jc_found(&j, at, found, sizeof found);
-        return sr_json_fail_at(c, at, "", "malformed JSON near %s", found);
-    }
-    return sr_json_fail_at(c, j.at, "", "malformed JSON: %s", j.msg);
+    sr_json_sanitize(got, 48, n->valuestring);
+    sr_json_suggest(sug, sizeof sug, n->valuestring, names, sr_json_list_len(names), false);
+    return sr_json_fail_val(c, n, jp, "unknown %s \"%s\"%s; expected one of: %s", what, got, sug, list);
 }
 
 /* ---- opening and closing ---------------------------------------------------------------- */
@@ -813,7 +563,12 @@ sr_status sr_json_open(sr_json_doc *c, const char *path, const char *text, size_
         const char *end = NULL;
         c->root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, 1);
         if (!c->root) {
-            st = fail_malformed(c, end);
+            char msg[400];
+            size_t at = sr_json_diagnose(c->text, c->len, c->start,
+                                         end && end >= c->text && end <= c->text + c->len ? (size_t)(end - c->text)
+                                                                                         : SR_JSON_NO_POS,
+                                         msg, sizeof msg);
+            st = sr_json_fail_at(c, at, "", "%s", msg);
         } else {
             size_t p = c->start;
             if (!pos_walk(c, c->root, &p, SR_JSON_NO_POS)) c->npos = 0;   /* no positions rather than wrong ones */

@@ -99,6 +99,10 @@ sr_status sr_json_opt_uint(sr_json_doc *doc, const cJSON *obj, const char *jp, c
 sr_status sr_json_opt_bool(sr_json_doc *doc, const cJSON *obj, const char *jp, const char *key, bool def, bool *out);
 sr_status sr_json_need_object(sr_json_doc *doc, const cJSON *n, const char *jp);
 sr_status sr_json_need_array(sr_json_doc *doc, const cJSON *n, const char *jp);
+/* A string that must be one of names (NULL-terminated), as an index; `what` names it in
+ * messages ("integrator": unknown integrator "x" (did you mean ...); expected one of: ...). */
+sr_status sr_json_read_name(sr_json_doc *doc, const cJSON *n, const char *jp, const char *what,
+                            const char *const *names, int *out);
 /* The object's "type", one of names (NULL-terminated), as an index; `what` is "object",
  * "material"... */
 sr_status sr_json_read_type(sr_json_doc *doc, const cJSON *obj, const char *jp, const char *what,

@@ -414,18 +414,10 @@ static sr_status parse_integrator(sr_json_doc *c, const cJSON *n, sr_scene *s)
 {
     s->integrator = SR_INTEGRATOR_WHITTED;
     if (!n) return SR_OK;
-    char list[64], got[96];
-    sr_json_join_keys(list, sizeof list, integrator_names, false);
-    if (!cJSON_IsString(n)) {
-        sr_json_describe(c, n, got, sizeof got);
-        return sr_json_fail_val(c, n, "integrator", "expected a string, one of: %s; got %s", list, got);
-    }
-    for (uint32_t i = 0; integrator_names[i]; i++)
-        if (strcmp(integrator_names[i], n->valuestring) == 0) { s->integrator = i; return SR_OK; }
-    char sug[96];
-    sr_json_sanitize(got, 48, n->valuestring);
-    sr_json_suggest(sug, sizeof sug, n->valuestring, integrator_names, sr_json_list_len(integrator_names), false);
-    return sr_json_fail_val(c, n, "integrator", "unknown integrator \"%s\"%s; expected one of: %s", got, sug, list);
+    int which = 0;
+    SR_TRY(sr_json_read_name(c, n, "integrator", "integrator", integrator_names, &which));
+    s->integrator = (uint32_t)which;
+    return SR_OK;
 }
 
 /* "sky": {"zenith", "horizon", "ground"}: a gradient instead of the uniform "background". */
