@@ -162,14 +162,12 @@ static int sr_hard_count_files(const char *dir)
     return n;
 }
 
-/* Render into a fresh folder `folder` that already holds an old out.png: `stencilray render
- * SCENE --backend BACKEND --width W --height H --spp S -o DIR/out.png EXTRA...` with `env`
+/* Render into a fresh folder `folder` that already holds an old out.png: `stencilray ARGS...
+ * -o DIR/out.png EXTRA...` (both NULL-terminated; ARGS begins with "render") with `env`
  * added. Expect exit `code` within timeout_s, every string of `expect` in stderr, and the old
  * file unchanged and alone in the folder (no temp file left either). */
-static void sr_hard_expect_failed_render(const char *folder, const char *scene, const char *backend,
-                                         const char *width, const char *height, const char *spp,
-                                         const char *const *extra, const char *const *env, double timeout_s,
-                                         int code, const char *const *expect)
+static void sr_hard_expect_failed_render(const char *folder, const char *const *args, const char *const *extra,
+                                         const char *const *env, double timeout_s, int code, const char *const *expect)
 {
     char dir[1024], out[1100];
     sr_hard_fresh_dir(dir, sizeof dir, folder);
@@ -178,9 +176,12 @@ static void sr_hard_expect_failed_render(const char *folder, const char *scene, 
     assert_non_null(f);
     fputs("old image", f);
     fclose(f);
-    const char *argv[32] = { "render", scene, "--backend", backend, "--width", width, "--height", height,
-                             "--spp", spp, "-o", out };
-    size_t n = 12;
+    const char *argv[48];
+    size_t n = 0;
+    const size_t room = sizeof argv / sizeof argv[0] - 3;   /* -o, out, NULL */
+    for (size_t i = 0; args[i] && n < room; i++) argv[n++] = args[i];
+    argv[n++] = "-o";
+    argv[n++] = out;
     for (size_t i = 0; extra && extra[i] && n + 1 < sizeof argv / sizeof argv[0]; i++) argv[n++] = extra[i];
     argv[n] = NULL;
     sr_child c;

@@ -13,8 +13,9 @@ static void expect_failure(const char *fault, const char *const *extra, int code
     char scene[1024], env_fault[128];
     snprintf(env_fault, sizeof env_fault, "SR_FAULT=%s", fault);
     const char *env[] = { env_fault, NULL };
-    sr_hard_expect_failed_render("faults", scene_path(scene, sizeof scene), "cpu", "96", "54", "3", extra, env, 60.0,
-                                 code, expect);
+    const char *args[] = { "render", scene_path(scene, sizeof scene), "--backend", "cpu", "--width", "96",
+                           "--height", "54", "--spp", "3", NULL };
+    sr_hard_expect_failed_render("faults", args, extra, env, 60.0, code, expect);
 }
 
 static void test_launch_faults_name_the_stage(void **state)

@@ -19,8 +19,9 @@ static const char *scene_path(char *buf, size_t cap) { return sr_test_source_pat
 static void expect_failure(const char *const *env, const char *const *extra, int code, const char *const *expect)
 {
     char scene[1024];
-    sr_hard_expect_failed_render("gpu_faults", scene_path(scene, sizeof scene), "cuda", "320", "180", "4", extra, env,
-                                 120.0, code, expect);
+    const char *args[] = { "render", scene_path(scene, sizeof scene), "--backend", "cuda", "--width", "320",
+                           "--height", "180", "--spp", "4", NULL };
+    sr_hard_expect_failed_render("gpu_faults", args, extra, env, 120.0, code, expect);
 }
 
 /* A real launch of the stage's kernel with an invalid configuration (2048 threads a block). */
