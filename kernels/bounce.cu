@@ -63,7 +63,7 @@ SR_FLAGS_KERNEL(srk_shade_flags, sr_stage_shade_whitted(&p, i, bounce), 0)
 SR_FLAGS_KERNEL(srk_shade_path_flags, sr_stage_shade_path(&p, i, bounce), 0)
 
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do. */
-#define SR_MEGAKERNEL(NAME, SHADE)                                                            \
+#define SR_MEGAKERNEL(NAME, TRACE)                                                            \
     extern "C" __global__ void NAME(sr_params p)                                              \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
@@ -72,16 +72,15 @@ SR_FLAGS_KERNEL(srk_shade_path_flags, sr_stage_shade_path(&p, i, bounce), 0)
             sr_stage_generate(&p, i);                                                         \
             for (uint32_t b = 0; b < p.scene.max_depth; b++) {                                \
                 segments++;                                                                   \
-                sr_stage_intersect(&p, i);                                                    \
-                if (!SHADE(&p, i, b)) break;                                                  \
+                if (!TRACE(&p, i, b)) break;                                                  \
             }                                                                                 \
         }                                                                                     \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(&p.ray_count[0], segments);      \
     }
 
-SR_MEGAKERNEL(srk_megakernel, sr_stage_shade_whitted)
-SR_MEGAKERNEL(srk_megakernel_path, sr_stage_shade_path)
+SR_MEGAKERNEL(srk_megakernel, sr_stage_trace_whitted)
+SR_MEGAKERNEL(srk_megakernel_path, sr_stage_trace_path)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 

@@ -41,6 +41,20 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
     uint32_t g = (n + block - 1u) / block;
     return g < 1u ? 1u : (g > max_grid ? max_grid : g);
 }
+/* The wave mask (wave.h): round 0 over w->slots slots of the tiled image, then, unless the
+ * depth is 1, every later round in one cooperative launch of w->tail_grid blocks. */
+#define SR_WAVE_BLOCK 128u
+typedef struct sr_wave_args {
+    sr_ray_soa pool[2];     /* p->ray is pool[0]: round 0 fills it, compaction ping-pongs   */
+    uint32_t *first[2];     /* round 0's stencils by sample parity: one is used, the other
+                               refilled (all ones) for the next sample                      */
+    uint32_t *stencil[2];   /* the packed pools' stencils; zero between uses                */
+    uint32_t *ctl;          /* [4] live counts and word counters of the rounds, zero between */
+    uint32_t slots, parity, dense_min, tail_grid;
+} sr_wave_args;
+cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
+/* Blocks of the tail kernel that fit on the device at once (cooperative launch). */
+cudaError_t sr_wave_tail_grid(int path, int device, uint32_t *grid);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
 /* Ballot partitioning of the live rays of src (n slots) into dst; *counter (device) must be

@@ -15,6 +15,7 @@
  * 2^24, so exact in float. A field that did not move with its pixel shows as a mismatch. */
 #define SR_MICRO_VALUE_float(slot, field) ((float)((((slot) * 2654435761u) ^ ((field) * 40503u)) >> 8))
 #define SR_MICRO_VALUE_uint32_t(slot, field) ((uint32_t)(slot))
+#define SR_MICRO_VALUE_uint8_t(slot, field) ((uint8_t)((slot) * 31u + (field)))
 
 SR_HD void sr_micro_fill_slot(sr_ray_soa r, uint32_t slot)
 {

@@ -357,9 +357,9 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     return sr_add(sum, sr_mul(f, sr_scale(em->color, w / pl)));
 }
 
-/* One path vertex at bounce `bounce` (0 = the camera ray's hit). Returns whether the path
- * continues (the ray in `slot` then holds the continuation). */
-SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce)
+/* One path vertex, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns whether the
+ * path continues (the ray in `slot` then holds the continuation). */
+SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;
     const uint32_t pixel = p->ray.pixel[slot];
@@ -367,9 +367,6 @@ SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounc
     sr_vec3 tp = sr_ray_tp(p, slot);
     const sr_vec3 o = sr_ray_org(p, slot), d = sr_ray_dir(p, slot);
     const float prev_pdf = p->ray.pdf[slot];
-    sr_hit h;
-    h.t = p->hit_t[slot];
-    h.prim = p->hit_prim[slot];
     if (h.prim == SR_NO_HIT) {
         sr_path_film_add(p, pixel, sr_mul(tp, sr_sky(s, d)));
         return false;

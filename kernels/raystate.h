@@ -8,13 +8,16 @@
 
 /* Path state that survives a bounce (moved by compaction). pdf: the solid-angle pdf with which
  * path mode sampled this ray's direction, for MIS when it hits an emitter; 0 for camera rays
- * and after a specular (delta) bounce. Whitted mode leaves it 0. */
+ * and after a specular (delta) bounce. Whitted mode leaves it 0. bounce: the next bounce this
+ * ray takes, kept only by the wave mask, whose pools mix rays of different depths (the
+ * one-stage-per-launch masks pass the bounce to every launch instead). */
 #define SR_RAY_FIELDS(X) \
     X(float, ox) X(float, oy) X(float, oz) \
     X(float, dx) X(float, dy) X(float, dz) \
     X(float, tr) X(float, tg) X(float, tb) \
     X(float, pdf) \
-    X(uint32_t, pixel)
+    X(uint32_t, pixel) \
+    X(uint8_t, bounce)
 
 typedef struct sr_ray_soa {
 #define SR_X_PTR(type, name) type *name;

@@ -36,30 +36,58 @@ SR_HD sr_vec3 sr_sky(const sr_scene_view *s, sr_vec3 d)
     return sr_add(sr_scale(s->sky_horizon, 1.0f + y), sr_scale(s->sky_ground, -y));
 }
 
-/* Primary ray of pixel `slot` (the pool is in pixel order when a sample starts). */
-SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
+/* The camera ray of `pixel` into `slot`. Random numbers are keyed by the pixel, never the
+ * slot, so any slot order gives the same image. */
+SR_HD void sr_generate_pixel(const sr_params *p, uint32_t slot, uint32_t pixel)
 {
     const sr_scene_view *s = &p->scene;
     const sr_camera *c = &s->camera;
-    uint32_t x = slot % s->width, y = slot / s->width;
+    uint32_t x = pixel % s->width, y = pixel / s->width;
     float jx = 0.5f, jy = 0.5f;
     if (s->spp > 1) {  /* jittered within the pixel: antialiasing converges over samples */
-        jx = sr_rng(p->seed, slot, p->sample, 0, SR_DIM_PIXEL_X);
-        jy = sr_rng(p->seed, slot, p->sample, 0, SR_DIM_PIXEL_Y);
+        jx = sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_PIXEL_X);
+        jy = sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_PIXEL_Y);
     }
     float u = ((float)x + jx) / (float)s->width;
     float v = 1.0f - ((float)y + jy) / (float)s->height;
     sr_vec3 origin = c->origin;
     if (c->lens_radius > 0.0f) {   /* thin lens: a point on the aperture disk */
-        float r = c->lens_radius * sqrtf(sr_rng(p->seed, slot, p->sample, 0, SR_DIM_LENS_U));
+        float r = c->lens_radius * sqrtf(sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_LENS_U));
         float sin_phi, cos_phi;
-        sr_sincos_turns(sr_rng(p->seed, slot, p->sample, 0, SR_DIM_LENS_V), &sin_phi, &cos_phi);
+        sr_sincos_turns(sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_LENS_V), &sin_phi, &cos_phi);
         origin = sr_add(origin, sr_add(sr_scale(c->u, r * cos_phi), sr_scale(c->v, r * sin_phi)));
     }
     sr_vec3 target = sr_add(c->lower_left, sr_add(sr_scale(c->horizontal, u), sr_scale(c->vertical, v)));
     sr_ray_set(p, slot, origin, sr_normalize(sr_sub(target, origin)), sr_v3s(1.0f));
     p->ray.pdf[slot] = 0.0f;   /* path mode: nothing sampled it, emission counts in full */
-    p->ray.pixel[slot] = slot;
+    p->ray.pixel[slot] = pixel;
+    p->ray.bounce[slot] = 0;
+}
+
+/* Primary ray of pixel `slot` (the pool is in pixel order when a sample starts). */
+SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
+{
+    sr_generate_pixel(p, slot, slot);
+    return true;
+}
+
+/* The wave mask's slot order: warp t (slots 32t..32t+31) covers the t-th 8x4 pixel tile, row
+ * by row, so a warp's rays start close together and stay coherent for longer than a 32x1 row.
+ * Tiles overhang the right and bottom edges; their outside slots die at generate. */
+#define SR_TILE_W 8u
+#define SR_TILE_H 4u
+SR_HD uint32_t sr_tiles_x(uint32_t width) { return (width + SR_TILE_W - 1u) / SR_TILE_W; }
+SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height)
+{
+    return sr_tiles_x(width) * ((height + SR_TILE_H - 1u) / SR_TILE_H) * 32u;
+}
+SR_HD bool sr_stage_generate_tiled(const sr_params *p, uint32_t slot)
+{
+    const uint32_t tile = slot >> 5, lane = slot & 31u, tiles_x = sr_tiles_x(p->scene.width);
+    const uint32_t x = (tile % tiles_x) * SR_TILE_W + (lane % SR_TILE_W);
+    const uint32_t y = (tile / tiles_x) * SR_TILE_H + (lane / SR_TILE_W);
+    if (x >= p->scene.width || y >= p->scene.height) return false;
+    sr_generate_pixel(p, slot, y * p->scene.width + x);
     return true;
 }
 
@@ -72,19 +100,25 @@ SR_HD bool sr_stage_intersect(const sr_params *p, uint32_t slot)
     return true;
 }
 
-/* Path tracing's shade stage (kernels/path.h, included at the end of this file). */
-SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce);
+/* Path tracing's shading of one hit (kernels/path.h, included at the end of this file). */
+SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_hit h);
 
-/* Whitted shading at bounce `bounce` (0 = primary): gather light into the film, then
- * either spawn the continuation ray in place or end the path. */
-SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
+/* The hit that intersect left in memory for a separate shade launch. */
+SR_HD sr_hit sr_stored_hit(const sr_params *p, uint32_t slot)
+{
+    sr_hit h;
+    h.t = p->hit_t[slot];
+    h.prim = p->hit_prim[slot];
+    return h;
+}
+
+/* Whitted shading of hit h at bounce `bounce` (0 = primary): gather light into the film,
+ * then either spawn the continuation ray in place or end the path. */
+SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;
     sr_vec3 tp = sr_ray_tp(p, slot);
     uint32_t pixel = p->ray.pixel[slot];
-    sr_hit h;
-    h.t = p->hit_t[slot];
-    h.prim = p->hit_prim[slot];
     if (h.prim == SR_NO_HIT) {
         sr_film_add(p, pixel, sr_mul(tp, sr_sky(s, sr_ray_dir(p, slot))));
         return false;
@@ -150,6 +184,32 @@ SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bo
 /* The path integrator's body; it needs the helpers above (and includes this file itself, so
  * either header may be included first). */
 #include "path.h"
+
+/* Shade stages for one stage per launch: the hit comes from memory. */
+SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    return sr_shade_whitted(p, slot, bounce, sr_stored_hit(p, slot));
+}
+SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    return sr_shade_path(p, slot, bounce, sr_stored_hit(p, slot));
+}
+
+/* One whole bounce, intersect then shade, with the hit kept in registers (the megakernel and
+ * the wave mask). Same arithmetic as the two stages through memory, so the same image. */
+SR_HD bool sr_stage_trace_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    return sr_shade_whitted(p, slot, bounce, sr_trace_closest(&p->scene, sr_ray_org(p, slot), sr_ray_dir(p, slot), 0.0f, SR_INF));
+}
+SR_HD bool sr_stage_trace_path(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    return sr_shade_path(p, slot, bounce, sr_trace_closest(&p->scene, sr_ray_org(p, slot), sr_ray_dir(p, slot), 0.0f, SR_INF));
+}
+SR_HD bool sr_stage_trace(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_stage_trace_path(p, slot, bounce)
+                                                     : sr_stage_trace_whitted(p, slot, bounce);
+}
 
 /* The shade stage of the scene's integrator. The CUDA frames call the two bodies from
  * separate kernels instead (kernels/bounce.cu), so Whitted kernels do not carry the path

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const sr_mask_names[SR_MASK_COUNT] = { "flags", "stencil", "compact", "megakernel" };
+static const char *const sr_mask_names[SR_MASK_COUNT] = { "flags", "stencil", "compact", "wave", "megakernel" };
 
 const char *sr_mask_name(sr_mask mask) { return (unsigned)mask < SR_MASK_COUNT ? sr_mask_names[mask] : "?"; }
 

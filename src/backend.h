@@ -16,6 +16,8 @@ typedef enum sr_mask {
     SR_MASK_FLAGS = 0,   /* one 32-bit flag per ray: if (flag == 0) return              */
     SR_MASK_STENCIL,     /* one bit per ray, stencil test + ballot write-back           */
     SR_MASK_COMPACT,     /* stencil + ballot-partition compaction of live rays          */
+    SR_MASK_WAVE,        /* bounce in registers while a warp is dense, compact the rest
+                            (kernels/wave.h); the default                                 */
     SR_MASK_MEGAKERNEL,  /* one thread per pixel loops over every bounce in one launch  */
     SR_MASK_COUNT
 } sr_mask;
@@ -66,6 +68,9 @@ typedef struct sr_backend_ops {
      * live count and the stencil stay); the image does not change. */
     sr_status (*sort_prepare)(void *impl, int key, sr_error *err);
     sr_status (*sort)(void *impl, int algo, int key, sr_error *err);
+    /* The whole sample as the wave mask runs it (kernels/wave.h): a warp keeps bouncing
+     * while at least dense_min of its lanes are alive. */
+    sr_status (*wave)(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err);
 } sr_backend_ops;
 
 typedef struct sr_backend {

@@ -3,6 +3,7 @@
 #include "backend.h"
 #include "backend_cpu.h"
 #include "../kernels/stages.h"
+#include "../kernels/wave.h"
 #include "fault.h"
 #include "interrupt.h"
 #include "mem_limits.h"
@@ -87,6 +88,7 @@ typedef struct sr_cpu {
     uint32_t *stencil, *flags;
     float *film;
     uint32_t capacity, words, n, sample, seed;
+    uint32_t slots;            /* pool slots: capacity, or the wave mask's tiled slots       */
     uint32_t ray_count[SR_MAX_DEPTH];
     double marks[SR_MAX_MARKS];
     sr_cpu_sorter sorter;      /* the coherence sort's scratch (sort_cpu.c)                  */
@@ -153,21 +155,23 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
     cpu_free_pool(c);
     c->view = *view;
     c->capacity = view->width * view->height;
-    c->words = (c->capacity + 31u) / 32u;
+    c->slots = sr_tiled_slots(view->width, view->height);
+    if (c->slots < c->capacity) c->slots = c->capacity;
+    c->words = (c->slots + 31u) / 32u;
     char what[96];
     snprintf(what, sizeof what, "the CPU backend's ray pool and film for a %ux%u image", view->width, view->height);
     sr_status mem = sr_check_host_memory(sr_cpu_pool_bytes(view->width, view->height), what, "", err);
-    if (mem) { c->capacity = c->words = 0; return mem; }
+    if (mem) { c->capacity = c->words = c->slots = 0; return mem; }
     bool ok = sr_fault_check(SR_FAULT_ALLOC, NULL) == SR_FAULT_NONE;
     for (int h = 0; h < 2; h++) {
-#define SR_X_ALLOC(type, name) ok = ok && (c->pool[h].name = (type *)malloc(sizeof(type) * c->capacity)) != NULL;
+#define SR_X_ALLOC(type, name) ok = ok && (c->pool[h].name = (type *)malloc(sizeof(type) * c->slots)) != NULL;
         SR_RAY_FIELDS(SR_X_ALLOC)
 #undef SR_X_ALLOC
     }
-    ok = ok && (c->hit_t = (float *)malloc(sizeof(float) * c->capacity)) != NULL;
-    ok = ok && (c->hit_prim = (uint32_t *)malloc(sizeof(uint32_t) * c->capacity)) != NULL;
+    ok = ok && (c->hit_t = (float *)malloc(sizeof(float) * c->slots)) != NULL;
+    ok = ok && (c->hit_prim = (uint32_t *)malloc(sizeof(uint32_t) * c->slots)) != NULL;
     ok = ok && (c->stencil = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
-    ok = ok && (c->flags = (uint32_t *)calloc(c->capacity, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
     ok = ok && (c->film = (float *)calloc((size_t)c->capacity * 3u, sizeof(float))) != NULL;
     if (!ok) {
         cpu_free_pool(c);
@@ -281,12 +285,69 @@ static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_e
         sr_stage_generate(&p, slot);
         for (uint32_t b = 0; b < c->view.max_depth; b++) {
             total++;
-            sr_stage_intersect(&p, slot);
-            if (!sr_stage_shade(&p, slot, b)) break;
+            if (!sr_stage_trace(&p, slot, b)) break;
         }
     }
     c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
+}
+
+/* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same rounds, the
+ * same dense test on the same ballot, the same ballot partitioning between rounds. */
+static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t w, bool first, uint32_t dense_min, bool finish)
+{
+    const uint32_t word = c->stencil[w];   /* the stencil test: read once per warp */
+    if (word == 0) return;
+    uint32_t bounce[SR_WARP], m = 0;
+    for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+        const uint32_t i = w * SR_WARP + lane;
+        bool alive = (word >> lane) & 1u;
+        if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i);
+        bounce[lane] = alive && !first ? p->ray.bounce[i] : 0u;
+        m |= (uint32_t)alive << lane;
+    }
+    while (m != 0 && (finish || sr_popc(m) >= dense_min)) {
+        uint32_t next = 0;
+        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+            if (!((m >> lane) & 1u)) continue;
+            const uint32_t i = w * SR_WARP + lane;
+#pragma omp atomic
+            c->ray_count[bounce[lane]]++;
+            const bool alive = !sr_interrupt_pending() && sr_stage_trace(p, i, bounce[lane]);
+            bounce[lane]++;
+            next |= (uint32_t)alive << lane;
+        }
+        m = next;
+    }
+    for (uint32_t lane = 0; lane < SR_WARP; lane++)
+        if ((m >> lane) & 1u) p->ray.bounce[w * SR_WARP + lane] = (uint8_t)bounce[lane];
+    if (m != word) c->stencil[w] = m;   /* the ballot write-back */
+}
+
+static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    sr_status f = cpu_fault("wave", 0, err);
+    if (f) return f;
+    c->current = 0;
+    c->n = sr_tiled_slots(c->view.width, c->view.height);
+    c->sample = sample;
+    c->seed = seed;
+    memset(c->ray_count, 0, sizeof c->ray_count);
+    sr_stencil_fill_prefix(c->stencil, (c->n + 31u) / 32u, c->n);
+    for (uint32_t round = 0;; round++) {
+        const sr_params p = cpu_params(c);
+        const bool finish = round > 0 && sr_wave_finishes(round, c->n);
+        const int64_t words = (int64_t)((c->n + 31u) / 32u);
+#pragma omp parallel for schedule(dynamic, 16)
+        for (int64_t w = 0; w < words; w++) cpu_wave_warp(c, &p, (uint32_t)w, round == 0, dense_min, finish);
+        if (sr_interrupt_pending()) return SR_INTERRUPTED;
+        if (finish || c->view.max_depth <= 1) break;
+        uint32_t live = 0;
+        if ((f = cpu_compact(impl, 0, &live, err))) return f;
+        if (live == 0) break;
+    }
+    return SR_OK;
 }
 
 static sr_status cpu_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
@@ -372,7 +433,7 @@ static sr_status cpu_sort(void *impl, int algo, int key, sr_error *err)
 static const sr_backend_ops sr_cpu_ops = {
     cpu_upload, cpu_clear_film, cpu_begin_sample, cpu_run_stage, cpu_compact, cpu_count_live,
     cpu_megakernel, cpu_read_ray_counts, cpu_read_film, cpu_resolve_device, cpu_set_view, cpu_mark, cpu_elapsed_ms,
-    cpu_finish, cpu_destroy, cpu_sort_prepare, cpu_sort,
+    cpu_finish, cpu_destroy, cpu_sort_prepare, cpu_sort, cpu_wave,
 };
 
 sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)

@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "../kernels/launch.h"
 #include "../kernels/sort.h"
+#include "../kernels/stages.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -63,7 +64,8 @@ static const char *sr_cuda_note(cudaError_t e)
 #include "cuda_soa.h"
 
 /* Host stubs of the stage kernels (extern "C" in bounce.cu, compact.cu), for SR_FAULT. */
-extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void);
+extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void),
+    srk_wave_first(void);
 
 /* SR_FAULT (fault.h), test-only. launch: a real launch of the stage's kernel with 2048
  * threads per block, which the driver refuses (cudaErrorInvalidValue on the H200; it never
@@ -84,7 +86,8 @@ static sr_status cuda_fault(const char *stage, uint32_t bounce, sr_params *p, sr
     const void *k = !strcmp(stage, "generate") ? (const void *)srk_generate
                   : !strcmp(stage, "intersect") ? (const void *)srk_intersect
                   : !strcmp(stage, "shade") ? (const void *)srk_shade
-                  : !strcmp(stage, "compact") ? (const void *)srk_compact_live : (const void *)srk_megakernel;
+                  : !strcmp(stage, "compact") ? (const void *)srk_compact_live
+                  : !strcmp(stage, "wave") ? (const void *)srk_wave_first : (const void *)srk_megakernel;
     static unsigned char zero[4096];
     void *args[16];
     for (int i = 0; i < 16; i++) args[i] = zero;
@@ -112,6 +115,8 @@ typedef struct sr_cuda {
     uint32_t n_est;                 /* the host's estimate of *live_n, sizes the launches   */
     int compacted;                  /* this sample has compacted: launch the live kernels   */
     uint32_t capacity, aligned, words, n, sample, seed;
+    uint32_t *wave_first[2], *wave_stencil[2], *wave_ctl;   /* the wave mask (launch.h)        */
+    uint32_t wave_slots, wave_parity, wave_grid[2];         /* grid: tail blocks, [path]   */
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
     sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
 } sr_cuda;
@@ -213,6 +218,12 @@ static void cuda_free_all(sr_cuda *c)
     c->live_n = NULL;
     c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL;
     c->ray_count = NULL; c->counter = NULL; c->film = NULL;
+    for (int k = 0; k < 2; k++) {
+        cudaFree(c->wave_first[k]); cudaFree(c->wave_stencil[k]);
+        c->wave_first[k] = c->wave_stencil[k] = NULL;
+    }
+    cudaFree(c->wave_ctl);
+    c->wave_ctl = NULL;
     sr_gpu_sorter_free(&c->sorter);
 }
 
@@ -242,9 +253,13 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         return st;
 
     c->capacity = v->width * v->height;
+    /* The wave mask's tiled slots overhang the image's edges: size the pool for the larger. */
+    const uint32_t tiled = sr_tiled_slots(v->width, v->height);
+    c->wave_slots = (tiled + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
     c->aligned = (c->capacity + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
+    if (c->aligned < c->wave_slots) c->aligned = c->wave_slots;
     c->words = c->aligned / 32u;
-    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 4u * c->words;
+    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->words;
     size_t free_b = 0, total_b = 0;
     SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
     free_b = (size_t)sr_device_memory_cap(free_b);   /* $SR_DEVICE_MEM_LIMIT (mem_limits.h) */
@@ -268,6 +283,16 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMalloc((void **)&c->film, sizeof(float) * 3u * c->capacity), "allocating the film");
     SR_CUDA_TRY(cudaMemsetAsync(c->stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
     SR_CUDA_TRY(cudaMemsetAsync(c->flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
+    for (int k = 0; k < 2; k++) {
+        SR_CUDA_TRY(cudaMalloc((void **)&c->wave_first[k], sizeof(uint32_t) * c->words), "allocating the stencil");
+        SR_CUDA_TRY(cudaMalloc((void **)&c->wave_stencil[k], sizeof(uint32_t) * c->words), "allocating the stencil");
+        SR_CUDA_TRY(cudaMemsetAsync(c->wave_first[k], 0xff, sizeof(uint32_t) * c->words, c->stream), "filling the stencil");
+        SR_CUDA_TRY(cudaMemsetAsync(c->wave_stencil[k], 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
+        SR_CUDA_TRY(sr_wave_tail_grid(k, c->device, &c->wave_grid[k]), "sizing the wave mask's cooperative launch");
+    }
+    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_ctl, 4u * sizeof(uint32_t)), "allocating counters");
+    SR_CUDA_TRY(cudaMemsetAsync(c->wave_ctl, 0, 4u * sizeof(uint32_t), c->stream), "clearing counters");
+    c->wave_parity = 0;
     return SR_OK;
 }
 
@@ -396,6 +421,35 @@ static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_
     return SR_OK;
 }
 
+static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    c->current = 0;
+    c->n = c->wave_slots;
+    c->sample = sample;
+    c->seed = seed;
+    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * SR_MAX_DEPTH, c->stream), "clearing counters");
+    sr_params p = cuda_params(c);
+    sr_ray_soa other = c->pool[1];
+    sr_status f = cuda_fault("wave", 0, &p, &other, err);
+    if (f) return f;
+    sr_wave_args w;
+    memset(&w, 0, sizeof w);
+    w.pool[0] = p.ray;
+    w.pool[1] = other;
+    for (int k = 0; k < 2; k++) { w.first[k] = c->wave_first[k]; w.stencil[k] = c->wave_stencil[k]; }
+    w.ctl = c->wave_ctl;
+    w.slots = c->wave_slots;
+    w.parity = c->wave_parity;
+    w.dense_min = dense_min < 1u ? 1u : dense_min > 32u ? 32u : dense_min;
+    w.tail_grid = c->wave_grid[p.scene.integrator == SR_INTEGRATOR_PATH];
+    sr_cuda_launches_reset();
+    sr_cuda_launched("wave", 0);
+    SR_CUDA_TRY(sr_launch_wave(&p, &w, c->stream), "launching the wave kernels");
+    c->wave_parity ^= 1u;
+    return SR_OK;
+}
+
 static sr_status cuda_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
@@ -503,7 +557,7 @@ static sr_status cuda_sort(void *impl, int algo, int key, sr_error *err)
 static const sr_backend_ops sr_cuda_ops = {
     cuda_upload, cuda_clear_film, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
     cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_resolve_device, cuda_set_view, cuda_mark, cuda_elapsed_ms,
-    cuda_finish, cuda_destroy, cuda_sort_prepare, cuda_sort,
+    cuda_finish, cuda_destroy, cuda_sort_prepare, cuda_sort, cuda_wave,
 };
 
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)

@@ -45,7 +45,7 @@ static const char sr_bench_help[] =
 "pixel; times are GPU time from CUDA events (wall time on the CPU backend).\n"
 "\n"
 "  --depth A-B             depths to sweep (default 1-8; a single N is fine too)\n"
-"  --mask LIST             all (default) or a comma list of flags,stencil,compact,megakernel\n"
+"  --mask LIST             all (default) or a comma list of flags,stencil,compact,wave,megakernel\n"
 "  --frames N              timed frames per pair (default 20)\n"
 "  --warmup N              untimed frames first (default 3)\n"
 "  --sort LIST             with the compact mask: none, merge, radix, a comma list of them,\n"
@@ -99,7 +99,7 @@ static int sr_parse_mask_list(sr_args *a, sr_bench_opts *b)
     snprintf(buf, sizeof buf, "%s", v);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int m = sr_mask_parse(tok);
-        if (m < 0) return sr_usage_error(a, "--mask: '%s' is not a mask; expected all or a comma list of flags, stencil, compact, megakernel%s", tok, "");
+        if (m < 0) return sr_usage_error(a, "--mask: '%s' is not a mask; expected all or a comma list of flags, stencil, compact, wave, megakernel%s", tok, "");
         for (int k = 0; k < b->mask_count; k++)
             if (b->masks[k] == m) return sr_usage_error(a, "--mask: '%s' is listed twice%s", tok, "");
         b->masks[b->mask_count++] = m;
@@ -238,6 +238,7 @@ static void sr_print_breakdown(FILE *f, const sr_bench_row *rows, uint32_t n)
         char label[64];
         fprintf(f, "depth %u, %s: total %.3f", r->depth, sr_row_label(r, label, sizeof label), r->times.total / fr);
         if (r->mask == SR_MASK_MEGAKERNEL) { fprintf(f, ", one launch\n"); continue; }
+        if (r->mask == SR_MASK_WAVE) { fprintf(f, ", two launches (round 0, then the rest cooperatively)\n"); continue; }
         fprintf(f, ", generate %.3f\n", r->times.generate / fr);
         for (uint32_t k = 0; k < r->depth; k++)
             fprintf(f, "    bounce %2u: intersect %8.3f  shade %8.3f  compact %8.3f  sort %8.3f\n", k,
@@ -301,6 +302,11 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
         if (breakdown) {
             double fr = r->frames ? r->frames : 1;
             cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_ms");
+            if (r->mask == SR_MASK_MEGAKERNEL || r->mask == SR_MASK_WAVE) {   /* one frame, not stages */
+                cJSON_AddNumberToObject(bd, sr_mask_name(r->mask), r->times.megakernel / fr);
+                cJSON_AddItemToArray(arr, o);
+                continue;
+            }
             cJSON_AddNumberToObject(bd, "generate", r->times.generate / fr);
             cJSON *is = cJSON_AddArrayToObject(bd, "intersect"), *sh = cJSON_AddArrayToObject(bd, "shade"),
                   *co = cJSON_AddArrayToObject(bd, "compact"), *so = cJSON_AddArrayToObject(bd, "sort");
@@ -310,7 +316,6 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
                 cJSON_AddItemToArray(co, cJSON_CreateNumber(r->times.compact[k] / fr));
                 cJSON_AddItemToArray(so, cJSON_CreateNumber(r->times.sort[k] / fr));
             }
-            cJSON_AddNumberToObject(bd, "megakernel", r->times.megakernel / fr);
         }
         cJSON_AddItemToArray(arr, o);
     }

@@ -13,7 +13,7 @@ static struct {
     char spec[80];
 } sr_fault;
 
-static const char *const sr_fault_stages[] = { "generate", "intersect", "shade", "compact", "megakernel", NULL };
+static const char *const sr_fault_stages[] = { "generate", "intersect", "shade", "compact", "megakernel", "wave", NULL };
 
 static void sr_fault_parse(void)
 {
@@ -34,7 +34,7 @@ static void sr_fault_parse(void)
     if (kind == SR_FAULT_NONE || !known || (at && (end == at + 1 || *end || nth == 0))) {
         /* A typo must not silently turn a fault test into a passing render. */
         fprintf(stderr, "stencilray: SR_FAULT=%s not understood; expected alloc, launch:STAGE[@N] or "
-                        "kernel:STAGE[@N] with STAGE one of generate, intersect, shade, compact, megakernel\n", s);
+                        "kernel:STAGE[@N] with STAGE one of generate, intersect, shade, compact, megakernel, wave\n", s);
         exit(2);
     }
     sr_fault.kind = kind;

@@ -85,6 +85,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->render.seed);
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
     if (!strcmp(o, "--compact-below")) return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
+    if (!strcmp(o, "--wave-dense")) return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
     if (!strcmp(o, "--sort")) {   /* the coherence sort (issue 6) */
         const char *v = sr_value(a, o);
         if (!v) return 2;
@@ -115,7 +116,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         const char *v = sr_value(a, o);
         if (!v) return 2;
         int m = sr_mask_parse(v);
-        if (m < 0) return sr_usage_error(a, "--mask: expected flags, stencil, compact or megakernel, got '%s'%s", v, "");
+        if (m < 0) return sr_usage_error(a, "--mask: expected flags, stencil, compact, wave or megakernel, got '%s'%s", v, "");
         c->render.mask = (sr_mask)m;
         return 0;
     }

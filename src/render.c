@@ -3,6 +3,7 @@
 #include "interrupt.h"
 #include "../kernels/path.h"
 #include "../kernels/sortkey.h"
+#include "../kernels/wave.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,11 +21,12 @@ double sr_now(void)
 void sr_render_opts_default(sr_render_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->mask = SR_MASK_COMPACT;
+    o->mask = SR_MASK_WAVE;
     o->seed = 1;
     o->sort = SR_SORT_NONE;     /* issue 6: the measured default (README, "Coherence sort") */
     o->sort_key = SR_SORT_KEY_DIR_MORTON;
     o->compact_below = 0.1f;    /* measured best or near it on the H200 (README) */
+    o->wave_dense = SR_WAVE_DENSE_DEFAULT;
     o->progress = 0;
 }
 
@@ -129,7 +131,7 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
         case SR_STAGE_SHADE: o->times->shade[b] += ms; break;
         case SR_STAGE_COMPACT: o->times->compact[b] += ms; break;
         case SR_STAGE_SORT: o->times->sort[b] += ms; break;
-        default: if (o->mask == SR_MASK_MEGAKERNEL) o->times->megakernel += ms; break;
+        default: if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) o->times->megakernel += ms; break;
         }
         o->times->total += ms;
     }
@@ -158,8 +160,11 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     sr_status s;
     if (sr_interrupt_pending()) return SR_INTERRUPTED;
     if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
-    if (o->mask == SR_MASK_MEGAKERNEL) {
-        if ((s = ops->megakernel(be, sample, o->seed, err))) return s;
+    if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) {
+        const uint32_t dense = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
+        if ((s = o->mask == SR_MASK_WAVE ? ops->wave(be, sample, o->seed, dense, err)
+                                         : ops->megakernel(be, sample, o->seed, err)))
+            return s;
         if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
     } else {
         if ((s = ops->begin_sample(be, o->mask, sample, o->seed, err))) return s;
@@ -205,7 +210,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
             }
         }
     }
-    if (o->times && !o->times->per_stage && o->mask != SR_MASK_MEGAKERNEL &&
+    if (o->times && !o->times->per_stage && o->mask != SR_MASK_MEGAKERNEL && o->mask != SR_MASK_WAVE &&
         (s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err)))   /* the sample's end */
         return s;
     if (o->times && (s = sr_collect_times(r, o, &marks, err))) return s;

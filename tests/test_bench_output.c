@@ -23,7 +23,7 @@ static char *read_all(const char *path)
     return buf;
 }
 
-static const char *const masks[] = { "flags", "stencil", "compact", "megakernel" };
+static const char *const masks[] = { "flags", "stencil", "compact", "wave", "megakernel" };
 
 static void test_csv_and_json(void **state)
 {
@@ -40,7 +40,7 @@ static void test_csv_and_json(void **state)
     if (code) fprintf(stderr, "%s\n", err);
     assert_int_equal(code, 0);
 
-    /* CSV: header, then 3 depths x 4 masks rows with the header's column count. */
+    /* CSV: header, then 3 depths x 5 masks rows with the header's column count. */
     char *text = read_all(csv);
     assert_non_null(text);
     char *save = NULL, *line = strtok_r(text, "\n", &save);
@@ -55,14 +55,14 @@ static void test_csv_and_json(void **state)
         char mask[32], sort[32];
         double median = 0, fps = 0;
         assert_int_equal(sscanf(line, "%u,%31[^,],%31[^,],%lf,%lf", &depth, mask, sort, &median, &fps), 5);
-        if (rows % 4 != 2) assert_string_equal(sort, "none");   /* only compact sorts */
+        if (rows % 5 != 2) assert_string_equal(sort, "none");   /* only compact sorts */
         else assert_true(!strcmp(sort, "none") || !strcmp(sort, "merge") || !strcmp(sort, "radix"));
-        assert_int_equal(depth, 1u + (unsigned)rows / 4u);              /* depth-major order */
-        assert_string_equal(mask, masks[rows % 4]);
+        assert_int_equal(depth, 1u + (unsigned)rows / 5u);              /* depth-major order */
+        assert_string_equal(mask, masks[rows % 5]);
         assert_true(median > 0 && fps > 0);
         assert_float_equal(fps, 1000.0 / median, fps * 0.01 + 0.01);
     }
-    assert_int_equal(rows, 12);
+    assert_int_equal(rows, 15);
     free(text);
 
     /* JSON: the same rows, with live fractions per bounce for the masks that count them. */
@@ -72,23 +72,25 @@ static void test_csv_and_json(void **state)
     assert_non_null(root);
     assert_true(cJSON_IsString(cJSON_GetObjectItem(root, "device")));
     cJSON *results = cJSON_GetObjectItem(root, "results");
-    assert_int_equal(cJSON_GetArraySize(results), 12);
-    for (int i = 0; i < 12; i++) {
+    assert_int_equal(cJSON_GetArraySize(results), 15);
+    for (int i = 0; i < 15; i++) {
         cJSON *r = cJSON_GetArrayItem(results, i);
         int depth = cJSON_GetObjectItem(r, "depth")->valueint;
-        assert_int_equal(depth, 1 + i / 4);
-        assert_string_equal(cJSON_GetObjectItem(r, "mask")->valuestring, masks[i % 4]);
+        assert_int_equal(depth, 1 + i / 5);
+        assert_string_equal(cJSON_GetObjectItem(r, "mask")->valuestring, masks[i % 5]);
         assert_true(cJSON_GetObjectItem(r, "median_ms")->valuedouble > 0);
         assert_true(cJSON_GetObjectItem(r, "rays_per_frame")->valuedouble >= 48 * 32);
         cJSON *live = cJSON_GetObjectItem(r, "live_after_bounce");
-        assert_int_equal(cJSON_GetArraySize(live), i % 4 == 3 ? 0 : depth - 1);
+        assert_int_equal(cJSON_GetArraySize(live), i % 5 == 4 ? 0 : depth - 1);
         for (int k = 0; k < cJSON_GetArraySize(live); k++) {
             double f = cJSON_GetArrayItem(live, k)->valuedouble;
             assert_true(f >= 0.0 && f <= 1.0);
         }
         cJSON *bd = cJSON_GetObjectItem(r, "breakdown_ms");
         assert_non_null(bd);
-        if (i % 4 != 3) assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(bd, "intersect")), depth);
+        /* per-stage times for the masks that launch stages; wave and megakernel are one frame */
+        if (i % 5 < 3) assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(bd, "intersect")), depth);
+        else assert_null(cJSON_GetObjectItem(bd, "intersect"));
     }
     cJSON_Delete(root);
     free(text);

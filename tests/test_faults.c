@@ -27,6 +27,7 @@ static void test_launch_faults_name_the_stage(void **state)
         { "launch:shade@4", "compact", "CPU backend error while launching shade (bounce 3)" },
         { "launch:compact", "compact", "CPU backend error while launching compact" },
         { "launch:megakernel", "megakernel", "CPU backend error while launching megakernel" },
+        { "launch:wave", "wave", "CPU backend error while launching wave" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *extra[] = { "--mask", cases[i].mask, "--compact-below", "1", NULL };
@@ -39,7 +40,7 @@ static void test_launch_faults_name_the_stage(void **state)
 static void test_kernel_fault_mid_render(void **state)
 {
     (void)state;
-    const char *extra[] = { "--depth", "2", NULL };   /* two intersects per sample */
+    const char *extra[] = { "--depth", "2", "--mask", "stencil", NULL };   /* two intersects per sample */
     const char *expect[] = { "while running intersect (bounce 1)", "SR_FAULT=kernel:intersect@4", NULL };
     expect_failure("kernel:intersect@4", extra, 1, expect);
 }

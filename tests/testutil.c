@@ -1,5 +1,6 @@
 #include "testutil.h"
 #include "sort_cpu.h"
+#include "../kernels/wave.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -122,14 +123,28 @@ float *sr_test_masks_agree(const sr_scene *scene, sr_backend_kind kind, uint32_t
     sr_render_stats ref_st;
     float *ref = sr_test_render(scene, kind, SR_MASK_STENCIL, 0.5f, seed, &ref_st);
     assert_non_null(ref);
-    static const sr_mask masks[] = { SR_MASK_FLAGS, SR_MASK_COMPACT, SR_MASK_COMPACT, SR_MASK_MEGAKERNEL };
-    static const float below[] = { 0.5f, 1.0f, 0.5f, 0.5f };
-    for (size_t m = 0; m < sizeof masks / sizeof masks[0]; m++) {
+    /* The wave mask at its default, never compacting (1) and compacting at the first dead
+     * lane (32, which sends the most rays through compaction and later rounds). */
+    static const struct { sr_mask mask; float below; uint32_t dense; } cases[] = {
+        { SR_MASK_FLAGS, 0.5f, 0 }, { SR_MASK_COMPACT, 1.0f, 0 }, { SR_MASK_COMPACT, 0.5f, 0 },
+        { SR_MASK_MEGAKERNEL, 0.5f, 0 }, { SR_MASK_WAVE, 0.5f, SR_WAVE_DENSE_DEFAULT }, { SR_MASK_WAVE, 0.5f, 1 },
+        { SR_MASK_WAVE, 0.5f, 32 },
+    };
+    for (size_t m = 0; m < sizeof cases / sizeof cases[0]; m++) {
         sr_render_stats st;
-        float *img = sr_test_render(scene, kind, masks[m], below[m], seed, &st);
+        sr_render_opts o;
+        sr_render_opts_default(&o);
+        o.mask = cases[m].mask;
+        o.seed = seed;
+        o.compact_below = cases[m].below;
+        if (cases[m].dense) o.wave_dense = cases[m].dense;
+        float *img = sr_test_render_opts(scene, kind, &o, &st);
         if (memcmp(img, ref, bytes))
-            fail_msg("mask %s (compact below %.1f) changes the image", sr_mask_name(masks[m]), below[m]);
+            fail_msg("mask %s (compact below %.1f, wave dense %u) changes the image", sr_mask_name(cases[m].mask),
+                     cases[m].below, cases[m].dense);
         assert_int_equal(st.rays, ref_st.rays);   /* the same rays were traced */
+        if (cases[m].mask != SR_MASK_MEGAKERNEL)  /* ... at the same bounces */
+            for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) assert_int_equal(st.bounce_rays[b], ref_st.bounce_rays[b]);
         free(img);
     }
     if (ref_stats) *ref_stats = ref_st;
@@ -148,9 +163,9 @@ int sr_test_gpu_matches_cpu(const sr_scene *s, const char *label, uint32_t max_b
     const uint32_t pixels = s->width * s->height;
     sr_render_stats cs, gs;
     memset(&gs, 0, sizeof gs);
-    float *gpu = sr_test_render(s, SR_BACKEND_CUDA, SR_MASK_COMPACT, 0.5f, 3, &gs);
+    float *gpu = sr_test_render(s, SR_BACKEND_CUDA, SR_MASK_WAVE, 0.5f, 3, &gs);
     if (!gpu) return 0;
-    float *cpu = sr_test_render(s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, 3, &cs);
+    float *cpu = sr_test_render(s, SR_BACKEND_CPU, SR_MASK_WAVE, 0.5f, 3, &cs);
     uint32_t bad = 0, exact = 0;
     double max_diff = 0;
     for (uint32_t i = 0; i < pixels; i++) {
