@@ -81,8 +81,13 @@ SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height)
 {
     return sr_tiles_x(width) * ((height + SR_TILE_H - 1u) / SR_TILE_H) * 32u;
 }
-SR_HD bool sr_stage_generate_tiled(const sr_params *p, uint32_t slot)
+SR_HD bool sr_stage_generate_tiled(const sr_params *p, uint32_t slot, uint32_t tiled)
 {
+    if (!tiled) {   /* row order, for measuring what the tiles buy */
+        if (slot >= p->scene.width * p->scene.height) return false;
+        sr_generate_pixel(p, slot, slot);
+        return true;
+    }
     const uint32_t tile = slot >> 5, lane = slot & 31u, tiles_x = sr_tiles_x(p->scene.width);
     const uint32_t x = (tile % tiles_x) * SR_TILE_W + (lane % SR_TILE_W);
     const uint32_t y = (tile / tiles_x) * SR_TILE_H + (lane / SR_TILE_W);

@@ -86,6 +86,7 @@ typedef struct sr_cpu {
     float *hit_t;
     uint32_t *hit_prim;
     uint32_t *stencil, *flags;
+    uint32_t *queue_stencil[2];  /* the wave mask's queues' stencils, zero between uses        */
     float *film;
     uint32_t capacity, words, n, sample, seed;
     uint32_t slots;            /* pool slots: capacity, or the wave mask's tiled slots       */
@@ -145,6 +146,8 @@ static void cpu_free_pool(sr_cpu *c)
 #undef SR_X_FREE
     }
     free(c->hit_t); free(c->hit_prim); free(c->stencil); free(c->flags); free(c->film);
+    free(c->queue_stencil[0]); free(c->queue_stencil[1]);
+    c->queue_stencil[0] = c->queue_stencil[1] = NULL;
     c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL; c->film = NULL;
     sr_cpu_sorter_free(&c->sorter);
 }
@@ -171,6 +174,7 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
     ok = ok && (c->hit_t = (float *)malloc(sizeof(float) * c->slots)) != NULL;
     ok = ok && (c->hit_prim = (uint32_t *)malloc(sizeof(uint32_t) * c->slots)) != NULL;
     ok = ok && (c->stencil = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
+    for (int k = 0; k < 2; k++) ok = ok && (c->queue_stencil[k] = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
     ok = ok && (c->flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
     ok = ok && (c->film = (float *)calloc((size_t)c->capacity * 3u, sizeof(float))) != NULL;
     if (!ok) {
@@ -292,36 +296,52 @@ static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_e
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
 }
 
-/* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same rounds, the
- * same dense test on the same ballot, the same ballot partitioning between rounds. */
-static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t w, bool first, uint32_t dense_min, bool finish)
+/* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same rounds, the same
+ * dense test on the same ballot, the same ballot partitioning into the next round's queue. */
+typedef struct sr_cpu_queue { sr_ray_soa pool; uint32_t *stencil, *count; } sr_cpu_queue;
+
+static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint32_t w, bool first,
+                          uint32_t dense_min, const sr_cpu_queue *next)
 {
-    const uint32_t word = c->stencil[w];   /* the stencil test: read once per warp */
+    const uint32_t word = stencil[w];   /* the stencil test: read once per warp */
     if (word == 0) return;
     uint32_t bounce[SR_WARP], m = 0;
     for (uint32_t lane = 0; lane < SR_WARP; lane++) {
         const uint32_t i = w * SR_WARP + lane;
         bool alive = (word >> lane) & 1u;
-        if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i);
+        if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i, 1u);
         bounce[lane] = alive && !first ? p->ray.bounce[i] : 0u;
         m |= (uint32_t)alive << lane;
     }
-    while (m != 0 && (finish || sr_popc(m) >= dense_min)) {
-        uint32_t next = 0;
+    while (m != 0 && (!next || sr_popc(m) >= dense_min)) {
+        uint32_t alive = 0;
         for (uint32_t lane = 0; lane < SR_WARP; lane++) {
             if (!((m >> lane) & 1u)) continue;
             const uint32_t i = w * SR_WARP + lane;
 #pragma omp atomic
             c->ray_count[bounce[lane]]++;
-            const bool alive = !sr_interrupt_pending() && sr_stage_trace(p, i, bounce[lane]);
+            const bool live = !sr_interrupt_pending() && sr_stage_trace(p, i, bounce[lane]);
             bounce[lane]++;
-            next |= (uint32_t)alive << lane;
+            alive |= (uint32_t)live << lane;
         }
-        m = next;
+        m = alive;
     }
-    for (uint32_t lane = 0; lane < SR_WARP; lane++)
-        if ((m >> lane) & 1u) p->ray.bounce[w * SR_WARP + lane] = (uint8_t)bounce[lane];
-    if (m != word) c->stencil[w] = m;   /* the ballot write-back */
+    if (m != 0) {   /* sparse: into the queue, packed */
+        uint32_t base;
+#pragma omp atomic capture
+        { base = *next->count; *next->count += sr_popc(m); }
+        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+            if (!((m >> lane) & 1u)) continue;
+            const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
+            sr_ray_copy(next->pool, to, p->ray, w * SR_WARP + lane);
+            next->pool.bounce[to] = (uint8_t)bounce[lane];
+            const uint32_t bit = 1u << (to & 31u);
+#pragma omp atomic
+            next->stencil[to >> 5] |= bit;
+        }
+        m = 0;   /* moved: these slots no longer hold live rays */
+    }
+    if (m != word) stencil[w] = m;   /* the ballot write-back */
 }
 
 static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err)
@@ -335,17 +355,25 @@ static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t d
     c->seed = seed;
     memset(c->ray_count, 0, sizeof c->ray_count);
     sr_stencil_fill_prefix(c->stencil, (c->n + 31u) / 32u, c->n);
-    for (uint32_t round = 0;; round++) {
-        const sr_params p = cpu_params(c);
-        const bool finish = round > 0 && sr_wave_finishes(round, c->n);
-        const int64_t words = (int64_t)((c->n + 31u) / 32u);
+    const uint32_t rounds = c->view.max_depth > SR_WAVE_ROUNDS ? SR_WAVE_ROUNDS : c->view.max_depth - 1u;
+    uint32_t queued[SR_WAVE_ROUNDS_MAX + 2] = { 0 };
+    for (uint32_t round = 0; round <= rounds; round++) {
+        sr_params p = cpu_params(c);
+        uint32_t *stencil = c->stencil;
+        uint32_t words = (c->n + 31u) / 32u;
+        if (round > 0) {
+            p.ray = c->pool[round & 1u];
+            stencil = c->queue_stencil[round & 1u];
+            words = (queued[round] + 31u) / 32u;
+        }
+        sr_cpu_queue next = { c->pool[(round + 1u) & 1u], c->queue_stencil[(round + 1u) & 1u], &queued[round + 1u] };
 #pragma omp parallel for schedule(dynamic, 16)
-        for (int64_t w = 0; w < words; w++) cpu_wave_warp(c, &p, (uint32_t)w, round == 0, dense_min, finish);
-        if (sr_interrupt_pending()) return SR_INTERRUPTED;
-        if (finish || c->view.max_depth <= 1) break;
-        uint32_t live = 0;
-        if ((f = cpu_compact(impl, 0, &live, err))) return f;
-        if (live == 0) break;
+        for (int64_t w = 0; w < (int64_t)words; w++)
+            cpu_wave_warp(c, &p, stencil, (uint32_t)w, round == 0, dense_min, round < rounds ? &next : NULL);
+        if (sr_interrupt_pending()) {   /* leave the queues' stencils empty for the next render */
+            for (int k = 0; k < 2; k++) memset(c->queue_stencil[k], 0, sizeof(uint32_t) * c->words);
+            return SR_INTERRUPTED;
+        }
     }
     return SR_OK;
 }

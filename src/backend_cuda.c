@@ -5,6 +5,7 @@
 #include "../kernels/launch.h"
 #include "../kernels/sort.h"
 #include "../kernels/stages.h"
+#include "../kernels/wave.h"
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
@@ -115,8 +116,11 @@ typedef struct sr_cuda {
     uint32_t n_est;                 /* the host's estimate of *live_n, sizes the launches   */
     int compacted;                  /* this sample has compacted: launch the live kernels   */
     uint32_t capacity, aligned, words, n, sample, seed;
-    uint32_t *wave_first[2], *wave_stencil[2], *wave_ctl;   /* the wave mask (launch.h)        */
-    uint32_t wave_slots, wave_parity, wave_grid[2];         /* grid: tail blocks, [path]   */
+    uint32_t *wave_first[2], *wave_stencil[2];   /* the wave mask's stencils (launch.h)         */
+    uint32_t wave_slots, wave_parity, wave_resident[2];   /* resident round blocks, [path]   */
+    uint32_t wave_queued[SR_WAVE_ROUNDS_MAX + 2];   /* last sample's queue sizes: round grids */
+    int wave_history, wave_pending;   /* pending: read the queue sizes with the ray counts  */
+    uint32_t wave_rounds, wave_tiled;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
     sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
 } sr_cuda;
@@ -222,8 +226,6 @@ static void cuda_free_all(sr_cuda *c)
         cudaFree(c->wave_first[k]); cudaFree(c->wave_stencil[k]);
         c->wave_first[k] = c->wave_stencil[k] = NULL;
     }
-    cudaFree(c->wave_ctl);
-    c->wave_ctl = NULL;
     sr_gpu_sorter_free(&c->sorter);
 }
 
@@ -277,7 +279,8 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMalloc((void **)&c->hit_prim, sizeof(uint32_t) * c->aligned), "allocating hits");
     SR_CUDA_TRY(cudaMalloc((void **)&c->stencil, sizeof(uint32_t) * c->words), "allocating the stencil");
     SR_CUDA_TRY(cudaMalloc((void **)&c->flags, sizeof(uint32_t) * c->aligned), "allocating flags");
-    SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH), "allocating counters");
+    /* The ray counts, then the wave mask's queue counters: one clear and one read a sample. */
+    SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * (SR_MAX_DEPTH + SR_WAVE_CTL)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->film, sizeof(float) * 3u * c->capacity), "allocating the film");
@@ -288,11 +291,16 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         SR_CUDA_TRY(cudaMalloc((void **)&c->wave_stencil[k], sizeof(uint32_t) * c->words), "allocating the stencil");
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_first[k], 0xff, sizeof(uint32_t) * c->words, c->stream), "filling the stencil");
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_stencil[k], 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
-        SR_CUDA_TRY(sr_wave_tail_grid(k, c->device, &c->wave_grid[k]), "sizing the wave mask's cooperative launch");
+        SR_CUDA_TRY(sr_wave_resident_blocks(k, c->device, &c->wave_resident[k]), "sizing the wave mask's rounds");
     }
-    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_ctl, 4u * sizeof(uint32_t)), "allocating counters");
-    SR_CUDA_TRY(cudaMemsetAsync(c->wave_ctl, 0, 4u * sizeof(uint32_t), c->stream), "clearing counters");
     c->wave_parity = 0;
+    c->wave_history = 0;
+    c->wave_rounds = SR_WAVE_ROUNDS;
+    c->wave_tiled = 1;
+    const char *env = getenv("SR_WAVE_ROUNDS");   /* experiments */
+    if (env && atoi(env) >= 0 && atoi(env) <= (int)SR_WAVE_ROUNDS_MAX) c->wave_rounds = (uint32_t)atoi(env);
+    env = getenv("SR_WAVE_TILED");
+    if (env) c->wave_tiled = (uint32_t)atoi(env);
     return SR_OK;
 }
 
@@ -428,7 +436,8 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     c->n = c->wave_slots;
     c->sample = sample;
     c->seed = seed;
-    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * SR_MAX_DEPTH, c->stream), "clearing counters");
+    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * (SR_MAX_DEPTH + SR_WAVE_CTL), c->stream),
+                "clearing counters");
     sr_params p = cuda_params(c);
     sr_ray_soa other = c->pool[1];
     sr_status f = cuda_fault("wave", 0, &p, &other, err);
@@ -438,24 +447,39 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     w.pool[0] = p.ray;
     w.pool[1] = other;
     for (int k = 0; k < 2; k++) { w.first[k] = c->wave_first[k]; w.stencil[k] = c->wave_stencil[k]; }
-    w.ctl = c->wave_ctl;
+    w.ctl = c->ray_count + SR_MAX_DEPTH;
     w.slots = c->wave_slots;
     w.parity = c->wave_parity;
     w.dense_min = dense_min < 1u ? 1u : dense_min > 32u ? 32u : dense_min;
-    w.tail_grid = c->wave_grid[p.scene.integrator == SR_INTEGRATOR_PATH];
+    w.rounds = p.scene.max_depth > c->wave_rounds ? c->wave_rounds : p.scene.max_depth - 1u;
+    w.tiled = c->wave_tiled;
+    /* Round grids from the last sample's queues (5 % margin): every count is correct, and a
+     * queue that stays empty costs a one-block launch. */
+    const uint32_t resident = c->wave_resident[p.scene.integrator == SR_INTEGRATOR_PATH];
+    uint32_t grid[SR_WAVE_ROUNDS_MAX + 1];
+    for (uint32_t r = 1; r <= w.rounds; r++)
+        grid[r] = c->wave_history ? sr_grid_for(c->wave_queued[r] + c->wave_queued[r] / 20u, SR_WAVE_BLOCK, resident)
+                                  : resident;
     sr_cuda_launches_reset();
     sr_cuda_launched("wave", 0);
-    SR_CUDA_TRY(sr_launch_wave(&p, &w, c->stream), "launching the wave kernels");
+    SR_CUDA_TRY(sr_launch_wave(&p, &w, grid, c->stream), "launching the wave kernels");
     c->wave_parity ^= 1u;
+    c->wave_pending = 1;
     return SR_OK;
 }
 
 static sr_status cuda_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(cudaMemcpyAsync(counts, c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH, cudaMemcpyDeviceToHost, c->stream),
-                "reading ray counts");
+    uint32_t all[SR_MAX_DEPTH + SR_WAVE_CTL];
+    SR_CUDA_TRY(cudaMemcpyAsync(all, c->ray_count, sizeof all, cudaMemcpyDeviceToHost, c->stream), "reading ray counts");
     SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+    memcpy(counts, all, sizeof(uint32_t) * SR_MAX_DEPTH);
+    if (c->wave_pending) {
+        memcpy(c->wave_queued, all + SR_MAX_DEPTH, sizeof c->wave_queued);
+        c->wave_history = 1;
+        c->wave_pending = 0;
+    }
     return SR_OK;
 }
 

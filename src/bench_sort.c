@@ -210,10 +210,11 @@ static sr_status sr_reorder_check(sr_sort_micro *m, uint32_t n, sr_error *err)
     for (int p = 0; p < 2; p++) {
         uint32_t f = 0;
 #define SR_X_CHECK(type, name)                                                                                  \
-        SR_CUDA_TRY(cudaMemcpy(m->host_a, pools[p]->name, bytes, cudaMemcpyDeviceToHost), "reading a ray pool");  \
+        SR_CUDA_TRY(cudaMemcpy(m->host_a, pools[p]->name, (size_t)n * sizeof(type), cudaMemcpyDeviceToHost),     \
+                    "reading a ray pool");                                                                      \
         for (uint32_t i = 0; i < n; i++) {                                                                      \
             type got;                                                                                           \
-            memcpy(&got, &m->host_a[i], sizeof got);                                                            \
+            memcpy(&got, (const unsigned char *)m->host_a + (size_t)i * sizeof got, sizeof got);                \
             if (got != SR_MICRO_VALUE_##type(m->host_vals[i], f))                                               \
                 return sr_fail(err, SR_ERR_RUNTIME, "check failed: %s reordering, slot %u, field %s (%u rays)",   \
                                p ? "record" : "gather", i, #name, n);                                           \

@@ -109,7 +109,7 @@ uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h)
 {
     const uint64_t n = (uint64_t)w * h, slots = sr_pool_slots(w, h);
     return slots * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + n * 3u * sizeof(float) +
-           (slots + 31u) / 32u * sizeof(uint32_t);
+           3u * ((slots + 31u) / 32u) * sizeof(uint32_t);
 }
 
 uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h)
