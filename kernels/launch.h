@@ -41,22 +41,18 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
     uint32_t g = (n + block - 1u) / block;
     return g < 1u ? 1u : (g > max_grid ? max_grid : g);
 }
-/* The wave mask (wave.h): round 0 over w->slots slots of the tiled image, then rounds
- * 1..w->rounds over the queues, round r on round_grid[r] blocks (any count is correct; the
- * host sizes it from the last sample's queue). */
+/* The wave mask (wave.h): one launch over w->slots slots of the tiled image. */
 #define SR_WAVE_BLOCK 128u
 typedef struct sr_wave_args {
-    sr_ray_soa pool[2];     /* round 0 runs in pool[0]; round r's queue is pool[r & 1]       */
-    uint32_t *first[2];     /* round 0's stencils by sample parity: one is used, the other
-                               refilled (all ones) for the next sample                      */
-    uint32_t *stencil[2];   /* the queues' stencils, zero between uses                      */
-    uint32_t *ctl;          /* [SR_WAVE_CTL], zero at the start of a sample: [r] = rays queued
-                               for round r, [SR_WAVE_ROUNDS_MAX + 1 + r] = its word counter */
-    uint32_t slots, parity, dense_min, rounds, tiled;
+    sr_ray_soa pool[2];     /* the camera rays run in pool[0] (p->ray); pool[1] is the queue */
+    uint32_t *first[2];     /* the camera rays' stencils by sample parity: one is used, the
+                               other refilled (all ones) for the next sample                */
+    uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero
+                               between samples (every chunk writes back an empty word)     */
+    uint32_t *ctl;          /* [SR_WAVE_CTL] queue counters, zero at the start of a sample  */
+    uint32_t slots, capacity, parity, dense_min, tiled;
 } sr_wave_args;
-cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, const uint32_t *round_grid, cudaStream_t stream);
-/* Blocks of a round kernel that fit on the device at once: more would only wait. */
-cudaError_t sr_wave_resident_blocks(int path, int device, uint32_t *blocks);
+cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
 /* Ballot partitioning of the live rays of src (n slots) into dst; *counter (device) must be

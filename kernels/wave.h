@@ -1,20 +1,25 @@
 /* wave.h: the wave mask's policy, the same for both backends (the frames are in wave.cu and
  * backend_cpu.c).
  *
- * A sample runs in rounds. Round 0 generates the camera rays (tiled slot order, stages.h)
- * and each warp keeps bouncing its rays while its ballot shows at least `dense_min` of 32
- * lanes alive. A warp that turns sparse moves its live rays by ballot partitioning into the
- * next round's queue, packed, and writes back an empty stencil word. Round r does the same
- * over queue r; the last round runs every warp to the end of its paths, as the megakernel
- * would. */
+ * One thread per camera ray (tiled slot order, stages.h); each warp keeps bouncing its rays
+ * while its ballot shows at least `dense_min` of 32 lanes alive. A warp that turns sparse
+ * moves its live rays by ballot partitioning into a queue, packed, and writes back an empty
+ * stencil word. The warp whose rays fill a 32-ray chunk of the queue bounces that chunk next,
+ * the same way (rays that go sparse again are queued again); the last warp to finish runs
+ * the last, partial chunk to its end. */
 #ifndef SR_WAVE_H
 #define SR_WAVE_H
 
 #include "compat.h"
 
 #define SR_WAVE_DENSE_DEFAULT 16u   /* lanes: measured on the H200 (README, "The wave mask") */
-#define SR_WAVE_ROUNDS 2u           /* rounds after round 0; the last finishes every path    */
-#define SR_WAVE_ROUNDS_MAX 8u
-#define SR_WAVE_CTL (2u * SR_WAVE_ROUNDS_MAX + 2u)
+/* The queue's counters (sr_wave_args.ctl): entries reserved, warps done. */
+#define SR_WAVE_QCOUNT 0u
+#define SR_WAVE_QDONE 1u
+#define SR_WAVE_CTL 4u
+
+/* The queue holds as many rays as the pool; a warp that finds it full runs its rays to the
+ * end where they are. SR_WAVE_QUEUE_LIMIT=N (tests) makes it N entries, to exercise that. */
+#define SR_WAVE_QUEUE_LIMIT_ENV "SR_WAVE_QUEUE_LIMIT"
 
 #endif

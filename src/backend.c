@@ -2,9 +2,20 @@
 #include "backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include "../kernels/wave.h"
 #include <string.h>
 
 static const char *const sr_mask_names[SR_MASK_COUNT] = { "flags", "stencil", "compact", "wave", "megakernel" };
+
+uint32_t sr_wave_queue_limit(uint32_t slots)
+{
+    const char *env = getenv(SR_WAVE_QUEUE_LIMIT_ENV);
+    if (!env || !*env) return slots;
+    char *end = NULL;
+    const unsigned long n = strtoul(env, &end, 10);
+    return *end || n >= slots ? slots : (uint32_t)n;
+}
 
 const char *sr_mask_name(sr_mask mask) { return (unsigned)mask < SR_MASK_COUNT ? sr_mask_names[mask] : "?"; }
 

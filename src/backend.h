@@ -87,6 +87,9 @@ sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
 void sr_backend_destroy(sr_backend *be);
 
 const char *sr_mask_name(sr_mask mask);
+/* The wave mask's queue entries for a pool of `slots`: all of them, unless the test switch
+ * $SR_WAVE_QUEUE_LIMIT (kernels/wave.h) asks for fewer. */
+uint32_t sr_wave_queue_limit(uint32_t slots);
 int sr_mask_parse(const char *name);            /* -1 if unknown */
 const char *sr_backend_kind_name(sr_backend_kind kind);
 

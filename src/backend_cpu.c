@@ -86,10 +86,11 @@ typedef struct sr_cpu {
     float *hit_t;
     uint32_t *hit_prim;
     uint32_t *stencil, *flags;
-    uint32_t *queue_stencil[2];  /* the wave mask's queues' stencils, zero between uses        */
+    uint32_t *queue_stencil;     /* the wave mask's queue's stencil, zero between samples      */
     float *film;
     uint32_t capacity, words, n, sample, seed;
     uint32_t slots;            /* pool slots: capacity, or the wave mask's tiled slots       */
+    uint32_t queue_cap;        /* the wave mask's queue entries (slots, or a test's limit)   */
     uint32_t ray_count[SR_MAX_DEPTH];
     double marks[SR_MAX_MARKS];
     sr_cpu_sorter sorter;      /* the coherence sort's scratch (sort_cpu.c)                  */
@@ -146,8 +147,8 @@ static void cpu_free_pool(sr_cpu *c)
 #undef SR_X_FREE
     }
     free(c->hit_t); free(c->hit_prim); free(c->stencil); free(c->flags); free(c->film);
-    free(c->queue_stencil[0]); free(c->queue_stencil[1]);
-    c->queue_stencil[0] = c->queue_stencil[1] = NULL;
+    free(c->queue_stencil);
+    c->queue_stencil = NULL;
     c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL; c->film = NULL;
     sr_cpu_sorter_free(&c->sorter);
 }
@@ -160,6 +161,7 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
     c->capacity = view->width * view->height;
     c->slots = sr_tiled_slots(view->width, view->height);
     if (c->slots < c->capacity) c->slots = c->capacity;
+    c->queue_cap = sr_wave_queue_limit(c->slots);
     c->words = (c->slots + 31u) / 32u;
     char what[96];
     snprintf(what, sizeof what, "the CPU backend's ray pool and film for a %ux%u image", view->width, view->height);
@@ -174,7 +176,7 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
     ok = ok && (c->hit_t = (float *)malloc(sizeof(float) * c->slots)) != NULL;
     ok = ok && (c->hit_prim = (uint32_t *)malloc(sizeof(uint32_t) * c->slots)) != NULL;
     ok = ok && (c->stencil = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
-    for (int k = 0; k < 2; k++) ok = ok && (c->queue_stencil[k] = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->queue_stencil = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
     ok = ok && (c->flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
     ok = ok && (c->film = (float *)calloc((size_t)c->capacity * 3u, sizeof(float))) != NULL;
     if (!ok) {
@@ -296,12 +298,32 @@ static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_e
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
 }
 
-/* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same rounds, the same
- * dense test on the same ballot, the same ballot partitioning into the next round's queue. */
-typedef struct sr_cpu_queue { sr_ray_soa pool; uint32_t *stencil, *count; } sr_cpu_queue;
+/* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same dense test on
+ * the same ballot, the same ballot partitioning into the queue, the same chunks. */
+#define SR_CPU_TOMBSTONE 0xffu
 
-static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint32_t w, bool first,
-                          uint32_t dense_min, const sr_cpu_queue *next)
+static uint32_t cpu_wave_bounce(sr_cpu *c, const sr_params *p, uint32_t w, uint32_t m, uint32_t *bounce,
+                                uint32_t dense_min, bool finish)
+{
+    while (m != 0 && (finish || sr_popc(m) >= dense_min)) {
+        uint32_t alive = 0;
+        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+            if (!((m >> lane) & 1u)) continue;
+#pragma omp atomic
+            c->ray_count[bounce[lane]]++;
+            const bool live = !sr_interrupt_pending() && sr_stage_trace(p, w * SR_WARP + lane, bounce[lane]);
+            bounce[lane]++;
+            alive |= (uint32_t)live << lane;
+        }
+        m = alive;
+    }
+    return m;
+}
+
+/* One warp over stencil word w of `stencil` (round 0's, or the queue's when p->ray is the
+ * queue). With `queue`, a sparse warp's rays go to the queue; without, they run to the end. */
+static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint32_t w, bool first, uint32_t dense_min,
+                          bool queue, uint32_t *queued)
 {
     const uint32_t word = stencil[w];   /* the stencil test: read once per warp */
     if (word == 0) return;
@@ -309,37 +331,29 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
     for (uint32_t lane = 0; lane < SR_WARP; lane++) {
         const uint32_t i = w * SR_WARP + lane;
         bool alive = (word >> lane) & 1u;
-        if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i, 1u);
         bounce[lane] = alive && !first ? p->ray.bounce[i] : 0u;
+        if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i, 1u);
+        if (bounce[lane] == SR_CPU_TOMBSTONE) alive = false;
         m |= (uint32_t)alive << lane;
     }
-    while (m != 0 && (!next || sr_popc(m) >= dense_min)) {
-        uint32_t alive = 0;
-        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
-            if (!((m >> lane) & 1u)) continue;
-            const uint32_t i = w * SR_WARP + lane;
-#pragma omp atomic
-            c->ray_count[bounce[lane]]++;
-            const bool live = !sr_interrupt_pending() && sr_stage_trace(p, i, bounce[lane]);
-            bounce[lane]++;
-            alive |= (uint32_t)live << lane;
-        }
-        m = alive;
-    }
+    m = cpu_wave_bounce(c, p, w, m, bounce, dense_min, !queue);
     if (m != 0) {   /* sparse: into the queue, packed */
+        const uint32_t n = sr_popc(m), cap = c->queue_cap;
         uint32_t base;
 #pragma omp atomic capture
-        { base = *next->count; *next->count += sr_popc(m); }
+        { base = *queued; *queued += n; }
+        const bool fits = base + n <= cap;
         for (uint32_t lane = 0; lane < SR_WARP; lane++) {
             if (!((m >> lane) & 1u)) continue;
             const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
-            sr_ray_copy(next->pool, to, p->ray, w * SR_WARP + lane);
-            next->pool.bounce[to] = (uint8_t)bounce[lane];
+            if (to >= cap) continue;
+            if (fits) sr_ray_copy(c->pool[1], to, p->ray, w * SR_WARP + lane);
+            c->pool[1].bounce[to] = fits ? (uint8_t)bounce[lane] : (uint8_t)SR_CPU_TOMBSTONE;
             const uint32_t bit = 1u << (to & 31u);
 #pragma omp atomic
-            next->stencil[to >> 5] |= bit;
+            c->queue_stencil[to >> 5] |= bit;
         }
-        m = 0;   /* moved: these slots no longer hold live rays */
+        m = fits ? 0u : cpu_wave_bounce(c, p, w, m, bounce, dense_min, true);
     }
     if (m != word) stencil[w] = m;   /* the ballot write-back */
 }
@@ -355,25 +369,31 @@ static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t d
     c->seed = seed;
     memset(c->ray_count, 0, sizeof c->ray_count);
     sr_stencil_fill_prefix(c->stencil, (c->n + 31u) / 32u, c->n);
-    const uint32_t rounds = c->view.max_depth > SR_WAVE_ROUNDS ? SR_WAVE_ROUNDS : c->view.max_depth - 1u;
-    uint32_t queued[SR_WAVE_ROUNDS_MAX + 2] = { 0 };
-    for (uint32_t round = 0; round <= rounds; round++) {
-        sr_params p = cpu_params(c);
-        uint32_t *stencil = c->stencil;
-        uint32_t words = (c->n + 31u) / 32u;
-        if (round > 0) {
-            p.ray = c->pool[round & 1u];
-            stencil = c->queue_stencil[round & 1u];
-            words = (queued[round] + 31u) / 32u;
-        }
-        sr_cpu_queue next = { c->pool[(round + 1u) & 1u], c->queue_stencil[(round + 1u) & 1u], &queued[round + 1u] };
+    const bool queue = c->view.max_depth > 1u;
+    uint32_t queued = 0;
+    sr_params p = cpu_params(c);
 #pragma omp parallel for schedule(dynamic, 16)
-        for (int64_t w = 0; w < (int64_t)words; w++)
-            cpu_wave_warp(c, &p, stencil, (uint32_t)w, round == 0, dense_min, round < rounds ? &next : NULL);
-        if (sr_interrupt_pending()) {   /* leave the queues' stencils empty for the next render */
-            for (int k = 0; k < 2; k++) memset(c->queue_stencil[k], 0, sizeof(uint32_t) * c->words);
-            return SR_INTERRUPTED;
+    for (int64_t w = 0; w < (int64_t)((c->n + 31u) / 32u); w++)
+        cpu_wave_warp(c, &p, c->stencil, (uint32_t)w, true, dense_min, queue, &queued);
+    /* The queue's chunks: full ones in passes (a pass may queue more behind them), then the
+     * partial last one to the end. */
+    p.ray = c->pool[1];
+    for (uint32_t taken = 0;;) {
+        if (sr_interrupt_pending()) break;
+        const uint32_t n = queued < c->queue_cap ? queued : c->queue_cap, full = n / 32u;
+        if (taken < full) {
+#pragma omp parallel for schedule(dynamic, 4)
+            for (int64_t w = taken; w < (int64_t)full; w++)
+                cpu_wave_warp(c, &p, c->queue_stencil, (uint32_t)w, false, dense_min, true, &queued);
+            taken = full;
+            continue;
         }
+        if (32u * taken < n) cpu_wave_warp(c, &p, c->queue_stencil, taken, false, dense_min, false, &queued);
+        break;
+    }
+    if (sr_interrupt_pending()) {   /* leave the queue's stencil empty for the next render */
+        memset(c->queue_stencil, 0, sizeof(uint32_t) * c->words);
+        return SR_INTERRUPTED;
     }
     return SR_OK;
 }

@@ -66,7 +66,7 @@ static const char *sr_cuda_note(cudaError_t e)
 
 /* Host stubs of the stage kernels (extern "C" in bounce.cu, compact.cu), for SR_FAULT. */
 extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void),
-    srk_wave_first(void);
+    srk_wave(void);
 
 /* SR_FAULT (fault.h), test-only. launch: a real launch of the stage's kernel with 2048
  * threads per block, which the driver refuses (cudaErrorInvalidValue on the H200; it never
@@ -88,7 +88,7 @@ static sr_status cuda_fault(const char *stage, uint32_t bounce, sr_params *p, sr
                   : !strcmp(stage, "intersect") ? (const void *)srk_intersect
                   : !strcmp(stage, "shade") ? (const void *)srk_shade
                   : !strcmp(stage, "compact") ? (const void *)srk_compact_live
-                  : !strcmp(stage, "wave") ? (const void *)srk_wave_first : (const void *)srk_megakernel;
+                  : !strcmp(stage, "wave") ? (const void *)srk_wave : (const void *)srk_megakernel;
     static unsigned char zero[4096];
     void *args[16];
     for (int i = 0; i < 16; i++) args[i] = zero;
@@ -116,11 +116,9 @@ typedef struct sr_cuda {
     uint32_t n_est;                 /* the host's estimate of *live_n, sizes the launches   */
     int compacted;                  /* this sample has compacted: launch the live kernels   */
     uint32_t capacity, aligned, words, n, sample, seed;
-    uint32_t *wave_first[2], *wave_stencil[2];   /* the wave mask's stencils (launch.h)         */
-    uint32_t wave_slots, wave_parity, wave_resident[2];   /* resident round blocks, [path]   */
-    uint32_t wave_queued[SR_WAVE_ROUNDS_MAX + 2];   /* last sample's queue sizes: round grids */
-    int wave_history, wave_pending;   /* pending: read the queue sizes with the ray counts  */
-    uint32_t wave_rounds, wave_tiled;
+    uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
+    uint32_t wave_slots, wave_parity;
+    uint32_t wave_tiled;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
     sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
 } sr_cuda;
@@ -222,10 +220,9 @@ static void cuda_free_all(sr_cuda *c)
     c->live_n = NULL;
     c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL;
     c->ray_count = NULL; c->counter = NULL; c->film = NULL;
-    for (int k = 0; k < 2; k++) {
-        cudaFree(c->wave_first[k]); cudaFree(c->wave_stencil[k]);
-        c->wave_first[k] = c->wave_stencil[k] = NULL;
-    }
+    for (int k = 0; k < 2; k++) { cudaFree(c->wave_first[k]); c->wave_first[k] = NULL; }
+    cudaFree(c->wave_queue_stencil);
+    c->wave_queue_stencil = NULL;
     sr_gpu_sorter_free(&c->sorter);
 }
 
@@ -288,18 +285,13 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMemsetAsync(c->flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
     for (int k = 0; k < 2; k++) {
         SR_CUDA_TRY(cudaMalloc((void **)&c->wave_first[k], sizeof(uint32_t) * c->words), "allocating the stencil");
-        SR_CUDA_TRY(cudaMalloc((void **)&c->wave_stencil[k], sizeof(uint32_t) * c->words), "allocating the stencil");
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_first[k], 0xff, sizeof(uint32_t) * c->words, c->stream), "filling the stencil");
-        SR_CUDA_TRY(cudaMemsetAsync(c->wave_stencil[k], 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
-        SR_CUDA_TRY(sr_wave_resident_blocks(k, c->device, &c->wave_resident[k]), "sizing the wave mask's rounds");
     }
+    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_queue_stencil, sizeof(uint32_t) * c->words), "allocating the stencil");
+    SR_CUDA_TRY(cudaMemsetAsync(c->wave_queue_stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
     c->wave_parity = 0;
-    c->wave_history = 0;
-    c->wave_rounds = SR_WAVE_ROUNDS;
     c->wave_tiled = 1;
-    const char *env = getenv("SR_WAVE_ROUNDS");   /* experiments */
-    if (env && atoi(env) >= 0 && atoi(env) <= (int)SR_WAVE_ROUNDS_MAX) c->wave_rounds = (uint32_t)atoi(env);
-    env = getenv("SR_WAVE_TILED");
+    const char *env = getenv("SR_WAVE_TILED");   /* experiments */
     if (env) c->wave_tiled = (uint32_t)atoi(env);
     return SR_OK;
 }
@@ -446,40 +438,27 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     memset(&w, 0, sizeof w);
     w.pool[0] = p.ray;
     w.pool[1] = other;
-    for (int k = 0; k < 2; k++) { w.first[k] = c->wave_first[k]; w.stencil[k] = c->wave_stencil[k]; }
+    for (int k = 0; k < 2; k++) w.first[k] = c->wave_first[k];
+    w.stencil = c->wave_queue_stencil;
     w.ctl = c->ray_count + SR_MAX_DEPTH;
     w.slots = c->wave_slots;
+    w.capacity = sr_wave_queue_limit(c->aligned);
     w.parity = c->wave_parity;
     w.dense_min = dense_min < 1u ? 1u : dense_min > 32u ? 32u : dense_min;
-    w.rounds = p.scene.max_depth > c->wave_rounds ? c->wave_rounds : p.scene.max_depth - 1u;
     w.tiled = c->wave_tiled;
-    /* Round grids from the last sample's queues (5 % margin): every count is correct, and a
-     * queue that stays empty costs a one-block launch. */
-    const uint32_t resident = c->wave_resident[p.scene.integrator == SR_INTEGRATOR_PATH];
-    uint32_t grid[SR_WAVE_ROUNDS_MAX + 1];
-    for (uint32_t r = 1; r <= w.rounds; r++)
-        grid[r] = c->wave_history ? sr_grid_for(c->wave_queued[r] + c->wave_queued[r] / 20u, SR_WAVE_BLOCK, resident)
-                                  : resident;
     sr_cuda_launches_reset();
     sr_cuda_launched("wave", 0);
-    SR_CUDA_TRY(sr_launch_wave(&p, &w, grid, c->stream), "launching the wave kernels");
+    SR_CUDA_TRY(sr_launch_wave(&p, &w, c->stream), "launching the wave kernel");
     c->wave_parity ^= 1u;
-    c->wave_pending = 1;
     return SR_OK;
 }
 
 static sr_status cuda_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    uint32_t all[SR_MAX_DEPTH + SR_WAVE_CTL];
-    SR_CUDA_TRY(cudaMemcpyAsync(all, c->ray_count, sizeof all, cudaMemcpyDeviceToHost, c->stream), "reading ray counts");
+    SR_CUDA_TRY(cudaMemcpyAsync(counts, c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH, cudaMemcpyDeviceToHost, c->stream),
+                "reading ray counts");
     SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
-    memcpy(counts, all, sizeof(uint32_t) * SR_MAX_DEPTH);
-    if (c->wave_pending) {
-        memcpy(c->wave_queued, all + SR_MAX_DEPTH, sizeof c->wave_queued);
-        c->wave_history = 1;
-        c->wave_pending = 0;
-    }
     return SR_OK;
 }
 
