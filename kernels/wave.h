@@ -5,7 +5,7 @@
  * while its ballot shows at least `dense_min` of 32 lanes alive. A warp that turns sparse
  * moves its live rays by ballot partitioning into a queue, packed, and writes back an empty
  * stencil word. The warp whose rays fill a 32-ray chunk of the queue bounces that chunk next,
- * the same way (rays that go sparse again are queued again); the last warp to finish runs
+ * the same way (rays that go sparse again are queued again); a one-warp launch then runs
  * the last, partial chunk to its end. */
 #ifndef SR_WAVE_H
 #define SR_WAVE_H
@@ -13,9 +13,8 @@
 #include "compat.h"
 
 #define SR_WAVE_DENSE_DEFAULT 16u   /* lanes: measured on the H200 (README, "The wave mask") */
-/* The queue's counters (sr_wave_args.ctl): entries reserved, warps done. */
+/* The queue's counters (sr_wave_args.ctl): entries reserved. */
 #define SR_WAVE_QCOUNT 0u
-#define SR_WAVE_QDONE 1u
 #define SR_WAVE_CTL 4u
 
 /* The queue holds as many rays as the pool; a warp that finds it full runs its rays to the
