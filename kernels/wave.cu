@@ -47,13 +47,14 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_params *q, 
     const uint32_t lane = threadIdx.x & 31u;
     const sr_params *cur = p;
     uint32_t *stencil = w.first[w.parity];
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, word = 0, bounce = 0, owned = SR_NO_CHUNK;
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, word = 0, bounce = 0;
+    uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
     bool alive = false, finish = !QUEUE;
     if (MODE == SR_WAVE_TAIL) {
         /* After the main launch nobody can queue more: the partial last chunk, if any. */
         const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
         if (!(n & 31u)) return;
-        owned = n >> 5;
+        take = n >> 5;
     } else {
         word = sr_stencil_load(stencil, i);
         if (lane == 0) w.first[w.parity ^ 1u][i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
@@ -61,21 +62,21 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_params *q, 
         if (alive) alive = sr_stage_generate_tiled(p, i, w.tiled);
     }
     for (;;) {
-        if (owned != SR_NO_CHUNK) {   /* warp-uniform: take the queue chunk we own */
+        if (take != SR_NO_CHUNK) {   /* warp-uniform: the queue chunk we own */
             /* Its stencil word, once every entry is published: the stencil test's word. A
              * chunk our push completed is full; the tail's was published before its launch. */
             if (lane == 0) {
                 if (MODE == SR_WAVE_QUEUE)
-                    while ((word = sr_volatile(&w.stencil[owned])) != SR_FULL_MASK) __nanosleep(32);
+                    while ((word = sr_volatile(&w.stencil[take])) != SR_FULL_MASK) __nanosleep(32);
                 else
-                    word = w.stencil[owned];
+                    word = w.stencil[take];
                 __threadfence();
             }
             word = __shfl_sync(SR_FULL_MASK, word, 0);
             cur = q;
             stencil = w.stencil;
-            i = owned * 32u + lane;
-            owned = SR_NO_CHUNK;
+            i = take * 32u + lane;
+            take = SR_NO_CHUNK;
             alive = SR_STENCIL_TEST(word, i);
             bounce = alive ? (uint32_t)__ldcg(&q->ray.bounce[i]) : 0u;
             if (bounce == SR_TOMBSTONE) alive = false;
@@ -121,7 +122,9 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_params *q, 
             alive = false;   /* moved: this slot no longer holds a live ray */
         }
         sr_stencil_write_back(stencil, i, word, alive);
-        if (owned == SR_NO_CHUNK) break;
+        take = owned;   /* only now: a warp that found the queue full finished its rays first */
+        owned = SR_NO_CHUNK;
+        if (take == SR_NO_CHUNK) break;
     }
     if (MODE == SR_WAVE_TAIL) {   /* one warp */
         for (uint32_t k = threadIdx.x; k < SR_MAX_DEPTH; k += 32u)
