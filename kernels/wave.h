@@ -12,7 +12,11 @@
 
 #include "compat.h"
 
-#define SR_WAVE_DENSE_DEFAULT 16u   /* lanes: measured on the H200 (README, "The wave mask") */
+/* Default dense thresholds (lanes), measured on the H200 (README, "The wave mask"): Whitted's
+ * secondary rays stay coherent within a warp, so repacking pays only for nearly empty warps;
+ * path tracing's scatter, so it pays from half-empty ones. */
+#define SR_WAVE_DENSE_WHITTED 2u
+#define SR_WAVE_DENSE_PATH 16u
 /* The queue's counters (sr_wave_args.ctl): entries reserved. */
 #define SR_WAVE_QCOUNT 0u
 #define SR_WAVE_CTL 4u

@@ -51,10 +51,12 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "Where it runs:\n" \
 "  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \
 "  --device N              which CUDA device (see 'stencilray info'), default 0\n" \
-"  --mask M                how bounces skip finished rays: compact (default), stencil,\n" \
-"                          flags, megakernel; every mask gives the same image\n" \
-"  --compact-below F       compact live rays when fewer than F of them are left (0..1,\n" \
-"                          default 0.1; 1 = after every bounce, 0 = never)\n" \
+"  --mask M                how bounces skip finished rays: wave (default), compact,\n" \
+"                          stencil, flags, megakernel; every mask gives the same image\n" \
+"  --wave-dense N          wave: a warp keeps bouncing while N of its 32 rays live, then\n" \
+"                          repacks them (1..32; default 2 Whitted, 16 path; 1 = never)\n" \
+"  --compact-below F       compact: compact live rays when fewer than F of them are left\n" \
+"                          (0..1, default 0.1; 1 = after every bounce, 0 = never)\n" \
 "  --sort S                with --mask compact: none (default), merge or radix: sort the\n" \
 "                          live rays by a coherence key after every bounce (compacting\n" \
 "                          first), so that a warp traces similar rays; same image\n" \

@@ -26,7 +26,7 @@ void sr_render_opts_default(sr_render_opts *o)
     o->sort = SR_SORT_NONE;     /* issue 6: the measured default (README, "Coherence sort") */
     o->sort_key = SR_SORT_KEY_DIR_MORTON;
     o->compact_below = 0.1f;    /* measured best or near it on the H200 (README) */
-    o->wave_dense = SR_WAVE_DENSE_DEFAULT;
+    o->wave_dense = 0;          /* by integrator (kernels/wave.h) */
     o->progress = 0;
 }
 
@@ -161,7 +161,8 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     if (sr_interrupt_pending()) return SR_INTERRUPTED;
     if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
     if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) {
-        const uint32_t dense = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
+        const uint32_t dense = o->wave_dense ? (o->wave_dense > 32u ? 32u : o->wave_dense)
+                             : r->view.integrator == SR_INTEGRATOR_PATH ? SR_WAVE_DENSE_PATH : SR_WAVE_DENSE_WHITTED;
         if ((s = o->mask == SR_MASK_WAVE ? ops->wave(be, sample, o->seed, dense, err)
                                          : ops->megakernel(be, sample, o->seed, err)))
             return s;

@@ -24,7 +24,8 @@ typedef struct sr_render_opts {
     uint32_t seed;
     float compact_below;   /* compact when the live fraction is below this: 1 always, 0 never */
     uint32_t wave_dense;   /* wave mask: a warp keeps bouncing while this many of its 32
-                              lanes are alive (1..32; 1 never compacts, like the megakernel) */
+                              lanes are alive (1..32; 1 never repacks, like the megakernel;
+                              0 = the integrator's default, kernels/wave.h)                */
     int sort;              /* sr_sort_algo (kernels/sortkey.h): sort live rays by a coherence key
                               after every bounce (compacting first); SR_SORT_NONE: never      */
     int sort_key;          /* sr_sort_key: dir-morton or material                             */

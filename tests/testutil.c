@@ -127,7 +127,8 @@ float *sr_test_masks_agree(const sr_scene *scene, sr_backend_kind kind, uint32_t
      * lane (32, which sends the most rays through compaction and later rounds). */
     static const struct { sr_mask mask; float below; uint32_t dense; } cases[] = {
         { SR_MASK_FLAGS, 0.5f, 0 }, { SR_MASK_COMPACT, 1.0f, 0 }, { SR_MASK_COMPACT, 0.5f, 0 },
-        { SR_MASK_MEGAKERNEL, 0.5f, 0 }, { SR_MASK_WAVE, 0.5f, SR_WAVE_DENSE_DEFAULT }, { SR_MASK_WAVE, 0.5f, 1 },
+        { SR_MASK_MEGAKERNEL, 0.5f, 0 }, { SR_MASK_WAVE, 0.5f, 0 }, { SR_MASK_WAVE, 0.5f, 1 },
+        { SR_MASK_WAVE, 0.5f, 16 },
         { SR_MASK_WAVE, 0.5f, 32 },
     };
     for (size_t m = 0; m < sizeof cases / sizeof cases[0]; m++) {
