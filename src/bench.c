@@ -9,7 +9,10 @@
 #include "textout.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <math.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,14 +325,34 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
     return sr_textout_json(path, root, err);
 }
 
+/* The chart's gnuplot script. It is constant: the output, the title (it holds the scene's
+ * file name) and the data file come in as ARG1..ARG3 (gnuplot -c), string values that the
+ * script never parses, so no quote, newline or system() in a name can run as gnuplot code. */
+static const char sr_plot_script[] =
+    "set terminal pngcairo size 960,600 font 'sans,11'\n"
+    "set output ARG1\n"
+    "set title ARG2 noenhanced\n"
+    "set xlabel 'trace depth'\nset ylabel 'frames per second'\n"
+    "set grid\nset key outside right\nset xtics 1\nset yrange [0:*]\n";
+
+/* Run gnuplot -c SCRIPT ARGS... without a shell; its messages go to stderr. */
+static int sr_run_gnuplot(char *const argv[])
+{
+    pid_t pid;
+    extern char **environ;
+    if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) return -1;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 static sr_status sr_write_plot(const char *path, const char *title, const sr_bench_row *rows, uint32_t n,
                                sr_error *err)
 {
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
-        return sr_fail(err, SR_ERR_RUNTIME, "--plot %s: gnuplot is not installed (Debian: apt-get install gnuplot-nox); "
-                       "the table, --csv and --json do not need it", path);
-    char data[4096], tmp[4096];
+    char data[4096], tmp[4096], script[] = "/tmp/stencilray-plot-XXXXXX";
     snprintf(data, sizeof data, "%s.data-%ld", path, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld.png", path, (long)getpid());
     FILE *d = fopen(data, "w");
     if (!d) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", data);
     /* One line per (mask, sort): the rows of the first depth list them in order. */
@@ -342,21 +365,31 @@ static sr_status sr_write_plot(const char *path, const char *title, const sr_ben
         fprintf(d, "\n\n");
     }
     fclose(d);
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld.png", path, (long)getpid());
-    FILE *g = popen("gnuplot 2>&1", "w");
-    if (!g) { remove(data); return sr_fail(err, SR_ERR_RUNTIME, "cannot run gnuplot"); }
-    fprintf(g, "set terminal pngcairo size 960,600 font 'sans,11'\nset output '%s'\n", tmp);
-    fprintf(g, "set title \"%s\" noenhanced\nset xlabel 'trace depth'\nset ylabel 'frames per second'\n", title);
-    fprintf(g, "set grid\nset key outside right\nset xtics 1\nset yrange [0:*]\n");
+    const int fd = mkstemp(script);
+    FILE *g = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!g) {
+        if (fd >= 0) { close(fd); remove(script); }
+        remove(data);
+        return sr_fail(err, SR_ERR_RUNTIME, "cannot create a temporary file for gnuplot's script");
+    }
+    fputs(sr_plot_script, g);
     fprintf(g, "plot ");
-    for (uint32_t m = 0; m < lines; m++) {
+    for (uint32_t m = 0; m < lines; m++) {   /* labels are mask and sort names: ours, not the user's */
         char label[64];
-        fprintf(g, "%s'%s' index %u with linespoints lw 2 pt 7 title '%s'", m ? ", " : "", data, m,
+        fprintf(g, "%sARG3 index %u with linespoints lw 2 pt 7 title '%s'", m ? ", " : "", m,
                 sr_row_label(&rows[m], label, sizeof label));
     }
     fprintf(g, "\n");
-    int rc = pclose(g);
+    fclose(g);
+    char *argv[] = { (char *)"gnuplot", (char *)"-c", script, tmp, (char *)title, data, NULL };
+    const int rc = sr_run_gnuplot(argv);
+    remove(script);
     remove(data);
+    if (rc < 0) {
+        remove(tmp);
+        return sr_fail(err, SR_ERR_RUNTIME, "--plot %s: cannot run gnuplot (Debian: apt-get install gnuplot-nox); "
+                       "the table, --csv and --json do not need it", path);
+    }
     if (rc != 0 || rename(tmp, path) != 0) {
         remove(tmp);
         return sr_fail(err, SR_ERR_RUNTIME, "gnuplot failed to write %s", path);

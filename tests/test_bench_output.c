@@ -4,6 +4,9 @@
  * exit 2. */
 #include "testutil.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +118,51 @@ static void test_plot(void **state)
     assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
 }
 
+/* Names are data for gnuplot, never code: a --plot name and a scene file name holding quotes,
+ * a semicolon, a backtick, a newline and system(...) give a chart at exactly that name and
+ * run nothing (before the fix, set output '%s' ran the touch). */
+static void test_plot_names_are_not_code(void **state)
+{
+    (void)state;
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0) { skip(); }
+    char dir[1024], scene_src[1024], scene[2048], png[2048], pwned[2048], err[8192];
+    sr_test_tmp_path(dir, sizeof dir, "plot_names");
+    mkdir(dir, 0755);
+    snprintf(pwned, sizeof pwned, "%s/PWNED", dir);
+    static const char *const evil[] = {
+        "q'uote\"; set output 'x'; system(\"touch PWNED\") #.png",
+        "a`touch PWNED`b.png",
+        "new\nline'; system('touch PWNED'); x='.png",
+        "\"; system(\"touch PWNED\"); \".png",
+    };
+    sr_test_source_path(scene_src, sizeof scene_src, "scenes/default.json");
+    snprintf(scene, sizeof scene, "%s/sc'ene\"; system(\"touch PWNED\"); \".json", dir);
+    FILE *in = fopen(scene_src, "rb"), *out = fopen(scene, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    fclose(out);
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);   /* where a relative touch would land */
+    for (size_t k = 0; k < sizeof evil / sizeof evil[0]; k++) {
+        snprintf(png, sizeof png, "%s/%s", dir, evil[k]);
+        remove(png);
+        const char *argv[] = { "bench", scene, "--backend", "cpu", "--width", "16", "--height", "8", "--depth", "1-2",
+                               "--frames", "1", "--warmup", "0", "--mask", "stencil", "--plot", png, "-q", NULL };
+        const int code = sr_test_run_cli(argv, err, sizeof err);
+        if (code) fprintf(stderr, "%s\n", err);
+        assert_int_equal(code, 0);
+        if (!sr_test_file_exists(png)) fail_msg("no chart at the name %s", evil[k]);
+        if (sr_test_file_exists(pwned)) fail_msg("the name %s ran gnuplot code", evil[k]);
+        remove(png);
+    }
+    assert_int_equal(chdir(cwd), 0);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -138,6 +186,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_and_json),
         cmocka_unit_test(test_plot),
+        cmocka_unit_test(test_plot_names_are_not_code),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
