@@ -6,10 +6,12 @@
 #include "bench_sort.h"
 #include "sort_cpu.h"
 #include "options.h"
+#include "outpath.h"
 #include "textout.h"
 
 #include <cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -62,8 +64,8 @@ static const char sr_bench_help[] =
 "  --sort-micro            no scene: keys/s of the merge sort vs CUB's radix sort at 1 M,\n"
 "                          8 M and 32 M keys (checked against each other), and reordering\n"
 "                          rays by index + gather vs sorting the state itself; GPU only\n"
-"  --csv FILE              also write the table as CSV\n"
-"  --json FILE             also write everything as JSON\n"
+"  --csv FILE              also write the table as CSV ('-': standard output)\n"
+"  --json FILE             also write everything as JSON ('-': standard output)\n"
 "  --plot FILE.png         FPS-per-depth chart, one line per mask (needs gnuplot)\n"
 SR_COMMON_HELP
 "\n"
@@ -428,6 +430,16 @@ int sr_bench_main(int argc, char **argv)
         if (r > 0) return r;
         if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
     }
+    /* Every output is checked before the benchmark runs, not after. */
+    const char *inputs[] = { b.c.scene_path, NULL };
+    const char *const outs[][2] = { { "--csv", b.csv }, { "--json", b.json }, { "--plot", b.plot } };
+    for (int k = 0; k < 3; k++) {
+        char msg[2 * PATH_MAX + 256];
+        if (outs[k][1] && !sr_output_path_ok(outs[k][0], outs[k][1], k < 2, inputs, msg, sizeof msg))
+            return sr_usage_error(&a, "%s%s", msg, "");
+    }
+    if (b.csv && b.json && !strcmp(b.csv, "-") && !strcmp(b.json, "-"))
+        return sr_usage_error(&a, "--csv - and --json -: only one of them can go to standard output%s%s", "", "");
     if (b.micro) {
         sr_micro_opts mo;
         memset(&mo, 0, sizeof mo);

@@ -4,6 +4,7 @@
 #include "bench.h"
 #include "viewer.h"
 #include "options.h"
+#include "outpath.h"
 #include "backend.h"
 #include "image.h"
 #include "interrupt.h"
@@ -43,21 +44,6 @@ SR_COMMON_HELP
 "  stencilray render                                   # the default scene, GPU if present\n"
 "  stencilray render scenes/cornell.json -o cornell.png --spp 64\n"
 "  stencilray render scenes/mirror_hall.json --depth 4 --backend cpu -o hall.hdr\n";
-
-static int sr_output_dir_ok(const char *path, char *msg, size_t cap)
-{
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash) return 1;
-    if (slash == dir) slash[1] = '\0'; else *slash = '\0';
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(msg, cap, "-o %s: the folder %s does not exist", path, dir);
-        return 0;
-    }
-    return 1;
-}
 
 /* Ctrl-C: say so, write the partial image when asked (OUT.partial-<N>spp.EXT, through the
  * same temp + rename), and return 128 + the signal (130 for SIGINT). */
@@ -108,8 +94,9 @@ static int sr_cmd_render(int argc, char **argv)
     }
     if (!sr_image_format_known(out))
         return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png or .hdr%s", out, "");
-    char msg[PATH_MAX + 128];
-    if (!sr_output_dir_ok(out, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
+    char msg[2 * PATH_MAX + 256];
+    const char *inputs[] = { c.scene_path, NULL };
+    if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
     if (c.quiet) c.render.progress = 0;
 
     sr_scene scene;

@@ -9,6 +9,11 @@
 sr_status sr_textout_open(sr_textout *t, const char *path, sr_error *err)
 {
     t->path = path;
+    if (!strcmp(path, "-")) {   /* standard output: nothing to rename */
+        t->tmp[0] = '\0';
+        t->f = stdout;
+        return SR_OK;
+    }
     snprintf(t->tmp, sizeof t->tmp, "%s.tmp-%ld", path, (long)getpid());
     t->f = fopen(t->tmp, "w");
     if (!t->f) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s: %s", path, strerror(errno));
@@ -17,6 +22,12 @@ sr_status sr_textout_open(sr_textout *t, const char *path, sr_error *err)
 
 sr_status sr_textout_commit(sr_textout *t, sr_error *err)
 {
+    if (t->f == stdout) {
+        t->f = NULL;
+        if (fflush(stdout) != 0 || ferror(stdout))
+            return sr_fail(err, SR_ERR_RUNTIME, "cannot write to standard output: %s", strerror(errno));
+        return SR_OK;
+    }
     int bad = ferror(t->f);
     bad |= fclose(t->f) != 0;
     t->f = NULL;

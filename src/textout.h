@@ -13,7 +13,8 @@ typedef struct sr_textout {
     const char *path;
 } sr_textout;
 
-/* Open a temporary file next to `path`; SR_ERR_RUNTIME with a message if it cannot. */
+/* Open a temporary file next to `path` ("-": standard output, written directly);
+ * SR_ERR_RUNTIME with a message if it cannot. */
 sr_status sr_textout_open(sr_textout *t, const char *path, sr_error *err);
 /* Close and rename over `path`; on any write error remove the temporary and fail. */
 sr_status sr_textout_commit(sr_textout *t, sr_error *err);

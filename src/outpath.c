@@ -1,0 +1,53 @@
+#include "outpath.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *sr_file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int sr_output_path_ok(const char *opt, const char *path, int allow_stdout, const char *const *inputs, char *msg,
+                      size_t cap)
+{
+    if (!strcmp(path, "-")) {
+        if (allow_stdout) return 1;
+        snprintf(msg, cap, "%s -: an image cannot go to standard output; name a file", opt);
+        return 0;
+    }
+    if (!*path) {
+        snprintf(msg, cap, "%s: empty file name", opt);
+        return 0;
+    }
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        if (slash == dir) slash[1] = '\0'; else *slash = '\0';
+        struct stat d;
+        if (stat(dir, &d) != 0 || !S_ISDIR(d.st_mode)) {
+            snprintf(msg, cap, "%s %s: the folder %s does not exist", opt, path, dir);
+            return 0;
+        }
+    }
+    struct stat st;
+    if (lstat(path, &st) != 0) return 1;   /* a new file */
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(msg, cap, "%s %s: that is %s; expected a regular file (it is written to a temporary name "
+                 "and renamed over, which would replace it)%s", opt, path, sr_file_kind(st.st_mode),
+                 allow_stdout ? "; '-' writes to standard output" : "");
+        return 0;
+    }
+    for (size_t k = 0; inputs && inputs[k]; k++) {
+        struct stat in;
+        if (stat(inputs[k], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+            snprintf(msg, cap, "%s %s: that is %s, which this run reads; choose another name", opt, path, inputs[k]);
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -1,0 +1,121 @@
+/* Output paths are checked before any work and never replace what they should not: the
+ * scene itself (by name or through a hard link), a directory, a symbolic link, a missing
+ * folder for the benchmark's files; '-' writes the benchmark's CSV or JSON to standard output.
+ * Each refusal exits 2 and leaves every file as it was. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[1024];
+
+static void copy_scene(const char *to)
+{
+    char src[1024], buf[4096];
+    sr_test_source_path(src, sizeof src, "scenes/default.json");
+    FILE *in = fopen(src, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    fclose(out);
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static void expect_refused(const char *const *argv, const char *what)
+{
+    char err[8192];
+    const int code = sr_test_run_cli(argv, err, sizeof err);
+    if (code != 2 || !strstr(err, what)) fail_msg("exit %d, expected 2 and \"%s\"; it printed:\n%s", code, what, err);
+}
+
+static void test_render_output_is_not_an_input(void **state)
+{
+    (void)state;
+    char scene[1100], hard_path[1100];
+    snprintf(scene, sizeof scene, "%s/scene.png", dir);   /* a JSON scene with an image's name */
+    copy_scene(scene);
+    const long size = file_size(scene);
+    const char *same[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", scene, NULL };
+    expect_refused(same, "which this run reads");
+    snprintf(hard_path, sizeof hard_path, "%s/hard.png", dir);
+    remove(hard_path);
+    assert_int_equal(link(scene, hard_path), 0);
+    const char *hard[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", hard_path, NULL };
+    expect_refused(hard, "which this run reads");
+    assert_int_equal(file_size(scene), size);   /* the scene is untouched */
+}
+
+static void test_render_output_kinds(void **state)
+{
+    (void)state;
+    char scene[1100], d[1100], sym[1100], target[1100], missing[1100];
+    snprintf(scene, sizeof scene, "%s/s.json", dir);
+    copy_scene(scene);
+    snprintf(d, sizeof d, "%s/folder.png", dir);
+    mkdir(d, 0755);
+    const char *to_dir[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", d, NULL };
+    expect_refused(to_dir, "a directory");
+    snprintf(target, sizeof target, "%s/target.png", dir);
+    snprintf(sym, sizeof sym, "%s/sym.png", dir);
+    remove(sym);
+    assert_int_equal(symlink(target, sym), 0);
+    const char *to_sym[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", sym, NULL };
+    expect_refused(to_sym, "a symbolic link");
+    struct stat st;
+    assert_int_equal(lstat(sym, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));   /* still a link, not replaced by a file */
+    const char *to_dev[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", "/dev/null",
+                             NULL };
+    char err[8192];
+    assert_int_equal(sr_test_run_cli(to_dev, err, sizeof err), 2);   /* no image extension, or a device */
+    snprintf(missing, sizeof missing, "%s/no/such/folder/x.png", dir);
+    const char *to_missing[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", missing,
+                                 NULL };
+    expect_refused(to_missing, "does not exist");
+}
+
+static void test_bench_outputs_checked_first(void **state)
+{
+    (void)state;
+    char scene[1100], missing[1100], d[1100], err[8192];
+    snprintf(scene, sizeof scene, "%s/b.json", dir);
+    copy_scene(scene);
+    snprintf(missing, sizeof missing, "%s/no/such/t.csv", dir);
+    const char *csv[] = { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1",
+                          "--frames", "1", "--csv", missing, NULL };
+    expect_refused(csv, "does not exist");
+    snprintf(d, sizeof d, "%s/plotdir.png", dir);
+    mkdir(d, 0755);
+    const char *plot[] = { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1",
+                           "--frames", "1", "--plot", d, NULL };
+    expect_refused(plot, "a directory");
+    const char *json_in[] = { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1",
+                              "--frames", "1", "--json", scene, NULL };
+    expect_refused(json_in, "which this run reads");
+    const char *stdout_json[] = { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1",
+                                  "--frames", "1", "--warmup", "0", "--mask", "stencil", "--json", "-", "-q", NULL };
+    assert_int_equal(sr_test_run_cli(stdout_json, err, sizeof err), 0);
+    assert_int_equal(file_size("-"), -1);   /* no file named '-' */
+}
+
+int main(void)
+{
+    sr_test_tmp_path(dir, sizeof dir, "outputs");
+    mkdir(dir, 0755);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_render_output_is_not_an_input),
+        cmocka_unit_test(test_render_output_kinds),
+        cmocka_unit_test(test_bench_outputs_checked_first),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
