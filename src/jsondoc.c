@@ -8,6 +8,9 @@
 #include "jsoncheck.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -594,8 +597,28 @@ sr_status sr_json_read_file(const char *path, const char *what, size_t max_bytes
 {
     *text = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return sr_fail(err, SR_ERR_INPUT, "%s: cannot read %s file: %s", path, what, strerror(errno));
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; a FIFO, device or socket is
+     * refused (it could block or never end), and the size is budgeted before reading. */
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return sr_fail(err, SR_ERR_INPUT, "%s: cannot read %s file: %s", path, what, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        const int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+        close(fd);
+        return sr_fail(err, SR_ERR_INPUT, "%s: cannot read %s file: %s; expected a regular file", path, what,
+                       dir ? "it is a directory" : "not a regular file (a FIFO, device or socket)");
+    }
+    if ((uint64_t)st.st_size > (uint64_t)max_bytes) {
+        close(fd);
+        return sr_fail(err, SR_ERR_INPUT, "%s: cannot read %s file: larger than %zu MiB; a %s is a small JSON file",
+                       path, what, max_bytes >> 20, what);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return sr_fail(err, SR_ERR_RUNTIME, "%s: cannot read %s file: %s", path, what, strerror(errno));
+    }
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     if (!buf) {

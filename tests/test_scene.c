@@ -1005,7 +1005,7 @@ static void test_load_errors(void **state)
     sr_test_tmp_path(path, sizeof path, "");
     memset(&e, 0, sizeof e);
     assert_int_equal(sr_scene_load(path, &s, &e), SR_ERR_INPUT);
-    assert_non_null(strstr(e.msg, "cannot read scene file: Is a directory"));
+    assert_non_null(strstr(e.msg, "cannot read scene file: it is a directory"));
 
     /* a bad file through the loader names the path as given */
     sr_test_write_file(path, sizeof path, "bad_scene.json", "{\n  \"camera\": 5, \"materials\": {}, \"objects\": []\n}\n");
