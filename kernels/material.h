@@ -7,6 +7,13 @@
 #include "intersect.h"
 #include "rng.h"
 
+/* 1 if floor(v) is odd, else 0 (also for infinities and NaN). Exact: floor and halving are. */
+SR_HD float sr_floor_parity(float v)
+{
+    const float f = floorf(v);
+    return f - 2.0f * floorf(0.5f * f) == 1.0f ? 1.0f : 0.0f;
+}
+
 /* Albedo at a point: the checker alternates colour and color2 in cells of checker_scale.
  * It is looked up half a cell behind the surface (n faces the viewer): a floor at y = 0 has
  * hit points at y = +-1e-7, and floorf() of those would flip the cell from ray to ray. */
@@ -15,8 +22,10 @@ SR_HD sr_vec3 sr_diffuse_albedo(const sr_material *m, sr_vec3 p, sr_vec3 n)
     if (m->checker_scale <= 0.0f) return m->color;
     float inv = 1.0f / m->checker_scale;
     p = sr_madd(p, n, -0.5f * m->checker_scale);
-    int cell = (int)floorf(p.x * inv) + (int)floorf(p.y * inv) + (int)floorf(p.z * inv);
-    return (cell & 1) ? m->color2 : m->color;
+    /* The cell's parity from each coordinate's floor, in float: an int conversion would
+     * overflow for tiny cells or far points (1e-30 is an allowed scale). */
+    const float odd = sr_floor_parity(p.x * inv) + sr_floor_parity(p.y * inv) + sr_floor_parity(p.z * inv);
+    return (odd == 1.0f || odd == 3.0f) ? m->color2 : m->color;
 }
 
 /* A new ray's origin: off the surface along the side the ray leaves by, by an amount that

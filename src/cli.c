@@ -187,7 +187,26 @@ static const char sr_main_help[] =
 "\n"
 "Start with:  stencilray render " SR_DEFAULT_SCENE " -o default.png\n";
 
+static int sr_cli_dispatch(int argc, char **argv);
+
+/* The exit status tells the truth about standard output too: a full disk or a closed pipe
+ * that lost the table or the summary is reported (SIGPIPE is ignored, so a closed pipe is
+ * an EPIPE here instead of a kill after the image was written). A lost summary after a
+ * successful render is said on stderr; a lost table or help (the output itself) is exit 1. */
 int sr_cli_main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    int code = sr_cli_dispatch(argc, argv);
+    const int lost = fflush(stdout) != 0 || ferror(stdout);
+    if (lost) {
+        const int e = errno;
+        fprintf(stderr, "stencilray: could not write to standard output: %s\n", strerror(e));
+        if (code == 0 && !(argc > 1 && !strcmp(argv[1], "render") && e == EPIPE)) code = 1;
+    }
+    return code;
+}
+
+static int sr_cli_dispatch(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
         fputs(sr_main_help, argc < 2 ? stderr : stdout);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "intersect.h"
+#include "material.h"
 
 #define TOL 1e-6f
 
@@ -487,9 +488,32 @@ static void test_schlick(void **state)
     }
 }
 
+/* The checker for any allowed scale: cells of 1e-30 at points near 1e3 (cell indices past
+ * any int; UBSan flagged the old int conversion), and the parity itself by hand. */
+static void test_checker_any_scale(void **state)
+{
+    (void)state;
+    sr_material m;
+    memset(&m, 0, sizeof m);
+    m.kind = SR_MAT_DIFFUSE;
+    m.color = sr_v3(1, 0, 0);
+    m.color2 = sr_v3(0, 1, 0);
+    m.checker_scale = 1e-30f;
+    sr_vec3 a = sr_diffuse_albedo(&m, sr_v3(1234.5f, 0.25f, -987.0f), sr_v3(0, 1, 0));
+    assert_true((a.x == 1 && a.y == 0) || (a.x == 0 && a.y == 1));
+    assert_true(sr_floor_parity(3.5f) == 1.0f && sr_floor_parity(-0.5f) == 1.0f && sr_floor_parity(-2.0f) == 0.0f);
+    assert_true(sr_floor_parity(1e30f) == 0.0f && sr_floor_parity(INFINITY) == 0.0f && sr_floor_parity(NAN) == 0.0f);
+    m.checker_scale = 1.0f;   /* cells of 1: (0.5, 0.5+0.5 behind..., 2.5) -> floors 0, 0, 2: even */
+    a = sr_diffuse_albedo(&m, sr_v3(0.5f, 1.0f, 2.5f), sr_v3(0, 1, 0));
+    assert_true(a.x == 1.0f);
+    a = sr_diffuse_albedo(&m, sr_v3(1.5f, 1.0f, 2.5f), sr_v3(0, 1, 0));   /* floors 1, 0, 2: odd */
+    assert_true(a.y == 1.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_checker_any_scale),
         cmocka_unit_test(test_sphere_hit_front),
         cmocka_unit_test(test_sphere_miss_and_behind),
         cmocka_unit_test(test_sphere_inside_far_root),

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[1024];
@@ -108,6 +110,43 @@ static void test_bench_outputs_checked_first(void **state)
     assert_int_equal(file_size("-"), -1);   /* no file named '-' */
 }
 
+/* stencilray ARGS with standard output on /dev/full: the exit status. */
+static int run_to_dev_full(const char *const *args)
+{
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const int full = open("/dev/full", O_WRONLY), null = open("/dev/null", O_WRONLY);
+        if (full < 0 || null < 0) _exit(99);
+        dup2(full, 1);
+        dup2(null, 2);
+        const char *argv[16] = { SR_CLI };
+        for (int k = 0; args[k] && k < 14; k++) argv[k + 1] = args[k];
+        execv(SR_CLI, (char *const *)argv);
+        _exit(98);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Output that could not be written is a failure, not a silent success. */
+static void test_lost_stdout_is_an_error(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0) skip();
+    const char *info[] = { "info", NULL };
+    assert_int_equal(run_to_dev_full(info), 1);
+    const char *help[] = { "render", "--help", NULL };
+    assert_int_equal(run_to_dev_full(help), 1);
+    char scene[1100];
+    snprintf(scene, sizeof scene, "%s/t.json", dir);
+    copy_scene(scene);
+    const char *table[] = { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1",
+                            "--frames", "1", "--warmup", "0", "--mask", "stencil", NULL };
+    assert_int_equal(run_to_dev_full(table), 1);
+}
+
 int main(void)
 {
     sr_test_tmp_path(dir, sizeof dir, "outputs");
@@ -116,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_render_output_is_not_an_input),
         cmocka_unit_test(test_render_output_kinds),
         cmocka_unit_test(test_bench_outputs_checked_first),
+        cmocka_unit_test(test_lost_stdout_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
