@@ -44,7 +44,7 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
 /* The wave mask (wave.h): one launch over w->slots slots of the tiled image. */
 #define SR_WAVE_BLOCK 128u
 typedef struct sr_wave_args {
-    sr_ray_soa pool[2];     /* the camera rays run in pool[0] (p->ray); pool[1] is the queue */
+    uint32_t queue_base;    /* the queue's first slot in p->ray, after the camera rays'     */
     uint32_t *first[2];     /* the camera rays' stencils by sample parity: one is used, the
                                other refilled (all ones) for the next sample                */
     uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero

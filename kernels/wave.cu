@@ -8,6 +8,7 @@
  * again in dense warps while the first rays still fill the GPU, and nothing is contended.
  * A one-warp launch after it runs the last, partial chunk to its end.
  *
+ * The queue is the pool's second half (slots queue_base + k), so one pool pointer serves both.
  * A queue entry is published by its stencil bit: the writer stores the ray, fences, then sets
  * the bit; a chunk's owner waits until the word is full before it reads the rays (the other
  * writers have reserved their entries and are storing them, so the wait is short). */
@@ -38,14 +39,13 @@ __device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(co
 enum { SR_WAVE_DEPTH1 = 0, SR_WAVE_QUEUE, SR_WAVE_TAIL };
 
 template <bool PATH, int MODE>
-__device__ __forceinline__ void sr_wave(const sr_params *p, const sr_params *q, const sr_wave_args &w)
+__device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w)
 {
     const bool QUEUE = MODE == SR_WAVE_QUEUE;
     __shared__ uint32_t hist[SR_MAX_DEPTH];   /* rays entering intersect, per bounce */
     for (uint32_t k = threadIdx.x; k < SR_MAX_DEPTH; k += blockDim.x) hist[k] = 0;
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31u;
-    const sr_params *cur = p;
     uint32_t *stencil = w.first[w.parity];
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, word = 0, bounce = 0;
     uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
@@ -73,12 +73,11 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_params *q, 
                 __threadfence();
             }
             word = __shfl_sync(SR_FULL_MASK, word, 0);
-            cur = q;
-            stencil = w.stencil;
-            i = take * 32u + lane;
+            stencil = w.stencil - (w.queue_base >> 5);   /* indexed by slot, like the pool */
+            i = w.queue_base + take * 32u + lane;
             take = SR_NO_CHUNK;
             alive = SR_STENCIL_TEST(word, i);
-            bounce = alive ? (uint32_t)__ldcg(&q->ray.bounce[i]) : 0u;
+            bounce = alive ? (uint32_t)__ldcg(&p->ray.bounce[i]) : 0u;
             if (bounce == SR_TOMBSTONE) alive = false;
             finish = MODE == SR_WAVE_TAIL;   /* the tail runs its rays to the end */
         }
@@ -92,7 +91,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_params *q, 
                 atomicAdd(&hist[bounce], 1u);
             }
             if (alive) {
-                alive = sr_wave_trace<PATH>(cur, i, bounce);
+                alive = sr_wave_trace<PATH>(p, i, bounce);
                 bounce++;
             }
             m = __ballot_sync(SR_FULL_MASK, alive);
@@ -105,8 +104,8 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_params *q, 
             const bool fits = base + c <= w.capacity;   /* else tombstones; the rays stay here */
             const uint32_t to = base + rank;
             if (alive && to < w.capacity) {
-                if (fits) sr_ray_copy(w.pool[1], to, cur->ray, i);
-                w.pool[1].bounce[to] = fits ? (uint8_t)bounce : (uint8_t)SR_TOMBSTONE;
+                if (fits) sr_ray_copy(p->ray, w.queue_base + to, p->ray, i);
+                p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_TOMBSTONE;
                 __threadfence();
             }
             __syncwarp();
@@ -136,13 +135,12 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_params *q, 
         if (hist[k]) atomicAdd(&p->ray_count[k], hist[k]);
 }
 
-/* p: round 0's pool; q: the same with the queue as its pool (no copy of either is made). */
+/* The parameters stay in parameter memory (__grid_constant__: no copy is made). */
 #define SR_WAVE_KERNEL(NAME, PATH, MODE)                                                              \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_MIN_BLOCKS)                    \
-        NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_params q,                 \
-             const __grid_constant__ sr_wave_args w)                                                   \
+        NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
     {                                                                                                  \
-        sr_wave<PATH, MODE>(&p, &q, w);                                                               \
+        sr_wave<PATH, MODE>(&p, w);                                                                    \
     }
 SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE)
 SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE)
@@ -155,18 +153,16 @@ extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w,
 {
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u;
     const uint32_t grid = w->slots / SR_WAVE_BLOCK;   /* slots: a multiple of SR_POOL_ALIGN */
-    sr_params q = *p;
-    q.ray = w->pool[1];
     if (!queue) {
-        if (path) srk_wave_depth1_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, q, *w);
-        else srk_wave_depth1<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, q, *w);
+        if (path) srk_wave_depth1_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+        else srk_wave_depth1<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
         return cudaGetLastError();
     }
-    if (path) srk_wave_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, q, *w);
-    else srk_wave<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, q, *w);
+    if (path) srk_wave_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    else srk_wave<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    if (path) srk_wave_tail_path<<<1, 32, 0, stream>>>(*p, q, *w);
-    else srk_wave_tail<<<1, 32, 0, stream>>>(*p, q, *w);
+    if (path) srk_wave_tail_path<<<1, 32, 0, stream>>>(*p, *w);
+    else srk_wave_tail<<<1, 32, 0, stream>>>(*p, *w);
     return cudaGetLastError();
 }

@@ -214,7 +214,8 @@ void sr_cuda_gpu_summary(int device, char *buf, size_t cap)
 static void cuda_free_all(sr_cuda *c)
 {
     for (int k = 0; k < 6; k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
-    for (int h = 0; h < 2; h++) sr_cuda_soa_free(&c->pool[h]);
+    sr_cuda_soa_free(&c->pool[0]);   /* both halves */
+    memset(&c->pool[1], 0, sizeof c->pool[1]);
     cudaFree(c->hit_t); cudaFree(c->hit_prim); cudaFree(c->stencil); cudaFree(c->flags);
     cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->film); cudaFree(c->live_n);
     c->live_n = NULL;
@@ -271,7 +272,12 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         SR_CUDA_TRY(cudaMalloc(&huge, (size_t)1 << 62), "allocating the ray pool");
         cudaFree(huge);
     }
-    for (int h = 0; h < 2; h++) SR_TRY(sr_cuda_soa_alloc(&c->pool[h], c->aligned, "allocating the ray pool", err));
+    /* One allocation per field for both halves, pool[1] right after pool[0]: the wave mask
+     * addresses its queue (pool[1]) through pool[0]'s pointers. */
+    SR_TRY(sr_cuda_soa_alloc(&c->pool[0], 2u * c->aligned, "allocating the ray pool", err));
+#define SR_X_HALF(type, name) c->pool[1].name = c->pool[0].name + c->aligned;
+    SR_RAY_FIELDS(SR_X_HALF)
+#undef SR_X_HALF
     SR_CUDA_TRY(cudaMalloc((void **)&c->hit_t, sizeof(float) * c->aligned), "allocating hits");
     SR_CUDA_TRY(cudaMalloc((void **)&c->hit_prim, sizeof(uint32_t) * c->aligned), "allocating hits");
     SR_CUDA_TRY(cudaMalloc((void **)&c->stencil, sizeof(uint32_t) * c->words), "allocating the stencil");
@@ -431,13 +437,11 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * (SR_MAX_DEPTH + SR_WAVE_CTL), c->stream),
                 "clearing counters");
     sr_params p = cuda_params(c);
-    sr_ray_soa other = c->pool[1];
-    sr_status f = cuda_fault("wave", 0, &p, &other, err);
+    sr_status f = cuda_fault("wave", 0, &p, NULL, err);
     if (f) return f;
     sr_wave_args w;
     memset(&w, 0, sizeof w);
-    w.pool[0] = p.ray;
-    w.pool[1] = other;
+    w.queue_base = c->aligned;   /* pool[1] continues pool[0] (cuda_upload) */
     for (int k = 0; k < 2; k++) w.first[k] = c->wave_first[k];
     w.stencil = c->wave_queue_stencil;
     w.ctl = c->ray_count + SR_MAX_DEPTH;
