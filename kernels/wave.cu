@@ -17,8 +17,14 @@
 #include "stencil.cuh"
 #include "wave.h"
 
+/* Resident blocks per SM the compiler must allow (so registers per thread): the depth-1
+ * kernel is fastest at 8 (64 registers), the queue kernels at QUEUE (measured on the H200,
+ * README); fewer registers there spill in the bounce loop. */
 #ifndef SR_WAVE_MIN_BLOCKS
-#define SR_WAVE_MIN_BLOCKS 8   /* 64 registers: measured faster than the compiler's 82 (README) */
+#define SR_WAVE_MIN_BLOCKS 8
+#endif
+#ifndef SR_WAVE_QUEUE_MIN_BLOCKS
+#define SR_WAVE_QUEUE_MIN_BLOCKS 7
 #endif
 #define SR_TOMBSTONE 0xffu     /* a queue entry of a warp that found the queue full: no ray */
 #define SR_NO_CHUNK 0xffffffffu
@@ -46,7 +52,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     for (uint32_t k = threadIdx.x; k < SR_MAX_DEPTH; k += blockDim.x) hist[k] = 0;
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31u;
-    uint32_t *stencil = w.first[w.parity];
+    bool queued = false;   /* the warp's word is a queue chunk (else its camera rays') */
     uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, word = 0, bounce = 0;
     uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
     bool alive = false, finish = !QUEUE;
@@ -56,7 +62,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         if (!(n & 31u)) return;
         take = n >> 5;
     } else {
-        word = sr_stencil_load(stencil, i);
+        word = sr_stencil_load(w.first[w.parity], i);
         if (lane == 0) w.first[w.parity ^ 1u][i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
         alive = SR_STENCIL_TEST(word, i);
         if (alive) alive = sr_stage_generate_tiled(p, i, w.tiled);
@@ -73,7 +79,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
                 __threadfence();
             }
             word = __shfl_sync(SR_FULL_MASK, word, 0);
-            stencil = w.stencil - (w.queue_base >> 5);   /* indexed by slot, like the pool */
+            queued = true;
             i = w.queue_base + take * 32u + lane;
             take = SR_NO_CHUNK;
             alive = SR_STENCIL_TEST(word, i);
@@ -120,7 +126,8 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             if (!fits) { finish = true; continue; }           /* the queue is full: finish here */
             alive = false;   /* moved: this slot no longer holds a live ray */
         }
-        sr_stencil_write_back(stencil, i, word, alive);
+        /* The queue's stencil is indexed by slot, like the pool. */
+        sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first[w.parity], i, word, alive);
         take = owned;   /* only now: a warp that found the queue full finished its rays first */
         owned = SR_NO_CHUNK;
         if (take == SR_NO_CHUNK) break;
@@ -136,18 +143,18 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
 }
 
 /* The parameters stay in parameter memory (__grid_constant__: no copy is made). */
-#define SR_WAVE_KERNEL(NAME, PATH, MODE)                                                              \
-    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_MIN_BLOCKS)                    \
+#define SR_WAVE_KERNEL(NAME, PATH, MODE, MINB)                                                        \
+    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, MINB)                                  \
         NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
     {                                                                                                  \
         sr_wave<PATH, MODE>(&p, w);                                                                    \
     }
-SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE)
-SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE)
-SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL)   /* one warp: the partial last chunk */
-SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL)
-SR_WAVE_KERNEL(srk_wave_depth1, false, SR_WAVE_DEPTH1)   /* depth 1: no ray outlives its first bounce */
-SR_WAVE_KERNEL(srk_wave_depth1_path, true, SR_WAVE_DEPTH1)
+SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_QUEUE_MIN_BLOCKS)
+SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_QUEUE_MIN_BLOCKS)
+SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
+SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
+SR_WAVE_KERNEL(srk_wave_depth1, false, SR_WAVE_DEPTH1, SR_WAVE_MIN_BLOCKS)   /* no ray outlives bounce 0 */
+SR_WAVE_KERNEL(srk_wave_depth1_path, true, SR_WAVE_DEPTH1, SR_WAVE_MIN_BLOCKS)
 
 extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {
