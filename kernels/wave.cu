@@ -17,15 +17,13 @@
 #include "stencil.cuh"
 #include "wave.h"
 
-/* Resident blocks per SM the compiler must allow (so registers per thread): the depth-1
- * kernel is fastest at 8 (64 registers), the queue kernels at QUEUE (measured on the H200,
- * README); fewer registers there spill in the bounce loop. */
-#ifndef SR_WAVE_MIN_BLOCKS
-#define SR_WAVE_MIN_BLOCKS 8
-#endif
-#ifndef SR_WAVE_QUEUE_MIN_BLOCKS
-#define SR_WAVE_QUEUE_MIN_BLOCKS 7
-#endif
+/* Resident blocks per SM each kernel must allow (so its registers per thread), measured on
+ * the H200: the fewest registers that do not spill in the bounce loop (64 for Whitted's
+ * kernel without a queue, 72 with one, 80 for path tracing's); occupancy beyond that did not
+ * pay, spills cost more. */
+#define SR_WAVE_BLOCKS_WHITTED 8
+#define SR_WAVE_BLOCKS_WHITTED_QUEUE 7
+#define SR_WAVE_BLOCKS_PATH 6
 #define SR_TOMBSTONE 0xffu     /* a queue entry of a warp that found the queue full: no ray */
 #define SR_NO_CHUNK 0xffffffffu
 
@@ -42,18 +40,67 @@ __device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(co
  * last warp to finish the partial last chunk. Each pass is the kernel frame: the stencil
  * test, the bounces, the ballot write-back through the single exit. Without QUEUE (depth
  * 1) the warp just runs its rays to the end. */
+/* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
+ * reserves popc(m) entries, each lane writes its ray at base + popc(m & lanemask_lt), and the
+ * entries are published by their stencil bits. *fits is 0 when the queue is full (the
+ * entries past its end are not written, the ones before it become tombstones; the rays stay
+ * here). Returns the chunk whose last entry this push wrote (the warp owns it), or
+ * SR_NO_CHUNK. Kept out of line: it is rare, and inlined it costs the bounce loop registers. */
+#ifndef SR_WAVE_PUSH_INLINE
+#define SR_WAVE_PUSH_INLINE __noinline__
+#endif
+__device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, const sr_wave_args &w, uint32_t m, bool alive,
+                                                     uint32_t bounce, uint32_t i, bool *fits_out)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t c = (uint32_t)__popc(m), rank = (uint32_t)__popc(m & sr_lanemask_lt(lane));
+    uint32_t base = 0;
+    if (lane == 0) base = atomicAdd(&w.ctl[SR_WAVE_QCOUNT], c);
+    base = __shfl_sync(SR_FULL_MASK, base, 0);
+    const bool fits = base + c <= w.capacity;
+    const uint32_t to = base + rank;
+    if (alive && to < w.capacity) {
+        if (fits) sr_ray_copy(p->ray, w.queue_base + to, p->ray, i);
+        p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_TOMBSTONE;
+        __threadfence();
+    }
+    __syncwarp();
+    if (lane == 0 && base < w.capacity) {   /* publish: set the entries' stencil bits */
+        const uint32_t n = min(c, w.capacity - base), s = base & 31u;
+        const uint64_t bits = (n == 32u ? 0xffffffffull : ((1ull << n) - 1ull)) << s;
+        atomicOr(&w.stencil[base >> 5], (uint32_t)bits);
+        if (bits >> 32) atomicOr(&w.stencil[(base >> 5) + 1u], (uint32_t)(bits >> 32));
+    }
+    *fits_out = fits;
+    const uint32_t end = min(base + c, w.capacity);
+    return (end & ~31u) > base ? (end >> 5) - 1u : SR_NO_CHUNK;   /* crossed a chunk's end */
+}
+
+/* Rays entering intersect per bounce, for the warp's lanes that traced bounces [b0, b1): a
+ * vote per bounce level and one add from lane 0, when the warp is done with a stencil word.
+ * (The lanes' paths are contiguous runs of bounces, so nothing is counted inside the loop.) */
+__device__ __forceinline__ void sr_wave_count(uint32_t *ray_count, uint32_t b0, uint32_t b1)
+{
+    uint32_t lo = b1 > b0 ? b0 : 0xffffffffu, hi = b1;   /* warp min and max (sm_75 has no __reduce_*) */
+    for (int off = 16; off > 0; off >>= 1) {
+        lo = min(lo, __shfl_xor_sync(SR_FULL_MASK, lo, off));
+        hi = max(hi, __shfl_xor_sync(SR_FULL_MASK, hi, off));
+    }
+    for (uint32_t b = lo; b < hi; b++) {
+        const uint32_t c = (uint32_t)__popc(__ballot_sync(SR_FULL_MASK, b0 <= b && b < b1));
+        if ((threadIdx.x & 31u) == 0 && c) atomicAdd(&ray_count[b], c);
+    }
+}
+
 enum { SR_WAVE_DEPTH1 = 0, SR_WAVE_QUEUE, SR_WAVE_TAIL };
 
 template <bool PATH, int MODE>
 __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w)
 {
     const bool QUEUE = MODE == SR_WAVE_QUEUE;
-    __shared__ uint32_t hist[SR_MAX_DEPTH];   /* rays entering intersect, per bounce */
-    for (uint32_t k = threadIdx.x; k < SR_MAX_DEPTH; k += blockDim.x) hist[k] = 0;
-    __syncthreads();
     const uint32_t lane = threadIdx.x & 31u;
     bool queued = false;   /* the warp's word is a queue chunk (else its camera rays') */
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, word = 0, bounce = 0;
+    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, word = 0, bounce = 0, first_bounce = 0;
     uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
     bool alive = false, finish = !QUEUE;
     if (MODE == SR_WAVE_TAIL) {
@@ -85,17 +132,21 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             alive = SR_STENCIL_TEST(word, i);
             bounce = alive ? (uint32_t)__ldcg(&p->ray.bounce[i]) : 0u;
             if (bounce == SR_TOMBSTONE) alive = false;
+            if (!alive) bounce = 0;
+            first_bounce = bounce;
             finish = MODE == SR_WAVE_TAIL;   /* the tail runs its rays to the end */
         }
+        if (!QUEUE) {
+            /* Nothing to repack: each lane runs its path to the end on its own, with no warp
+             * vote per bounce (measured faster: lanes need not wait for each other's bounce). */
+            while (alive) {
+                alive = sr_wave_trace<PATH>(p, i, bounce);
+                bounce++;
+            }
+        }
+        /* (One call of the stages per kernel: a second inlined copy costs registers.) */
         uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
         while (m != 0 && (finish || (uint32_t)__popc(m) >= w.dense_min)) {
-            /* One shared add per warp while its lanes share a bounce (camera rays always). */
-            const uint32_t lead = __shfl_sync(SR_FULL_MASK, bounce, __ffs(m) - 1);
-            if (__all_sync(SR_FULL_MASK, !alive || bounce == lead)) {
-                if (lane == 0) atomicAdd(&hist[lead], (uint32_t)__popc(m));
-            } else if (alive) {
-                atomicAdd(&hist[bounce], 1u);
-            }
             if (alive) {
                 alive = sr_wave_trace<PATH>(p, i, bounce);
                 bounce++;
@@ -103,43 +154,18 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             m = __ballot_sync(SR_FULL_MASK, alive);
         }
         if (QUEUE && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
-            const uint32_t c = (uint32_t)__popc(m), rank = (uint32_t)__popc(m & sr_lanemask_lt(lane));
-            uint32_t base = 0;
-            if (lane == 0) base = atomicAdd(&w.ctl[SR_WAVE_QCOUNT], c);
-            base = __shfl_sync(SR_FULL_MASK, base, 0);
-            const bool fits = base + c <= w.capacity;   /* else tombstones; the rays stay here */
-            const uint32_t to = base + rank;
-            if (alive && to < w.capacity) {
-                if (fits) sr_ray_copy(p->ray, w.queue_base + to, p->ray, i);
-                p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_TOMBSTONE;
-                __threadfence();
-            }
-            __syncwarp();
-            if (lane == 0 && base < w.capacity) {   /* publish: set the entries' stencil bits */
-                const uint32_t n = min(c, w.capacity - base), s = base & 31u;
-                const uint64_t bits = (n == 32u ? 0xffffffffull : ((1ull << n) - 1ull)) << s;
-                atomicOr(&w.stencil[base >> 5], (uint32_t)bits);
-                if (bits >> 32) atomicOr(&w.stencil[(base >> 5) + 1u], (uint32_t)(bits >> 32));
-            }
-            const uint32_t end = min(base + c, w.capacity);
-            if ((end & ~31u) > base) owned = (end >> 5) - 1u;   /* our rays completed that chunk */
-            if (!fits) { finish = true; continue; }           /* the queue is full: finish here */
+            bool fits;
+            owned = sr_wave_push(p, w, m, alive, bounce, i, &fits);
+            if (!fits) { finish = true; continue; }   /* the queue is full: finish here */
             alive = false;   /* moved: this slot no longer holds a live ray */
         }
         /* The queue's stencil is indexed by slot, like the pool. */
         sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first[w.parity], i, word, alive);
+        sr_wave_count(p->ray_count, first_bounce, bounce);
         take = owned;   /* only now: a warp that found the queue full finished its rays first */
         owned = SR_NO_CHUNK;
         if (take == SR_NO_CHUNK) break;
     }
-    if (MODE == SR_WAVE_TAIL) {   /* one warp */
-        for (uint32_t k = threadIdx.x; k < SR_MAX_DEPTH; k += 32u)
-            if (hist[k]) atomicAdd(&p->ray_count[k], hist[k]);
-        return;
-    }
-    __syncthreads();
-    for (uint32_t k = threadIdx.x; k < SR_MAX_DEPTH; k += blockDim.x)
-        if (hist[k]) atomicAdd(&p->ray_count[k], hist[k]);
 }
 
 /* The parameters stay in parameter memory (__grid_constant__: no copy is made). */
@@ -149,16 +175,17 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     {                                                                                                  \
         sr_wave<PATH, MODE>(&p, w);                                                                    \
     }
-SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_QUEUE_MIN_BLOCKS)
-SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_QUEUE_MIN_BLOCKS)
+SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
 SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
 SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
-SR_WAVE_KERNEL(srk_wave_depth1, false, SR_WAVE_DEPTH1, SR_WAVE_MIN_BLOCKS)   /* no ray outlives bounce 0 */
-SR_WAVE_KERNEL(srk_wave_depth1_path, true, SR_WAVE_DEPTH1, SR_WAVE_MIN_BLOCKS)
+SR_WAVE_KERNEL(srk_wave_depth1, false, SR_WAVE_DEPTH1, SR_WAVE_BLOCKS_WHITTED)   /* no repacking */
+SR_WAVE_KERNEL(srk_wave_depth1_path, true, SR_WAVE_DEPTH1, SR_WAVE_BLOCKS_PATH)
 
 extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {
-    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u;
+    /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
     const uint32_t grid = w->slots / SR_WAVE_BLOCK;   /* slots: a multiple of SR_POOL_ALIGN */
     if (!queue) {
         if (path) srk_wave_depth1_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
