@@ -18,10 +18,10 @@
 #include "wave.h"
 
 /* Resident blocks per SM each kernel must allow (so its registers per thread), measured on
- * the H200: the fewest registers that do not spill in the bounce loop (64 for Whitted's
- * kernel without a queue, 72 with one, 80 for path tracing's); occupancy beyond that did not
- * pay, spills cost more. */
-#define SR_WAVE_BLOCKS_WHITTED 8
+ * the H200 (README): 8 (64 registers) for the kernels without a queue, even where path
+ * tracing then spills a little; with a queue, the fewest registers that do not spill in the
+ * bounce loop (72 for Whitted, 80 for path tracing). */
+#define SR_WAVE_BLOCKS_NO_QUEUE 8
 #define SR_WAVE_BLOCKS_WHITTED_QUEUE 7
 #define SR_WAVE_BLOCKS_PATH 6
 #define SR_TOMBSTONE 0xffu     /* a queue entry of a warp that found the queue full: no ray */
@@ -179,8 +179,8 @@ SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
 SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
 SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
 SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
-SR_WAVE_KERNEL(srk_wave_depth1, false, SR_WAVE_DEPTH1, SR_WAVE_BLOCKS_WHITTED)   /* no repacking */
-SR_WAVE_KERNEL(srk_wave_depth1_path, true, SR_WAVE_DEPTH1, SR_WAVE_BLOCKS_PATH)
+SR_WAVE_KERNEL(srk_wave_depth1, false, SR_WAVE_DEPTH1, SR_WAVE_BLOCKS_NO_QUEUE)   /* no repacking */
+SR_WAVE_KERNEL(srk_wave_depth1_path, true, SR_WAVE_DEPTH1, SR_WAVE_BLOCKS_NO_QUEUE)
 
 extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {

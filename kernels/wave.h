@@ -12,11 +12,13 @@
 
 #include "compat.h"
 
-/* Default dense thresholds (lanes), measured on the H200 (README, "The wave mask"): Whitted's
- * secondary rays stay coherent within a warp, so repacking pays only for nearly empty warps;
- * path tracing's scatter, so it pays from half-empty ones. */
-#define SR_WAVE_DENSE_WHITTED 2u
-#define SR_WAVE_DENSE_PATH 16u
+/* The dense thresholds (lanes) the renderer measures when the options leave it open: never
+ * repack (1: best on the H200 for Whitted scenes, whose secondary rays stay coherent within a
+ * warp) and repack half-empty warps (16: best for long path-traced paths). README, "The wave
+ * mask". Each is timed on SR_WAVE_TUNE_RUNS samples. */
+#define SR_WAVE_DENSE_CANDIDATES { 1u, 16u }
+#define SR_WAVE_DENSE_COUNT 2u
+#define SR_WAVE_TUNE_RUNS 2u
 /* The queue's counters (sr_wave_args.ctl): entries reserved. */
 #define SR_WAVE_QCOUNT 0u
 #define SR_WAVE_CTL 4u

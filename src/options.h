@@ -54,7 +54,8 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "  --mask M                how bounces skip finished rays: wave (default), compact,\n" \
 "                          stencil, flags, megakernel; every mask gives the same image\n" \
 "  --wave-dense N          wave: a warp keeps bouncing while N of its 32 rays live, then\n" \
-"                          repacks them (1..32; default 2 Whitted, 16 path; 1 = never)\n" \
+"                          repacks them (1..32; 1 = never; default: each of 1 and 16 is\n" \
+"                          timed on a few samples and the faster kept)\n" \
 "  --compact-below F       compact: compact live rays when fewer than F of them are left\n" \
 "                          (0..1, default 0.1; 1 = after every bounce, 0 = never)\n" \
 "  --sort S                with --mask compact: none (default), merge or radix: sort the\n" \

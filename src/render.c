@@ -138,6 +138,36 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
     return s;
 }
 
+/* The wave mask's dense threshold when the options leave it open: the candidates in turn,
+ * SR_WAVE_TUNE_RUNS samples each (*tuning set: time this sample), then the fastest by its
+ * best sample. The image does not depend on it. Measured again when the depth or the
+ * integrator changes (the benchmark's depth sweep, the viewer). */
+static const uint32_t sr_wave_candidates[SR_WAVE_DENSE_COUNT] = SR_WAVE_DENSE_CANDIDATES;
+
+static uint32_t sr_wave_dense_auto(sr_renderer *r, int *tuning)
+{
+    if (r->wave_tune_depth != r->view.max_depth || r->wave_tune_integrator != r->view.integrator) {
+        r->wave_tuned = 0;
+        r->wave_tune_depth = r->view.max_depth;
+        r->wave_tune_integrator = r->view.integrator;
+        for (uint32_t k = 0; k < SR_WAVE_DENSE_COUNT; k++) r->wave_tune_ms[k] = 1e30f;
+    }
+    if (r->wave_tuned >= SR_WAVE_DENSE_COUNT * SR_WAVE_TUNE_RUNS) return r->wave_pick;
+    *tuning = 1;
+    return sr_wave_candidates[r->wave_tuned % SR_WAVE_DENSE_COUNT];
+}
+
+static void sr_wave_dense_timed(sr_renderer *r, float ms)
+{
+    const uint32_t k = r->wave_tuned % SR_WAVE_DENSE_COUNT;
+    if (ms < r->wave_tune_ms[k]) r->wave_tune_ms[k] = ms;
+    if (++r->wave_tuned < SR_WAVE_DENSE_COUNT * SR_WAVE_TUNE_RUNS) return;
+    uint32_t best = 0;
+    for (uint32_t c = 1; c < SR_WAVE_DENSE_COUNT; c++)
+        if (r->wave_tune_ms[c] < r->wave_tune_ms[best]) best = c;
+    r->wave_pick = sr_wave_candidates[best];
+}
+
 /* The compaction policy: compact when the live rays fill less than compact_below of the
  * CURRENT pool (after a compaction the pool is dense, and compacting it again would only
  * cost); 1 means after every bounce, 0 never. The coherence sort reorders a dense pool, so
@@ -160,12 +190,15 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     sr_status s;
     if (sr_interrupt_pending()) return SR_INTERRUPTED;
     if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
+    int tuning = 0;
     if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) {
-        const uint32_t dense = o->wave_dense ? (o->wave_dense > 32u ? 32u : o->wave_dense)
-                             : r->view.integrator == SR_INTEGRATOR_PATH ? SR_WAVE_DENSE_PATH : SR_WAVE_DENSE_WHITTED;
+        uint32_t dense = o->wave_dense > 32u ? 32u : o->wave_dense;
+        if (o->mask == SR_MASK_WAVE && !dense) dense = sr_wave_dense_auto(r, &tuning);
+        if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 2u, err))) return s;
         if ((s = o->mask == SR_MASK_WAVE ? ops->wave(be, sample, o->seed, dense, err)
                                          : ops->megakernel(be, sample, o->seed, err)))
             return s;
+        if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 1u, err))) return s;
         if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
     } else {
         if ((s = ops->begin_sample(be, o->mask, sample, o->seed, err))) return s;
@@ -216,7 +249,12 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
         return s;
     if (o->times && (s = sr_collect_times(r, o, &marks, err))) return s;
     uint32_t counts[SR_MAX_DEPTH];
-    if ((s = ops->read_ray_counts(be, counts, err))) return s;
+    if ((s = ops->read_ray_counts(be, counts, err))) return s;   /* waits for the sample */
+    if (tuning) {
+        float ms = 0.0f;
+        if ((s = ops->elapsed_ms(be, SR_MAX_MARKS - 2u, SR_MAX_MARKS - 1u, &ms, err))) return s;
+        sr_wave_dense_timed(r, ms);
+    }
     if (o->mask != SR_MASK_MEGAKERNEL && counts[0]) {
         for (uint32_t b = 0; b + 1 < SR_MAX_DEPTH; b++) r->live_after[b] = (float)counts[b + 1] / (float)counts[0];
         r->have_history = 1;

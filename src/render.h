@@ -24,8 +24,8 @@ typedef struct sr_render_opts {
     uint32_t seed;
     float compact_below;   /* compact when the live fraction is below this: 1 always, 0 never */
     uint32_t wave_dense;   /* wave mask: a warp keeps bouncing while this many of its 32
-                              lanes are alive (1..32; 1 never repacks, like the megakernel;
-                              0 = the integrator's default, kernels/wave.h)                */
+                              lanes are alive (1..32; 1 never repacks); 0 = measure: each
+                              of SR_WAVE_DENSE_CANDIDATES on a few samples, keep the fastest */
     int sort;              /* sr_sort_algo (kernels/sortkey.h): sort live rays by a coherence key
                               after every bounce (compacting first); SR_SORT_NONE: never      */
     int sort_key;          /* sr_sort_key: dir-morton or material                             */
@@ -53,6 +53,11 @@ typedef struct sr_renderer {
      * for the next one, so that deciding costs no GPU round trip. */
     float live_after[SR_MAX_DEPTH];
     int have_history;
+    /* The wave mask's dense threshold when left to the program (sr_render_opts.wave_dense
+     * 0): each candidate is timed on a few samples, then the fastest is kept, until the depth
+     * or the integrator changes. */
+    uint32_t wave_tuned, wave_pick, wave_tune_depth, wave_tune_integrator;
+    float wave_tune_ms[4];
 } sr_renderer;
 
 void sr_render_opts_default(sr_render_opts *o);

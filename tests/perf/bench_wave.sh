@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# tests/perf/bench_wave.sh: every number of the README's performance section, on a CUDA
+# machine, in one command (tests/perf/wave_tables.py turns the JSON into the README's tables):
+#   1. FPS per depth 1-8 of every mask on every shipped scene at 1920x1080 and 3840x2160,
+#   2. the path-traced scenes at depth 8 and 50 (the host launches nothing per bounce),
+#   3. the per-bounce breakdown of the compact mask (what a sparse bounce costs as a launch),
+#   4. bench --micro (ballot partition against CUB).
+# JSON files land in OUT_DIR, with bench.txt (everything printed).
+#
+# usage: tests/perf/bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]
+#   e.g. bash .gpu/run.sh bash tests/perf/bench_wave.sh build-gpu "$OUT/wave"
+set -euo pipefail
+build=${1:?usage: bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]}
+out=${2:?usage: bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]}
+frames=${3:-10}
+sr="$build/stencilray"
+mkdir -p "$out"
+log="$out/bench.txt"
+: > "$log"
+run() { echo "\$ stencilray $*" >> "$log"; "$sr" "$@" -q >> "$log" 2>&1; }
+for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
+  for size in 1920x1080 3840x2160; do
+    run bench "scenes/$scene.json" --width "${size%x*}" --height "${size#*x}" --depth 1-8 --frames "$frames" \
+        --json "$out/bench_${scene}_${size%x*}.json"
+  done
+done
+for scene in cornell_path sphere_field; do
+  for depth in 8 50; do
+    run bench "scenes/$scene.json" --width 1920 --height 1080 --depth "$depth" --frames 20 \
+        --mask compact,wave,megakernel --json "$out/deep_${scene}_${depth}.json"
+  done
+done
+for scene in default sphere_field; do
+  run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 8 --frames 20 --mask compact --breakdown \
+      --json "$out/breakdown_${scene}.json"
+done
+run bench --micro --frames 20 --json "$out/micro.json"
