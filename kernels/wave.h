@@ -12,13 +12,9 @@
 
 #include "compat.h"
 
-/* The dense thresholds (lanes) the renderer measures when the options leave it open: never
- * repack (1: best on the H200 for Whitted scenes, whose secondary rays stay coherent within a
- * warp) and repack half-empty warps (16: best for long path-traced paths). README, "The wave
- * mask". Each is timed on SR_WAVE_TUNE_RUNS samples. */
-#define SR_WAVE_DENSE_CANDIDATES { 1u, 16u }
-#define SR_WAVE_DENSE_COUNT 2u
+/* Samples per way when the renderer measures how to run the wave mask (src/render.c). */
 #define SR_WAVE_TUNE_RUNS 2u
+
 /* The queue's counters (sr_wave_args.ctl): entries reserved. */
 #define SR_WAVE_QCOUNT 0u
 #define SR_WAVE_CTL 4u

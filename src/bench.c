@@ -31,6 +31,7 @@ typedef struct sr_bench_row {
     double live_after[SR_MAX_DEPTH];     /* live fraction after bounce b (flags/stencil/compact) */
     sr_stage_times times;                /* summed over timed frames (--breakdown)              */
     uint32_t frames, compactions;
+    const char *way;                     /* wave: the way it measured fastest (render.h)         */
 } sr_bench_row;
 
 typedef struct sr_bench_opts {
@@ -204,6 +205,7 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     row->rays_per_frame = (double)st.rays / b->frames;
     row->mrays_per_s = row->median_ms > 0 ? row->rays_per_frame / (row->median_ms * 1e3) : 0.0;
     row->compactions = st.compactions / b->frames;
+    row->way = mask == SR_MASK_WAVE ? sr_wave_way_name(r) : NULL;
     const double pool = (double)v.width * v.height;
     for (uint32_t k = 0; k < SR_MAX_DEPTH; k++)
         row->live_after[k] = mask == SR_MASK_MEGAKERNEL || k + 1 >= depth ? NAN
@@ -301,6 +303,7 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
         cJSON_AddNumberToObject(o, "min_ms", r->min_ms);
         cJSON_AddNumberToObject(o, "rays_per_frame", r->rays_per_frame);
         cJSON_AddNumberToObject(o, "mrays_per_s", r->mrays_per_s);
+        if (r->way) cJSON_AddStringToObject(o, "wave_way", r->way);
         cJSON *live = cJSON_AddArrayToObject(o, "live_after_bounce");
         if (r->mask != SR_MASK_MEGAKERNEL)
             for (uint32_t k = 0; k + 1 < r->depth; k++) cJSON_AddItemToArray(live, cJSON_CreateNumber(r->live_after[k]));
@@ -308,7 +311,7 @@ static sr_status sr_write_json(const char *path, const char *header, const char 
             double fr = r->frames ? r->frames : 1;
             cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_ms");
             if (r->mask == SR_MASK_MEGAKERNEL || r->mask == SR_MASK_WAVE) {   /* one frame, not stages */
-                cJSON_AddNumberToObject(bd, sr_mask_name(r->mask), r->times.megakernel / fr);
+                cJSON_AddNumberToObject(bd, sr_mask_name(r->mask), r->times.total / fr);
                 cJSON_AddItemToArray(arr, o);
                 continue;
             }

@@ -109,6 +109,7 @@ static int sr_cmd_render(int argc, char **argv)
     float *rgb = NULL;
     sr_render_stats st;
     memset(&st, 0, sizeof st);
+    char way[64] = "";
     double t_setup = sr_now();
     /* Everything the host will allocate, checked before any of it is (mem_limits.h). */
     sr_status s = sr_check_render_memory(&scene, be.kind, out, &err);
@@ -125,6 +126,7 @@ static int sr_cmd_render(int argc, char **argv)
         if (!rgb) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", scene.width, scene.height);
         if (!s) s = sr_render_image(&r, &c.render, rgb, &st, &err);
         if (!s) s = sr_image_write(out, rgb, scene.width, scene.height, c.exposure, c.tonemap, &err);
+        snprintf(way, sizeof way, "%s", sr_wave_way_name(&r));
         sr_renderer_free(&r);
     }
     if (s == SR_INTERRUPTED) {
@@ -132,9 +134,14 @@ static int sr_cmd_render(int argc, char **argv)
     } else if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
     } else if (!c.quiet) {
+        char mask[96];
+        if (c.render.mask == SR_MASK_WAVE && !c.render.wave_dense)
+            snprintf(mask, sizeof mask, "wave (%s)", way);
+        else
+            snprintf(mask, sizeof mask, "%s", sr_mask_name(c.render.mask));
         printf("%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup) | %.2f M rays, %.1f Mrays/s -> %s\n",
                be.kind == SR_BACKEND_CUDA ? "cuda" : "cpu", be.device_name, scene.width, scene.height, scene.spp,
-               scene.max_depth, sr_mask_name(c.render.mask), st.seconds, t_setup, (double)st.rays / 1e6,
+               scene.max_depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
                st.seconds > 0 ? (double)st.rays / st.seconds / 1e6 : 0.0, out);
     }
     free(rgb);

@@ -138,34 +138,45 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
     return s;
 }
 
-/* The wave mask's dense threshold when the options leave it open: the candidates in turn,
- * SR_WAVE_TUNE_RUNS samples each (*tuning set: time this sample), then the fastest by its
- * best sample. The image does not depend on it. Measured again when the depth or the
- * integrator changes (the benchmark's depth sweep, the viewer). */
-static const uint32_t sr_wave_candidates[SR_WAVE_DENSE_COUNT] = SR_WAVE_DENSE_CANDIDATES;
+/* The wave mask, left to the program (wave_dense 0, no sort), measures which way of running
+ * a sample is fastest for this scene, depth and integrator, SR_WAVE_TUNE_RUNS samples each
+ * (the fastest sample counts), and keeps it: bouncing in registers without repacking,
+ * repacking half-empty warps, or the compact mask's compaction between bounces (which wins
+ * where paths run long, cornell_path). Every way gives the same image. Measured again when
+ * the depth or the integrator changes (the benchmark's sweep, the viewer). */
+typedef struct sr_wave_way { sr_mask mask; uint32_t dense; } sr_wave_way;
+static const sr_wave_way sr_wave_ways[] = { { SR_MASK_WAVE, 1u }, { SR_MASK_WAVE, 16u }, { SR_MASK_COMPACT, 0u } };
+#define SR_WAVE_WAYS (sizeof sr_wave_ways / sizeof sr_wave_ways[0])
 
-static uint32_t sr_wave_dense_auto(sr_renderer *r, int *tuning)
+static uint32_t sr_wave_way_next(sr_renderer *r, int *tuning)
 {
     if (r->wave_tune_depth != r->view.max_depth || r->wave_tune_integrator != r->view.integrator) {
         r->wave_tuned = 0;
         r->wave_tune_depth = r->view.max_depth;
         r->wave_tune_integrator = r->view.integrator;
-        for (uint32_t k = 0; k < SR_WAVE_DENSE_COUNT; k++) r->wave_tune_ms[k] = 1e30f;
+        for (uint32_t k = 0; k < SR_WAVE_WAYS; k++) r->wave_tune_ms[k] = 1e30f;
     }
-    if (r->wave_tuned >= SR_WAVE_DENSE_COUNT * SR_WAVE_TUNE_RUNS) return r->wave_pick;
+    if (r->wave_tuned >= SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return r->wave_pick;
     *tuning = 1;
-    return sr_wave_candidates[r->wave_tuned % SR_WAVE_DENSE_COUNT];
+    return r->wave_tuned % SR_WAVE_WAYS;
 }
 
-static void sr_wave_dense_timed(sr_renderer *r, float ms)
+static void sr_wave_way_timed(sr_renderer *r, float ms)
 {
-    const uint32_t k = r->wave_tuned % SR_WAVE_DENSE_COUNT;
+    const uint32_t k = r->wave_tuned % SR_WAVE_WAYS;
     if (ms < r->wave_tune_ms[k]) r->wave_tune_ms[k] = ms;
-    if (++r->wave_tuned < SR_WAVE_DENSE_COUNT * SR_WAVE_TUNE_RUNS) return;
+    if (++r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return;
     uint32_t best = 0;
-    for (uint32_t c = 1; c < SR_WAVE_DENSE_COUNT; c++)
+    for (uint32_t c = 1; c < SR_WAVE_WAYS; c++)
         if (r->wave_tune_ms[c] < r->wave_tune_ms[best]) best = c;
-    r->wave_pick = sr_wave_candidates[best];
+    r->wave_pick = best;
+}
+
+const char *sr_wave_way_name(const sr_renderer *r)
+{
+    if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return "measuring";
+    static const char *const names[] = { "wave, no repacking", "wave, repacking at 16", "compact" };
+    return names[r->wave_pick];
 }
 
 /* The compaction policy: compact when the live rays fill less than compact_below of the
@@ -191,14 +202,20 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     if (sr_interrupt_pending()) return SR_INTERRUPTED;
     if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
     int tuning = 0;
+    sr_render_opts way;   /* the wave mask's measured choice (sr_wave_way_next) */
+    if (o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->sort == SR_SORT_NONE) {
+        const uint32_t k = sr_wave_way_next(r, &tuning);
+        way = *o;
+        way.mask = sr_wave_ways[k].mask;
+        way.wave_dense = sr_wave_ways[k].dense;
+        o = &way;
+    }
+    if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 2u, err))) return s;
     if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) {
-        uint32_t dense = o->wave_dense > 32u ? 32u : o->wave_dense;
-        if (o->mask == SR_MASK_WAVE && !dense) dense = sr_wave_dense_auto(r, &tuning);
-        if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 2u, err))) return s;
+        const uint32_t dense = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
         if ((s = o->mask == SR_MASK_WAVE ? ops->wave(be, sample, o->seed, dense, err)
                                          : ops->megakernel(be, sample, o->seed, err)))
             return s;
-        if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 1u, err))) return s;
         if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
     } else {
         if ((s = ops->begin_sample(be, o->mask, sample, o->seed, err))) return s;
@@ -248,12 +265,13 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
         (s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err)))   /* the sample's end */
         return s;
     if (o->times && (s = sr_collect_times(r, o, &marks, err))) return s;
+    if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 1u, err))) return s;
     uint32_t counts[SR_MAX_DEPTH];
     if ((s = ops->read_ray_counts(be, counts, err))) return s;   /* waits for the sample */
     if (tuning) {
         float ms = 0.0f;
         if ((s = ops->elapsed_ms(be, SR_MAX_MARKS - 2u, SR_MAX_MARKS - 1u, &ms, err))) return s;
-        sr_wave_dense_timed(r, ms);
+        sr_wave_way_timed(r, ms);
     }
     if (o->mask != SR_MASK_MEGAKERNEL && counts[0]) {
         for (uint32_t b = 0; b + 1 < SR_MAX_DEPTH; b++) r->live_after[b] = (float)counts[b + 1] / (float)counts[0];

@@ -24,8 +24,8 @@ typedef struct sr_render_opts {
     uint32_t seed;
     float compact_below;   /* compact when the live fraction is below this: 1 always, 0 never */
     uint32_t wave_dense;   /* wave mask: a warp keeps bouncing while this many of its 32
-                              lanes are alive (1..32; 1 never repacks); 0 = measure: each
-                              of SR_WAVE_DENSE_CANDIDATES on a few samples, keep the fastest */
+                              lanes are alive (1..32; 1 never repacks); 0 = measure the ways
+                              to run a sample on a few samples, keep the fastest (render.c) */
     int sort;              /* sr_sort_algo (kernels/sortkey.h): sort live rays by a coherence key
                               after every bounce (compacting first); SR_SORT_NONE: never      */
     int sort_key;          /* sr_sort_key: dir-morton or material                             */
@@ -53,9 +53,8 @@ typedef struct sr_renderer {
      * for the next one, so that deciding costs no GPU round trip. */
     float live_after[SR_MAX_DEPTH];
     int have_history;
-    /* The wave mask's dense threshold when left to the program (sr_render_opts.wave_dense
-     * 0): each candidate is timed on a few samples, then the fastest is kept, until the depth
-     * or the integrator changes. */
+    /* The wave mask left to the program (render.c, sr_wave_way_next): samples measured so
+     * far, the fastest way, and for which depth and integrator it was measured. */
     uint32_t wave_tuned, wave_pick, wave_tune_depth, wave_tune_integrator;
     float wave_tune_ms[4];
 } sr_renderer;
@@ -78,5 +77,8 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
                           sr_render_stats *st, sr_error *err);
 
 double sr_now(void);   /* monotonic seconds */
+
+/* What the wave mask chose (its measurement), for summaries: "measuring", "compact", ... */
+const char *sr_wave_way_name(const sr_renderer *r);
 
 #endif
