@@ -35,8 +35,12 @@ extern "C" __global__ void srk_compact(sr_ray_soa src, sr_ray_soa dst, const uin
  * 1. two warps read the tile's 64 stencil words and warp-scan their popcounts into each
  *    word's offset; thread 0 reserves the tile's range with ONE atomicAdd (per 2048 slots:
  *    the global counter is no bottleneck; measured against CUB in bench --micro);
- * 2. each warp moves its words' live rays: m = ballot(alive), rank = popc(m & lanemask_lt);
- *    the words are kept in shared memory from step 1, so this step reads no stencil.
+ * 2. the moves go one thread per LIVE ray, not one per slot: thread t of the tile's live
+ *    rays finds its word by a binary search over the 64 offsets and its lane as the
+ *    (t - offset)-th set bit of that word (__fns), which is the ballot partition's rank
+ *    popc(m & lanemask_lt) turned around. A sparse tile keeps every lane busy instead of
+ *    a warp per word with a lane or two live; writes are coalesced. The words are kept in
+ *    shared memory from step 1, so this step reads no stencil.
  * The block's loop test is uniform (n is read once), so __syncthreads inside it is safe. */
 #define SR_COMPACT_TILE (SR_COMPACT_BLOCK * 8u)
 #define SR_TILE_WORDS (SR_COMPACT_TILE / 32u)
@@ -44,7 +48,7 @@ extern "C" __global__ void srk_compact(sr_ray_soa src, sr_ray_soa dst, const uin
 extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil,
                                             const uint32_t *live_n, uint32_t *counter)
 {
-    __shared__ uint32_t word_offset[SR_TILE_WORDS], tile_word[SR_TILE_WORDS];
+    __shared__ uint32_t word_offset[SR_TILE_WORDS + 1u], tile_word[SR_TILE_WORDS];
     __shared__ uint32_t half_total[2];
     __shared__ uint32_t tile_base;
     const uint32_t n = *live_n, stride = gridDim.x * SR_COMPACT_TILE;
@@ -60,26 +64,27 @@ extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, cons
                 const uint32_t y = __shfl_up_sync(SR_FULL_MASK, x, off);
                 if (lane >= off) x += y;
             }
-            word_offset[threadIdx.x] = x - c;
+            word_offset[threadIdx.x] = x - c;   /* within the half; the second half adds below */
             tile_word[threadIdx.x] = word;
             if (lane == 31u) half_total[warp] = x;
         }
         __syncthreads();
+        if (threadIdx.x >= 32u && threadIdx.x < SR_TILE_WORDS) word_offset[threadIdx.x] += half_total[0];
         if (threadIdx.x == 0) {
             const uint32_t total = half_total[0] + half_total[1];
+            word_offset[SR_TILE_WORDS] = total;
             tile_base = total ? atomicAdd(counter, total) : 0u;
         }
         __syncthreads();
-        /* Each warp's words come from shared memory (read once from the stencil above, stale
-         * bits already masked); a zero word is skipped by the whole warp. */
-        for (uint32_t w = warp; w < SR_TILE_WORDS; w += SR_COMPACT_BLOCK / 32u) {
-            const uint32_t word = tile_word[w];
-            if (word == 0) continue;                               /* warp-uniform */
-            const uint32_t i = first + w * 32u + lane;
-            const bool alive = SR_STENCIL_TEST(word, i);
-            const uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
-            const uint32_t base = tile_base + word_offset[w] + (w >= 32u ? half_total[0] : 0u);
-            if (alive) sr_ray_copy(dst, base + (uint32_t)__popc(m & sr_lanemask_lt(lane)), src, i);
+        const uint32_t total = word_offset[SR_TILE_WORDS];
+        for (uint32_t t = threadIdx.x; t < total; t += SR_COMPACT_BLOCK) {
+            uint32_t lo = 0, hi = SR_TILE_WORDS - 1u;   /* the last word whose offset is <= t */
+            while (lo < hi) {
+                const uint32_t mid = (lo + hi + 1u) >> 1;
+                if (word_offset[mid] <= t) lo = mid; else hi = mid - 1u;
+            }
+            const uint32_t bit = __fns(tile_word[lo], 0u, (int)(t - word_offset[lo]) + 1);
+            sr_ray_copy(dst, tile_base + t, src, first + lo * 32u + bit);
         }
         __syncthreads();   /* shared offsets are reused by the next tile */
     }

@@ -74,8 +74,10 @@ SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
 /* The wave mask's slot order: warp t (slots 32t..32t+31) covers the t-th 8x4 pixel tile, row
  * by row, so a warp's rays start close together and stay coherent for longer than a 32x1 row.
  * Tiles overhang the right and bottom edges; their outside slots die at generate. */
+#ifndef SR_TILE_W
 #define SR_TILE_W 8u
 #define SR_TILE_H 4u
+#endif
 SR_HD uint32_t sr_tiles_x(uint32_t width) { return (width + SR_TILE_W - 1u) / SR_TILE_W; }
 SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height)
 {

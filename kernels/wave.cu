@@ -21,7 +21,9 @@
  * the H200 (README): 8 (64 registers) for the kernels without a queue, even where path
  * tracing then spills a little; with a queue, the fewest registers that do not spill in the
  * bounce loop (72 for Whitted, 80 for path tracing). */
+#ifndef SR_WAVE_BLOCKS_NO_QUEUE
 #define SR_WAVE_BLOCKS_NO_QUEUE 8
+#endif
 #define SR_WAVE_BLOCKS_WHITTED_QUEUE 7
 #define SR_WAVE_BLOCKS_PATH 6
 #define SR_TOMBSTONE 0xffu     /* a queue entry of a warp that found the queue full: no ray */
