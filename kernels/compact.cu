@@ -3,34 +3,6 @@
 #include "launch.h"
 #include "stencil.cuh"
 
-#define SR_COMPACT_WARPS (SR_COMPACT_BLOCK / 32u)
-
-/* Per warp: m = ballot(alive), rank = popc(m & lanemask_lt). Per block: warp counts summed
- * in shared memory, one atomicAdd on the global counter reserves the block's range. */
-extern "C" __global__ void srk_compact(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil, uint32_t *counter)
-{
-    __shared__ uint32_t warp_offset[SR_COMPACT_WARPS];
-    __shared__ uint32_t block_base;
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    const uint32_t word = sr_stencil_load(stencil, i);
-    const bool alive = SR_STENCIL_TEST(word, i);
-    const uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
-    if (lane == 0) warp_offset[warp] = (uint32_t)__popc(m);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        uint32_t sum = 0;
-        for (uint32_t w = 0; w < SR_COMPACT_WARPS; w++) {
-            const uint32_t c = warp_offset[w];
-            warp_offset[w] = sum;
-            sum += c;
-        }
-        block_base = sum ? atomicAdd(counter, sum) : 0u;
-    }
-    __syncthreads();
-    if (alive) sr_ray_copy(dst, block_base + warp_offset[warp] + (uint32_t)__popc(m & sr_lanemask_lt(lane)), src, i);
-}
-
 /* The grid-stride form over *live_n slots, a tile of SR_COMPACT_TILE slots per block pass:
  * 1. two warps read the tile's 64 stencil words and warp-scan their popcounts into each
  *    word's offset; thread 0 reserves the tile's range with ONE atomicAdd (per 2048 slots:
@@ -124,14 +96,6 @@ extern "C" __global__ void srk_count_live(const uint32_t *stencil, const uint32_
     }
     for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(SR_FULL_MASK, c, off);
     if ((threadIdx.x & 31u) == 0 && c) atomicAdd(out, c);
-}
-
-extern "C" cudaError_t sr_launch_compact(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil, uint32_t n,
-                                         uint32_t *counter, cudaStream_t stream)
-{
-    if (n == 0) return cudaSuccess;
-    srk_compact<<<(n + SR_COMPACT_BLOCK - 1u) / SR_COMPACT_BLOCK, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, counter);
-    return cudaGetLastError();
 }
 
 extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, uint32_t *live_n,

@@ -55,10 +55,6 @@ typedef struct sr_wave_args {
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
-/* Ballot partitioning of the live rays of src (n slots) into dst; *counter (device) must be
- * zero before and holds the live count after. */
-cudaError_t sr_launch_compact(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil, uint32_t n,
-                              uint32_t *counter, cudaStream_t stream);
 /* stencil[0..words) = the first `live` bits set, where live = *live_dev if live_dev is not
  * NULL (left on the device by compaction), else live_host; if n_out is not NULL it is set
  * to live_host (the device-side count the persistent kernels read). */
