@@ -325,15 +325,23 @@ static sr_status cuda_clear_film(void *impl, sr_error *err)
     return SR_OK;
 }
 
+/* A sample starts: n slots in the first pool half, and `counters` ray counts (and after them
+ * the wave mask's queue counters) zeroed. */
+static sr_status cuda_start(sr_cuda *c, uint32_t n, uint32_t sample, uint32_t seed, uint32_t counters, sr_error *err)
+{
+    c->current = 0;
+    c->n = n;
+    c->sample = sample;
+    c->seed = seed;
+    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * counters, c->stream), "clearing counters");
+    return SR_OK;
+}
+
 static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    c->current = 0;
-    c->n = c->capacity;
-    c->sample = sample;
-    c->seed = seed;
     sr_cuda_launches_reset();
-    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * SR_MAX_DEPTH, c->stream), "clearing counters");
+    SR_TRY(cuda_start(c, c->capacity, sample, seed, SR_MAX_DEPTH, err));
     if (mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
         SR_CUDA_TRY(cudaMemsetAsync(c->flags, 1, sizeof(uint32_t) * c->n, c->stream), "setting flags");
     else {
@@ -413,11 +421,7 @@ static sr_status cuda_count_live(void *impl, sr_mask mask, uint32_t *live, sr_er
 static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    c->current = 0;
-    c->n = c->capacity;
-    c->sample = sample;
-    c->seed = seed;
-    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * SR_MAX_DEPTH, c->stream), "clearing counters");
+    SR_TRY(cuda_start(c, c->capacity, sample, seed, SR_MAX_DEPTH, err));
     sr_params p = cuda_params(c);
     sr_status f = cuda_fault("megakernel", 0, &p, NULL, err);
     if (f) return f;
@@ -430,12 +434,7 @@ static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_
 static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    c->current = 0;
-    c->n = c->wave_slots;
-    c->sample = sample;
-    c->seed = seed;
-    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * (SR_MAX_DEPTH + SR_WAVE_CTL), c->stream),
-                "clearing counters");
+    SR_TRY(cuda_start(c, c->wave_slots, sample, seed, SR_MAX_DEPTH + SR_WAVE_CTL, err));
     sr_params p = cuda_params(c);
     sr_status f = cuda_fault("wave", 0, &p, NULL, err);
     if (f) return f;
