@@ -125,7 +125,8 @@ static int sr_cmd_render(int argc, char **argv)
         rgb = (float *)malloc(sizeof(float) * 3u * scene.width * scene.height);
         if (!rgb) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", scene.width, scene.height);
         if (!s) s = sr_render_image(&r, &c.render, rgb, &st, &err);
-        if (!s) s = sr_image_write(out, rgb, scene.width, scene.height, c.exposure, c.tonemap, &err);
+        if (!s) s = sr_image_write_unless(out, rgb, scene.width, scene.height, c.exposure, c.tonemap,
+                                          sr_interrupt_pending, &err);
         snprintf(way, sizeof way, "%s", sr_wave_way_name(&r));
         sr_renderer_free(&r);
     }

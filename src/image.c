@@ -69,6 +69,12 @@ static mode_t default_file_mode(void)
 sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_t h,
                          float exposure, sr_tonemap op, sr_error *err)
 {
+    return sr_image_write_unless(path, rgb, w, h, exposure, op, NULL, err);
+}
+
+sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, uint32_t h, float exposure,
+                                sr_tonemap op, int (*stop)(void), sr_error *err)
+{
     int fmt = sr_image_format_known(path);
     if (!fmt)
         return sr_fail(err, SR_ERR_INPUT,
@@ -128,6 +134,10 @@ sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_
     if (!ok) {
         st = sr_fail(err, SR_ERR_RUNTIME, "%s: stb_image_write could not encode the image "
                      "(out of memory?)", path);
+        goto fail;
+    }
+    if (stop && stop()) {   /* asked to stop while encoding: nothing is renamed into place */
+        st = SR_INTERRUPTED;
         goto fail;
     }
     if (rename(tmp, path) != 0) {

@@ -12,6 +12,10 @@
  * Any other extension is SR_ERR_INPUT. Nothing is left at `path` on failure. */
 sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_t h,
                          float exposure, sr_tonemap op, sr_error *err);
+/* The same, but if stop() (may be NULL) says so once the file is encoded, the temporary is
+ * removed and nothing replaces `path`: SR_INTERRUPTED (Ctrl-C while encoding). */
+sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, uint32_t h, float exposure,
+                                sr_tonemap op, int (*stop)(void), sr_error *err);
 
 /* Linear RGB floats -> 8-bit sRGB RGB bytes (w*h*3), for PNG and for tests. */
 void sr_image_to_srgb8(const float *rgb, uint32_t w, uint32_t h, float exposure,

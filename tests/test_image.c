@@ -493,6 +493,29 @@ static void test_failed_write_keeps_existing_file(void **state)
     free(rgb);
 }
 
+/* A stop asked for while the image was encoded: the old file stays, no temporary is left. */
+static int always_stop(void) { return 1; }
+
+static void test_stop_while_encoding_keeps_old_file(void **state)
+{
+    (void)state;
+    char dir[512], path[600];
+    fresh_dir(dir, sizeof dir, "image_stop");
+    snprintf(path, sizeof path, "%s/out.png", dir);
+    write_text(path, "old contents");
+    float *rgb = gradient(4, 3);
+    sr_error err = { 0 };
+    assert_int_equal(sr_image_write_unless(path, rgb, 4, 3, 1.0f, SR_TONEMAP_CLAMP, always_stop, &err), SR_INTERRUPTED);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char buf[32] = "";
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "old contents");
+    assert_int_equal(count_entries(dir, NULL), 1);
+    free(rgb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -515,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_missing_folder),
         cmocka_unit_test(test_destination_is_directory),
         cmocka_unit_test(test_failed_write_keeps_existing_file),
+        cmocka_unit_test(test_stop_while_encoding_keeps_old_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
