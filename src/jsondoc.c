@@ -541,6 +541,34 @@ sr_status sr_json_read_name(sr_json_doc *c, const cJSON *n, const char *jp, cons
 
 /* ---- opening and closing ---------------------------------------------------------------- */
 
+/* The offset of the first byte that is not well-formed UTF-8 (RFC 3629: no overlong forms, no
+ * surrogates, nothing past U+10FFFF), or SR_JSON_NO_POS. Written here: a scan this small is
+ * not worth a library, and cJSON passes any bytes through. */
+static size_t sr_utf8_invalid_at(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < len;) {
+        const unsigned char b = s[i];
+        if (b < 0x80) { i++; continue; }
+        size_t n;
+        unsigned lo = 0x80, hi = 0xBF;   /* the second byte's range */
+        if (b >= 0xC2 && b <= 0xDF) n = 1;
+        else if (b == 0xE0) { n = 2; lo = 0xA0; }
+        else if (b == 0xED) { n = 2; hi = 0x9F; }
+        else if (b >= 0xE1 && b <= 0xEF) n = 2;
+        else if (b == 0xF0) { n = 3; lo = 0x90; }
+        else if (b == 0xF4) { n = 3; hi = 0x8F; }
+        else if (b >= 0xF1 && b <= 0xF3) n = 3;
+        else return i;
+        if (i + n >= len) return i;   /* truncated at the end */
+        if (s[i + 1] < lo || s[i + 1] > hi) return i;
+        for (size_t k = 2; k <= n; k++)
+            if ((s[i + k] & 0xC0) != 0x80) return i;
+        i += n + 1;
+    }
+    return SR_JSON_NO_POS;
+}
+
 sr_status sr_json_open(sr_json_doc *c, const char *path, const char *text, size_t len, const char *expected,
                        sr_error *err)
 {
@@ -558,8 +586,12 @@ sr_status sr_json_open(sr_json_doc *c, const char *path, const char *text, size_
 
     sr_status st = SR_OK;
     const char *nul = memchr(buf, '\0', len);
+    size_t bad_utf8 = sr_utf8_invalid_at(buf, len);
     if (nul) {
         st = sr_json_fail_at(c, (size_t)(nul - buf), "", "malformed JSON: a NUL byte; expected text (is this a binary file?)");
+    } else if (bad_utf8 != SR_JSON_NO_POS) {
+        st = sr_json_fail_at(c, bad_utf8, "", "invalid UTF-8 (byte 0x%02X); a scene file is UTF-8 text",
+                             (unsigned)(unsigned char)buf[bad_utf8]);
     } else if (skip_ws(buf, len, c->start) == len) {
         st = sr_json_fail_at(c, c->start, "", "malformed JSON: the file is empty; expected %s", expected);
     } else {

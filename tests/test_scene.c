@@ -617,6 +617,41 @@ static void test_utf8_and_crlf_positions(void **state)
     if (!strstr(e.msg, "t.json:4:26: [\"\xC3\xA9t\xC3\xA9\"]: unknown key")) fail_msg("%s", e.msg);
 }
 
+/* Invalid UTF-8 anywhere (a material name of 0xFF 0xFE, an overlong '/', a surrogate, a
+ * truncated sequence) is refused with the line and column of the first bad byte; valid
+ * multi-byte text (é, 𝄞) passes that check. */
+static void test_invalid_utf8_refused(void **state)
+{
+    (void)state;
+    static const struct { const char *bytes, *where; } bad[] = {
+        { "m\xff\xfe", "t.json:2:17: invalid UTF-8 (byte 0xFF)" },
+        { "m\xc0\xaf", "t.json:2:17: invalid UTF-8 (byte 0xC0)" },
+        { "m\xed\xa0\x80", "t.json:2:17: invalid UTF-8 (byte 0xED)" },
+        { "m\xe2\x82", "t.json:2:17: invalid UTF-8 (byte 0xE2)" },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 1, 0]},\n"
+                 "\"materials\": {\"%s\": {\"type\": \"diffuse\"}},\n"
+                 "\"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}]}",
+                 bad[k].bytes);
+        sr_scene s;
+        sr_error e;
+        memset(&e, 0, sizeof e);
+        assert_int_equal(sr_scene_parse("t.json", text, strlen(text), &s, &e), SR_ERR_INPUT);
+        if (!strstr(e.msg, bad[k].where)) fail_msg("case %zu: %s", k, e.msg);
+    }
+    const char *good = "{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 1, 0]},\n"
+                       "\"materials\": {\"\xc3\xa9\xf0\x9d\x84\x9e\": {\"type\": \"diffuse\"}},\n"
+                       "\"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, "
+                       "\"material\": \"\xc3\xa9\xf0\x9d\x84\x9e\"}]}";
+    sr_scene s;
+    sr_error e;
+    memset(&e, 0, sizeof e);
+    if (sr_scene_parse("t.json", good, strlen(good), &s, &e) != SR_OK) fail_msg("%s", e.msg);
+    sr_scene_free(&s);
+}
+
 /* ---- meshes through the scene ------------------------------------------------------------ */
 
 static void test_mesh_missing_file(void **state)
@@ -1274,6 +1309,7 @@ int main(void)
         cmocka_unit_test(test_empty_objects),
         cmocka_unit_test(test_odd_keys_do_not_break_messages),
         cmocka_unit_test(test_utf8_and_crlf_positions),
+        cmocka_unit_test(test_invalid_utf8_refused),
         cmocka_unit_test(test_mesh_missing_file),
         cmocka_unit_test(test_mesh_bad_files),
         cmocka_unit_test(test_mesh_path_relative_to_scene),
