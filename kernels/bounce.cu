@@ -4,63 +4,81 @@
 #include "stages.h"
 #include "stencil.cuh"
 
-/* A stencil-masked stage kernel. A warp whose word is 0 leaves at once, all lanes together
- * (a uniform exit, so no ballot is left waiting); otherwise every lane reaches the ballot. */
-#define SR_STENCIL_KERNEL(NAME, CALL, COUNT)                                           \
-    extern "C" __global__ void NAME(sr_params p, uint32_t *stencil, uint32_t bounce)     \
-    {                                                                                    \
-        const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                        \
-        const uint32_t word = sr_stencil_load(stencil, i);                               \
-        if (word == 0) return;                                                           \
-        if (COUNT && (threadIdx.x & 31u) == 0)                                           \
-            atomicAdd(&p.ray_count[bounce], (unsigned)__popc(word));                     \
-        bool alive = SR_STENCIL_TEST(word, i);                                           \
-        if (alive) alive = (CALL);                                                       \
-        sr_stencil_write_back(stencil, i, word, alive);                                  \
+/* The stages, as callables for the frames of stencil.cuh. */
+enum { SR_K_GENERATE, SR_K_INTERSECT, SR_K_SHADE, SR_K_SHADE_PATH };
+template <int STAGE>
+struct sr_stage_call {
+    const sr_params *p;
+    uint32_t bounce;
+    __device__ __forceinline__ bool operator()(uint32_t i) const
+    {
+        return STAGE == SR_K_GENERATE ? sr_stage_generate(p, i)
+             : STAGE == SR_K_INTERSECT ? sr_stage_intersect(p, i)
+             : STAGE == SR_K_SHADE ? sr_stage_shade_whitted(p, i, bounce)
+                                   : sr_stage_shade_path(p, i, bounce);
     }
+};
+
+/* Rays entering intersect are counted there, a word at a time. */
+template <int STAGE>
+__device__ __forceinline__ uint32_t *sr_stage_count(const sr_params &p, uint32_t bounce)
+{
+    return STAGE == SR_K_INTERSECT ? &p.ray_count[bounce] : NULL;
+}
+
+/* One thread per slot, under the stencil. */
+template <int STAGE>
+__device__ __forceinline__ void sr_stencil_stage(const sr_params &p, uint32_t *stencil, uint32_t bounce)
+{
+    const sr_stage_call<STAGE> stage = { &p, bounce };
+    sr_stencil_frame(stencil, blockIdx.x * blockDim.x + threadIdx.x, stage, sr_stage_count<STAGE>(p, bounce));
+}
+
+/* The compacted pool's form: a grid-stride loop over the device-side live count. */
+template <int STAGE>
+__device__ __forceinline__ void sr_stencil_stage_live(const sr_params &p, uint32_t *stencil, uint32_t bounce,
+                                                      const uint32_t *live_n)
+{
+    const sr_stage_call<STAGE> stage = { &p, bounce };
+    sr_stencil_frame_loop(stencil, *live_n, stage, sr_stage_count<STAGE>(p, bounce));
+}
 
 /* The baseline the stencil replaces: one 32-bit flag per ray. */
-#define SR_FLAGS_KERNEL(NAME, CALL, COUNT)                                             \
-    extern "C" __global__ void NAME(sr_params p, uint32_t *flags, uint32_t bounce)       \
-    {                                                                                    \
-        const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                        \
-        if (COUNT) {                                                                     \
-            const uint32_t m = __ballot_sync(SR_FULL_MASK, i < p.n && flags[i] != 0);    \
-            if ((threadIdx.x & 31u) == 0 && m)                                           \
-                atomicAdd(&p.ray_count[bounce], (unsigned)__popc(m));                    \
-        }                                                                                \
-        if (i >= p.n || flags[i] == 0) return;                                           \
-        flags[i] = (CALL) ? 1u : 0u;                                                     \
+template <int STAGE>
+__device__ __forceinline__ void sr_flags_stage(const sr_params &p, uint32_t *flags, uint32_t bounce)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (STAGE == SR_K_INTERSECT) {
+        const uint32_t m = __ballot_sync(SR_FULL_MASK, i < p.n && flags[i] != 0);
+        if ((threadIdx.x & 31u) == 0 && m) atomicAdd(&p.ray_count[bounce], (unsigned)__popc(m));
     }
+    if (i >= p.n || flags[i] == 0) return;
+    const sr_stage_call<STAGE> stage = { &p, bounce };
+    flags[i] = stage(i) ? 1u : 0u;
+}
 
-/* The same frame as a persistent grid-stride loop over *live_n slots. The loop test is on the
- * warp's first slot, so a warp enters and leaves together and its ballot stays whole. */
-#define SR_STENCIL_LOOP_KERNEL(NAME, CALL, COUNT)                                                  \
-    extern "C" __global__ void NAME(sr_params p, uint32_t *stencil, uint32_t bounce, const uint32_t *live_n) \
-    {                                                                                                \
-        const uint32_t n = *live_n, stride = gridDim.x * blockDim.x;                                 \
-        for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; (i & ~31u) < n; i += stride) {     \
-            const uint32_t word = sr_stencil_load(stencil, i);                                       \
-            if (word == 0) continue;                                                                 \
-            if (COUNT && (threadIdx.x & 31u) == 0)                                                   \
-                atomicAdd(&p.ray_count[bounce], (unsigned)__popc(word));                             \
-            bool alive = SR_STENCIL_TEST(word, i);                                                   \
-            if (alive) alive = (CALL);                                                               \
-            sr_stencil_write_back(stencil, i, word, alive);                                          \
-        }                                                                                            \
-    }
-
-SR_STENCIL_KERNEL(srk_generate, sr_stage_generate(&p, i), 0)
-SR_STENCIL_KERNEL(srk_intersect, sr_stage_intersect(&p, i), 1)
-SR_STENCIL_KERNEL(srk_shade, sr_stage_shade_whitted(&p, i, bounce), 0)
-SR_STENCIL_KERNEL(srk_shade_path, sr_stage_shade_path(&p, i, bounce), 0)
-SR_STENCIL_LOOP_KERNEL(srk_intersect_live, sr_stage_intersect(&p, i), 1)
-SR_STENCIL_LOOP_KERNEL(srk_shade_live, sr_stage_shade_whitted(&p, i, bounce), 0)
-SR_STENCIL_LOOP_KERNEL(srk_shade_path_live, sr_stage_shade_path(&p, i, bounce), 0)
-SR_FLAGS_KERNEL(srk_generate_flags, sr_stage_generate(&p, i), 0)
-SR_FLAGS_KERNEL(srk_intersect_flags, sr_stage_intersect(&p, i), 1)
-SR_FLAGS_KERNEL(srk_shade_flags, sr_stage_shade_whitted(&p, i, bounce), 0)
-SR_FLAGS_KERNEL(srk_shade_path_flags, sr_stage_shade_path(&p, i, bounce), 0)
+/* The launches' names stay plain C (the fault switch and the profiler name them). */
+#define SR_STAGE_ARGS sr_params p, uint32_t *mask, uint32_t bounce
+extern "C" __global__ void srk_generate(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_GENERATE>(p, mask, bounce); }
+extern "C" __global__ void srk_intersect(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_INTERSECT>(p, mask, bounce); }
+extern "C" __global__ void srk_shade(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_SHADE>(p, mask, bounce); }
+extern "C" __global__ void srk_shade_path(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
+extern "C" __global__ void srk_intersect_live(SR_STAGE_ARGS, const uint32_t *live_n)
+{
+    sr_stencil_stage_live<SR_K_INTERSECT>(p, mask, bounce, live_n);
+}
+extern "C" __global__ void srk_shade_live(SR_STAGE_ARGS, const uint32_t *live_n)
+{
+    sr_stencil_stage_live<SR_K_SHADE>(p, mask, bounce, live_n);
+}
+extern "C" __global__ void srk_shade_path_live(SR_STAGE_ARGS, const uint32_t *live_n)
+{
+    sr_stencil_stage_live<SR_K_SHADE_PATH>(p, mask, bounce, live_n);
+}
+extern "C" __global__ void srk_generate_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_GENERATE>(p, mask, bounce); }
+extern "C" __global__ void srk_intersect_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_INTERSECT>(p, mask, bounce); }
+extern "C" __global__ void srk_shade_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE>(p, mask, bounce); }
+extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
 
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do. */
 #define SR_MEGAKERNEL(NAME, TRACE)                                                            \

@@ -48,15 +48,22 @@ extern "C" __global__ void srk_micro_flags(const uint32_t *flags, const float *i
     out[i] = in[i] * 2.0f + 1.0f;
 }
 
-/* The project's stencil frame (as in bounce.cu's SR_STENCIL_KERNEL), around the same work. */
+/* The micro-benchmark's work for a live slot: out = in * 2 + 1; the ray stays alive. */
+struct sr_micro_work {
+    const float *in;
+    float *out;
+    __device__ __forceinline__ bool operator()(uint32_t i) const
+    {
+        out[i] = in[i] * 2.0f + 1.0f;
+        return true;
+    }
+};
+
+/* The project's stencil frame (stencil.cuh), around the same work. */
 extern "C" __global__ void srk_micro_stencil(uint32_t *stencil, const float *in, float *out)
 {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    const uint32_t word = sr_stencil_load(stencil, i);
-    if (word == 0) return;                       /* the whole warp, together */
-    const bool alive = SR_STENCIL_TEST(word, i);
-    if (alive) out[i] = in[i] * 2.0f + 1.0f;
-    sr_stencil_write_back(stencil, i, word, alive);
+    const sr_micro_work work = { in, out };
+    sr_stencil_frame(stencil, blockIdx.x * blockDim.x + threadIdx.x, work, (uint32_t *)NULL);
 }
 
 extern "C" __global__ void srk_micro_flush_l2(const uint4 *buf, size_t count, uint32_t *sink)
@@ -70,7 +77,7 @@ extern "C" __global__ void srk_micro_flush_l2(const uint4 *buf, size_t count, ui
 }
 
 /* The same two frames as grid-stride loops over a resident grid (the compact mask's form,
- * bounce.cu's SR_STENCIL_LOOP_KERNEL): no thread is launched per dead slot, so what is left
+ * stencil.cuh's sr_stencil_frame_loop): no thread is launched per dead slot, so what is left
  * is reading the mask (4 B per slot for flags, 1/8 B for the stencil) and the loop. */
 extern "C" __global__ void srk_micro_flags_loop(const uint32_t *flags, const float *in, float *out, uint32_t n)
 {
@@ -81,17 +88,11 @@ extern "C" __global__ void srk_micro_flags_loop(const uint32_t *flags, const flo
     }
 }
 
-/* The loop test is on the warp's first slot, so a warp enters and leaves together. */
+/* The project's grid-stride frame (stencil.cuh). */
 extern "C" __global__ void srk_micro_stencil_loop(uint32_t *stencil, const float *in, float *out, uint32_t n)
 {
-    const uint32_t stride = gridDim.x * blockDim.x;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; (i & ~31u) < n; i += stride) {
-        const uint32_t word = sr_stencil_load(stencil, i);
-        if (word == 0) continue;
-        const bool alive = SR_STENCIL_TEST(word, i);
-        if (alive) out[i] = in[i] * 2.0f + 1.0f;
-        sr_stencil_write_back(stencil, i, word, alive);
-    }
+    const sr_micro_work work = { in, out };
+    sr_stencil_frame_loop(stencil, n, work, (uint32_t *)NULL);
 }
 
 /* dst[k] = src[idx[k]] for every field, k < *count: the second half of the CUB compaction. */

@@ -29,4 +29,32 @@ __device__ __forceinline__ uint32_t sr_stencil_write_back(uint32_t *stencil, uin
     return m;
 }
 
+/* The kernel frame, written once for every stencil-masked kernel (the stage launches, their
+ * grid-stride forms and the micro-benchmark's): the warp's word read once; a warp whose word
+ * is 0 leaves at once, all lanes together (a uniform exit, so no ballot is left waiting);
+ * otherwise each live lane runs `stage(i)` (a callable returning whether the ray lives on),
+ * and every lane reaches the ballot write-back. With `count`, lane 0 adds the word's live
+ * rays to it first. */
+template <typename Stage>
+__device__ __forceinline__ void sr_stencil_frame(uint32_t *stencil, uint32_t i, const Stage &stage, uint32_t *count)
+{
+    const uint32_t word = sr_stencil_load(stencil, i);
+    if (word == 0) return;
+    if (count && (threadIdx.x & 31u) == 0) atomicAdd(count, (unsigned)__popc(word));
+    bool alive = SR_STENCIL_TEST(word, i);
+    if (alive) alive = stage(i);
+    sr_stencil_write_back(stencil, i, word, alive);
+}
+
+/* The same frame over slots [0, n) as a grid-stride loop over the resident grid. The loop test
+ * is on the warp's first slot, so a warp enters and leaves together and its ballot stays
+ * whole. */
+template <typename Stage>
+__device__ __forceinline__ void sr_stencil_frame_loop(uint32_t *stencil, uint32_t n, const Stage &stage, uint32_t *count)
+{
+    const uint32_t stride = gridDim.x * blockDim.x;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; (i & ~31u) < n; i += stride)
+        sr_stencil_frame(stencil, i, stage, count);
+}
+
 #endif
