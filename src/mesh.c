@@ -127,20 +127,29 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
     if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
         return sr_fail(err, SR_ERR_INPUT, "mesh file %s is %.1f GiB; at most %.1f GiB are supported", path,
                        (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
-    char what[PATH_MAX_MSG];
-    snprintf(what, sizeof what, "importing mesh file %s (%.1f MiB, about %ux its size)", path,
-             (double)st.st_size / 1048576.0, SR_MESH_IMPORT_FACTOR);
-    sr_status mem = sr_check_host_memory((uint64_t)st.st_size * SR_MESH_IMPORT_FACTOR, what, "", err);
-    if (mem) return mem;
     /* A known extension picks assimp's importer; without one assimp guesses from the
-     * content, and a file that merely contains "ply" went to its PLY reader unchecked. */
+     * content, and a file that merely contains "ply" went to its PLY reader unchecked. Only
+     * the formats the project tests are accepted: assimp's other readers leak or worse on
+     * malformed input (.3mf, .nff, .ogex, .sib, .zgl in a short fuzz run). */
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     char ext[16] = "";
     if (dot && (!slash || dot > slash) && strlen(dot) < sizeof ext)
         for (size_t i = 0; dot[i]; i++) ext[i] = (char)tolower((unsigned char)dot[i]);
-    if (!ext[0] || !aiIsExtensionSupported(ext))
-        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: unknown format (the name must end in .obj, .ply, "
-                       ".gltf, .glb or another extension assimp reads)", path);
+    static const char *const accepted[] = { ".obj", ".ply", ".stl", ".gltf", ".glb" };
+    int known = 0;
+    for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) known |= !strcmp(ext, accepted[k]);
+    if (!known || !aiIsExtensionSupported(ext))
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: unsupported format; expected a name ending in "
+                       ".obj, .ply, .stl, .gltf or .glb", path);
+    /* What it pulls in, and what its header declares, before anything is imported. */
+    uint64_t ref_bytes = 0;
+    sr_status mem = sr_mesh_refs_check(path, ext, (uint64_t)st.st_size, &ref_bytes, err);
+    if (mem) return mem;
+    char what[PATH_MAX_MSG];
+    snprintf(what, sizeof what, "importing mesh file %s (%.1f MiB with the files it refers to, about %ux that)", path,
+             (double)((uint64_t)st.st_size + ref_bytes) / 1048576.0, SR_MESH_IMPORT_FACTOR);
+    mem = sr_check_host_memory(((uint64_t)st.st_size + ref_bytes) * SR_MESH_IMPORT_FACTOR, what, "", err);
+    if (mem) return mem;
     /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
     if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;

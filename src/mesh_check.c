@@ -1,5 +1,9 @@
 /* mesh_check.c: OBJ and PLY checks before assimp (see mesh_check.h). */
 #include "mesh_check.h"
+#include "mem_limits.h"
+
+#include <cJSON.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <stdint.h>
@@ -340,5 +344,123 @@ sr_status sr_obj_check(const char *path, sr_error *err)
     }
     free(line);
     fclose(f);
+    return st;
+}
+
+/* ---- files a mesh pulls in, and sizes its header declares -------------------------------- */
+
+/* A file the mesh refers to (an OBJ's mtllib, a glTF's buffer or image): resolved next to
+ * the mesh, it must be a regular file (a FIFO would block assimp forever) of a bounded size,
+ * and its size counts towards the import's memory budget. */
+static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len, uint64_t *bytes, sr_error *err)
+{
+    char path[4096];
+    const char *slash = strrchr(mesh, '/');
+    const int dir = slash ? (int)(slash - mesh) + 1 : 0;
+    if (name_len == 0) return SR_OK;
+    if ((size_t)dir + name_len + 1 > sizeof path)
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to a file whose name is too long", mesh);
+    snprintf(path, sizeof path, "%.*s%.*s", dir, mesh, (int)name_len, name);
+    struct stat st;
+    if (stat(path, &st) != 0) return SR_OK;   /* missing: assimp says so, or goes without it */
+    if (!S_ISREG(st.st_mode))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is not a regular file (a FIFO, device, "
+                       "socket or directory); expected a regular file", mesh, path);
+    if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s of %.1f GiB; at most %.1f GiB are supported", mesh,
+                       path, (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
+    *bytes += (uint64_t)st.st_size;
+    return SR_OK;
+}
+
+static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return SR_OK;   /* sr_obj_check reports it */
+    char *line = NULL;
+    size_t cap = 0;
+    sr_status st = SR_OK;
+    while (!st && getline(&line, &cap, f) > 0) {
+        const char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, "mtllib", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) continue;
+        for (p += 6; !st && *p;) {   /* one or more names, as assimp reads them */
+            while (*p == ' ' || *p == '\t') p++;
+            const char *e = p;
+            while (*e && *e != ' ' && *e != '\t' && *e != '\r' && *e != '\n') e++;
+            st = sr_ref_file(path, p, (size_t)(e - p), bytes, err);
+            p = *e == '\r' || *e == '\n' ? "" : e;
+        }
+    }
+    free(line);
+    fclose(f);
+    return st;
+}
+
+/* glTF JSON (a .gltf file, or a .glb's JSON chunk): every buffer and image "uri" that is not a
+ * data: URI names a file next to the mesh. */
+static sr_status sr_gltf_refs(const char *path, const char *json, size_t len, uint64_t *bytes, sr_error *err)
+{
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    if (!root) return SR_OK;   /* assimp says what is wrong with it */
+    sr_status st = SR_OK;
+    static const char *const lists[] = { "buffers", "images" };
+    for (int l = 0; l < 2 && !st; l++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, lists[l]), *it;
+        cJSON_ArrayForEach(it, arr) {
+            const cJSON *uri = cJSON_GetObjectItemCaseSensitive(it, "uri");
+            if (!cJSON_IsString(uri) || !strncmp(uri->valuestring, "data:", 5)) continue;
+            if ((st = sr_ref_file(path, uri->valuestring, strlen(uri->valuestring), bytes, err))) break;
+        }
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+static uint32_t sr_le32(const unsigned char *b) { return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
+
+sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes, sr_error *err)
+{
+    *ref_bytes = 0;
+    if (!strcmp(ext, ".obj")) return sr_obj_refs(path, ref_bytes, err);
+    if (strcmp(ext, ".gltf") && strcmp(ext, ".glb")) return SR_OK;
+    FILE *f = fopen(path, "rb");
+    if (!f) return SR_OK;
+    sr_status st = SR_OK;
+    char *json = NULL;
+    size_t json_len = 0;
+    if (!strcmp(ext, ".glb")) {
+        /* 12-byte header (magic, version, total length), then chunks (length, type, data):
+         * every length must fit the file, or assimp allocates what the header claims. */
+        unsigned char h[12];
+        if (fread(h, 1, 12, f) != 12 || memcmp(h, "glTF", 4) != 0) {
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: not a binary glTF (expected the magic 'glTF' "
+                         "and a 12-byte header)", path);
+        } else if (sr_le32(h + 8) != file_size) {
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its header declares %u bytes but the file "
+                         "has %llu", path, sr_le32(h + 8), (unsigned long long)file_size);
+        }
+        for (uint64_t at = 12; !st && at + 8 <= file_size;) {
+            unsigned char c[8];
+            if (fseek(f, (long)at, SEEK_SET) != 0 || fread(c, 1, 8, f) != 8) break;
+            const uint64_t clen = sr_le32(c);
+            if (clen > file_size - at - 8) {
+                st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a chunk at byte %llu declares %llu bytes, "
+                             "past the end of the file", path, (unsigned long long)at, (unsigned long long)clen);
+                break;
+            }
+            if (at == 12 && !memcmp(c + 4, "JSON", 4) && !json) {
+                json = malloc(clen + 1);
+                if (json && fread(json, 1, clen, f) == clen) json_len = clen;
+            }
+            at += 8 + clen;
+        }
+    } else if (file_size <= SR_MAX_MESH_BYTES) {
+        json = malloc(file_size + 1);
+        if (json && fread(json, 1, file_size, f) == file_size) json_len = file_size;
+    }
+    fclose(f);
+    if (!st && json_len) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
+    free(json);
     return st;
 }

@@ -16,10 +16,17 @@
 #ifndef SR_MESH_CHECK_H
 #define SR_MESH_CHECK_H
 
+#include <stdint.h>
 #include "status.h"
 
 /* SR_OK, or SR_ERR_INPUT "cannot parse mesh file PATH: ..." saying what does not add up. */
 sr_status sr_ply_check(const char *path, sr_error *err);
 sr_status sr_obj_check(const char *path, sr_error *err);
+
+/* The files a mesh pulls in (an OBJ's mtllib, a glTF's buffers and images): each must be a
+ * regular file of a bounded size; their sizes add up in *ref_bytes (for the memory budget).
+ * A .glb's header and chunk lengths must fit its file_size. ext: ".obj", ".glb"... */
+sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes,
+                             sr_error *err);
 
 #endif

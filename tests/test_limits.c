@@ -40,6 +40,32 @@ static void render_refused(const char *const *argv, const char *const *env, cons
     render_refused_c(&c, argv, env, dir, expect);
 }
 
+/* Parsing a scene is budgeted before it starts: 20 000 spheres (about 1.5 MB of JSON) under a
+ * 10 MB limit are refused with both figures, where the parse used to run past the limit. */
+static void test_scene_parse_over_memory_limit(void **state)
+{
+    (void)state;
+    char dir[1024], in[1024], scene[1100], out[1100];
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_parse");
+    sr_hard_fresh_dir(in, sizeof in, "limits_parse_in");
+    snprintf(scene, sizeof scene, "%s/many.json", in);
+    snprintf(out, sizeof out, "%s/many.png", dir);
+    FILE *f = fopen(scene, "w");
+    assert_non_null(f);
+    fputs("{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 0, 0]},\n"
+          " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n \"objects\": [\n", f);
+    for (int i = 0; i < 20000; i++)
+        fprintf(f, "%s{\"type\": \"sphere\", \"center\": [%d, 0, %d], \"radius\": 0.4, \"material\": \"m\"}",
+                i ? ",\n" : "", i % 100, i / 100);
+    fputs("]}\n", f);
+    fclose(f);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", out, NULL };
+    const char *env[] = { "SR_HOST_MEM_LIMIT=10M", NULL };
+    const char *expect[] = { "parsing scene file", "about 16x its size", "only 10.0 MiB are available", NULL };
+    static sr_child c;
+    render_refused_c(&c, argv, env, dir, expect);
+}
+
 /* 16384 x 16384 on the CPU: ~112 B per pixel of pool and film, plus the image and its PNG. */
 static void test_resolution_over_memory_limit(void **state)
 {
@@ -287,6 +313,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memory_figures),
         cmocka_unit_test(test_resolution_over_memory_limit),
+        cmocka_unit_test(test_scene_parse_over_memory_limit),
         cmocka_unit_test(test_resolution_over_real_memory),
         cmocka_unit_test(test_small_render_fits),
         cmocka_unit_test(test_absurd_options),

@@ -1,0 +1,128 @@
+/* Files a mesh pulls in are checked and budgeted before assimp reads anything: an OBJ's
+ * mtllib or a glTF's buffer that is a FIFO (it blocked assimp forever) or too large for the
+ * memory limit, a .glb whose header declares more than the file holds (assimp allocated
+ * about 4 GiB for 22 bytes), and mesh formats the project does not test. Each is refused
+ * with exit 2 and a message naming the file, within seconds. */
+#include "testutil.h"
+#include "hardutil.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[1024];
+
+static void write_file(const char *name, const void *bytes, size_t n)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+}
+
+/* A scene with one mesh object `mesh`, rendered tiny on the CPU: exit code and stderr. */
+static int render_mesh(const char *mesh, const char *mem_limit, sr_child *c)
+{
+    char scene[1200], text[1024], out[1200], env_mem[64];
+    snprintf(text, sizeof text,
+             "{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 0, 0]},\n"
+             " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\"}]}\n", mesh);
+    write_file("scene.json", text, strlen(text));
+    snprintf(scene, sizeof scene, "%s/scene.json", dir);
+    snprintf(out, sizeof out, "%s/out.png", dir);
+    snprintf(env_mem, sizeof env_mem, "SR_HOST_MEM_LIMIT=%s", mem_limit ? mem_limit : "64G");
+    const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-q", "-o", out, NULL };
+    const char *env[] = { env_mem, NULL };
+    return sr_hard_run(c, argv, env, 30.0);   /* -2: it hung */
+}
+
+static void expect(int code, const sr_child *c, const char *what)
+{
+    if (code != 2 || !strstr(c->err, what)) fail_msg("exit %d, expected 2 and \"%s\"; it printed:\n%s", code, what, c->err);
+}
+
+static const char tri_obj[] = "mtllib %s\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+
+static void test_obj_mtllib_fifo(void **state)
+{
+    (void)state;
+    char fifo[1200], obj[256];
+    snprintf(fifo, sizeof fifo, "%s/pipe.mtl", dir);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    snprintf(obj, sizeof obj, tri_obj, "pipe.mtl");
+    write_file("fifo.obj", obj, strlen(obj));
+    sr_child c;
+    expect(render_mesh("fifo.obj", NULL, &c), &c, "pipe.mtl, which is not a regular file");
+}
+
+static void test_obj_mtllib_budgeted(void **state)
+{
+    (void)state;
+    char big[1200], obj[256];
+    snprintf(big, sizeof big, "%s/big.mtl", dir);
+    const int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 1ll << 30), 0);   /* 1 GiB, sparse */
+    close(fd);
+    snprintf(obj, sizeof obj, tri_obj, "big.mtl");
+    write_file("big.obj", obj, strlen(obj));
+    sr_child c;
+    expect(render_mesh("big.obj", "100M", &c), &c, "with the files it refers to");
+    unlink(big);
+}
+
+static void test_glb_header_checked(void **state)
+{
+    (void)state;
+    /* 12-byte header that says 22 bytes, then a chunk that claims 0x7fffffff bytes */
+    const unsigned char glb[22] = { 'g', 'l', 'T', 'F', 2, 0, 0, 0, 22, 0, 0, 0,
+                                    0xff, 0xff, 0xff, 0x7f, 'J', 'S', 'O', 'N', '{', '}' };
+    write_file("bomb.glb", glb, sizeof glb);
+    sr_child c;
+    expect(render_mesh("bomb.glb", "100M", &c), &c, "past the end of the file");
+    unsigned char wrong[22];
+    memcpy(wrong, glb, sizeof wrong);
+    wrong[8] = 200;   /* the header's total length is not the file's */
+    write_file("liar.glb", wrong, sizeof wrong);
+    expect(render_mesh("liar.glb", "100M", &c), &c, "its header declares 200 bytes");
+}
+
+static void test_gltf_buffer_fifo(void **state)
+{
+    (void)state;
+    char fifo[1200];
+    snprintf(fifo, sizeof fifo, "%s/data.bin", dir);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    const char *gltf = "{\"asset\": {\"version\": \"2.0\"}, \"buffers\": [{\"uri\": \"data.bin\", \"byteLength\": 36}]}";
+    write_file("m.gltf", gltf, strlen(gltf));
+    sr_child c;
+    expect(render_mesh("m.gltf", NULL, &c), &c, "data.bin, which is not a regular file");
+}
+
+static void test_untested_formats_refused(void **state)
+{
+    (void)state;
+    write_file("x.3mf", "PK\x03\x04", 4);
+    sr_child c;
+    expect(render_mesh("x.3mf", NULL, &c), &c, "unsupported format; expected a name ending in .obj, .ply, .stl");
+}
+
+int main(void)
+{
+    sr_hard_fresh_dir(dir, sizeof dir, "mesh_refs");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_obj_mtllib_fifo),
+        cmocka_unit_test(test_obj_mtllib_budgeted),
+        cmocka_unit_test(test_glb_header_checked),
+        cmocka_unit_test(test_gltf_buffer_fifo),
+        cmocka_unit_test(test_untested_formats_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
