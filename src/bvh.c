@@ -7,6 +7,7 @@
  * balanced splits before SR_BVH_STACK, the builder switches to median splits, which need
  * exactly ceil(log2(n)) more levels. */
 #include "bvh.h"
+#include "interrupt.h"
 #include "intersect.h"
 
 #include <math.h>
@@ -269,6 +270,12 @@ sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *
     sr_bvh_task task;
     task.begin = 0; task.end = n; task.depth = 1; task.node = b.node_count++;
     for (;;) {
+        if (sr_interrupt_pending()) {   /* Ctrl-C or SIGTERM: a million triangles take seconds */
+            free(b.items);
+            free(b.nodes);
+            free(out_prims);
+            return SR_INTERRUPTED;
+        }
         sr_bvh_box nb, cb;
         box_empty(&nb);
         box_empty(&cb);

@@ -1,5 +1,6 @@
 /* options.c: parsing the options render, bench and view share, and opening scene+backend. */
 #include "options.h"
+#include "interrupt.h"
 #include "sort_cpu.h"
 
 #include <errno.h>
@@ -156,6 +157,7 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     }
     if (sr_scene_load(c->scene_path, scene, &err)) {
         fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+        if (err.status == SR_INTERRUPTED) return 128 + (sr_interrupt_pending() ? sr_interrupt_pending() : 2);
         return err.status;
     }
     if (c->width) scene->width = c->width;

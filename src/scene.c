@@ -5,6 +5,7 @@
 #include "mem_limits.h"
 #include "jsondoc.h"
 #include "mesh.h"
+#include "interrupt.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -315,6 +316,8 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
     prim_buf planes = {&s->planes, &s->plane_count, 0};
     size_t i = 0;
     for (const cJSON *o = objs->child; o; o = o->next, i++) {
+        if ((i & 1023u) == 0 && sr_interrupt_pending())   /* a million objects take seconds */
+            return sr_fail(c->err, SR_INTERRUPTED, "%s: interrupted while reading the scene", c->path);
         char jp[SR_JSON_PATH_MAX];
         sr_json_path_index(jp, sizeof jp, "objects", i);
         SR_TRY(sr_json_need_object(c, o, jp));
