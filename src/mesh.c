@@ -153,6 +153,7 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
     /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
     if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
+    if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, (uint64_t)st.st_size, err))) return mem;
 
     const struct aiScene *sc = aiImportFile(path, SR_MESH_FLAGS);
     if (!sc) {

@@ -320,6 +320,13 @@ sr_status sr_obj_check(const char *path, sr_error *err)
             else if (p[1] == 'n') seen[2]++;
             continue;
         }
+        size_t len = strlen(p);
+        while (len > 0 && (p[len - 1] == '\n' || p[len - 1] == '\r' || p[len - 1] == ' ' || p[len - 1] == '\t')) len--;
+        if (len > 0 && p[len - 1] == '\\') {   /* assimp joins it with the next line, unchecked (and leaks) */
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: OBJ line %lu is continued with '\\'; join it "
+                         "with the next line", path, lineno);
+            break;
+        }
         if (p[0] != 'f' && p[0] != 'l' && p[0] != 'p') continue;
         char *save = NULL;
         for (char *tok = strtok_r(p + 1, " \t\r\n", &save); tok && st == SR_OK; tok = strtok_r(NULL, " \t\r\n", &save)) {
@@ -345,6 +352,31 @@ sr_status sr_obj_check(const char *path, sr_error *err)
     free(line);
     fclose(f);
     return st;
+}
+
+/* STL: binary (an 80-byte header, a triangle count, 50 bytes a triangle: the size must say
+ * so exactly) or text from "solid" to "endsolid" (assimp leaks on a text file cut short). */
+sr_status sr_stl_check(const char *path, uint64_t size, sr_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: %s", path, strerror(errno));
+    unsigned char head[84];
+    const size_t got = fread(head, 1, sizeof head, f);
+    const uint64_t count = got == 84 ? (uint64_t)(head[80] | head[81] << 8 | head[82] << 16 | (uint32_t)head[83] << 24) : 0;
+    if (got == 84 && size == 84 + 50 * count && count > 0) { fclose(f); return SR_OK; }
+    size_t i = 0;
+    while (i < got && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) i++;
+    const int text = got - i >= 5 && !memcmp(head + i, "solid", 5);
+    char tail[256] = "";
+    if (text && size > 0) {
+        const uint64_t from = size > sizeof tail - 1 ? size - (sizeof tail - 1) : 0;
+        if (fseek(f, (long)from, SEEK_SET) == 0) tail[fread(tail, 1, sizeof tail - 1, f)] = '\0';
+    }
+    fclose(f);
+    if (text && strstr(tail, "endsolid")) return SR_OK;
+    return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s", path,
+                   text ? "a text STL that does not end with \"endsolid\" (cut short?)"
+                        : "neither a binary STL (84 bytes + 50 per triangle, as its count says) nor a text STL");
 }
 
 /* ---- files a mesh pulls in, and sizes its header declares -------------------------------- */

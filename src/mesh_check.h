@@ -22,6 +22,7 @@
 /* SR_OK, or SR_ERR_INPUT "cannot parse mesh file PATH: ..." saying what does not add up. */
 sr_status sr_ply_check(const char *path, sr_error *err);
 sr_status sr_obj_check(const char *path, sr_error *err);
+sr_status sr_stl_check(const char *path, uint64_t size, sr_error *err);
 
 /* The files a mesh pulls in (an OBJ's mtllib, a glTF's buffers and images): each must be a
  * regular file of a bounded size; their sizes add up in *ref_bytes (for the memory budget).

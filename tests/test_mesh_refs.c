@@ -114,6 +114,35 @@ static void test_untested_formats_refused(void **state)
     expect(render_mesh("x.3mf", NULL, &c), &c, "unsupported format; expected a name ending in .obj, .ply, .stl");
 }
 
+/* Inputs assimp leaks on, refused before it reads them: a text STL cut short, a binary STL
+ * whose size does not match its count, and an OBJ face continued with a backslash onto an
+ * out-of-range index. A whole STL of either kind still loads. */
+static void test_stl_and_obj_continuation(void **state)
+{
+    (void)state;
+    const char *cut = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n";
+    write_file("cut.stl", cut, strlen(cut));
+    sr_child c;
+    expect(render_mesh("cut.stl", NULL, &c), &c, "does not end with \"endsolid\"");
+    unsigned char bin[84 + 50] = { 0 };
+    bin[80] = 2;   /* says two triangles, holds one */
+    write_file("short.stl", bin, sizeof bin);
+    expect(render_mesh("short.stl", NULL, &c), &c, "neither a binary STL");
+    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 \\\n 99\n";
+    write_file("cont.obj", obj, strlen(obj));
+    expect(render_mesh("cont.obj", NULL, &c), &c, "is continued with");
+    const char *whole = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
+                        "endloop\nendfacet\nendsolid t\n";
+    write_file("whole.stl", whole, strlen(whole));
+    assert_int_equal(render_mesh("whole.stl", NULL, &c), 0);
+    bin[80] = 1;   /* one triangle, 50 bytes: a whole binary STL */
+    bin[84 + 12 + 12] = 0; /* vertices (0,0,0), (1,0,0), (0,1,0) as floats */
+    const float v[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+    memcpy(bin + 84 + 12, v, sizeof v);
+    write_file("one.stl", bin, sizeof bin);
+    assert_int_equal(render_mesh("one.stl", NULL, &c), 0);
+}
+
 int main(void)
 {
     sr_hard_fresh_dir(dir, sizeof dir, "mesh_refs");
@@ -123,6 +152,7 @@ int main(void)
         cmocka_unit_test(test_glb_header_checked),
         cmocka_unit_test(test_gltf_buffer_fifo),
         cmocka_unit_test(test_untested_formats_refused),
+        cmocka_unit_test(test_stl_and_obj_continuation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
