@@ -6,7 +6,8 @@
  * and writes back an empty word. The queue is cut into 32-ray chunks; the warp whose rays
  * complete a chunk owns it and bounces it next, the same way, so rays of sparse warps run
  * again in dense warps while the first rays still fill the GPU, and nothing is contended.
- * A one-warp launch after it runs the last, partial chunk to its end.
+ * A one-warp launch after it runs the last, partial chunk to its end. Without repacking (depth
+ * 1, --wave-dense 1) a kernel without the queue runs each lane's path to its end.
  *
  * The queue is the pool's second half (slots queue_base + k), so one pool pointer serves both.
  * A queue entry is published by its stencil bit: the writer stores the ray, fences, then sets
@@ -37,11 +38,6 @@ __device__ __forceinline__ bool sr_wave_trace(const sr_params *p, uint32_t i, ui
 
 __device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(const volatile uint32_t *)x; }
 
-/* One warp's whole life, written as one loop so that the stages are inlined once: its own
- * stencil word of camera rays first, then each queue chunk it comes to own, and for the
- * last warp to finish the partial last chunk. Each pass is the kernel frame: the stencil
- * test, the bounces, the ballot write-back through the single exit. Without QUEUE (depth
- * 1) the warp just runs its rays to the end. */
 /* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
  * reserves popc(m) entries, each lane writes its ray at base + popc(m & lanemask_lt), and the
  * entries are published by their stencil bits. *fits is 0 when the queue is full (the
@@ -94,8 +90,13 @@ __device__ __forceinline__ void sr_wave_count(uint32_t *ray_count, uint32_t b0, 
     }
 }
 
-enum { SR_WAVE_DEPTH1 = 0, SR_WAVE_QUEUE, SR_WAVE_TAIL };
+enum { SR_WAVE_NO_QUEUE = 0, SR_WAVE_QUEUE, SR_WAVE_TAIL };
 
+/* One warp's whole life, written as one loop so that the stages are inlined once: its own
+ * stencil word of camera rays first, then each queue chunk it comes to own (MODE QUEUE), or
+ * in the one-warp TAIL launch the partial last chunk. Each pass is the kernel frame: the
+ * stencil test, the bounces, the ballot write-back through the single exit. With NO_QUEUE
+ * (depth 1, or --wave-dense 1) the warp runs its rays to the end. */
 template <bool PATH, int MODE>
 __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w)
 {
@@ -181,8 +182,8 @@ SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
 SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
 SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
 SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
-SR_WAVE_KERNEL(srk_wave_depth1, false, SR_WAVE_DEPTH1, SR_WAVE_BLOCKS_NO_QUEUE)   /* no repacking */
-SR_WAVE_KERNEL(srk_wave_depth1_path, true, SR_WAVE_DEPTH1, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_KERNEL(srk_wave_no_queue, false, SR_WAVE_NO_QUEUE, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_KERNEL(srk_wave_no_queue_path, true, SR_WAVE_NO_QUEUE, SR_WAVE_BLOCKS_NO_QUEUE)
 
 extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {
@@ -190,8 +191,8 @@ extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w,
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
     const uint32_t grid = w->slots / SR_WAVE_BLOCK;   /* slots: a multiple of SR_POOL_ALIGN */
     if (!queue) {
-        if (path) srk_wave_depth1_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-        else srk_wave_depth1<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+        if (path) srk_wave_no_queue_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+        else srk_wave_no_queue<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
         return cudaGetLastError();
     }
     if (path) srk_wave_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
