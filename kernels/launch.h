@@ -42,7 +42,9 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
     return g < 1u ? 1u : (g > max_grid ? max_grid : g);
 }
 /* The wave mask (wave.h): one launch over w->slots slots of the tiled image. */
-#define SR_WAVE_BLOCK 128u
+#ifndef SR_WAVE_BLOCK
+#define SR_WAVE_BLOCK 256u   /* measured against 64, 128 and 512 on the H200 (README) */
+#endif
 typedef struct sr_wave_args {
     uint32_t queue_base;    /* the queue's first slot in p->ray, after the camera rays'     */
     uint32_t *first[2];     /* the camera rays' stencils by sample parity: one is used, the

@@ -18,15 +18,17 @@
 #include "stencil.cuh"
 #include "wave.h"
 
-/* Resident blocks per SM each kernel must allow (so its registers per thread), measured on
- * the H200 (README): 8 (64 registers) for the kernels without a queue, even where path
- * tracing then spills a little; with a queue, the fewest registers that do not spill in the
- * bounce loop (72 for Whitted, 80 for path tracing). */
+/* Resident blocks of SR_WAVE_BLOCK threads per SM each kernel must allow (so its registers
+ * per thread), measured on the H200 (README): 4 (64 registers) for the kernels without a
+ * queue, even where path tracing then spills a little; with a queue, 3 (up to 85 registers:
+ * the bounce loop does not spill; at 64 it did, and cost 20 %). */
 #ifndef SR_WAVE_BLOCKS_NO_QUEUE
-#define SR_WAVE_BLOCKS_NO_QUEUE 8
+#define SR_WAVE_BLOCKS_NO_QUEUE 4
 #endif
-#define SR_WAVE_BLOCKS_WHITTED_QUEUE 7
-#define SR_WAVE_BLOCKS_PATH 6
+#ifndef SR_WAVE_BLOCKS_WHITTED_QUEUE
+#define SR_WAVE_BLOCKS_WHITTED_QUEUE 3
+#define SR_WAVE_BLOCKS_PATH 3
+#endif
 #define SR_TOMBSTONE 0xffu     /* a queue entry of a warp that found the queue full: no ray */
 #define SR_NO_CHUNK 0xffffffffu
 
