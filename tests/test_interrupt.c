@@ -76,15 +76,7 @@ static void test_sigterm_while_loading(void **state)
     sr_hard_fresh_dir(in, sizeof in, "interrupt_load_in");
     snprintf(scene, sizeof scene, "%s/many.json", in);
     snprintf(out, sizeof out, "%s/out.png", dir);
-    FILE *f = fopen(scene, "w");
-    assert_non_null(f);
-    fputs("{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 0, 0]},\n"
-          " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n \"objects\": [\n", f);
-    for (int i = 0; i < 400000; i++)
-        fprintf(f, "%s{\"type\": \"sphere\", \"center\": [%d, %d, %d], \"radius\": 0.4, \"material\": \"m\"}",
-                i ? ",\n" : "", i % 100, (i / 100) % 100, i / 10000);
-    fputs("]}\n", f);
-    fclose(f);
+    sr_test_write_sphere_scene(scene, 400000);
     const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "64", "--height", "64", "-o", out, NULL };
     sr_child c;
     sr_hard_spawn(&c, argv, NULL);

@@ -50,15 +50,7 @@ static void test_scene_parse_over_memory_limit(void **state)
     sr_hard_fresh_dir(in, sizeof in, "limits_parse_in");
     snprintf(scene, sizeof scene, "%s/many.json", in);
     snprintf(out, sizeof out, "%s/many.png", dir);
-    FILE *f = fopen(scene, "w");
-    assert_non_null(f);
-    fputs("{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 0, 0]},\n"
-          " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n \"objects\": [\n", f);
-    for (int i = 0; i < 20000; i++)
-        fprintf(f, "%s{\"type\": \"sphere\", \"center\": [%d, 0, %d], \"radius\": 0.4, \"material\": \"m\"}",
-                i ? ",\n" : "", i % 100, i / 100);
-    fputs("]}\n", f);
-    fclose(f);
+    sr_test_write_sphere_scene(scene, 20000);
     const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", out, NULL };
     const char *env[] = { "SR_HOST_MEM_LIMIT=10M", NULL };
     const char *expect[] = { "parsing scene file", "about 16x its size", "only 10.0 MiB are available", NULL };

@@ -152,6 +152,19 @@ float *sr_test_masks_agree(const sr_scene *scene, sr_backend_kind kind, uint32_t
     return ref;
 }
 
+void sr_test_write_sphere_scene(const char *path, int count)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 0, 0]},\n"
+          " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n \"objects\": [\n", f);
+    for (int i = 0; i < count; i++)
+        fprintf(f, "%s{\"type\": \"sphere\", \"center\": [%d, %d, %d], \"radius\": 0.4, \"material\": \"m\"}",
+                i ? ",\n" : "", i % 100, (i / 100) % 100, i / 10000);
+    fputs("]}\n", f);
+    assert_int_equal(fclose(f), 0);
+}
+
 void sr_test_load_shipped(const char *rel, sr_scene *out)
 {
     char path[1024];

@@ -67,6 +67,8 @@ static inline double sphere_margin(d3 eye, d3 look, double fov_deg, uint32_t w, 
 
 /* Load a shipped scene, e.g. "scenes/cornell.json"; fails the test (with the message) on error. */
 void sr_test_load_shipped(const char *rel, sr_scene *out);
+/* Write a scene of `count` diffuse spheres on a 100 x 100 grid, layer after layer, to path. */
+void sr_test_write_sphere_scene(const char *path, int count);
 
 /* Render `scene` on the CPU and on the GPU (compact mask, seed 3) and compare: print one line
  * under `label`, fail if more than 8 pixels differ by over 1e-3 absolute + 1e-3 relative in
