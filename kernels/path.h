@@ -11,9 +11,11 @@
  * complementary MIS weight; after a specular bounce (mirror, glass, smooth metal) and for
  * camera rays ray.pdf is 0 and emission counts in full. Russian roulette from bounce 3.
  *
- * Depth: max_depth counts traced segments (camera ray and bounces), as in Whitted mode; the
- * light connection made at the last vertex is not counted (so depth 1 is direct lighting),
- * and there it carries the full weight since no BSDF continuation will find the light.
+ * Depth, one rule for every kind of light (as pbrt-v4): max_depth D lets light reach the
+ * camera along at most D + 1 segments. The D-th vertex still samples the lights and the BSDF,
+ * with the usual MIS weights, but its continuation is traced only to add the emission or sky
+ * it finds (sr_path_last_segment), so depth 1 is direct lighting from every light, sky and
+ * emitters seen through a mirror included.
  *
  * Only + - * / sqrt and the deterministic helpers of vmath.h are used, so the CPU and GPU
  * backends trace the same paths bit for bit (FMA contraction is off on both). */
@@ -298,10 +300,10 @@ SR_HD void sr_path_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
 }
 
 /* Light arriving at a non-specular vertex (origin: the offset shading point, n: normal on
- * wo's side) from the delta lights and one sampled area emitter, times f cos; `last`: no
- * continuation follows, so the emitter sample takes the full weight instead of MIS. */
+ * wo's side) from the delta lights and one sampled area emitter, times f cos; the emitter
+ * sample is weighted by MIS against the BSDF continuation, which always follows. */
 SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 albedo, sr_vec3 origin, sr_vec3 n,
-                             sr_vec3 wo, uint32_t pixel, uint32_t bounce, bool last)
+                             sr_vec3 wo, uint32_t pixel, uint32_t bounce)
 {
     const sr_scene_view *s = &p->scene;
     sr_vec3 sum = sr_v3s(0.0f);
@@ -353,8 +355,43 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     float sdist = sr_length(sd);
     if (!(sdist > 0.0f) || sr_dot(sd, wi) <= 0.0f) return sum;
     if (sr_trace_occluded(s, origin, sr_scale(sd, 1.0f / sdist), 0.0f, sdist)) return sum;
-    float w = last ? 1.0f : sr_mis_power(pl, pdf);
+    float w = sr_mis_power(pl, pdf);
     return sr_add(sum, sr_mul(f, sr_scale(em->color, w / pl)));
+}
+
+/* Radiance an emitter hit at distance t along (o, d) sends back: its colour on the front (or
+ * both sides), weighted by MIS against light sampling when the direction was BSDF-sampled
+ * with solid-angle pdf `prev_pdf` at a vertex that also sampled the emitters (0: specular or
+ * camera, full weight). Planes are not in the emitter list, so nothing else finds them. */
+SR_HD sr_vec3 sr_path_emitted(const sr_scene_view *s, const sr_prim *prim, const sr_material *m, uint32_t hit_prim,
+                              sr_vec3 o, sr_vec3 d, float t, sr_vec3 ng, bool front, float prev_pdf)
+{
+    if (!(front || m->two_sided)) return sr_v3s(0.0f);
+    float w = 1.0f;
+    if (prev_pdf > 0.0f && !(s->path_flags & SR_PATH_NO_NEE) && !(hit_prim & SR_HIT_PLANE_BIT) &&
+        s->emitter_power > 0.0f) {
+        float pl = sr_emitter_power(prim, m) / s->emitter_power * sr_emitter_pdf(prim, o, d, t, ng);
+        w = sr_mis_power(prev_pdf, pl);
+    }
+    return sr_scale(m->color, w);
+}
+
+/* The last vertex's continuation, traced once (o, wi, sampled with solid-angle pdf `pdf`):
+ * only the emission or sky it finds is added, so every kind of light reaches the camera along
+ * at most max_depth + 1 segments (README, "Path tracing"). */
+SR_HD void sr_path_last_segment(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf)
+{
+    const sr_scene_view *s = &p->scene;
+    const sr_hit h = sr_trace_closest(s, o, wi, 0.0f, SR_INF);
+    if (h.prim == SR_NO_HIT) {
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_sky(s, wi)));
+        return;
+    }
+    const sr_prim *prim = sr_hit_prim(s, h);
+    const sr_material *m = &s->materials[prim->material];
+    if (m->kind != SR_MAT_EMISSIVE) return;
+    const sr_vec3 ng = sr_prim_normal(prim, sr_madd(o, wi, h.t));
+    sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, sr_dot(wi, ng) < 0.0f, pdf)));
 }
 
 /* One path vertex, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns whether the
@@ -382,17 +419,7 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     bool specular = false;
     switch (m->kind) {
     case SR_MAT_EMISSIVE:
-        if (front || m->two_sided) {
-            /* Found by BSDF sampling from a vertex that also sampled the emitters: MIS.
-             * Planes are not in the emitter list, so nothing else finds them. */
-            float w = 1.0f;
-            if (prev_pdf > 0.0f && !(s->path_flags & SR_PATH_NO_NEE) && !(h.prim & SR_HIT_PLANE_BIT) &&
-                s->emitter_power > 0.0f) {
-                float pl = sr_emitter_power(prim, m) / s->emitter_power * sr_emitter_pdf(prim, o, d, h.t, ng);
-                w = sr_mis_power(prev_pdf, pl);
-            }
-            sr_path_film_add(p, pixel, sr_mul(tp, sr_scale(m->color, w)));
-        }
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, d, h.t, ng, front, prev_pdf)));
         albedo = m->color2;   /* an emitter that also reflects, diffusely */
         if (!(sr_max3(albedo) > 0.0f)) return false;
         break;
@@ -410,8 +437,7 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     const bool last = bounce + 1u >= s->max_depth;
     const sr_vec3 origin = sr_offset_origin(x, n);
     if (!specular)
-        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_direct(p, m, albedo, origin, n, sr_neg(d), pixel, bounce, last)));
-    if (last) return false;   /* out of depth: nothing more arrives */
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_direct(p, m, albedo, origin, n, sr_neg(d), pixel, bounce)));
 
     float u1 = 0.0f, u2 = 0.0f, uc = 0.0f;
     if (!specular) {
@@ -425,6 +451,10 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     bool transmit;
     if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
     tp = sr_mul(tp, weight);
+    if (last) {   /* out of depth: the continuation only collects what it sees */
+        if (sr_max3(tp) > 0.0f) sr_path_last_segment(p, pixel, tp, transmit ? sr_offset_origin(x, sr_neg(n)) : origin, wi, pdf);
+        return false;
+    }
     float q = sr_max3(tp);
     if (!(q > 0.0f)) return false;
     if (bounce >= SR_RR_START && !(s->path_flags & SR_PATH_NO_RR)) {

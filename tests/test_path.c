@@ -90,7 +90,8 @@ static const char *convex_scene =
     " \"objects\":[{\"type\":\"sphere\",\"center\":[0,0,0],\"radius\":1,\"material\":\"d\"}]}";
 
 /* Every ray that leaves a convex object escapes, so a pixel on it is albedo x L exactly, with
- * no noise at any depth of at least 2; at depth 1 nothing is lit (no lights) and it is black. */
+ * no noise, at every depth: depth 1 is direct lighting from every light, the sky included
+ * (before the one depth convention it was black at depth 1). */
 static void test_convex_diffuse_in_uniform_environment(void **state)
 {
     (void)state;
@@ -110,7 +111,7 @@ static void test_convex_diffuse_in_uniform_environment(void **state)
                     if (fabs(m) < 0.08) continue;   /* pixels the silhouette may cross */
                     on += m < 0;
                     for (int c = 0; c < 3; c++) {
-                        float expect = m > 0 ? L[c] : (depths[k] == 1 ? 0.0f : rho[c] * L[c]);
+                        float expect = m > 0 ? L[c] : rho[c] * L[c];
                         float got = img[3u * (y * 48 + x) + (uint32_t)c];
                         if (fabsf(got - expect) > 2e-6f * (1.0f + expect))
                             fail_msg("depth %u spp %u pixel (%u, %u)[%d]: %.7g, expected %.7g", depths[k], spp, x, y, c,
@@ -229,7 +230,8 @@ static void test_inside_emitting_sphere(void **state)
         s.max_depth = cases[k].depth;
         s.path_flags = cases[k].flags;
         bool nee = !(cases[k].flags & SR_PATH_NO_NEE);
-        double terms = cases[k].depth >= 64 ? 1e9 : (double)cases[k].depth + (nee ? 1.0 : 0.0);
+        /* depth D: light arrives along at most D + 1 segments, by light sampling or not */
+        double terms = cases[k].depth >= 64 ? 1e9 : (double)cases[k].depth + 1.0;
         double expect[3];
         for (int c = 0; c < 3; c++) expect[c] = E[c] * (1.0 - pow(rho, terms)) / (1.0 - rho);
         float *img = render_cpu(&s, 100 + (uint32_t)k);
@@ -674,6 +676,48 @@ static const char *lit_scene =
     " \"lights\":[{\"type\":\"point\",\"position\":[2,4,3],\"intensity\":60},"
     "   {\"type\":\"directional\",\"direction\":[-1,-2,-0.5],\"color\":[1,0.9,0.8],\"intensity\":1.5}]}";
 
+/* Depth 1 is direct lighting from every light, also through a specular vertex: a mirror (and
+ * a glass) sphere facing a large lamp behind the camera shows the lamp's reflection at depth 1
+ * (before the one depth convention, specular vertices at the last depth were black). The ray
+ * through the image centre meets the sphere head-on and comes straight back to the lamp, so
+ * the mirror gives exactly reflectance x radiance there, and the glass its Fresnel share. */
+static const char *specular_lamp_fmt =
+    "{\"integrator\":\"path\","
+    " \"camera\":{\"position\":[0,0,5],\"look_at\":[0,0,0],\"fov\":30},"
+    " \"image\":{\"width\":33,\"height\":33,\"spp\":%u,\"max_depth\":1},"
+    " \"materials\":{\"s\":%s,"
+    "   \"lamp\":{\"type\":\"emissive\",\"radiance\":[2,3,4]}},"
+    " \"objects\":[{\"type\":\"sphere\",\"center\":[0,0,0],\"radius\":1,\"material\":\"s\"},"
+    "   {\"type\":\"quad\",\"corner\":[-20,-20,9],\"edge_u\":[0,40,0],\"edge_v\":[40,0,0],\"material\":\"lamp\"}]}";
+
+static void test_specular_sees_lamp_at_depth_one(void **state)
+{
+    (void)state;
+    char text[1024];
+    snprintf(text, sizeof text, specular_lamp_fmt, 1u, "{\"type\":\"mirror\",\"reflectance\":[0.9,0.8,0.7]}");
+    sr_scene s;
+    sr_test_parse("mirror_lamp.json", text, &s);
+    float *img = render_cpu(&s, 5);
+    const uint32_t c = 16 * 33 + 16;   /* the image centre */
+    const float want[3] = { 0.9f * 2.0f, 0.8f * 3.0f, 0.7f * 4.0f };
+    for (int k = 0; k < 3; k++)
+        if (fabsf(img[3 * c + k] - want[k]) > 1e-4f * want[k])
+            fail_msg("mirror at depth 1, centre [%d]: %.6f, expected %.6f", k, img[3 * c + k], want[k]);
+    free(img);
+    sr_scene_free(&s);
+
+    snprintf(text, sizeof text, specular_lamp_fmt, 256u, "{\"type\":\"glass\",\"ior\":1.5}");
+    sr_test_parse("glass_lamp.json", text, &s);
+    img = render_cpu(&s, 6);
+    /* Head-on Fresnel reflectance of glass, ((1.5 - 1) / (1.5 + 1))^2 = 0.04: the mean of 256
+     * choices between reflecting (sees the lamp) and refracting (sees nothing more). */
+    const float got = img[3 * c + 1];
+    if (!(got > 0.02f * 3.0f && got < 0.08f * 3.0f))
+        fail_msg("glass at depth 1, centre [g]: %.6f, expected about %.6f", got, 0.04f * 3.0f);
+    free(img);
+    sr_scene_free(&s);
+}
+
 /* Depth 1 is direct light only in both integrators: with no ambient term the path tracer's
  * point and directional lights (delta lights, one shadow ray each) give Whitted's image. */
 static void test_delta_lights_match_whitted_at_depth_one(void **state)
@@ -836,6 +880,7 @@ int main(void)
         cmocka_unit_test(test_rough_metal_light_vs_bsdf_sampling),
         cmocka_unit_test(test_glass_single_interface),
         cmocka_unit_test(test_delta_lights_match_whitted_at_depth_one),
+        cmocka_unit_test(test_specular_sees_lamp_at_depth_one),
         cmocka_unit_test(test_path_masks_agree),
         cmocka_unit_test(test_shipped_path_scenes),
         cmocka_unit_test(test_emitter_cdf),
