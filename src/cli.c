@@ -176,7 +176,7 @@ static int sr_cmd_info(int argc, char **argv)
     sr_cuda_describe(buf, sizeof buf);
     printf("CUDA:\n%s", buf);
     printf("libraries:\n  cJSON %s\n  assimp %u.%u.%u\n  stb_image_write (libstb)\n", cJSON_Version(),
-           aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionRevision());
+           aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
     return 0;
 }
 
@@ -201,10 +201,42 @@ static int sr_cli_dispatch(int argc, char **argv);
  * that lost the table or the summary is reported (SIGPIPE is ignored, so a closed pipe is
  * an EPIPE here instead of a kill after the image was written). A lost summary after a
  * successful render is said on stderr; a lost table or help (the output itself) is exit 1. */
+/* "--spp=8" is "--spp 8", as GNU tools take it: split before any command parses. The option
+ * names are copies (in names[], freed after); the values point into argv. */
+typedef struct sr_split_args { char **argv, **names; int argc, nnames; } sr_split_args;
+
+static int sr_split_equals(int argc, char **argv, sr_split_args *out)
+{
+    out->argv = calloc((size_t)argc * 2 + 1, sizeof *out->argv);
+    out->names = calloc((size_t)argc + 1, sizeof *out->names);
+    out->argc = out->nnames = 0;
+    if (!out->argv || !out->names) return -1;
+    for (int i = 0; i < argc; i++) {
+        const char *eq = i >= 2 && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
+        if (!eq || eq == argv[i] + 2) { out->argv[out->argc++] = argv[i]; continue; }
+        char *name = strndup(argv[i], (size_t)(eq - argv[i]));
+        if (!name) return -1;
+        out->names[out->nnames++] = name;
+        out->argv[out->argc++] = name;
+        out->argv[out->argc++] = (char *)(eq + 1);
+    }
+    return 0;
+}
+
+static void sr_split_free(sr_split_args *s)
+{
+    for (int i = 0; s->names && i < s->nnames; i++) free(s->names[i]);
+    free(s->names);
+    free(s->argv);
+}
+
 int sr_cli_main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
-    int code = sr_cli_dispatch(argc, argv);
+    sr_split_args split;
+    const int ok = sr_split_equals(argc, argv, &split) == 0;
+    int code = ok ? sr_cli_dispatch(split.argc, split.argv) : sr_cli_dispatch(argc, argv);
+    sr_split_free(&split);
     const int lost = fflush(stdout) != 0 || ferror(stdout);
     if (lost) {
         const int e = errno;

@@ -139,6 +139,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         return 0;
     }
     if (o[0] != '-' && !c->scene_path) { c->scene_path = o; return 0; }
+    if (o[0] != '-') return sr_usage_error(a, "one scene expected, got two ('%s' and '%s')", c->scene_path, o);
     return -1;
 }
 

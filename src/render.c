@@ -287,8 +287,13 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     return SR_OK;
 }
 
-static void sr_progress(double elapsed, uint32_t done, uint32_t total)
+static void sr_progress(double elapsed, uint32_t done, uint32_t total, int tty)
 {
+    double eta_line = done ? elapsed * (double)(total - done) / (double)done : 0.0;
+    if (!tty) {   /* a log, not a terminal: whole lines, no carriage returns */
+        fprintf(stderr, "render: %u/%u samples, %.1f s, ETA %.1f s\n", done, total, elapsed, eta_line);
+        return;
+    }
     const int width = 30;
     int filled = (int)((double)width * done / (total ? total : 1));
     double eta = done ? elapsed * (double)(total - done) / (double)done : 0.0;
@@ -310,6 +315,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
     if (s) return s;
     const double t0 = sr_now();
     int shown = 0;
+    const int tty = isatty(2);
     /* keep_partial: a copy of the film sums after sample `snap`, for an interrupt that
      * lands inside a sample (whose rays have already added to the film). Taken when the
      * last copy is 20 copy-times old, so it costs at most about 5 %. */
@@ -322,8 +328,10 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
         done = i + 1;
         double elapsed = sr_now() - t0;
         /* at most 10 updates a second: a fast GPU finishes thousands of samples a second */
-        if (o->progress && (elapsed > 1.0 || shown) && (elapsed - shown_at >= 0.1 || done == r->view.spp)) {
-            sr_progress(elapsed, i + 1, r->view.spp);
+        /* On a terminal a bar redrawn up to 10 times a second; in a log a line every 5 s. */
+        const double every = tty ? 0.1 : 5.0;
+        if (o->progress && (elapsed > 1.0 || shown) && (elapsed - shown_at >= every || (tty && done == r->view.spp))) {
+            sr_progress(elapsed, i + 1, r->view.spp, tty);
             shown = 1;
             shown_at = elapsed;
         }
@@ -337,7 +345,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
     }
     if (!s) s = ops->finish(r->be->impl, err);
     st->seconds = sr_now() - t0;
-    if (shown) fputc('\n', stderr);
+    if (shown && tty) fputc('\n', stderr);
     if (s == SR_INTERRUPTED && o->keep_partial) {
         if (!mid_sample && done > 0) {          /* between samples: the film is exact */
             s = ops->read_film(r->be->impl, rgb, 1.0f / (float)done, err);
