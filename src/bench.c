@@ -68,7 +68,8 @@ static const char sr_bench_help[] =
 "  --csv FILE              also write the table as CSV ('-': standard output)\n"
 "  --json FILE             also write everything as JSON ('-': standard output)\n"
 "  --plot FILE.png         FPS-per-depth chart, one line per mask (needs gnuplot)\n"
-SR_COMMON_HELP
+"  -q, --quiet             no progress on stderr\n"
+SR_HELP_SIZE SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_TUNING SR_HELP_SORT_KEY
 "\n"
 "Examples:\n"
 "  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"
@@ -426,6 +427,9 @@ int sr_bench_main(int argc, char **argv)
         else if (!strcmp(o, "--micro")) { b.micro = 1; r = 0; }
         else if (!strcmp(o, "--sort-micro")) { b.sort_micro = 1; r = 0; }
         else if (!strcmp(o, "--sort")) r = sr_parse_sort_list(&a, &b);
+        else if (!strcmp(o, "--spp") || !strcmp(o, "--exposure") || !strcmp(o, "--tonemap"))
+            r = sr_usage_error(&a, "%s does not apply to bench: a frame is one sample per pixel and no image is "
+                               "written%s", o, "");
         else if (!strcmp(o, "--csv")) r = (b.csv = sr_value(&a, o)) ? 0 : 2;
         else if (!strcmp(o, "--json")) r = (b.json = sr_value(&a, o)) ? 0 : 2;
         else if (!strcmp(o, "--plot")) r = (b.plot = sr_value(&a, o)) ? 0 : 2;

@@ -41,32 +41,45 @@ int sr_parse_common(sr_args *a, sr_common *c);
  * code (0 = both are open and must be freed). */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 
-#define SR_COMMON_HELP \
+/* The shared options' help, in pieces, so that each command lists exactly what it takes. */
+#define SR_HELP_SIZE \
 "Scene and image (override the scene file):\n" \
-"  --width N, --height N   image size in pixels (1..16384)\n" \
-"  --spp N                 samples per pixel (1..65536): more = smoother edges and glass\n" \
-"  --depth N               maximum trace depth (1..64): 1 = no reflections\n" \
+"  --width N, --height N   image size in pixels (1..16384)\n"
+#define SR_HELP_SPP \
+"  --spp N                 samples per pixel (1..65536): more = smoother edges and glass\n"
+#define SR_HELP_DEPTH \
+"  --depth N               maximum trace depth (1..64): 1 = no reflections\n"
+#define SR_HELP_INTEGRATOR \
 "  --integrator I          whitted or path (default: the scene's \"integrator\"); path\n" \
-"                          traces global illumination and needs many samples (--spp)\n" \
+"                          traces global illumination and needs many samples (--spp)\n"
+#define SR_HELP_WHERE \
 "Where it runs:\n" \
 "  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \
-"  --device N              which CUDA device (see 'stencilray info'), default 0\n" \
+"  --device N              which CUDA device (see 'stencilray info'), default 0\n"
+#define SR_HELP_MASK \
 "  --mask M                how bounces skip finished rays: wave (default), compact,\n" \
-"                          stencil, flags, megakernel; every mask gives the same image\n" \
+"                          stencil, flags, megakernel; every mask gives the same image\n"
+#define SR_HELP_TUNING \
 "  --wave-dense N          wave: a warp keeps bouncing while N of its 32 rays live, then\n" \
 "                          repacks them (1..32; 1 = never; default: each of 1 and 16 is\n" \
 "                          timed on a few samples and the faster kept)\n" \
 "  --compact-below F       compact: compact live rays when fewer than F of them are left\n" \
 "                          (0..1, default 0.1; 1 = after every bounce, 0 = never)\n" \
+"  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n"
+#define SR_HELP_SORT \
 "  --sort S                with --mask compact: none (default), merge or radix: sort the\n" \
 "                          live rays by a coherence key after every bounce (compacting\n" \
-"                          first), so that a warp traces similar rays; same image\n" \
+"                          first), so that a warp traces similar rays; same image\n"
+#define SR_HELP_SORT_KEY \
 "  --sort-key K            dir-morton (default: direction octant, then the Morton code of\n" \
-"                          the origin) or material (of the last hit, then the same)\n" \
-"  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n" \
+"                          the origin) or material (of the last hit, then the same)\n"
+#define SR_HELP_OUTPUT \
 "Output:\n" \
 "  --exposure X            multiply radiance by X before tonemapping (default 1)\n" \
-"  --tonemap T             clamp (default), reinhard, aces\n" \
+"  --tonemap T             clamp (default), reinhard, aces\n"
+#define SR_HELP_QUIET \
 "  -q, --quiet             no progress bar or summary\n"
+#define SR_COMMON_HELP SR_HELP_SIZE SR_HELP_SPP SR_HELP_DEPTH SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_MASK \
+    SR_HELP_TUNING SR_HELP_SORT SR_HELP_SORT_KEY SR_HELP_OUTPUT SR_HELP_QUIET
 
 #endif

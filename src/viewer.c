@@ -38,7 +38,7 @@ static const char sr_view_help[] =
 "  [ ]              halve / double the fly speed; hold Shift to fly 4x faster\n"
 "  R                reset the camera\n"
 "  1 .. 9           trace depth (1 = no reflections)\n"
-"  M                next masking strategy: flags, stencil, compact, megakernel\n"
+"  M                next masking strategy: flags, stencil, compact, wave, megakernel\n"
 "  + -              exposure up / down by half a stop\n"
 "  V                vsync on / off\n"
 "  P                save a screenshot (stencilray-NNNN.png in the current folder)\n"
@@ -60,7 +60,8 @@ static const char sr_view_help[] =
 "  --vsync on|off          wait for the display refresh (default on; off in scripted runs)\n"
 "  --shader-dir DIR        where display.vert and display.frag are (default: next to the\n"
 "                          binary, then ../share/stencilray/shaders, then the source tree)\n"
-SR_COMMON_HELP
+SR_HELP_SIZE SR_HELP_DEPTH SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_MASK SR_HELP_TUNING SR_HELP_SORT \
+SR_HELP_SORT_KEY SR_HELP_OUTPUT
 "\n"
 "Examples:\n"
 "  stencilray view                                          # the default scene\n"

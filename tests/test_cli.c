@@ -52,14 +52,9 @@ static void test_progress_in_a_log(void **state)
     assert_null(strchr(c.err, '\r'));
 }
 
-static void test_info_assimp_version(void **state)
+/* What `stencilray ARGS` prints on standard output (into buf). */
+static void run_stdout(const char *const *args, char *buf, size_t cap)
 {
-    (void)state;
-    char want[64];
-    snprintf(want, sizeof want, "assimp %u.%u.%u", aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
-    /* info prints to stdout: read it through a pipe of our own */
-    FILE *p = NULL;
-    char buf[8192] = "";
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     const pid_t pid = fork();
@@ -67,18 +62,57 @@ static void test_info_assimp_version(void **state)
     if (pid == 0) {
         dup2(fds[1], 1);
         close(fds[0]);
-        execl(SR_CLI, SR_CLI, "info", (char *)NULL);
+        const char *argv[16] = { SR_CLI };
+        for (int k = 0; args[k] && k < 14; k++) argv[k + 1] = args[k];
+        execv(SR_CLI, (char *const *)argv);
         _exit(98);
     }
     close(fds[1]);
-    p = fdopen(fds[0], "r");
+    FILE *p = fdopen(fds[0], "r");
     assert_non_null(p);
-    size_t got = fread(buf, 1, sizeof buf - 1, p);
+    const size_t got = fread(buf, 1, cap - 1, p);
     buf[got] = '\0';
     fclose(p);
     int status = 0;
     waitpid(pid, &status, 0);
+}
+
+static void test_info_assimp_version(void **state)
+{
+    (void)state;
+    char want[64], buf[8192];
+    snprintf(want, sizeof want, "assimp %u.%u.%u", aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
+    const char *args[] = { "info", NULL };
+    run_stdout(args, buf, sizeof buf);
     if (!strstr(buf, want)) fail_msg("expected '%s' in:\n%s", want, buf);
+}
+
+/* Each command's help lists each option once (bench's --depth and --mask were listed twice,
+ * with two meanings), and bench refuses what does not apply to it instead of ignoring it. */
+static void test_help_lists_each_option_once(void **state)
+{
+    (void)state;
+    static const char *const cmds[] = { "render", "bench", "view" };
+    for (size_t k = 0; k < 3; k++) {
+        char buf[16384];
+        const char *args[] = { cmds[k], "--help", NULL };
+        run_stdout(args, buf, sizeof buf);
+        char seen[64][32];
+        int n = 0;
+        for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+            if (strncmp(line, "  --", 4) != 0) continue;
+            char opt[32];
+            if (sscanf(line + 2, "%31[a-z-]", opt) != 1) continue;
+            for (int j = 0; j < n; j++)
+                if (!strcmp(seen[j], opt)) fail_msg("%s --help lists %s twice", cmds[k], opt);
+            if (n < 64) snprintf(seen[n++], sizeof seen[0], "%s", opt);
+        }
+        assert_true(n > 5);
+    }
+    char err[4096];
+    const char *spp[] = { "bench", "--spp", "16", "--backend", "cpu", NULL };
+    assert_int_equal(sr_test_run_cli(spp, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--spp does not apply to bench"));
 }
 
 int main(void)
@@ -88,6 +122,7 @@ int main(void)
         cmocka_unit_test(test_two_scenes),
         cmocka_unit_test(test_progress_in_a_log),
         cmocka_unit_test(test_info_assimp_version),
+        cmocka_unit_test(test_help_lists_each_option_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
