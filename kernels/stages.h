@@ -7,6 +7,7 @@
 
 #include "raystate.h"
 #include "material.h"
+#include "wave.h"
 
 SR_HD sr_vec3 sr_ray_org(const sr_params *p, uint32_t i) { return sr_v3(p->ray.ox[i], p->ray.oy[i], p->ray.oz[i]); }
 SR_HD sr_vec3 sr_ray_dir(const sr_params *p, uint32_t i) { return sr_v3(p->ray.dx[i], p->ray.dy[i], p->ray.dz[i]); }
@@ -71,18 +72,8 @@ SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
     return true;
 }
 
-/* The wave mask's slot order: warp t (slots 32t..32t+31) covers the t-th 8x4 pixel tile, row
- * by row, so a warp's rays start close together and stay coherent for longer than a 32x1 row.
- * Tiles overhang the right and bottom edges; their outside slots die at generate. */
-#ifndef SR_TILE_W
-#define SR_TILE_W 8u
-#define SR_TILE_H 4u
-#endif
-SR_HD uint32_t sr_tiles_x(uint32_t width) { return (width + SR_TILE_W - 1u) / SR_TILE_W; }
-SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height)
-{
-    return sr_tiles_x(width) * ((height + SR_TILE_H - 1u) / SR_TILE_H) * 32u;
-}
+/* The camera ray of slot `slot` in the wave mask's tiled order (wave.h); false for the slots
+ * of tiles that overhang the image. */
 SR_HD bool sr_stage_generate_tiled(const sr_params *p, uint32_t slot, uint32_t tiled)
 {
     if (!tiled) {   /* row order, for measuring what the tiles buy */

@@ -29,7 +29,6 @@
 #define SR_WAVE_BLOCKS_WHITTED_QUEUE 3
 #define SR_WAVE_BLOCKS_PATH 3
 #endif
-#define SR_TOMBSTONE 0xffu     /* a queue entry of a warp that found the queue full: no ray */
 #define SR_NO_CHUNK 0xffffffffu
 
 template <bool PATH>
@@ -61,7 +60,7 @@ __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, const s
     const uint32_t to = base + rank;
     if (alive && to < w.capacity) {
         if (fits) sr_ray_copy(p->ray, w.queue_base + to, p->ray, i);
-        p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_TOMBSTONE;
+        p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_WAVE_TOMBSTONE;
         __threadfence();
     }
     __syncwarp();
@@ -136,7 +135,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             take = SR_NO_CHUNK;
             alive = SR_STENCIL_TEST(word, i);
             bounce = alive ? (uint32_t)__ldcg(&p->ray.bounce[i]) : 0u;
-            if (bounce == SR_TOMBSTONE) alive = false;
+            if (bounce == SR_WAVE_TOMBSTONE) alive = false;
             if (!alive) bounce = 0;
             first_bounce = bounce;
             finish = MODE == SR_WAVE_TAIL;   /* the tail runs its rays to the end */

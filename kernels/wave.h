@@ -15,6 +15,22 @@
 /* Samples per way when the renderer measures how to run the wave mask (src/render.c). */
 #define SR_WAVE_TUNE_RUNS 2u
 
+/* The wave mask's slot order: warp t (slots 32t..32t+31) covers the t-th 8x4 pixel tile, row
+ * by row, so a warp's rays start close together and stay coherent for longer than a 32x1 row.
+ * Tiles overhang the right and bottom edges; their outside slots die at generate. */
+#ifndef SR_TILE_W
+#define SR_TILE_W 8u
+#define SR_TILE_H 4u
+#endif
+SR_HD uint32_t sr_tiles_x(uint32_t width) { return (width + SR_TILE_W - 1u) / SR_TILE_W; }
+SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height)
+{
+    return sr_tiles_x(width) * ((height + SR_TILE_H - 1u) / SR_TILE_H) * 32u;
+}
+
+/* A queue entry's bounce byte when the warp that reserved it found the queue full: no ray. */
+#define SR_WAVE_TOMBSTONE 0xffu
+
 /* The queue's counters (sr_wave_args.ctl): entries reserved. */
 #define SR_WAVE_QCOUNT 0u
 #define SR_WAVE_CTL 4u

@@ -300,7 +300,6 @@ static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_e
 
 /* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same dense test on
  * the same ballot, the same ballot partitioning into the queue, the same chunks. */
-#define SR_CPU_TOMBSTONE 0xffu
 
 static uint32_t cpu_wave_bounce(sr_cpu *c, const sr_params *p, uint32_t w, uint32_t m, uint32_t *bounce,
                                 uint32_t dense_min, bool finish)
@@ -333,7 +332,7 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
         bool alive = (word >> lane) & 1u;
         bounce[lane] = alive && !first ? p->ray.bounce[i] : 0u;
         if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i, 1u);
-        if (bounce[lane] == SR_CPU_TOMBSTONE) alive = false;
+        if (bounce[lane] == SR_WAVE_TOMBSTONE) alive = false;
         m |= (uint32_t)alive << lane;
     }
     m = cpu_wave_bounce(c, p, w, m, bounce, dense_min, !queue);
@@ -348,7 +347,7 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
             const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
             if (to >= cap) continue;
             if (fits) sr_ray_copy(c->pool[1], to, p->ray, w * SR_WARP + lane);
-            c->pool[1].bounce[to] = fits ? (uint8_t)bounce[lane] : (uint8_t)SR_CPU_TOMBSTONE;
+            c->pool[1].bounce[to] = fits ? (uint8_t)bounce[lane] : (uint8_t)SR_WAVE_TOMBSTONE;
             const uint32_t bit = 1u << (to & 31u);
 #pragma omp atomic
             c->queue_stencil[to >> 5] |= bit;

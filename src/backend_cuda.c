@@ -117,7 +117,7 @@ typedef struct sr_cuda {
     int compacted;                  /* this sample has compacted: launch the live kernels   */
     uint32_t capacity, aligned, words, n, sample, seed;
     uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
-    uint32_t wave_slots, wave_parity;
+    uint32_t wave_slots, wave_parity, wave_queue_cap;
     uint32_t wave_tiled;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
     sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
@@ -296,6 +296,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMalloc((void **)&c->wave_queue_stencil, sizeof(uint32_t) * c->words), "allocating the stencil");
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_queue_stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
     c->wave_parity = 0;
+    c->wave_queue_cap = sr_wave_queue_limit(c->aligned);
     c->wave_tiled = 1;
     const char *env = getenv("SR_WAVE_TILED");   /* experiments */
     if (env) c->wave_tiled = (uint32_t)atoi(env);
@@ -445,9 +446,9 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     w.stencil = c->wave_queue_stencil;
     w.ctl = c->ray_count + SR_MAX_DEPTH;
     w.slots = c->wave_slots;
-    w.capacity = sr_wave_queue_limit(c->aligned);
+    w.capacity = c->wave_queue_cap;
     w.parity = c->wave_parity;
-    w.dense_min = dense_min < 1u ? 1u : dense_min > 32u ? 32u : dense_min;
+    w.dense_min = dense_min;   /* 1..32: the frame driver clamps it */
     w.tiled = c->wave_tiled;
     sr_cuda_launches_reset();
     sr_cuda_launched("wave", 0);

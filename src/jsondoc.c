@@ -634,8 +634,9 @@ sr_status sr_json_read_file(const char *path, const char *what, size_t max_bytes
     const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return sr_fail(err, SR_ERR_INPUT, "%s: cannot read %s file: %s", path, what, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        const int dir = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+    const int stat_ok = fstat(fd, &st) == 0;
+    if (!stat_ok || !S_ISREG(st.st_mode)) {
+        const int dir = stat_ok && S_ISDIR(st.st_mode);
         close(fd);
         return sr_fail(err, SR_ERR_INPUT, "%s: cannot read %s file: %s; expected a regular file", path, what,
                        dir ? "it is a directory" : "not a regular file (a FIFO, device or socket)");

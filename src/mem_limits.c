@@ -1,6 +1,7 @@
 /* mem_limits.c: memory needed vs memory available, before anything large is allocated. */
 #include "mem_limits.h"
 #include "../kernels/raystate.h"
+#include "../kernels/wave.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -96,10 +97,10 @@ sr_status sr_check_host_memory(uint64_t need, const char *what, const char *hint
                    sr_fmt_bytes(a, sizeof a, need), sr_fmt_bytes(b, sizeof b, avail), source, hint ? hint : "");
 }
 
-/* Pool slots for a w x h image: the wave mask's 8x4 tiles overhang the edges (stages.h). */
+/* Pool slots for a w x h image: the wave mask's tiles overhang the edges (stages.h). */
 static uint64_t sr_pool_slots(uint32_t w, uint32_t h)
 {
-    const uint64_t n = (uint64_t)w * h, tiled = (uint64_t)((w + 7u) / 8u) * ((h + 3u) / 4u) * 32u;
+    const uint64_t n = (uint64_t)w * h, tiled = sr_tiled_slots(w, h);
     return n > tiled ? n : tiled;
 }
 
