@@ -23,7 +23,7 @@ struct sr_stage_call {
 template <int STAGE>
 __device__ __forceinline__ uint32_t *sr_stage_count(const sr_params &p, uint32_t bounce)
 {
-    return STAGE == SR_K_INTERSECT ? &p.ray_count[bounce] : NULL;
+    return STAGE == SR_K_INTERSECT ? &sr_count_copy(p.ray_count)[bounce] : NULL;
 }
 
 /* One thread per slot, under the stencil. */
@@ -50,7 +50,7 @@ __device__ __forceinline__ void sr_flags_stage(const sr_params &p, uint32_t *fla
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (STAGE == SR_K_INTERSECT) {
         const uint32_t m = __ballot_sync(SR_FULL_MASK, i < p.n && flags[i] != 0);
-        if ((threadIdx.x & 31u) == 0 && m) atomicAdd(&p.ray_count[bounce], (unsigned)__popc(m));
+        if ((threadIdx.x & 31u) == 0 && m) atomicAdd(&sr_count_copy(p.ray_count)[bounce], (unsigned)__popc(m));
     }
     if (i >= p.n || flags[i] == 0) return;
     const sr_stage_call<STAGE> stage = { &p, bounce };
@@ -94,7 +94,7 @@ extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<
             }                                                                                 \
         }                                                                                     \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
-        if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(&p.ray_count[0], segments);      \
+        if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 
 SR_MEGAKERNEL(srk_megakernel, sr_stage_trace_whitted)

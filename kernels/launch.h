@@ -17,6 +17,13 @@ extern "C" {
 
 enum { SRK_GENERATE = 0, SRK_INTERSECT = 1, SRK_SHADE = 2 };
 
+/* The per-bounce ray counts on the device are SR_COUNT_COPIES copies of [SR_MAX_DEPTH]; a
+ * block adds to copy blockIdx % SR_COUNT_COPIES and the host sums them. One copy took every
+ * warp's add on one address: at depth 8, 500 K same-address atomics a frame on one L2 slice
+ * (measured 7 % of the mirror_hall frame). */
+#define SR_COUNT_COPIES 16u
+#define SR_COUNT_WORDS (SR_MAX_DEPTH * SR_COUNT_COPIES)
+
 /* One stage over slots [0, p->n) under the stencil (stencil != NULL) or flags mask. */
 cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
                             uint32_t bounce, cudaStream_t stream);
@@ -52,7 +59,8 @@ typedef struct sr_wave_args {
     uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero
                                between samples (every chunk writes back an empty word)     */
     uint32_t *ctl;          /* [SR_WAVE_CTL] queue counters, zero at the start of a sample  */
-    uint32_t slots, capacity, parity, dense_min, tiled;
+    uint32_t slots, capacity, parity, dense_min;
+    uint32_t tiles_x, tiles_y;   /* the tiled image (wave.h) */
 } sr_wave_args;
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */

@@ -37,13 +37,13 @@ SR_HD sr_vec3 sr_sky(const sr_scene_view *s, sr_vec3 d)
     return sr_add(sr_scale(s->sky_horizon, 1.0f + y), sr_scale(s->sky_ground, -y));
 }
 
-/* The camera ray of `pixel` into `slot`. Random numbers are keyed by the pixel, never the
- * slot, so any slot order gives the same image. */
-SR_HD void sr_generate_pixel(const sr_params *p, uint32_t slot, uint32_t pixel)
+/* The camera ray of pixel (x, y) into `slot`. Random numbers are keyed by the pixel, never
+ * the slot, so any slot order gives the same image. */
+SR_HD void sr_generate_xy(const sr_params *p, uint32_t slot, uint32_t x, uint32_t y)
 {
     const sr_scene_view *s = &p->scene;
     const sr_camera *c = &s->camera;
-    uint32_t x = pixel % s->width, y = pixel / s->width;
+    const uint32_t pixel = y * s->width + x;
     float jx = 0.5f, jy = 0.5f;
     if (s->spp > 1) {  /* jittered within the pixel: antialiasing converges over samples */
         jx = sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_PIXEL_X);
@@ -65,6 +65,12 @@ SR_HD void sr_generate_pixel(const sr_params *p, uint32_t slot, uint32_t pixel)
     p->ray.bounce[slot] = 0;
 }
 
+/* The camera ray of `pixel` into `slot`. */
+SR_HD void sr_generate_pixel(const sr_params *p, uint32_t slot, uint32_t pixel)
+{
+    sr_generate_xy(p, slot, pixel % p->scene.width, pixel / p->scene.width);
+}
+
 /* Primary ray of pixel `slot` (the pool is in pixel order when a sample starts). */
 SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
 {
@@ -72,21 +78,21 @@ SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
     return true;
 }
 
-/* The camera ray of slot `slot` in the wave mask's tiled order (wave.h); false for the slots
- * of tiles that overhang the image. */
-SR_HD bool sr_stage_generate_tiled(const sr_params *p, uint32_t slot, uint32_t tiled)
+/* The camera ray of slot `slot` in the wave mask's tiled order (wave.h): lane l of tile t
+ * is pixel (l % SR_TILE_W, l / SR_TILE_W) of the tile; false for the slots of tiles that
+ * overhang the image. (The CUDA frame gets the tile from its 2D grid, without dividing.) */
+SR_HD bool sr_stage_generate_tile(const sr_params *p, uint32_t slot, uint32_t tile_x, uint32_t tile_y)
 {
-    if (!tiled) {   /* row order, for measuring what the tiles buy */
-        if (slot >= p->scene.width * p->scene.height) return false;
-        sr_generate_pixel(p, slot, slot);
-        return true;
-    }
-    const uint32_t tile = slot >> 5, lane = slot & 31u, tiles_x = sr_tiles_x(p->scene.width);
-    const uint32_t x = (tile % tiles_x) * SR_TILE_W + (lane % SR_TILE_W);
-    const uint32_t y = (tile / tiles_x) * SR_TILE_H + (lane / SR_TILE_W);
+    const uint32_t lane = slot & 31u;
+    const uint32_t x = tile_x * SR_TILE_W + lane % SR_TILE_W, y = tile_y * SR_TILE_H + lane / SR_TILE_W;
     if (x >= p->scene.width || y >= p->scene.height) return false;
-    sr_generate_pixel(p, slot, y * p->scene.width + x);
+    sr_generate_xy(p, slot, x, y);
     return true;
+}
+SR_HD bool sr_stage_generate_tiled(const sr_params *p, uint32_t slot)
+{
+    const uint32_t tile = slot >> 5, tiles_x = sr_tiles_x(p->scene.width);
+    return sr_stage_generate_tile(p, slot, tile % tiles_x, tile / tiles_x);
 }
 
 /* Closest hit of the ray in `slot`, left in hit_t / hit_prim for shade. */

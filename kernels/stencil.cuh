@@ -6,10 +6,17 @@
 #define SR_STENCIL_CUH
 
 #include "compat.h"
+#include "launch.h"
 
 #define SR_FULL_MASK 0xffffffffu
 
 /* The warp's stencil word: read once by lane 0, broadcast to the other lanes. */
+/* This block's copy of the ray counts (launch.h). */
+__device__ __forceinline__ uint32_t *sr_count_copy(uint32_t *ray_count)
+{
+    return ray_count + (blockIdx.x % SR_COUNT_COPIES) * SR_MAX_DEPTH;
+}
+
 __device__ __forceinline__ uint32_t sr_stencil_load(const uint32_t *stencil, uint32_t i)
 {
     uint32_t word = 0;

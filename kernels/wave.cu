@@ -31,6 +31,7 @@
 #endif
 #define SR_NO_CHUNK 0xffffffffu
 
+
 template <bool PATH>
 __device__ __forceinline__ bool sr_wave_trace(const sr_params *p, uint32_t i, uint32_t bounce)
 {
@@ -76,35 +77,82 @@ __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, const s
 }
 
 /* Rays entering intersect per bounce, for the warp's lanes that traced bounces [b0, b1): a
- * vote per bounce level and one add from lane 0, when the warp is done with a stencil word.
- * (The lanes' paths are contiguous runs of bounces, so nothing is counted inside the loop.) */
-__device__ __forceinline__ void sr_wave_count(uint32_t *ray_count, uint32_t b0, uint32_t b1)
+ * vote per bounce level and one add from lane 0 into `count` (the block's copy of the
+ * counts, launch.h), when the warp is done with a stencil word. (The lanes' paths are
+ * contiguous runs of bounces, so nothing is counted inside the loop.) */
+__device__ __forceinline__ void sr_wave_count(uint32_t *count, uint32_t b0, uint32_t b1)
 {
-    uint32_t lo = b1 > b0 ? b0 : 0xffffffffu, hi = b1;   /* warp min and max (sm_75 has no __reduce_*) */
+    uint32_t lo = b1 > b0 ? b0 : 0xffffffffu, hi = b1;   /* warp min and max */
+#if __CUDA_ARCH__ >= 800
+    lo = __reduce_min_sync(SR_FULL_MASK, lo);
+    hi = __reduce_max_sync(SR_FULL_MASK, hi);
+#else
     for (int off = 16; off > 0; off >>= 1) {
         lo = min(lo, __shfl_xor_sync(SR_FULL_MASK, lo, off));
         hi = max(hi, __shfl_xor_sync(SR_FULL_MASK, hi, off));
     }
+#endif
     for (uint32_t b = lo; b < hi; b++) {
         const uint32_t c = (uint32_t)__popc(__ballot_sync(SR_FULL_MASK, b0 <= b && b < b1));
-        if ((threadIdx.x & 31u) == 0 && c) atomicAdd(&ray_count[b], c);
+        if ((threadIdx.x & 31u) == 0 && c) atomicAdd(&count[b], c);
     }
 }
 
-enum { SR_WAVE_NO_QUEUE = 0, SR_WAVE_QUEUE, SR_WAVE_TAIL };
+enum { SR_WAVE_QUEUE = 1, SR_WAVE_TAIL };
 
-/* One warp's whole life, written as one loop so that the stages are inlined once: its own
- * stencil word of camera rays first, then each queue chunk it comes to own (MODE QUEUE), or
- * in the one-warp TAIL launch the partial last chunk. Each pass is the kernel frame: the
- * stencil test, the bounces, the ballot write-back through the single exit. With NO_QUEUE
- * (depth 1, or --wave-dense 1) the warp runs its rays to the end. */
+/* The start of a warp's frame over tile (tile_x, tile_y): the stencil test of its word and
+ * the camera rays of the live lanes. */
+__device__ __forceinline__ bool sr_wave_tile(const sr_params *p, const sr_wave_args &w, uint32_t tile_x, uint32_t tile_y,
+                                             uint32_t *i, uint32_t *word)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    *i = ((tile_y * w.tiles_x + tile_x) << 5) + lane;
+    *word = sr_stencil_load(w.first[w.parity], *i);
+    if (lane == 0) w.first[w.parity ^ 1u][*i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
+    return SR_STENCIL_TEST(*word, *i) && sr_stage_generate_tile(p, *i, tile_x, tile_y);
+}
+
+/* A warp's own tile from the 2D grid (a row of tiles per block row, so no division); false
+ * (warp-uniform) for a warp right of the last tile column. */
+__device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
+                                              bool *alive)
+{
+    const uint32_t tile_x = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5), tile_y = blockIdx.y;
+    if (tile_x >= w.tiles_x) return false;
+    *alive = sr_wave_tile(p, w, tile_x, tile_y, i, word);
+    return true;
+}
+
+/* Without repacking (depth 1, or --wave-dense 1): each lane runs its path to the end on its
+ * own, with no warp vote per bounce (measured faster: lanes need not wait for each other's
+ * bounce); then the ballot write-back and the counts. Its own function: the queue's state
+ * kept alive across the bounces cost this loop registers. */
+template <bool PATH>
+__device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave_args &w, uint32_t *count)
+{
+    uint32_t i, word, bounce = 0;
+    bool alive;
+    if (!sr_wave_first(p, w, &i, &word, &alive)) return;
+    while (alive) {
+        alive = sr_wave_trace<PATH>(p, i, bounce);
+        bounce++;
+    }
+    sr_stencil_write_back(w.first[w.parity], i, word, false);
+    sr_wave_count(count, 0u, bounce);
+}
+
+/* One warp's whole life with the queue, written as one loop so that the stages are inlined
+ * once: its own stencil word of camera rays first, then each queue chunk it comes to own
+ * (MODE QUEUE), or in the one-warp TAIL launch the partial last chunk, run to its end. Each
+ * pass is the kernel frame: the stencil test, the bounces, the ballot write-back through
+ * the single exit. */
 template <bool PATH, int MODE>
-__device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w)
+__device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
     const bool QUEUE = MODE == SR_WAVE_QUEUE;
     const uint32_t lane = threadIdx.x & 31u;
     bool queued = false;   /* the warp's word is a queue chunk (else its camera rays') */
-    uint32_t i = blockIdx.x * blockDim.x + threadIdx.x, word = 0, bounce = 0, first_bounce = 0;
+    uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0;
     uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
     bool alive = false, finish = !QUEUE;
     if (MODE == SR_WAVE_TAIL) {
@@ -112,11 +160,8 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
         if (!(n & 31u)) return;
         take = n >> 5;
-    } else {
-        word = sr_stencil_load(w.first[w.parity], i);
-        if (lane == 0) w.first[w.parity ^ 1u][i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
-        alive = SR_STENCIL_TEST(word, i);
-        if (alive) alive = sr_stage_generate_tiled(p, i, w.tiled);
+    } else if (!sr_wave_first(p, w, &i, &word, &alive)) {
+        return;
     }
     for (;;) {
         if (take != SR_NO_CHUNK) {   /* warp-uniform: the queue chunk we own */
@@ -140,14 +185,6 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             first_bounce = bounce;
             finish = MODE == SR_WAVE_TAIL;   /* the tail runs its rays to the end */
         }
-        if (!QUEUE) {
-            /* Nothing to repack: each lane runs its path to the end on its own, with no warp
-             * vote per bounce (measured faster: lanes need not wait for each other's bounce). */
-            while (alive) {
-                alive = sr_wave_trace<PATH>(p, i, bounce);
-                bounce++;
-            }
-        }
         /* (One call of the stages per kernel: a second inlined copy costs registers.) */
         uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
         while (m != 0 && (finish || (uint32_t)__popc(m) >= w.dense_min)) {
@@ -165,32 +202,40 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         }
         /* The queue's stencil is indexed by slot, like the pool. */
         sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first[w.parity], i, word, alive);
-        sr_wave_count(p->ray_count, first_bounce, bounce);
+        sr_wave_count(count, first_bounce, bounce);
         take = owned;   /* only now: a warp that found the queue full finished its rays first */
         owned = SR_NO_CHUNK;
         if (take == SR_NO_CHUNK) break;
     }
 }
 
-/* The parameters stay in parameter memory (__grid_constant__: no copy is made). */
+/* The parameters stay in parameter memory (__grid_constant__: no copy is made). Counts go to
+ * the block's copy of the counters (launch.h). */
 #define SR_WAVE_KERNEL(NAME, PATH, MODE, MINB)                                                        \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, MINB)                                  \
         NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
     {                                                                                                  \
-        sr_wave<PATH, MODE>(&p, w);                                                                    \
+        sr_wave<PATH, MODE>(&p, w, sr_count_copy(p.ray_count));                                        \
     }
 SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
 SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
 SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
 SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
-SR_WAVE_KERNEL(srk_wave_no_queue, false, SR_WAVE_NO_QUEUE, SR_WAVE_BLOCKS_NO_QUEUE)
-SR_WAVE_KERNEL(srk_wave_no_queue_path, true, SR_WAVE_NO_QUEUE, SR_WAVE_BLOCKS_NO_QUEUE)
+#define SR_WAVE_DIRECT_KERNEL(NAME, PATH)                                                             \
+    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_BLOCKS_NO_QUEUE)                \
+        NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
+    {                                                                                                  \
+        sr_wave_direct<PATH>(&p, w, sr_count_copy(p.ray_count));                                       \
+    }
+SR_WAVE_DIRECT_KERNEL(srk_wave_no_queue, false)
+SR_WAVE_DIRECT_KERNEL(srk_wave_no_queue_path, true)
 
 extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
-    const uint32_t grid = w->slots / SR_WAVE_BLOCK;   /* slots: a multiple of SR_POOL_ALIGN */
+    /* Block (bx, by) covers tiles bx * 8 .. bx * 8 + 7 of tile row by (a warp per tile). */
+    const dim3 grid((w->tiles_x + SR_WAVE_BLOCK / 32u - 1u) / (SR_WAVE_BLOCK / 32u), w->tiles_y);
     if (!queue) {
         if (path) srk_wave_no_queue_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
         else srk_wave_no_queue<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);

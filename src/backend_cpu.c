@@ -331,7 +331,7 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
         const uint32_t i = w * SR_WARP + lane;
         bool alive = (word >> lane) & 1u;
         bounce[lane] = alive && !first ? p->ray.bounce[i] : 0u;
-        if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i, 1u);
+        if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i);
         if (bounce[lane] == SR_WAVE_TOMBSTONE) alive = false;
         m |= (uint32_t)alive << lane;
     }

@@ -118,7 +118,6 @@ typedef struct sr_cuda {
     uint32_t capacity, aligned, words, n, sample, seed;
     uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
     uint32_t wave_slots, wave_parity, wave_queue_cap;
-    uint32_t wave_tiled;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
     sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
 } sr_cuda;
@@ -283,7 +282,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMalloc((void **)&c->stencil, sizeof(uint32_t) * c->words), "allocating the stencil");
     SR_CUDA_TRY(cudaMalloc((void **)&c->flags, sizeof(uint32_t) * c->aligned), "allocating flags");
     /* The ray counts, then the wave mask's queue counters: one clear and one read a sample. */
-    SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * (SR_MAX_DEPTH + SR_WAVE_CTL)), "allocating counters");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * (SR_COUNT_WORDS + SR_WAVE_CTL)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->film, sizeof(float) * 3u * c->capacity), "allocating the film");
@@ -297,9 +296,6 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_queue_stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
     c->wave_parity = 0;
     c->wave_queue_cap = sr_wave_queue_limit(c->aligned);
-    c->wave_tiled = 1;
-    const char *env = getenv("SR_WAVE_TILED");   /* experiments */
-    if (env) c->wave_tiled = (uint32_t)atoi(env);
     return SR_OK;
 }
 
@@ -342,7 +338,7 @@ static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, ui
 {
     sr_cuda *c = (sr_cuda *)impl;
     sr_cuda_launches_reset();
-    SR_TRY(cuda_start(c, c->capacity, sample, seed, SR_MAX_DEPTH, err));
+    SR_TRY(cuda_start(c, c->capacity, sample, seed, SR_COUNT_WORDS, err));
     if (mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
         SR_CUDA_TRY(cudaMemsetAsync(c->flags, 1, sizeof(uint32_t) * c->n, c->stream), "setting flags");
     else {
@@ -422,7 +418,7 @@ static sr_status cuda_count_live(void *impl, sr_mask mask, uint32_t *live, sr_er
 static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    SR_TRY(cuda_start(c, c->capacity, sample, seed, SR_MAX_DEPTH, err));
+    SR_TRY(cuda_start(c, c->capacity, sample, seed, SR_COUNT_WORDS, err));
     sr_params p = cuda_params(c);
     sr_status f = cuda_fault("megakernel", 0, &p, NULL, err);
     if (f) return f;
@@ -435,7 +431,7 @@ static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_
 static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    SR_TRY(cuda_start(c, c->wave_slots, sample, seed, SR_MAX_DEPTH + SR_WAVE_CTL, err));
+    SR_TRY(cuda_start(c, c->wave_slots, sample, seed, SR_COUNT_WORDS + SR_WAVE_CTL, err));
     sr_params p = cuda_params(c);
     sr_status f = cuda_fault("wave", 0, &p, NULL, err);
     if (f) return f;
@@ -444,12 +440,13 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     w.queue_base = c->aligned;   /* pool[1] continues pool[0] (cuda_upload) */
     for (int k = 0; k < 2; k++) w.first[k] = c->wave_first[k];
     w.stencil = c->wave_queue_stencil;
-    w.ctl = c->ray_count + SR_MAX_DEPTH;
+    w.ctl = c->ray_count + SR_COUNT_WORDS;
     w.slots = c->wave_slots;
     w.capacity = c->wave_queue_cap;
     w.parity = c->wave_parity;
     w.dense_min = dense_min;   /* 1..32: the frame driver clamps it */
-    w.tiled = c->wave_tiled;
+    w.tiles_x = sr_tiles_x(c->view.width);
+    w.tiles_y = (c->view.height + SR_TILE_H - 1u) / SR_TILE_H;
     sr_cuda_launches_reset();
     sr_cuda_launched("wave", 0);
     SR_CUDA_TRY(sr_launch_wave(&p, &w, c->stream), "launching the wave kernel");
@@ -460,9 +457,14 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
 static sr_status cuda_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(cudaMemcpyAsync(counts, c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH, cudaMemcpyDeviceToHost, c->stream),
+    uint32_t copies[SR_COUNT_WORDS];   /* the blocks' copies (launch.h), summed here */
+    SR_CUDA_TRY(cudaMemcpyAsync(copies, c->ray_count, sizeof copies, cudaMemcpyDeviceToHost, c->stream),
                 "reading ray counts");
     SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) {
+        counts[b] = 0;
+        for (uint32_t k = 0; k < SR_COUNT_COPIES; k++) counts[b] += copies[k * SR_MAX_DEPTH + b];
+    }
     return SR_OK;
 }
 
@@ -486,7 +488,7 @@ static sr_status cuda_resolve_device(void *impl, float *dst, float scale, sr_err
 static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    if (v->width * v->height != c->capacity)
+    if (v->width != c->view.width || v->height != c->view.height)   /* the wave mask's tiles too */
         return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
     sr_scene_view keep = c->view;
     c->view = *v;   /* scalars from v, device arrays from before */
