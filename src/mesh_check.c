@@ -1,11 +1,13 @@
 /* mesh_check.c: OBJ and PLY checks before assimp (see mesh_check.h). */
 #include "mesh_check.h"
 #include "mem_limits.h"
+#include "outpath.h"
 
 #include <cJSON.h>
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,6 +400,10 @@ static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len
     if (!S_ISREG(st.st_mode))
         return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is not a regular file (a FIFO, device, "
                        "socket or directory); expected a regular file", mesh, path);
+    char out[PATH_MAX + 32];
+    if (sr_output_guard_match(&st, out, sizeof out))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is also the output (%s) and would be "
+                       "overwritten; choose another output name", mesh, path, out);
     if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
         return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s of %.1f GiB; at most %.1f GiB are supported", mesh,
                        path, (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
