@@ -183,10 +183,12 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
         snprintf(why, sizeof why, "%s", aiGetErrorString() && *aiGetErrorString() ? aiGetErrorString() : "unknown error");
         size_t n = strlen(why);
         while (n > 0 && (why[n - 1] == '.' || why[n - 1] == '\n' || why[n - 1] == ' ')) why[--n] = '\0';
+        if (sr_interrupt_pending())   /* a stop, not a bad file: no second import */
+            return sr_fail(err, SR_INTERRUPTED, "interrupted while reading mesh file %s", path);
         if (has_no_faces(path))
             return sr_fail(err, SR_ERR_INPUT,
                            "mesh file %s has no triangles (no faces at all); expected a mesh with faces", path);
-        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s; expected OBJ, PLY, glTF or another format assimp reads",
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s; expected a well-formed OBJ, PLY, STL, glTF or GLB file",
                        path, why);
     }
 
