@@ -232,6 +232,10 @@ static long blocked_syscall(pid_t pid)
 static void test_sigterm_while_stdout_blocks(void **state)
 {
     (void)state;
+    if (access("/proc/self/syscall", R_OK) != 0) {   /* how the test sees that the child waits */
+        printf("  /proc/PID/syscall is not available here; cannot tell when the child is blocked\n");
+        skip();
+    }
     char dir[1024], scene[1024], out[1100];
     sr_hard_fresh_dir(dir, sizeof dir, "interrupt_stdout");
     snprintf(out, sizeof out, "%s/out.png", dir);
