@@ -444,6 +444,7 @@ int sr_bench_main(int argc, char **argv)
         char msg[2 * PATH_MAX + 256];
         if (outs[k][1] && !sr_output_path_ok(outs[k][0], outs[k][1], k < 2, inputs, msg, sizeof msg))
             return sr_usage_error(&a, "%s%s", msg, "");
+        sr_output_guard_add(outs[k][0], outs[k][1]);   /* and against the meshes, as the scene loads */
     }
     if (b.csv && b.json && !strcmp(b.csv, "-") && !strcmp(b.json, "-"))
         return sr_usage_error(&a, "--csv - and --json -: only one of them can go to standard output%s%s", "", "");

@@ -53,9 +53,10 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_sce
     const int sig = sr_interrupt_pending();
     const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
     if (!c->render.keep_partial || !rgb || st->partial_samples == 0) {
-        fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; nothing written%s\n", name,
-                st->samples, scene->spp,
-                c->render.keep_partial ? " (no sample had completed)" : " (--save-partial keeps the samples so far)");
+        if (sr_interrupt_can_report())
+            fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; nothing written%s\n", name,
+                    st->samples, scene->spp,
+                    c->render.keep_partial ? " (no sample had completed)" : " (--save-partial keeps the samples so far)");
         return 128 + (sig ? sig : SIGINT);
     }
     char partial[PATH_MAX];
@@ -97,6 +98,7 @@ static int sr_cmd_render(int argc, char **argv)
     char msg[2 * PATH_MAX + 256];
     const char *inputs[] = { c.scene_path, NULL };
     if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
+    sr_output_guard_add("-o", out);   /* the meshes the scene reads are checked against it as it loads */
     if (c.quiet) c.render.progress = 0;
 
     sr_scene scene;
@@ -237,7 +239,18 @@ int sr_cli_main(int argc, char **argv)
     const int ok = sr_split_equals(argc, argv, &split) == 0;
     int code = ok ? sr_cli_dispatch(split.argc, split.argv) : sr_cli_dispatch(argc, argv);
     sr_split_free(&split);
+    errno = 0;
     const int lost = fflush(stdout) != 0 || ferror(stdout);
+    const int sig = sr_interrupt_pending();
+    if (lost && errno == EINTR && sig) {
+        /* Ctrl-C or SIGTERM while the write waited for a reader: stop, and say so if stderr
+         * can take it without waiting too. (EINTR without a stop cannot happen: the stop
+         * handlers are the only ones installed, and stdio has dropped the buffer anyway.) */
+        if (sr_interrupt_can_report())
+            fprintf(stderr, "stencilray: interrupted (%s) while writing to standard output\n",
+                    sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        return code > 128 ? code : 128 + sig;
+    }
     if (lost) {
         const int e = errno;
         fprintf(stderr, "stencilray: could not write to standard output: %s\n", strerror(e));

@@ -44,18 +44,31 @@ static void hdr_scale(const float *rgb, long n, float exposure, float *out)
     }
 }
 
-/* stb_image_write reports nothing about the sink, so the sink remembers the first error. */
+/* stb_image_write reports nothing about the sink, so the sink remembers the first error.
+ * Plain write(2), not stdio: after EINTR stdio has already dropped what it buffered, so a
+ * write interrupted by a signal that did not ask to stop could not be retried. */
 typedef struct sr_sink {
-    FILE *f;
+    int fd;
     int err;
+    int (*stop)(void);
 } sr_sink;
 
 static void sink_write(void *ctx, void *data, int size)
 {
     sr_sink *s = (sr_sink *)ctx;
-    if (s->err || size <= 0) return;
-    errno = 0;
-    if (fwrite(data, 1, (size_t)size, s->f) != (size_t)size) s->err = errno ? errno : EIO;
+    const char *p = (const char *)data;
+    size_t left = size > 0 ? (size_t)size : 0;
+    while (!s->err && left) {
+        const ssize_t put = write(s->fd, p, left);
+        if (put > 0) {
+            p += put;
+            left -= (size_t)put;
+        } else if (put < 0 && errno == EINTR && !(s->stop && s->stop())) {
+            continue;   /* a signal that did not ask us to stop */
+        } else {
+            s->err = put < 0 ? errno : EIO;
+        }
+    }
 }
 
 /* The mode a plain fopen() would have given: 0666 less the umask (mkstemp makes 0600). */
@@ -101,7 +114,7 @@ sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, 
     snprintf(tmp, tcap, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
 
     sr_status st = SR_OK;
-    sr_sink sink = { NULL, 0 };
+    sr_sink sink = { -1, 0, stop };
     int fd = mkstemp(tmp);
     if (fd < 0) {
         st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot create a temporary file next to it: %s",
@@ -114,19 +127,18 @@ sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, 
         close(fd);
         goto fail;
     }
-    sink.f = fdopen(fd, "wb");
-    if (!sink.f) {
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot open %s: %s", path, tmp, strerror(errno));
-        close(fd);
-        goto fail;
-    }
+    sink.fd = fd;
 
     int ok = fmt == SR_FMT_PNG
         ? stbi_write_png_to_func(sink_write, &sink, (int)w, (int)h, 3, pixels, (int)w * 3)
         : stbi_write_hdr_to_func(sink_write, &sink, (int)w, (int)h, 3, (const float *)pixels);
-    if (!sink.err && fflush(sink.f) != 0) sink.err = errno;
-    if (!sink.err && fsync(fileno(sink.f)) != 0) sink.err = errno;
-    if (fclose(sink.f) != 0 && !sink.err) sink.err = errno;
+    while (!sink.err && fsync(fd) != 0)
+        if (errno != EINTR || (stop && stop())) sink.err = errno;
+    if (close(fd) != 0 && !sink.err && errno != EINTR) sink.err = errno;   /* EINTR: closed all the same (Linux) */
+    if (sink.err == EINTR) {   /* Ctrl-C or SIGTERM while a write waited: nothing is renamed */
+        st = SR_INTERRUPTED;
+        goto fail;
+    }
     if (sink.err) {
         st = sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(sink.err));
         goto fail;

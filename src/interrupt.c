@@ -1,7 +1,10 @@
 /* interrupt.c: the stop flag behind Ctrl-C, set from a sigaction handler. */
 #include "interrupt.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 static volatile sig_atomic_t sr_stop_signal = 0;
@@ -19,15 +22,24 @@ int sr_interrupt_install(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = sr_on_signal;
     sigemptyset(&sa.sa_mask);
-    /* SA_RESTART: reads and writes in progress resume rather than fail with EINTR; the
-     * driver polls the flag, it does not need interrupted system calls. */
-    sa.sa_flags = SA_RESETHAND | SA_RESTART;
+    /* No SA_RESTART: a read or write blocked on a pipe, a terminal or a slow file system
+     * (or an open() of a FIFO) fails with EINTR instead of resuming, so a stop asked for
+     * while the program waits is acted on (sr_interrupt_retry decides what to do next). */
+    sa.sa_flags = SA_RESETHAND;
     if (sigaction(SIGINT, &sa, NULL) != 0) return -1;
     if (sigaction(SIGTERM, &sa, NULL) != 0) return -1;
     return 0;
 }
 
 int sr_interrupt_pending(void) { return (int)sr_stop_signal; }
+
+int sr_interrupt_retry(int err) { return err == EINTR && !sr_stop_signal; }
+
+int sr_interrupt_can_report(void)
+{
+    struct pollfd p = { 2, POLLOUT, 0 };
+    return !ferror(stderr) && poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) && !(p.revents & (POLLERR | POLLNVAL));
+}
 
 void sr_interrupt_reset(void) { sr_stop_signal = 0; }
 

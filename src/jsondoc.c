@@ -6,8 +6,11 @@
  * and what is expected. Malformed JSON is diagnosed by jsoncheck.c. */
 #include "jsondoc.h"
 #include "jsoncheck.h"
+#include "interrupt.h"
+#include "outpath.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -641,6 +644,12 @@ sr_status sr_json_read_file(const char *path, const char *what, size_t max_bytes
         return sr_fail(err, SR_ERR_INPUT, "%s: cannot read %s file: %s; expected a regular file", path, what,
                        dir ? "it is a directory" : "not a regular file (a FIFO, device or socket)");
     }
+    char out[PATH_MAX + 32];
+    if (sr_output_guard_match(&st, out, sizeof out)) {
+        close(fd);
+        return sr_fail(err, SR_ERR_INPUT, "%s: the %s file is also the output (%s), which would overwrite it; "
+                       "choose another output name", path, what, out);
+    }
     if ((uint64_t)st.st_size > (uint64_t)max_bytes) {
         close(fd);
         return sr_fail(err, SR_ERR_INPUT, "%s: cannot read %s file: larger than %zu MiB; a %s is a small JSON file",
@@ -675,14 +684,21 @@ sr_status sr_json_read_file(const char *path, const char *what, size_t max_bytes
             buf = grown;
             cap *= 2;
         }
+        errno = 0;
         size_t got = fread(buf + n, 1, cap - n, f);
         n += got;
-        if (got == 0) break;
+        if (ferror(f) && sr_interrupt_retry(errno)) {   /* a signal that did not ask to stop */
+            clearerr(f);
+            continue;
+        }
+        if (got == 0 || ferror(f)) break;
     }
     if (ferror(f)) {
         int e = errno;
         free(buf);
         fclose(f);
+        if (e == EINTR)   /* Ctrl-C or SIGTERM while the read waited (a slow file system) */
+            return sr_fail(err, SR_INTERRUPTED, "%s: interrupted while reading the %s file", path, what);
         /* A directory is the person's mistake; anything else is the machine's. */
         return sr_fail(err, e == EISDIR ? SR_ERR_INPUT : SR_ERR_RUNTIME, "%s: cannot read %s file: %s", path, what,
                        strerror(e));

@@ -4,6 +4,8 @@
 #include "mesh.h"
 #include "mem_limits.h"
 #include "mesh_check.h"
+#include "interrupt.h"
+#include "outpath.h"
 
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
@@ -107,12 +109,26 @@ static bool has_no_faces(const char *path)
     return polys == 0;
 }
 
-sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
-                       sr_prim **prims, uint32_t *count, sr_error *err)
+/* The extension, lower-cased, when it is one the project accepts, else "". Without one
+ * assimp guesses from the content, and a file that merely contains "ply" went to its PLY
+ * reader unchecked. Only the formats the project tests are accepted: assimp's other
+ * readers leak or worse on malformed input (.3mf, .nff, .ogex, .sib, .zgl in a short fuzz
+ * run). */
+static void accepted_ext(const char *path, char ext[16])
 {
-    if (!path || !prims || !count)
-        return sr_fail(err, SR_ERR_RUNTIME, "sr_mesh_load: missing argument");
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    ext[0] = '\0';
+    if (dot && (!slash || dot > slash) && strlen(dot) < 16)
+        for (size_t i = 0; i <= strlen(dot); i++) ext[i] = (char)tolower((unsigned char)dot[i]);
+    static const char *const accepted[] = { ".obj", ".ply", ".stl", ".gltf", ".glb" };
+    int known = 0;
+    for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) known |= !strcmp(ext, accepted[k]);
+    if (!known || !aiIsExtensionSupported(ext)) ext[0] = '\0';
+}
 
+sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_bytes, sr_error *err)
+{
+    *size = *ref_bytes = 0;
     /* Say why a file cannot be read in the system's words before assimp says it vaguely.
      * O_NONBLOCK: opening a FIFO must not wait for a writer. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -124,36 +140,41 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
     /* A device, FIFO or socket could block or never end (/dev/zero); assimp needs a file. */
     if (!stat_ok || !S_ISREG(st.st_mode))
         return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: not a regular file", path);
+    char out[PATH_MAX_MSG];
+    if (sr_output_guard_match(&st, out, sizeof out))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s is also the output (%s), which would overwrite it; choose "
+                       "another output name", path, out);
     if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
         return sr_fail(err, SR_ERR_INPUT, "mesh file %s is %.1f GiB; at most %.1f GiB are supported", path,
                        (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
-    /* A known extension picks assimp's importer; without one assimp guesses from the
-     * content, and a file that merely contains "ply" went to its PLY reader unchecked. Only
-     * the formats the project tests are accepted: assimp's other readers leak or worse on
-     * malformed input (.3mf, .nff, .ogex, .sib, .zgl in a short fuzz run). */
-    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-    char ext[16] = "";
-    if (dot && (!slash || dot > slash) && strlen(dot) < sizeof ext)
-        for (size_t i = 0; dot[i]; i++) ext[i] = (char)tolower((unsigned char)dot[i]);
-    static const char *const accepted[] = { ".obj", ".ply", ".stl", ".gltf", ".glb" };
-    int known = 0;
-    for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) known |= !strcmp(ext, accepted[k]);
-    if (!known || !aiIsExtensionSupported(ext))
+    char ext[16];
+    accepted_ext(path, ext);
+    if (!ext[0])
         return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: unsupported format; expected a name ending in "
                        ".obj, .ply, .stl, .gltf or .glb", path);
     /* What it pulls in, and what its header declares, before anything is imported. */
-    uint64_t ref_bytes = 0;
-    sr_status mem = sr_mesh_refs_check(path, ext, (uint64_t)st.st_size, &ref_bytes, err);
+    *size = (uint64_t)st.st_size;
+    return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
+}
+
+static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
+                           sr_prim **prims, uint32_t *count, sr_error *err)
+{
+    uint64_t size = 0, ref_bytes = 0;
+    sr_status mem = sr_mesh_inputs_check(path, &size, &ref_bytes, err);
     if (mem) return mem;
+    const uint64_t bytes = size + ref_bytes;
+    char ext[16];
+    accepted_ext(path, ext);
     char what[PATH_MAX_MSG];
     snprintf(what, sizeof what, "importing mesh file %s (%.1f MiB with the files it refers to, about %ux that)", path,
-             (double)((uint64_t)st.st_size + ref_bytes) / 1048576.0, SR_MESH_IMPORT_FACTOR);
-    mem = sr_check_host_memory(((uint64_t)st.st_size + ref_bytes) * SR_MESH_IMPORT_FACTOR, what, "", err);
+             (double)bytes / 1048576.0, SR_MESH_IMPORT_FACTOR);
+    mem = sr_check_host_memory(bytes * SR_MESH_IMPORT_FACTOR, what, "", err);
     if (mem) return mem;
     /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
     if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
-    if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, (uint64_t)st.st_size, err))) return mem;
+    if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, size, err))) return mem;
 
     const struct aiScene *sc = aiImportFile(path, SR_MESH_FLAGS);
     if (!sc) {
@@ -162,10 +183,12 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
         snprintf(why, sizeof why, "%s", aiGetErrorString() && *aiGetErrorString() ? aiGetErrorString() : "unknown error");
         size_t n = strlen(why);
         while (n > 0 && (why[n - 1] == '.' || why[n - 1] == '\n' || why[n - 1] == ' ')) why[--n] = '\0';
+        if (sr_interrupt_pending())   /* a stop, not a bad file: no second import */
+            return sr_fail(err, SR_INTERRUPTED, "interrupted while reading mesh file %s", path);
         if (has_no_faces(path))
             return sr_fail(err, SR_ERR_INPUT,
                            "mesh file %s has no triangles (no faces at all); expected a mesh with faces", path);
-        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s; expected OBJ, PLY, glTF or another format assimp reads",
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s; expected a well-formed OBJ, PLY, STL, glTF or GLB file",
                        path, why);
     }
 
@@ -226,4 +249,17 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
                        "mesh file %s has no triangles with a non-zero area; expected a mesh with faces", path);
     *count = (uint32_t)kept;
     return SR_OK;
+}
+
+sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
+                       sr_prim **prims, uint32_t *count, sr_error *err)
+{
+    if (!path || !prims || !count)
+        return sr_fail(err, SR_ERR_RUNTIME, "sr_mesh_load: missing argument");
+    sr_status s = mesh_load(path, xf, material, prims, count, err);
+    /* A read that Ctrl-C or SIGTERM interrupted (EINTR: a slow file system, or a file swapped
+     * for a FIFO after the checks) fails in our checks or in assimp as a parse error. */
+    if (s && s != SR_INTERRUPTED && sr_interrupt_pending())
+        return sr_fail(err, SR_INTERRUPTED, "interrupted while reading mesh file %s", path);
+    return s;
 }

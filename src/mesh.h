@@ -17,4 +17,11 @@ typedef struct sr_mesh_transform {
 sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
                        sr_prim **prims, uint32_t *count, sr_error *err);
 
+/* The checks sr_mesh_load makes before it imports anything: the file (and every file it
+ * refers to: an OBJ's mtllib, a glTF's buffers and images) must be a regular file of a
+ * bounded size and not one of the run's outputs (outpath.h); the extension must be one the
+ * project accepts. The scene runs it over every mesh before the first import when an output
+ * would be overwritten. *size: the file's size; *ref_bytes: the sizes of what it refers to. */
+sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_bytes, sr_error *err);
+
 #endif

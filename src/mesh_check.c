@@ -1,11 +1,13 @@
 /* mesh_check.c: OBJ and PLY checks before assimp (see mesh_check.h). */
 #include "mesh_check.h"
 #include "mem_limits.h"
+#include "outpath.h"
 
 #include <cJSON.h>
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,8 +287,16 @@ sr_status sr_obj_check(const char *path, sr_error *err)
      * count, the indices after it would be off (and assimp leaks; found by tests/fuzz). */
     sr_status st = SR_OK;
     unsigned long lineno = 0;
-    while (st == SR_OK && getline(&line, &cap, f) > 0) {
+    ssize_t got;
+    while (st == SR_OK && (got = getline(&line, &cap, f)) > 0) {
         lineno++;
+        /* assimp ends a line at a NUL byte, so what follows it is a line of its own that
+         * these checks (which stop at the NUL) never see: an mtllib naming a folder leaked. */
+        if (memchr(line, '\0', (size_t)got)) {
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: OBJ line %lu holds a NUL byte; an OBJ file is "
+                         "text", path, lineno);
+            break;
+        }
         char *p = line;
         while (*p == ' ' || *p == '\t') p++;
         if (p[0] != 'v') continue;
@@ -354,8 +364,110 @@ sr_status sr_obj_check(const char *path, sr_error *err)
     return st;
 }
 
+/* A text STL's next token (split at spaces, tabs and line ends, as assimp splits it) into
+ * tok. Returns its length; 0 at the end of the file; -1 for a NUL byte or a token of
+ * cap bytes or more. *newline: a line end came before it. */
+static int sr_stl_token(FILE *f, char *tok, size_t cap, int *newline)
+{
+    int ch;
+    *newline = 0;
+    while ((ch = getc(f)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f') *newline |= ch != ' ' && ch != '\t';
+    size_t n = 0;
+    for (; ch != EOF && ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' && ch != '\f'; ch = getc(f)) {
+        if (ch == '\0' || n + 1 >= cap) return -1;
+        tok[n++] = (char)ch;
+    }
+    if (ch != EOF) ungetc(ch, f);
+    tok[n] = '\0';
+    return (int)n;
+}
+
+/* A number as assimp's STL reader (fast_atoreal_move) takes it without throwing: [+-] then
+ * nan, inf or infinity, or digits [. [digits]] or . digits, then [e [+-] digits]. */
+static int sr_stl_number(const char *t)
+{
+    if (*t == '+' || *t == '-') t++;
+    if (!strcasecmp(t, "nan") || !strcasecmp(t, "inf") || !strcasecmp(t, "infinity")) return 1;
+    if (!(*t >= '0' && *t <= '9') && !(*t == '.' && t[1] >= '0' && t[1] <= '9')) return 0;
+    while (*t >= '0' && *t <= '9') t++;
+    if (*t == '.')
+        for (t++; *t >= '0' && *t <= '9'; t++) {}
+    if (*t == 'e' || *t == 'E') {
+        t++;
+        if (*t == '+' || *t == '-') t++;
+        if (!(*t >= '0' && *t <= '9')) return 0;
+        while (*t >= '0' && *t <= '9') t++;
+    }
+    return *t == '\0';
+}
+
+/* A text STL, token by token, as assimp 5.2 reads it: each "facet" has "normal" and three
+ * numbers on its line, then exactly three "vertex" lines of three numbers, before the next
+ * facet or "endsolid"; "outer loop", "endloop", "endfacet", a solid's name and any other
+ * word are skipped, as assimp skips them. assimp throws, and leaks the meshes built so far, on a facet of fewer vertices
+ * or without a normal, on a token where a number belongs, and on a file cut short. */
+static sr_status sr_stl_text_check(const char *path, FILE *f, sr_error *err)
+{
+    char tok[1000], where[64];
+    int newline = 0, len;
+    uint64_t facets = 0;
+#define STL_BAD(...) do { snprintf(where, sizeof where, " (facet %llu)", (unsigned long long)facets); \
+                          return sr_fail(err, SR_ERR_INPUT, __VA_ARGS__); } while (0)
+    len = sr_stl_token(f, tok, sizeof tok, &newline);
+    while (len > 0 && !strncmp(tok, "solid", 5)) {   /* one solid (a file may hold several) */
+        int in_facet = 0, verts = 0, ended = 0, have = 0;
+        if (!strcmp(tok, "solid")) {   /* the next token on its line is its name, whatever it says */
+            len = sr_stl_token(f, tok, sizeof tok, &newline);
+            if (len < 0) break;
+            have = len > 0 && newline;   /* on the next line: not a name, the solid's first token */
+        }
+        while (!ended && (have || (len = sr_stl_token(f, tok, sizeof tok, &newline)) > 0)) {
+            have = 0;
+            const int facet = !strcmp(tok, "facet"), end = !strncmp(tok, "endsolid", 8);
+            if ((facet || end) && in_facet && verts != 3)
+                STL_BAD("cannot parse mesh file %s: a text STL facet with %d vertices%s; expected 3", path, verts, where);
+            if (facet) {
+                facets++;
+                in_facet = 1;
+                verts = 0;
+                if (sr_stl_token(f, tok, sizeof tok, &newline) <= 0 || newline || strcmp(tok, "normal"))
+                    STL_BAD("cannot parse mesh file %s: a text STL \"facet\" without \"normal\" on its line%s", path,
+                            where);
+            } else if (!strcmp(tok, "vertex")) {
+                if (!in_facet || verts == 3)
+                    STL_BAD("cannot parse mesh file %s: a text STL \"vertex\" %s%s; expected 3 in each facet", path,
+                            in_facet ? "past the third of its facet" : "outside a facet", where);
+                verts++;
+            } else if (end) {
+                ended = 1;
+                continue;
+            } else {
+                continue;   /* skipped, as assimp skips it */
+            }
+            for (int k = 0; k < 3; k++) {   /* the normal's or the vertex's three numbers, on its line */
+                const int n = sr_stl_token(f, tok, sizeof tok, &newline);
+                if (n <= 0 || newline || !sr_stl_number(tok))
+                    STL_BAD("cannot parse mesh file %s: a text STL %s line with %s%.40s%s where its number %d belongs%s",
+                            path, verts ? "vertex" : "normal", n > 0 && !newline ? "\"" : "",
+                            n < 0 ? "a NUL byte or a long token" : n == 0 ? "the end of the file"
+                                  : newline ? "a line end" : tok, n > 0 && !newline ? "\"" : "", k + 1, where);
+            }
+        }
+        if (len < 0) break;
+        if (!ended) return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a text STL that does not end with "
+                                   "\"endsolid\" (cut short?)", path);
+        do len = sr_stl_token(f, tok, sizeof tok, &newline);   /* the rest of the line: a name */
+        while (len > 0 && !newline);
+    }
+#undef STL_BAD
+    if (len < 0)
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a text STL with a NUL byte or a token of %zu "
+                       "bytes or more", path, sizeof tok - 1);
+    return SR_OK;   /* what follows the last solid is ignored by assimp too */
+}
+
 /* STL: binary (an 80-byte header, a triangle count, 50 bytes a triangle: the size must say
- * so exactly) or text from "solid" to "endsolid" (assimp leaks on a text file cut short). */
+ * so exactly) or text from "solid" to "endsolid", checked as assimp reads it. */
 sr_status sr_stl_check(const char *path, uint64_t size, sr_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -366,17 +478,14 @@ sr_status sr_stl_check(const char *path, uint64_t size, sr_error *err)
     if (got == 84 && size == 84 + 50 * count && count > 0) { fclose(f); return SR_OK; }
     size_t i = 0;
     while (i < got && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) i++;
-    const int text = got - i >= 5 && !memcmp(head + i, "solid", 5);
-    char tail[256] = "";
-    if (text && size > 0) {
-        const uint64_t from = size > sizeof tail - 1 ? size - (sizeof tail - 1) : 0;
-        if (fseek(f, (long)from, SEEK_SET) == 0) tail[fread(tail, 1, sizeof tail - 1, f)] = '\0';
-    }
+    sr_status st;
+    if (got - i >= 5 && !memcmp(head + i, "solid", 5) && fseek(f, 0, SEEK_SET) == 0)
+        st = sr_stl_text_check(path, f, err);
+    else
+        st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: neither a binary STL (84 bytes + 50 per triangle, "
+                     "as its count says) nor a text STL", path);
     fclose(f);
-    if (text && strstr(tail, "endsolid")) return SR_OK;
-    return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s", path,
-                   text ? "a text STL that does not end with \"endsolid\" (cut short?)"
-                        : "neither a binary STL (84 bytes + 50 per triangle, as its count says) nor a text STL");
+    return st;
 }
 
 /* ---- files a mesh pulls in, and sizes its header declares -------------------------------- */
@@ -398,6 +507,10 @@ static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len
     if (!S_ISREG(st.st_mode))
         return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is not a regular file (a FIFO, device, "
                        "socket or directory); expected a regular file", mesh, path);
+    char out[PATH_MAX + 32];
+    if (sr_output_guard_match(&st, out, sizeof out))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is also the output (%s) and would be "
+                       "overwritten; choose another output name", mesh, path, out);
     if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
         return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s of %.1f GiB; at most %.1f GiB are supported", mesh,
                        path, (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
@@ -427,6 +540,163 @@ static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
     free(line);
     fclose(f);
     return st;
+}
+
+/* ---- glTF: what makes assimp's glTF 2 reader take the file ---------------------------------
+ *
+ * .gltf and .glb are claimed by two assimp readers (glTF 1 and 2), so assimp asks each whether
+ * it can read the file; when neither can, it offers the file to every reader by content, and
+ * an OBJ text saved as .gltf was imported by the OBJ reader, past our OBJ checks (and leaked:
+ * found by tests/fuzz). So a glTF is accepted only when the glTF 2 reader surely takes it: JSON
+ * that rapidjson parses (checked strictly, RFC 8259, here), an object whose "asset" is an
+ * object with a "version" string starting with 2; a .glb also needs version 2 and its first
+ * chunk JSON (and a BIN chunk where its header says one follows). */
+
+typedef struct sr_json_scan { const char *t; size_t len, at; int depth; const char *why; } sr_json_scan;
+
+static int sr_scan_fail(sr_json_scan *j, const char *why)
+{
+    j->why = why;
+    return 0;
+}
+
+static void sr_scan_ws(sr_json_scan *j)
+{
+    while (j->at < j->len && (j->t[j->at] == ' ' || j->t[j->at] == '\t' || j->t[j->at] == '\n' || j->t[j->at] == '\r'))
+        j->at++;
+}
+
+static int sr_scan_hex4(sr_json_scan *j, unsigned *u)
+{
+    *u = 0;
+    for (int k = 0; k < 4; k++, j->at++) {
+        const char c = j->at < j->len ? j->t[j->at] : '\0';
+        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return sr_scan_fail(j, "a \\u escape without four hex digits");
+        *u = *u << 4 | (unsigned)d;
+    }
+    return 1;
+}
+
+static int sr_scan_string(sr_json_scan *j)
+{
+    for (j->at++; j->at < j->len; j->at++) {
+        const unsigned char c = (unsigned char)j->t[j->at];
+        if (c == '"') { j->at++; return 1; }
+        if (c < 0x20) return sr_scan_fail(j, "a control byte in a string");
+        if (c != '\\') continue;
+        if (++j->at >= j->len) break;
+        const char e = j->t[j->at];
+        if (strchr("\"\\/bfnrt", e) && e) continue;
+        if (e != 'u') return sr_scan_fail(j, "an unknown escape in a string");
+        unsigned u, lo;
+        j->at++;
+        if (!sr_scan_hex4(j, &u)) return 0;
+        if (u >= 0xDC00 && u <= 0xDFFF) return sr_scan_fail(j, "a lone low surrogate");
+        if (u >= 0xD800 && u <= 0xDBFF) {   /* a pair: \uD8xx\uDCxx */
+            if (j->at + 2 > j->len || j->t[j->at] != '\\' || j->t[j->at + 1] != 'u')
+                return sr_scan_fail(j, "a high surrogate without its low half");
+            j->at += 2;
+            if (!sr_scan_hex4(j, &lo)) return 0;
+            if (lo < 0xDC00 || lo > 0xDFFF) return sr_scan_fail(j, "a high surrogate without its low half");
+        }
+        j->at--;   /* the loop steps past the last hex digit */
+    }
+    return sr_scan_fail(j, "a string without its closing quote");
+}
+
+static int sr_scan_number(sr_json_scan *j)
+{
+    const size_t from = j->at;
+    const char *t = j->t;
+#define SR_DIGIT(i) ((i) < j->len && t[i] >= '0' && t[i] <= '9')
+    if (j->at < j->len && t[j->at] == '-') j->at++;
+    if (!SR_DIGIT(j->at)) return sr_scan_fail(j, "a number without digits");
+    if (t[j->at] == '0') j->at++;
+    else while (SR_DIGIT(j->at)) j->at++;
+    if (j->at < j->len && t[j->at] == '.') {
+        if (!SR_DIGIT(j->at + 1)) return sr_scan_fail(j, "a number with no digit after its point");
+        for (j->at++; SR_DIGIT(j->at); j->at++) {}
+    }
+    if (j->at < j->len && (t[j->at] == 'e' || t[j->at] == 'E')) {
+        j->at++;
+        if (j->at < j->len && (t[j->at] == '+' || t[j->at] == '-')) j->at++;
+        if (!SR_DIGIT(j->at)) return sr_scan_fail(j, "a number with no digit in its exponent");
+        while (SR_DIGIT(j->at)) j->at++;
+    }
+#undef SR_DIGIT
+    char num[64];
+    if (j->at - from >= sizeof num) return sr_scan_fail(j, "a number of 64 characters or more");
+    memcpy(num, t + from, j->at - from);
+    num[j->at - from] = '\0';
+    const double v = strtod(num, NULL);   /* rapidjson refuses what does not fit a double */
+    if (!(v >= -1e300 && v <= 1e300)) return sr_scan_fail(j, "a number too large for a double");
+    return 1;
+}
+
+static int sr_scan_value(sr_json_scan *j)
+{
+    sr_scan_ws(j);
+    if (j->at >= j->len) return sr_scan_fail(j, "the end of the text where a value belongs");
+    const char c = j->t[j->at];
+    if (c == '"') return sr_scan_string(j);
+    if (c == '-' || (c >= '0' && c <= '9')) return sr_scan_number(j);
+    static const char *const words[] = { "true", "false", "null" };
+    for (int k = 0; k < 3; k++)
+        if (j->len - j->at >= strlen(words[k]) && !memcmp(j->t + j->at, words[k], strlen(words[k]))) {
+            j->at += strlen(words[k]);
+            return 1;
+        }
+    if (c != '{' && c != '[') return sr_scan_fail(j, "a byte that starts no JSON value");
+    if (++j->depth > 64) return sr_scan_fail(j, "arrays and objects nested more than 64 deep");
+    const char close = c == '{' ? '}' : ']';
+    j->at++;
+    sr_scan_ws(j);
+    if (j->at < j->len && j->t[j->at] == close) {
+        j->at++;
+        j->depth--;
+        return 1;
+    }
+    for (;;) {
+        if (close == '}') {
+            sr_scan_ws(j);
+            if (j->at >= j->len || j->t[j->at] != '"') return sr_scan_fail(j, "an object member without a quoted name");
+            if (!sr_scan_string(j)) return 0;
+            sr_scan_ws(j);
+            if (j->at >= j->len || j->t[j->at] != ':') return sr_scan_fail(j, "an object member without ':'");
+            j->at++;
+        }
+        if (!sr_scan_value(j)) return 0;
+        sr_scan_ws(j);
+        if (j->at < j->len && j->t[j->at] == ',') { j->at++; continue; }
+        if (j->at < j->len && j->t[j->at] == close) { j->at++; j->depth--; return 1; }
+        return sr_scan_fail(j, close == '}' ? "an object without ',' or '}' after a member" : "an array without ',' or ']' after an element");
+    }
+}
+
+/* SR_OK when `json` is glTF 2 JSON that assimp's glTF 2 reader accepts as such. */
+static sr_status sr_gltf_json_check(const char *path, const char *json, size_t len, sr_error *err)
+{
+    sr_json_scan j = { json, len, 0, 0, NULL };
+    int ok = sr_scan_value(&j);
+    if (ok) {
+        sr_scan_ws(&j);
+        if (j.at < j.len) ok = sr_scan_fail(&j, "more after the top-level value");
+    }
+    if (!ok)
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its glTF JSON is malformed at byte %zu (%s)", path,
+                       j.at, j.why);
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(root, "asset");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(asset, "version");
+    const cJSON *profile = cJSON_GetObjectItemCaseSensitive(asset, "profile");
+    const int glTF2 = cJSON_IsObject(root) && cJSON_IsObject(asset) && cJSON_IsString(version) &&
+                      version->valuestring[0] == '2' && (!profile || cJSON_IsObject(profile));
+    cJSON_Delete(root);
+    if (!glTF2)
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: not glTF 2 (expected a JSON object whose \"asset\" "
+                       "is an object with a \"version\" string starting with 2)", path);
+    return SR_OK;
 }
 
 /* glTF JSON (a .gltf file, or a .glb's JSON chunk): every buffer and image "uri" that is not a
@@ -461,6 +731,7 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
     sr_status st = SR_OK;
     char *json = NULL;
     size_t json_len = 0;
+    int have_json = 0;
     if (!strcmp(ext, ".glb")) {
         /* 12-byte header (magic, version, total length), then chunks (length, type, data):
          * every length must fit the file, or assimp allocates what the header claims. */
@@ -468,10 +739,14 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
         if (fread(h, 1, 12, f) != 12 || memcmp(h, "glTF", 4) != 0) {
             st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: not a binary glTF (expected the magic 'glTF' "
                          "and a 12-byte header)", path);
+        } else if (sr_le32(h + 4) != 2) {
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a binary glTF of version %u; expected 2", path,
+                         sr_le32(h + 4));
         } else if (sr_le32(h + 8) != file_size) {
             st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its header declares %u bytes but the file "
                          "has %llu", path, sr_le32(h + 8), (unsigned long long)file_size);
         }
+        uint64_t bin_at = 0;   /* where assimp looks for the BIN chunk (0: it does not) */
         for (uint64_t at = 12; !st && at + 8 <= file_size;) {
             unsigned char c[8];
             if (fseek(f, (long)at, SEEK_SET) != 0 || fread(c, 1, 8, f) != 8) break;
@@ -481,18 +756,36 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
                              "past the end of the file", path, (unsigned long long)at, (unsigned long long)clen);
                 break;
             }
-            if (at == 12 && !memcmp(c + 4, "JSON", 4) && !json) {
+            if (at == 12) {
+                if (memcmp(c + 4, "JSON", 4)) {
+                    st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its first chunk is not JSON", path);
+                    break;
+                }
                 json = malloc(clen + 1);
-                if (json && fread(json, 1, clen, f) == clen) json_len = clen;
+                have_json = json && fread(json, 1, clen, f) == clen;
+                json_len = clen;
+                const uint64_t padded = (clen + 3) & ~(uint64_t)3;
+                if (file_size >= 12 + 8 + padded + 8) bin_at = 12 + 8 + padded;
+            } else if (at == bin_at && memcmp(c + 4, "BIN\0", 4)) {
+                st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: the chunk after the JSON is not BIN", path);
+                break;
             }
             at += 8 + clen;
         }
+        if (!st && bin_at && bin_at != 12 + 8 + json_len)   /* padding the chunk walk above did not step over */
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its JSON chunk is not padded to 4 bytes", path);
+        if (!st && !json_len)
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a binary glTF without a JSON chunk", path);
     } else if (file_size <= SR_MAX_MESH_BYTES) {
         json = malloc(file_size + 1);
-        if (json && fread(json, 1, file_size, f) == file_size) json_len = file_size;
+        have_json = json && fread(json, 1, file_size, f) == file_size;
+        json_len = file_size;
     }
     fclose(f);
-    if (!st && json_len) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
+    if (!st && !have_json)
+        st = sr_fail(err, SR_ERR_RUNTIME, "cannot read mesh file %s: %s", path, json ? "read failed" : "out of memory");
+    if (!st) st = sr_gltf_json_check(path, json, json_len, err);
+    if (!st) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
     free(json);
     return st;
 }

@@ -7,7 +7,11 @@
  *       SIGSEGV); a face with no vertex indices (a post-processing step aborts).
  *   PLY, text: malformed records (assimp leaks what it built), absurd counts.
  *   OBJ: a face index past the vertices, after a first mesh was built (assimp throws and
- *       leaks the meshes built so far).
+ *       leaks the meshes built so far); a NUL byte (assimp starts a new line there).
+ *   STL, text: a facet of other than three vertices, without a normal, a word where a
+ *       number belongs, a file cut short (assimp throws and leaks).
+ *   glTF, GLB: anything its glTF 2 reader would not take (assimp then offers the file to
+ *       every reader by content: OBJ text as .gltf went to the OBJ reader).
  *
  * Face indices out of range in PLY (SIGSEGV in post-processing) are caught by assimp's own
  * aiProcess_ValidateDataStructure step, which mesh.c asks for. The checks read the file

@@ -157,7 +157,7 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
         }
     }
     if (sr_scene_load(c->scene_path, scene, &err)) {
-        fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+        if (err.status != SR_INTERRUPTED || sr_interrupt_can_report()) fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
         if (err.status == SR_INTERRUPTED) return 128 + (sr_interrupt_pending() ? sr_interrupt_pending() : 2);
         return err.status;
     }

@@ -51,3 +51,39 @@ int sr_output_path_ok(const char *opt, const char *path, int allow_stdout, const
     }
     return 1;
 }
+
+/* The outputs this run will replace, for the loaders (outpath.h). A process-wide list: the
+ * loaders run deep inside the scene parser, which has no channel back to the options. */
+static struct sr_guarded {
+    char opt[16];
+    char path[PATH_MAX];
+    dev_t dev;
+    ino_t ino;
+} sr_guard[SR_OUTPUT_GUARD_MAX];
+static int sr_guard_count;
+
+void sr_output_guard_add(const char *opt, const char *path)
+{
+    struct stat st;
+    if (!path || !strcmp(path, "-") || sr_guard_count == SR_OUTPUT_GUARD_MAX) return;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;   /* new: nothing to overwrite */
+    struct sr_guarded *g = &sr_guard[sr_guard_count++];
+    snprintf(g->opt, sizeof g->opt, "%s", opt);
+    snprintf(g->path, sizeof g->path, "%s", path);
+    g->dev = st.st_dev;
+    g->ino = st.st_ino;
+}
+
+void sr_output_guard_clear(void) { sr_guard_count = 0; }
+
+int sr_output_guard_active(void) { return sr_guard_count > 0; }
+
+int sr_output_guard_match(const struct stat *st, char *msg, size_t cap)
+{
+    for (int k = 0; k < sr_guard_count; k++)
+        if (sr_guard[k].dev == st->st_dev && sr_guard[k].ino == st->st_ino) {
+            snprintf(msg, cap, "%s %s", sr_guard[k].opt, sr_guard[k].path);
+            return 1;
+        }
+    return 0;
+}

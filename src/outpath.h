@@ -5,6 +5,7 @@
 #define SR_OUTPATH_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* 1 if `path` may be written by the option `opt` ("-o", "--csv"...), else 0 with a message in
  * msg: its folder must exist; an existing directory, symbolic link, device, FIFO or socket is
@@ -14,5 +15,22 @@
  * is refused. */
 int sr_output_path_ok(const char *opt, const char *path, int allow_stdout, const char *const *inputs, char *msg,
                       size_t cap);
+
+/* The files a scene reads (its meshes, their mtllib, glTF buffers and images) are known only
+ * once the scene is parsed. So an output that already exists as a regular file is remembered
+ * here (by device and inode, so a hard link is the same file), and every loader asks before
+ * it reads a file: the scene is then refused (exit 2) before anything is imported, rendered
+ * or written. At most SR_OUTPUT_GUARD_MAX outputs; a new file cannot be an input. */
+#define SR_OUTPUT_GUARD_MAX 4
+void sr_output_guard_add(const char *opt, const char *path);
+
+/* Forget them (tests). */
+void sr_output_guard_clear(void);
+
+/* 1 when an output is remembered (the loaders then check every mesh before the first import). */
+int sr_output_guard_active(void);
+
+/* The remembered output that is the file `st` describes: 1 with "OPT PATH" in msg, else 0. */
+int sr_output_guard_match(const struct stat *st, char *msg, size_t cap);
 
 #endif

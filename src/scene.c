@@ -5,6 +5,7 @@
 #include "mem_limits.h"
 #include "jsondoc.h"
 #include "mesh.h"
+#include "outpath.h"
 #include "interrupt.h"
 
 #include <math.h>
@@ -277,6 +278,8 @@ static char *resolve_path(const char *scene_path, const char *file)
     return out;
 }
 
+static sr_status mesh_fail(sr_json_doc *c, const cJSON *file, const char *fjp, sr_status st, const sr_error *merr);
+
 static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, uint32_t mat, prim_buf *prims)
 {
     const cJSON *file = sr_json_field(o, "file");
@@ -299,11 +302,43 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, uint
     sr_status st = sr_mesh_load(resolved, &xf, mat, prims->items, prims->count, &merr);
     free(resolved);
     prims->cap = *prims->count;   /* the mesh loader sized the array to fit                 */
-    /* The message quotes the path (and assimp's words): no control bytes on the terminal. */
-    char clean[sizeof merr.msg];
-    sr_json_sanitize(clean, sizeof clean, merr.msg);
+    return mesh_fail(c, file, fjp, st, &merr);
+}
+
+/* A mesh loader's error at the scene's "file" value. The message quotes the path (and
+ * assimp's words): no control bytes on the terminal. */
+static sr_status mesh_fail(sr_json_doc *c, const cJSON *file, const char *fjp, sr_status st, const sr_error *merr)
+{
+    char clean[sizeof merr->msg];
+    sr_json_sanitize(clean, sizeof clean, merr->msg);
     if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, fjp, "%s", clean);
     if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+    return SR_OK;
+}
+
+/* When the run would overwrite an existing file: every mesh, and what each refers to, is
+ * checked against the outputs before the first one is imported (outpath.h), so that the
+ * refusal comes before any work. Anything else wrong is left to the objects' own pass. */
+static sr_status check_mesh_inputs(sr_json_doc *c, const cJSON *objs)
+{
+    size_t i = 0;
+    for (const cJSON *o = cJSON_IsArray(objs) ? objs->child : NULL; o; o = o->next, i++) {
+        const cJSON *type = cJSON_IsObject(o) ? sr_json_field(o, "type") : NULL;
+        const cJSON *file = type ? sr_json_field(o, "file") : NULL;
+        if (!cJSON_IsString(type) || strcmp(type->valuestring, "mesh") || !cJSON_IsString(file) || !file->valuestring[0])
+            continue;
+        char jp[SR_JSON_PATH_MAX], fjp[SR_JSON_PATH_MAX];
+        sr_json_path_index(jp, sizeof jp, "objects", i);
+        sr_json_path_key(fjp, sizeof fjp, jp, "file");
+        char *resolved = resolve_path(c->path, file->valuestring);
+        if (!resolved) return sr_json_oom(c);
+        sr_error merr;
+        memset(&merr, 0, sizeof merr);
+        uint64_t size = 0, ref_bytes = 0;
+        sr_status st = sr_mesh_inputs_check(resolved, &size, &ref_bytes, &merr);
+        free(resolved);
+        SR_TRY(mesh_fail(c, file, fjp, st, &merr));
+    }
     return SR_OK;
 }
 
@@ -312,6 +347,7 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
     SR_TRY(sr_json_need_array(c, objs, "objects"));
     if (!objs->child)
         return sr_json_fail_val(c, objs, "objects", "must contain at least one object (sphere, plane, quad or mesh)");
+    if (sr_output_guard_active()) SR_TRY(check_mesh_inputs(c, objs));
     prim_buf prims = {&s->prims, &s->prim_count, 0};
     prim_buf planes = {&s->planes, &s->plane_count, 0};
     size_t i = 0;

@@ -35,8 +35,9 @@ static double sr_hard_now(void)
 }
 
 /* Start SR_CLI with argv (NULL-terminated, without the program name) and env entries
- * ("NAME=value", NULL-terminated, may be NULL) added to the environment. */
-static void sr_hard_spawn(sr_child *c, const char *const *argv, const char *const *env)
+ * ("NAME=value", NULL-terminated, may be NULL) added to the environment; its standard
+ * output goes to out_fd, or to /dev/null when out_fd < 0. */
+static void sr_hard_spawn_out(sr_child *c, const char *const *argv, const char *const *env, int out_fd)
 {
     int fds[2];
     if (pipe(fds) != 0) { perror("pipe"); abort(); }
@@ -57,8 +58,7 @@ static void sr_hard_spawn(sr_child *c, const char *const *argv, const char *cons
             name[eq - env[i]] = '\0';
             setenv(name, eq + 1, 1);
         }
-        int devnull = open("/dev/null", O_WRONLY);
-        dup2(devnull, 1);
+        dup2(out_fd >= 0 ? out_fd : open("/dev/null", O_WRONLY), 1);
         dup2(fds[1], 2);
         close(fds[0]);
         close(fds[1]);
@@ -70,6 +70,11 @@ static void sr_hard_spawn(sr_child *c, const char *const *argv, const char *cons
     close(fds[1]);
     c->err_fd = fds[0];
     fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
+}
+
+static void sr_hard_spawn(sr_child *c, const char *const *argv, const char *const *env)
+{
+    sr_hard_spawn_out(c, argv, env, -1);
 }
 
 static void sr_hard_drain(sr_child *c, int wait_ms)

@@ -7,6 +7,8 @@
 #include "interrupt.h"
 #include "bvh.h"
 
+#include <sys/syscall.h>
+
 /* Start a long CPU render into dir/out.png; return once it is rendering (its first line
  * comes after the signal handler is installed) plus `settle` seconds. */
 static void start_render(sr_child *c, const char *dir, const char *size_w, const char *size_h, int save_partial,
@@ -188,6 +190,85 @@ static void test_render_image_returns_interrupted(void **state)
     sr_scene_free(&scene);
 }
 
+/* The handlers are installed without SA_RESTART (a blocked read or write then fails with
+ * EINTR instead of resuming), and what a reader does after EINTR depends on the flag. */
+static void test_handler_interrupts_system_calls(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_interrupt_install(), 0);
+    const int sigs[] = { SIGINT, SIGTERM };
+    for (int k = 0; k < 2; k++) {
+        struct sigaction sa;
+        assert_int_equal(sigaction(sigs[k], NULL, &sa), 0);
+        assert_true(sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+        assert_int_equal(sa.sa_flags & SA_RESTART, 0);
+        signal(sigs[k], SIG_DFL);
+    }
+    sr_interrupt_reset();
+    assert_true(sr_interrupt_retry(EINTR));    /* a signal that did not ask to stop */
+    assert_false(sr_interrupt_retry(EIO));
+    sr_interrupt_raise(SIGTERM);
+    assert_false(sr_interrupt_retry(EINTR));   /* a stop: give up */
+    sr_interrupt_reset();
+}
+
+/* The system call a child's main thread is blocked in (/proc/PID/syscall), or -1. */
+static long blocked_syscall(pid_t pid)
+{
+    char p[64], text[256] = "";
+    snprintf(p, sizeof p, "/proc/%ld/syscall", (long)pid);
+    FILE *f = fopen(p, "r");
+    if (!f) return -1;
+    const int ok = fgets(text, sizeof text, f) != NULL;
+    fclose(f);
+    char *end;
+    const long nr = ok ? strtol(text, &end, 10) : -1;
+    return ok && end != text ? nr : -1;
+}
+
+/* SIGTERM while the program waits to write to a pipe nobody reads (its standard output,
+ * already full): the write is interrupted, and it exits 143 at once. With SA_RESTART the
+ * write resumed after the handler and the program waited forever for a reader. */
+static void test_sigterm_while_stdout_blocks(void **state)
+{
+    (void)state;
+    if (access("/proc/self/syscall", R_OK) != 0) {   /* how the test sees that the child waits */
+        printf("  /proc/PID/syscall is not available here; cannot tell when the child is blocked\n");
+        skip();
+    }
+    char dir[1024], scene[1024], out[1100];
+    sr_hard_fresh_dir(dir, sizeof dir, "interrupt_stdout");
+    snprintf(out, sizeof out, "%s/out.png", dir);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fcntl(fds[1], F_SETFL, O_NONBLOCK);   /* fill it: the child's first write then blocks */
+    static const char block[4096];
+    while (write(fds[1], block, sizeof block) > 0) {}
+    assert_int_equal(errno, EAGAIN);
+    fcntl(fds[1], F_SETFL, 0);
+    const char *argv[] = { "render", sr_test_source_path(scene, sizeof scene, "scenes/default.json"), "--backend", "cpu",
+                           "--width", "32", "--height", "24", "--spp", "1", "-o", out, NULL };
+    sr_child c;
+    sr_hard_spawn_out(&c, argv, NULL, fds[1]);
+    close(fds[1]);
+    /* The summary line goes to standard output after the image is written; wait until
+     * the child is blocked writing it. */
+    const double t0 = sr_hard_now();
+    long nr = -1;
+    while ((nr = blocked_syscall(c.pid)) != SYS_write && sr_hard_now() - t0 < 60.0) sr_hard_drain(&c, 20);
+    if (nr != SYS_write) {
+        kill(c.pid, SIGKILL);
+        sr_hard_wait(&c, 10.0);
+        fail_msg("the render never blocked writing to its standard output (system call %ld):\n%s", nr, c.err);
+    }
+    kill(c.pid, SIGTERM);
+    const int code = sr_hard_wait(&c, 30.0);   /* -2: still waiting for a reader (killed) */
+    printf("  exit %d after SIGTERM while blocked in write()\n%s", code, c.err);
+    close(fds[0]);
+    assert_int_equal(code, 128 + SIGTERM);
+    assert_non_null(strstr(c.err, "interrupted (SIGTERM) while writing to standard output"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +278,8 @@ int main(void)
         cmocka_unit_test(test_sigterm_while_loading),
         cmocka_unit_test(test_loading_checks_the_stop_flag),
         cmocka_unit_test(test_save_partial),
+        cmocka_unit_test(test_handler_interrupts_system_calls),
+        cmocka_unit_test(test_sigterm_while_stdout_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

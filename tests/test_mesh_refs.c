@@ -93,6 +93,39 @@ static void test_glb_header_checked(void **state)
     expect(render_mesh("liar.glb", "100M", &c), &c, "its header declares 200 bytes");
 }
 
+/* A .gltf or .glb goes to assimp only when its glTF 2 reader surely takes it: otherwise
+ * assimp offered the file to every reader by content, and OBJ text saved as .gltf was
+ * imported by the OBJ reader, past the OBJ checks. */
+static void test_gltf_only_as_gltf2(void **state)
+{
+    (void)state;
+    sr_child c;
+    const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    write_file("obj.gltf", obj, strlen(obj));
+    expect(render_mesh("obj.gltf", NULL, &c), &c, "its glTF JSON is malformed at byte 0");
+    const char *v1 = "{\"asset\": {\"version\": \"1.0\"}}";
+    write_file("v1.gltf", v1, strlen(v1));
+    expect(render_mesh("v1.gltf", NULL, &c), &c, "not glTF 2");
+    const char *ctl = "{\"asset\": {\"version\": \"2.0\", \"generator\": \"a\tb\"}}";
+    write_file("ctl.gltf", ctl, strlen(ctl));
+    expect(render_mesh("ctl.gltf", NULL, &c), &c, "a control byte in a string");
+    const char *tail = "{\"asset\": {\"version\": \"2.0\"}} v 0 0 0";
+    write_file("tail.gltf", tail, strlen(tail));
+    expect(render_mesh("tail.gltf", NULL, &c), &c, "more after the top-level value");
+    unsigned char glb1[28] = { 'g', 'l', 'T', 'F', 1, 0, 0, 0, 28, 0, 0, 0, 8, 0, 0, 0, 'J', 'S', 'O', 'N',
+                               '{', '}', ' ', ' ', ' ', ' ', ' ', ' ' };
+    write_file("v1.glb", glb1, sizeof glb1);
+    expect(render_mesh("v1.glb", NULL, &c), &c, "a binary glTF of version 1; expected 2");
+    /* A glTF 2 triangle in a data: URI (from the fuzz corpus) is read. */
+    char src[1200], buf[4096];
+    FILE *f = fopen(sr_test_source_path(src, sizeof src, "tests/fuzz/corpus_mesh/gltf_data_uri.bin"), "rb");
+    assert_non_null(f);
+    const size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    write_file("tri.gltf", buf, n);
+    assert_int_equal(render_mesh("tri.gltf", NULL, &c), 0);
+}
+
 static void test_gltf_buffer_fifo(void **state)
 {
     (void)state;
@@ -131,10 +164,41 @@ static void test_stl_and_obj_continuation(void **state)
     const char *obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 \\\n 99\n";
     write_file("cont.obj", obj, strlen(obj));
     expect(render_mesh("cont.obj", NULL, &c), &c, "is continued with");
+    /* After a NUL byte assimp starts a new line: an mtllib there (naming a folder) leaked. */
+    const char nul[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n \0mtllib /\n";
+    write_file("nul.obj", nul, sizeof nul - 1);
+    expect(render_mesh("nul.obj", NULL, &c), &c, "OBJ line 5 holds a NUL byte");
     const char *whole = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
                         "endloop\nendfacet\nendsolid t\n";
     write_file("whole.stl", whole, strlen(whole));
     assert_int_equal(render_mesh("whole.stl", NULL, &c), 0);
+    /* Text STL read as assimp reads it: it threw (and leaked) on each of these. */
+    const char *two = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvt 0 1 0\n"
+                      "endloop\nendfacet\nendsolid t\n";
+    write_file("two.stl", two, strlen(two));
+    expect(render_mesh("two.stl", NULL, &c), &c, "a text STL facet with 2 vertices (facet 1); expected 3");
+    const char *split = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1\n0\n"
+                        "endloop\nendfacet\nendsolid t\n";
+    write_file("split.stl", split, strlen(split));
+    expect(render_mesh("split.stl", NULL, &c), &c, "a line end where its number 3 belongs");
+    const char *word = "solid t\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 z\n"
+                       "endloop\nendfacet\nendsolid t\n";
+    write_file("word.stl", word, strlen(word));
+    expect(render_mesh("word.stl", NULL, &c), &c, "\"z\" where its number 3 belongs");
+    const char *bare = "solid t\nfacet\nnormal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
+                       "endloop\nendfacet\nendsolid t\n";
+    write_file("bare.stl", bare, strlen(bare));
+    expect(render_mesh("bare.stl", NULL, &c), &c, "without \"normal\" on its line");
+    const char *named = "solid endsolid\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+                        "endloop\nendfacet\nendsolid t\n";   /* "endsolid" is the solid's name here */
+    write_file("named.stl", named, strlen(named));
+    expect(render_mesh("named.stl", NULL, &c), &c, "a text STL facet with 2 vertices");
+    /* Two solids, numbers in every form assimp reads: accepted. */
+    const char *solids = "solid a\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\nvertex 0 1 0\n"
+                         "endloop\nendfacet\nendsolid a\nsolid b\n facet normal +0 -0. 1e0\n  outer loop\n"
+                         "   vertex .5 0 0\n   vertex 1.5E+0 0 0\n   vertex 0.5 1 -0\n  endloop\n endfacet\nendsolid b\n";
+    write_file("solids.stl", solids, strlen(solids));
+    assert_int_equal(render_mesh("solids.stl", NULL, &c), 0);
     bin[80] = 1;   /* one triangle, 50 bytes: a whole binary STL */
     bin[84 + 12 + 12] = 0; /* vertices (0,0,0), (1,0,0), (0,1,0) as floats */
     const float v[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
@@ -151,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_obj_mtllib_budgeted),
         cmocka_unit_test(test_glb_header_checked),
         cmocka_unit_test(test_gltf_buffer_fifo),
+        cmocka_unit_test(test_gltf_only_as_gltf2),
         cmocka_unit_test(test_untested_formats_refused),
         cmocka_unit_test(test_stl_and_obj_continuation),
     };

@@ -1,5 +1,5 @@
 /* Output paths are checked before any work and never replace what they should not: the
- * scene itself (by name or through a hard link), a directory, a symbolic link, a missing
+ * scene itself (by name or through a hard link), the files its meshes read, a directory, a symbolic link, a missing
  * folder for the benchmark's files; '-' writes the benchmark's CSV or JSON to standard output.
  * Each refusal exits 2 and leaves every file as it was. */
 #include "testutil.h"
@@ -110,6 +110,83 @@ static void test_bench_outputs_checked_first(void **state)
     assert_int_equal(file_size("-"), -1);   /* no file named '-' */
 }
 
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The file's bytes equal `text` (it was neither replaced nor touched). */
+static void expect_unchanged(const char *path, const char *text)
+{
+    char buf[1024] = "";
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    const size_t got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    assert_string_equal(buf, text);
+}
+
+static const char mesh_text[] = "mtllib the.mtl look.png\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+static const char mtl_text[] = "newmtl a\nKd 0.8 0.8 0.8\n";
+static const char gltf_text[] = "{\"asset\": {\"version\": \"2.0\"}, \"buffers\": [{\"uri\": \"tri.bin\", \"byteLength\": 4}]}\n";
+
+/* The files a scene's meshes read (the mesh, its mtllib files, a glTF's buffers) are inputs
+ * too: naming one as an output, or a hard link to one, is refused with exit 2 before
+ * anything is imported or rendered, and the file is left as it was. */
+static void test_outputs_are_not_mesh_inputs(void **state)
+{
+    (void)state;
+    char scene[1100], mesh[1100], mtl[1100], look[1100], gltf[1100], bin[1100], hard[1100];
+    snprintf(scene, sizeof scene, "%s/meshes.json", dir);
+    snprintf(mesh, sizeof mesh, "%s/mesh.obj", dir);
+    snprintf(mtl, sizeof mtl, "%s/the.mtl", dir);
+    snprintf(look, sizeof look, "%s/look.png", dir);   /* an mtllib with an image's name */
+    snprintf(gltf, sizeof gltf, "%s/tri.gltf", dir);
+    snprintf(bin, sizeof bin, "%s/tri.bin", dir);
+    snprintf(hard, sizeof hard, "%s/mesh-link.png", dir);
+    write_text(mesh, mesh_text);
+    write_text(mtl, mtl_text);
+    write_text(look, mtl_text);
+    write_text(gltf, gltf_text);
+    write_text(bin, "abcd");
+    remove(hard);
+    assert_int_equal(link(mesh, hard), 0);
+    /* The glTF comes first: an output that is the OBJ is refused before the glTF is imported. */
+    write_text(scene, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n"
+                      " \"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.8, 0.8]}},\n"
+                      " \"objects\": [{\"type\": \"mesh\", \"file\": \"tri.gltf\", \"material\": \"m\"},\n"
+                      "             {\"type\": \"mesh\", \"file\": \"mesh.obj\", \"material\": \"m\"}]}\n");
+#define SR_RENDER(OUT) { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", OUT, NULL }
+#define SR_BENCH(OPT, OUT) { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1", \
+                             "--frames", "1", OPT, OUT, NULL }
+    const char *render_mesh[] = SR_RENDER(mesh);   /* refused for its extension already */
+    expect_refused(render_mesh, "-o");
+    const char *render_mtl[] = SR_RENDER(mtl);
+    expect_refused(render_mtl, "-o");
+    const char *render_link[] = SR_RENDER(hard);   /* the OBJ under another name */
+    expect_refused(render_link, "mesh.obj is also the output (-o");
+    const char *render_look[] = SR_RENDER(look);   /* the OBJ's second mtllib */
+    expect_refused(render_look, "look.png, which is also the output (-o");
+    const char *csv_mesh[] = SR_BENCH("--csv", mesh);
+    expect_refused(csv_mesh, "mesh.obj is also the output (--csv");
+    const char *json_mtl[] = SR_BENCH("--json", mtl);
+    expect_refused(json_mtl, "the.mtl, which is also the output (--json");
+    const char *csv_bin[] = SR_BENCH("--csv", bin);   /* a glTF buffer */
+    expect_refused(csv_bin, "tri.bin, which is also the output (--csv");
+#undef SR_RENDER
+#undef SR_BENCH
+    expect_unchanged(mesh, mesh_text);
+    expect_unchanged(mtl, mtl_text);
+    expect_unchanged(look, mtl_text);
+    expect_unchanged(bin, "abcd");
+    expect_unchanged(gltf, gltf_text);
+    assert_int_equal(file_size(hard), (long)strlen(mesh_text));
+}
+
 /* stencilray ARGS with standard output on /dev/full: the exit status. */
 static int run_to_dev_full(const char *const *args)
 {
@@ -155,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_render_output_is_not_an_input),
         cmocka_unit_test(test_render_output_kinds),
         cmocka_unit_test(test_bench_outputs_checked_first),
+        cmocka_unit_test(test_outputs_are_not_mesh_inputs),
         cmocka_unit_test(test_lost_stdout_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,21 +87,42 @@ static int sr_fuzz_scene_one(const uint8_t *data, size_t size, char *why, size_t
     return bad;
 }
 
-/* fuzz_mesh: "SCENE" SR_FUZZ_MESH_SEP "MESH", or just "MESH" (a default scene that loads
- * mesh.obj, or mesh.ply when the body starts with "ply"). The body is written to both
- * mesh.obj and mesh.ply in a private temporary folder, next to the scene, so the scene
- * picks the importer by the name it uses. */
+/* fuzz_mesh: "SCENE" SR_FUZZ_MESH_SEP "MESH", or just "MESH". The body is written under
+ * every name below, in a private temporary folder next to the scene, so the scene picks the
+ * importer by the name it uses (every accepted format: OBJ, PLY, STL, glTF, GLB), and an
+ * OBJ's mtllib or a glTF's buffer or image can name the body too (mesh.mtl, mesh.bin).
+ * Without a scene, a default one loads the body under the name its first bytes suggest
+ * (sr_fuzz_mesh_name). */
 static char sr_fuzz_dir[64];
+static const char *const sr_fuzz_names[] = { "mesh.obj", "mesh.ply", "mesh.stl", "mesh.gltf", "mesh.glb",
+                                             "mesh.mtl", "mesh.bin", NULL };
 
 static void sr_fuzz_cleanup(void)
 {
-    static const char *const names[] = { "mesh.obj", "mesh.ply", NULL };
     char p[128];
-    for (int i = 0; names[i]; i++) {
-        snprintf(p, sizeof p, "%s/%s", sr_fuzz_dir, names[i]);
+    for (int i = 0; sr_fuzz_names[i]; i++) {
+        snprintf(p, sizeof p, "%s/%s", sr_fuzz_dir, sr_fuzz_names[i]);
         unlink(p);
     }
     rmdir(sr_fuzz_dir);
+}
+
+/* The mesh file a scene-less body is loaded as: "ply" is PLY, "solid" a text STL, "glTF" a
+ * GLB, "{" with "asset" in it a glTF; 84 + 50 x the count at byte 80 bytes is a binary STL;
+ * anything else OBJ (as every body that was not PLY was before STL and glTF were added, so
+ * the regression inputs keep their meaning). */
+static const char *sr_fuzz_mesh_name(const uint8_t *b, size_t n)
+{
+    if (n >= 3 && !memcmp(b, "ply", 3)) return "mesh.ply";
+    if (n >= 5 && !memcmp(b, "solid", 5)) return "mesh.stl";
+    if (n >= 4 && !memcmp(b, "glTF", 4)) return "mesh.glb";
+    for (size_t i = 0; n >= 1 && b[0] == '{' && i + 7 <= n; i++)   /* other '{': OBJ, as before */
+        if (!memcmp(b + i, "\"asset\"", 7)) return "mesh.gltf";
+    if (n >= 84) {
+        const uint64_t count = b[80] | (uint64_t)b[81] << 8 | (uint64_t)b[82] << 16 | (uint64_t)b[83] << 24;
+        if (n == 84 + 50 * count) return "mesh.stl";
+    }
+    return "mesh.obj";
 }
 
 static int sr_fuzz_write(const char *name, const uint8_t *data, size_t size)
@@ -140,14 +161,15 @@ static int sr_fuzz_mesh_one(const uint8_t *data, size_t size, char *why, size_t 
                  "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n"
                  " \"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.8, 0.8]}},\n"
                  " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\"}]}\n",
-                 body_len >= 3 && memcmp(body, "ply", 3) == 0 ? "mesh.ply" : "mesh.obj");
+                 sr_fuzz_mesh_name(body, body_len));
         scene = (const uint8_t *)def;
         scene_len = strlen(def);
     }
-    if (sr_fuzz_write("mesh.obj", body, body_len) || sr_fuzz_write("mesh.ply", body, body_len)) {
-        perror("sr_fuzz_mesh_one: writing the mesh");
-        abort();
-    }
+    for (int i = 0; sr_fuzz_names[i]; i++)
+        if (sr_fuzz_write(sr_fuzz_names[i], body, body_len)) {
+            perror("sr_fuzz_mesh_one: writing the mesh");
+            abort();
+        }
     char path[128];
     snprintf(path, sizeof path, "%s/scene.json", sr_fuzz_dir);
     sr_scene s;

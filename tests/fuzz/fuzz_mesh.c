@@ -1,5 +1,6 @@
 /* fuzz_mesh.c: libFuzzer harness for mesh loading through the scene and assimp: the input
- * is a scene, the line "%%mesh", and an OBJ or PLY body (fuzz_entry.h). Build with
+ * is a scene, the line "%%mesh", and a mesh body in any accepted format (OBJ, PLY, STL,
+ * glTF, GLB), or the body alone (fuzz_entry.h). Build with
  * CC=clang -DSR_FUZZ=ON; run: build-fuzz/fuzz_mesh tests/fuzz/corpus_mesh */
 #include "fuzz_entry.h"
 
