@@ -69,6 +69,7 @@ static const char sr_bench_help[] =
 "  --json FILE             also write everything as JSON ('-': standard output)\n"
 "  --plot FILE.png         FPS-per-depth chart, one line per mask (needs gnuplot)\n"
 "  -q, --quiet             no progress on stderr\n"
+"  --                      the end of the options: what follows is the scene\n"
 SR_HELP_SIZE SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_TUNING SR_HELP_SORT_KEY
 "\n"
 "Examples:\n"
@@ -417,7 +418,9 @@ int sr_bench_main(int argc, char **argv)
     b.sorts[b.sort_count++] = b.c.render.sort;
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
-        int r = -1;
+        int r = sr_parse_operand(&a, &b.c);
+        if (r > 0) return r;
+        if (r == 0) continue;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) { fputs(sr_bench_help, stdout); return 0; }
         else if (!strcmp(o, "--depth")) r = sr_parse_depth_range(&a, &b);
         else if (!strcmp(o, "--mask")) r = sr_parse_mask_list(&a, &b);

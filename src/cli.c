@@ -38,6 +38,8 @@ static const char sr_render_help[] =
 "  -o, --output FILE       where to write the image (default render.png)\n"
 "  --save-partial          on Ctrl-C, write the samples so far to OUT.partial-<N>spp.png\n"
 "                          (without it, an interrupted render writes nothing; exit 130)\n"
+"  --                      the end of the options: what follows is the scene, even a name\n"
+"                          that starts with '-' (render -- -x.json)\n"
 SR_COMMON_HELP
 "\n"
 "Examples:\n"
@@ -82,6 +84,9 @@ static int sr_cmd_render(int argc, char **argv)
     const char *out = "render.png";
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
+        const int operand = sr_parse_operand(&a, &c);
+        if (operand > 0) return operand;
+        if (operand == 0) continue;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) { fputs(sr_render_help, stdout); return 0; }
         if (!strcmp(o, "-o") || !strcmp(o, "--output")) {
             if (!(out = sr_value(&a, o))) return 2;
@@ -201,8 +206,9 @@ static int sr_cli_dispatch(int argc, char **argv);
  * that lost the table or the summary is reported (SIGPIPE is ignored, so a closed pipe is
  * an EPIPE here instead of a kill after the image was written). A lost summary after a
  * successful render is said on stderr; a lost table or help (the output itself) is exit 1. */
-/* "--spp=8" is "--spp 8", as GNU tools take it: split before any command parses. The option
- * names are copies (in names[], freed after); the values point into argv. */
+/* "--spp=8" is "--spp 8", as GNU tools take it: split before any command parses, up to "--"
+ * (after it every argument is an operand, "--x=y" too). The option names are copies (in
+ * names[], freed after); the values point into argv. */
 typedef struct sr_split_args { char **argv, **names; int argc, nnames; } sr_split_args;
 
 static int sr_split_equals(int argc, char **argv, sr_split_args *out)
@@ -211,8 +217,10 @@ static int sr_split_equals(int argc, char **argv, sr_split_args *out)
     out->names = calloc((size_t)argc + 1, sizeof *out->names);
     out->argc = out->nnames = 0;
     if (!out->argv || !out->names) return -1;
+    int operands = 0;
     for (int i = 0; i < argc; i++) {
-        const char *eq = i >= 2 && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
+        operands |= i >= 2 && !strcmp(argv[i], "--");
+        const char *eq = i >= 2 && !operands && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
         if (!eq || eq == argv[i] + 2) { out->argv[out->argc++] = argv[i]; continue; }
         char *name = strndup(argv[i], (size_t)(eq - argv[i]));
         if (!name) return -1;
