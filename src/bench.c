@@ -5,6 +5,7 @@
 #include "bench_micro.h"
 #include "bench_report.h"
 #include "bench_sort.h"
+#include "ompenv.h"
 #include "sort_cpu.h"
 #include "options.h"
 #include "outpath.h"
@@ -285,6 +286,15 @@ int sr_bench_main(int argc, char **argv)
     snprintf(header, sizeof header, "%s | %ux%u, 1 spp per frame, %u warm-up + %u timed frames | %s | %s",
              b.c.scene_path, scene.width, scene.height, b.warmup, b.frames, date, cmdline);
     printf("# %s: %s\n# %s\n", be.kind == SR_BACKEND_CUDA ? "GPU" : "CPU", gpu, header);
+    const int cpu = be.kind != SR_BACKEND_CUDA;
+    const char *policy = sr_omp_wait_policy(), *policy_from = sr_omp_wait_policy_source();
+    const char *spincount = getenv("GOMP_SPINCOUNT");
+    if (cpu)   /* what decides whether CPU timings can be trusted on a shared machine (ompenv.h) */
+        printf("# OpenMP: %d threads, OMP_WAIT_POLICY=%s%s%s%s\n", omp_get_max_threads(), policy,
+               !strcmp(policy_from, "stencilray") ? " (stencilray's default; set OMP_WAIT_POLICY to choose)"
+               : !strcmp(policy_from, "environment") ? " (from the environment)"
+                                                     : " (idle threads spin: on a busy machine timings swing)",
+               spincount ? ", GOMP_SPINCOUNT=" : "", spincount ? spincount : "");
     fflush(stdout);
 
     sr_error err = { SR_OK, "" };
@@ -323,7 +333,9 @@ int sr_bench_main(int argc, char **argv)
             .width = scene.width, .height = scene.height, .warmup = b.warmup, .frames = b.frames,
             .depth_lo = b.depth_lo, .depth_hi = b.depth_hi, .masks = b.masks, .mask_count = b.mask_count,
             .sorts = b.sorts, .sort_count = b.sort_count,
-            .threads = be.kind == SR_BACKEND_CUDA ? 0 : omp_get_max_threads(), .argc = argc, .argv = argv,
+            .threads = cpu ? omp_get_max_threads() : 0, .wait_policy = cpu ? policy : NULL,
+            .wait_policy_from = cpu ? policy_from : NULL, .spincount = cpu ? spincount : NULL,
+            .argc = argc, .argv = argv,
         };
         if (b.json && !s) s = sr_bench_write_json(b.json, &setup, gpu, rows, done, b.breakdown, &err);
         if (b.plot && !s) {

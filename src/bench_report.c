@@ -146,6 +146,8 @@ static void sr_add_setup(cJSON *root, const sr_bench_setup *b)
     cJSON_AddStringToObject(s, "backend", b->backend);
     if (b->threads > 0) cJSON_AddNumberToObject(s, "threads", b->threads);
     if (b->wait_policy) cJSON_AddStringToObject(s, "omp_wait_policy", b->wait_policy);
+    if (b->wait_policy_from) cJSON_AddStringToObject(s, "omp_wait_policy_from", b->wait_policy_from);
+    if (b->spincount) cJSON_AddStringToObject(s, "gomp_spincount", b->spincount);
     cJSON_AddStringToObject(s, "statistic", "median");
     cJSON_AddNumberToObject(s, "noisy_spread", SR_BENCH_NOISY_SPREAD);
     cJSON_AddStringToObject(s, "date", b->date);

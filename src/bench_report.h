@@ -47,6 +47,8 @@ typedef struct sr_bench_setup {
     int mask_count, sort_count;
     int threads;                  /* CPU backend: OpenMP threads; 0 on the GPU              */
     const char *wait_policy;      /* CPU backend: OMP_WAIT_POLICY as OpenMP read it, or NULL */
+    const char *wait_policy_from; /* who chose it: "stencilray", "environment" or "none"      */
+    const char *spincount;        /* GOMP_SPINCOUNT when set, or NULL                        */
     int argc;
     char **argv;
 } sr_bench_setup;
