@@ -11,7 +11,6 @@
 #include "mem_limits.h"
 #include "render.h"
 #include "scene.h"
-#include "../kernels/sortkey.h"
 #include "textout.h"
 
 #include <assimp/version.h>
@@ -86,8 +85,7 @@ typedef struct sr_render_summary {
     const sr_backend *be;
     const sr_common *c;
     const sr_render_stats *st;
-    const char *mask;   /* the mask, with the way the wave mask measured fastest */
-    const char *way;    /* that way alone, or NULL                                */
+    const char *way;    /* the way the wave mask measured fastest, or NULL */
     const char *out;
     double setup_s;
 } sr_render_summary;
@@ -199,11 +197,11 @@ static int sr_cmd_render(int argc, char **argv)
     } else if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
     } else {
-        const int chose = c.render.mask == SR_MASK_WAVE && !c.render.wave_dense && c.render.sort == SR_SORT_NONE;
+        const int chose = sr_wave_chooses(&c.render);
         char mask[96];
         if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
         else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.render.mask));
-        const sr_render_summary sum = { &scene, &be, &c, &st, mask, chose ? way : NULL, out, t_setup };
+        const sr_render_summary sum = { &scene, &be, &c, &st, chose ? way : NULL, out, t_setup };
         /* With --stats -, standard output is the JSON's: the line goes to stderr. */
         FILE *line = stats && !strcmp(stats, "-") ? stderr : stdout;
         if (!c.quiet)
