@@ -11,6 +11,7 @@
 #include "mem_limits.h"
 #include "render.h"
 #include "scene.h"
+#include "textout.h"
 
 #include <assimp/version.h>
 #include <cJSON.h>
@@ -38,6 +39,11 @@ static const char sr_render_help[] =
 "  -o, --output FILE       where to write the image (default render.png)\n"
 "  --save-partial          on Ctrl-C, write the samples so far to OUT.partial-<N>spp.png\n"
 "                          (without it, an interrupted render writes nothing; exit 130)\n"
+"  --stats FILE.json       also write the summary's numbers as JSON: backend, device, size,\n"
+"                          spp, depth, mask, integrator, times, rays per bounce, Mrays/s\n"
+"                          ('-': standard output; the summary line then goes to stderr)\n"
+"  --                      the end of the options: what follows is the scene, even a name\n"
+"                          that starts with '-' (render -- -x.json)\n"
 SR_COMMON_HELP
 "\n"
 "Examples:\n"
@@ -74,21 +80,73 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_sce
     return 128 + (sig ? sig : SIGINT);
 }
 
+/* What a finished render did, for the summary line and --stats. */
+typedef struct sr_render_summary {
+    const sr_scene *scene;
+    const sr_backend *be;
+    const sr_common *c;
+    const sr_render_stats *st;
+    const char *way;    /* the way the wave mask measured fastest, or NULL */
+    const char *out;
+    double setup_s;
+} sr_render_summary;
+
+static double sr_mrays_per_s(const sr_render_stats *st)
+{
+    return st->seconds > 0 ? (double)st->rays / st->seconds / 1e6 : 0.0;
+}
+
+/* --stats: the summary line's numbers as JSON, through a temporary name and a rename. */
+static sr_status sr_write_render_stats(const char *path, const sr_render_summary *r, sr_error *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
+    cJSON_AddStringToObject(root, "stencilray", SR_VERSION);
+    cJSON_AddStringToObject(root, "scene", r->c->scene_path);
+    cJSON_AddStringToObject(root, "output", r->out);
+    cJSON_AddStringToObject(root, "backend", r->be->kind == SR_BACKEND_CUDA ? "cuda" : "cpu");
+    cJSON_AddStringToObject(root, "device", r->be->device_name);
+    cJSON_AddNumberToObject(root, "width", r->scene->width);
+    cJSON_AddNumberToObject(root, "height", r->scene->height);
+    cJSON_AddNumberToObject(root, "spp", r->scene->spp);
+    cJSON_AddNumberToObject(root, "depth", r->scene->max_depth);
+    cJSON_AddStringToObject(root, "integrator", r->scene->integrator == SR_INTEGRATOR_PATH ? "path" : "whitted");
+    cJSON_AddStringToObject(root, "mask", sr_mask_name(r->c->render.mask));
+    if (r->way) cJSON_AddStringToObject(root, "wave_way", r->way);
+    cJSON_AddNumberToObject(root, "seed", r->c->render.seed);
+    cJSON_AddNumberToObject(root, "render_s", r->st->seconds);
+    cJSON_AddNumberToObject(root, "setup_s", r->setup_s);
+    cJSON_AddNumberToObject(root, "ms_per_sample", r->st->samples ? 1e3 * r->st->seconds / r->st->samples : 0.0);
+    cJSON_AddNumberToObject(root, "rays", (double)r->st->rays);
+    cJSON *per = cJSON_AddArrayToObject(root, "rays_per_bounce");
+    for (uint32_t b = 0; per && b < r->scene->max_depth && b < SR_MAX_DEPTH; b++)
+        cJSON_AddItemToArray(per, cJSON_CreateNumber((double)r->st->bounce_rays[b]));
+    cJSON_AddNumberToObject(root, "mrays_per_s", sr_mrays_per_s(r->st));
+    return sr_textout_json(path, root, err);
+}
+
 static int sr_cmd_render(int argc, char **argv)
 {
     sr_args a = { argc, 2, argv, "render" };
     sr_common c;
     sr_common_default(&c);
     c.render.progress = 1;
-    const char *out = "render.png";
+    const char *out = "render.png", *stats = NULL;
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
+        const int operand = sr_parse_operand(&a, &c);
+        if (operand > 0) return operand;
+        if (operand == 0) continue;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) { fputs(sr_render_help, stdout); return 0; }
         if (!strcmp(o, "-o") || !strcmp(o, "--output")) {
             if (!(out = sr_value(&a, o))) return 2;
             continue;
         }
         if (!strcmp(o, "--save-partial")) { c.render.keep_partial = 1; continue; }
+        if (!strcmp(o, "--stats")) {
+            if (!(stats = sr_value(&a, o))) return 2;
+            continue;
+        }
         int r = sr_parse_common(&a, &c);
         if (r > 0) return r;
         if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
@@ -99,6 +157,11 @@ static int sr_cmd_render(int argc, char **argv)
     const char *inputs[] = { c.scene_path, NULL };
     if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
     sr_output_guard_add("-o", out);   /* the meshes the scene reads are checked against it as it loads */
+    if (stats && !sr_output_path_ok("--stats", stats, 1, inputs, msg, sizeof msg))
+        return sr_usage_error(&a, "%s%s", msg, "");
+    if (stats && !strcmp(stats, out))
+        return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
+    if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
     if (c.quiet) c.render.progress = 0;
 
     sr_scene scene;
@@ -136,16 +199,21 @@ static int sr_cmd_render(int argc, char **argv)
         code = sr_render_interrupted(out, rgb, &scene, &c, &st);
     } else if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
-    } else if (!c.quiet) {
+    } else {
+        const int chose = sr_wave_chooses(&c.render);
         char mask[96];
-        if (c.render.mask == SR_MASK_WAVE && !c.render.wave_dense)
-            snprintf(mask, sizeof mask, "wave (%s)", way);
-        else
-            snprintf(mask, sizeof mask, "%s", sr_mask_name(c.render.mask));
-        printf("%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup) | %.2f M rays, %.1f Mrays/s -> %s\n",
-               be.kind == SR_BACKEND_CUDA ? "cuda" : "cpu", be.device_name, scene.width, scene.height, scene.spp,
-               scene.max_depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
-               st.seconds > 0 ? (double)st.rays / st.seconds / 1e6 : 0.0, out);
+        if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
+        else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.render.mask));
+        const sr_render_summary sum = { &scene, &be, &c, &st, chose ? way : NULL, out, t_setup };
+        /* With --stats -, standard output is the JSON's: the line goes to stderr. */
+        FILE *line = stats && !strcmp(stats, "-") ? stderr : stdout;
+        if (!c.quiet)
+            fprintf(line, "%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup) | %.2f M rays, "
+                    "%.1f Mrays/s -> %s\n", be.kind == SR_BACKEND_CUDA ? "cuda" : "cpu", be.device_name, scene.width,
+                    scene.height, scene.spp, scene.max_depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
+                    sr_mrays_per_s(&st), out);
+        if (stats && (s = sr_write_render_stats(stats, &sum, &err)))
+            fprintf(stderr, "stencilray render: %s (the image was written to %s)\n", err.msg, out);
     }
     free(rgb);
     sr_backend_destroy(&be);
@@ -203,8 +271,9 @@ static int sr_cli_dispatch(int argc, char **argv);
  * that lost the table or the summary is reported (SIGPIPE is ignored, so a closed pipe is
  * an EPIPE here instead of a kill after the image was written). A lost summary after a
  * successful render is said on stderr; a lost table or help (the output itself) is exit 1. */
-/* "--spp=8" is "--spp 8", as GNU tools take it: split before any command parses. The option
- * names are copies (in names[], freed after); the values point into argv. */
+/* "--spp=8" is "--spp 8", as GNU tools take it: split before any command parses, up to "--"
+ * (after it every argument is an operand, "--x=y" too). The option names are copies (in
+ * names[], freed after); the values point into argv. */
 typedef struct sr_split_args { char **argv, **names; int argc, nnames; } sr_split_args;
 
 static int sr_split_equals(int argc, char **argv, sr_split_args *out)
@@ -213,8 +282,10 @@ static int sr_split_equals(int argc, char **argv, sr_split_args *out)
     out->names = calloc((size_t)argc + 1, sizeof *out->names);
     out->argc = out->nnames = 0;
     if (!out->argv || !out->names) return -1;
+    int operands = 0;
     for (int i = 0; i < argc; i++) {
-        const char *eq = i >= 2 && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
+        operands |= i >= 2 && !strcmp(argv[i], "--");
+        const char *eq = i >= 2 && !operands && !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
         if (!eq || eq == argv[i] + 2) { out->argv[out->argc++] = argv[i]; continue; }
         char *name = strndup(argv[i], (size_t)(eq - argv[i]));
         if (!name) return -1;

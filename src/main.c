@@ -1,4 +1,9 @@
 /* main.c: stencilray's entry point; everything else lives in cli.c and below. */
 #include "cli.h"
+#include "ompenv.h"
 
-int main(int argc, char **argv) { return sr_cli_main(argc, argv); }
+int main(int argc, char **argv)
+{
+    sr_omp_wait_policy_default(argc, argv);   /* may start the program again (ompenv.h) */
+    return sr_cli_main(argc, argv);
+}

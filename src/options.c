@@ -73,10 +73,24 @@ void sr_common_default(sr_common *c)
     c->integrator = -1;
 }
 
+int sr_parse_operand(sr_args *a, sr_common *c)
+{
+    const char *o = a->argv[a->i];
+    if (!c->operands) {
+        if (!strcmp(o, "--")) { c->operands = 1; return 0; }
+        if (o[0] == '-') return -1;   /* an option */
+    }
+    if (c->scene_path) return sr_usage_error(a, "one scene expected, got two ('%s' and '%s')", c->scene_path, o);
+    c->scene_path = o;
+    return 0;
+}
+
 /* Parse one option shared by render/bench/view. Returns 0 if consumed, 2 on error, -1 if the
  * option is not a common one. */
 int sr_parse_common(sr_args *a, sr_common *c)
 {
+    const int operand = sr_parse_operand(a, c);
+    if (operand >= 0) return operand;
     const char *o = a->argv[a->i];
     if (!strcmp(o, "--width")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->width);
     if (!strcmp(o, "--height")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->height);
@@ -138,8 +152,6 @@ int sr_parse_common(sr_args *a, sr_common *c)
         else return sr_usage_error(a, "--tonemap: expected clamp, reinhard or aces, got '%s'%s", v, "");
         return 0;
     }
-    if (o[0] != '-' && !c->scene_path) { c->scene_path = o; return 0; }
-    if (o[0] != '-') return sr_usage_error(a, "one scene expected, got two ('%s' and '%s')", c->scene_path, o);
     return -1;
 }
 

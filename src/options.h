@@ -23,6 +23,7 @@ typedef struct sr_common {
     float exposure;
     sr_tonemap tonemap;
     int quiet;
+    int operands;                         /* "--" was seen: every later argument is an operand */
 } sr_common;
 
 /* Print "stencilray CMD: <fmt with x, y>" and a pointer to --help; returns 2. */
@@ -33,6 +34,10 @@ int sr_parse_u32(sr_args *a, const char *opt, uint32_t lo, uint32_t hi, uint32_t
 int sr_parse_float(sr_args *a, const char *opt, float lo, float hi, float *out);
 
 void sr_common_default(sr_common *c);
+/* "--" and what follows it: "--" ends the options, and every argument after it is an operand
+ * (the scene), even one that starts with '-'. Commands call this before matching their own
+ * options. 0 consumed, 2 error, -1 an option for the caller. */
+int sr_parse_operand(sr_args *a, sr_common *c);
 /* Parse a->argv[a->i] if it is a shared option (or the scene path): 0 consumed, 2 error,
  * -1 not a shared option. */
 int sr_parse_common(sr_args *a, sr_common *c);

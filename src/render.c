@@ -172,6 +172,18 @@ static void sr_wave_way_timed(sr_renderer *r, float ms)
     r->wave_pick = best;
 }
 
+int sr_wave_chooses(const sr_render_opts *o)
+{
+    return o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->sort == SR_SORT_NONE;
+}
+
+int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o)
+{
+    if (!sr_wave_chooses(o)) return 0;
+    if (r->wave_tune_depth != r->view.max_depth || r->wave_tune_integrator != r->view.integrator) return 1;
+    return r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS;
+}
+
 const char *sr_wave_way_name(const sr_renderer *r)
 {
     if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return "measuring";
@@ -203,7 +215,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
     int tuning = 0;
     sr_render_opts way;   /* the wave mask's measured choice (sr_wave_way_next) */
-    if (o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->sort == SR_SORT_NONE) {
+    if (sr_wave_chooses(o)) {
         const uint32_t k = sr_wave_way_next(r, &tuning);
         way = *o;
         way.mask = sr_wave_ways[k].mask;

@@ -80,5 +80,9 @@ double sr_now(void);   /* monotonic seconds */
 
 /* What the wave mask chose (its measurement), for summaries: "measuring", "compact", ... */
 const char *sr_wave_way_name(const sr_renderer *r);
+/* Whether options o leave the way to run a sample to the wave mask's measurement, and whether
+ * the next sample with them would still be one of its measuring samples. */
+int sr_wave_chooses(const sr_render_opts *o);
+int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o);
 
 #endif

@@ -1,7 +1,8 @@
 /* `stencilray bench` output formats, on the CPU backend (the format is the same for the GPU):
  * the CSV has its header and one well-formed row per (depth, mask), the JSON parses and
- * carries the same rows, --plot writes a PNG when gnuplot is present, and bad arguments
- * exit 2. */
+ * carries the same rows and its setup as named fields, --plot writes PNG, SVG or PDF by the
+ * name's ending when gnuplot is present and refuses other endings before running, and bad
+ * arguments exit 2. */
 #include "testutil.h"
 
 #include <sys/stat.h>
@@ -28,6 +29,49 @@ static char *read_all(const char *path)
 
 static const char *const masks[] = { "flags", "stencil", "compact", "wave", "megakernel" };
 
+static double number(const cJSON *o, const char *name)
+{
+    const cJSON *x = cJSON_GetObjectItem(o, name);
+    if (!cJSON_IsNumber(x)) fail_msg("\"%s\" is missing or not a number", name);
+    return x->valuedouble;
+}
+
+/* "setup" is an object of named fields with the values of the run below. */
+static void check_setup(const cJSON *setup, const char *scene, const char *json)
+{
+    assert_true(cJSON_IsObject(setup));
+    assert_string_equal(cJSON_GetObjectItem(setup, "scene")->valuestring, scene);
+    assert_int_equal((int)number(setup, "width"), 48);
+    assert_int_equal((int)number(setup, "height"), 32);
+    assert_int_equal((int)number(setup, "spp_per_frame"), 1);
+    assert_int_equal((int)number(setup, "warmup_frames"), 1);
+    assert_int_equal((int)number(setup, "timed_frames"), 3);
+    assert_int_equal((int)number(setup, "depth_from"), 1);
+    assert_int_equal((int)number(setup, "depth_to"), 3);
+    assert_true(number(setup, "threads") >= 1);
+    assert_true(number(setup, "noisy_spread") > 0);
+    assert_string_equal(cJSON_GetObjectItem(setup, "backend")->valuestring, "cpu");
+    assert_string_equal(cJSON_GetObjectItem(setup, "integrator")->valuestring, "whitted");
+    assert_string_equal(cJSON_GetObjectItem(setup, "sort_key")->valuestring, "dir-morton");
+    const cJSON *m = cJSON_GetObjectItem(setup, "masks");
+    assert_int_equal(cJSON_GetArraySize(m), 5);
+    for (int k = 0; k < 5; k++) assert_string_equal(cJSON_GetArrayItem(m, k)->valuestring, masks[k]);
+    const cJSON *sorts = cJSON_GetObjectItem(setup, "sorts");
+    assert_int_equal(cJSON_GetArraySize(sorts), 1);
+    assert_string_equal(cJSON_GetArrayItem(sorts, 0)->valuestring, "none");
+    int y, mo, d, h, mi, sec;
+    char z = 0;
+    assert_int_equal(sscanf(cJSON_GetObjectItem(setup, "date")->valuestring, "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d,
+                            &h, &mi, &sec, &z), 7);
+    assert_int_equal(z, 'Z');
+    const cJSON *cmd = cJSON_GetObjectItem(setup, "command");
+    assert_true(cJSON_IsArray(cmd));
+    assert_string_equal(cJSON_GetArrayItem(cmd, 0)->valuestring, "stencilray");
+    assert_string_equal(cJSON_GetArrayItem(cmd, 1)->valuestring, "bench");
+    const int n = cJSON_GetArraySize(cmd);
+    assert_string_equal(cJSON_GetArrayItem(cmd, n - 2)->valuestring, json);   /* --json FILE -q: argv as given */
+}
+
 static void test_csv_and_json(void **state)
 {
     (void)state;
@@ -47,17 +91,21 @@ static void test_csv_and_json(void **state)
     char *text = read_all(csv);
     assert_non_null(text);
     char *save = NULL, *line = strtok_r(text, "\n", &save);
-    assert_string_equal(line, "depth,mask,sort,median_ms,fps,p99_ms,min_ms,rays_per_frame,mrays_per_s,live_after,"
-                              "generate_ms,intersect_ms,shade_ms,compact_ms,sort_ms");
+    assert_string_equal(line, "depth,mask,sort,median_ms,fps,min_ms,max_ms,spread,noisy,rays_per_frame,mrays_per_s,"
+                              "live_after,generate_ms,intersect_ms,shade_ms,compact_ms,sort_ms");
     int rows = 0;
     for (line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save), rows++) {
         int commas = 0;
         for (const char *c = line; *c; c++) commas += *c == ',';
-        assert_int_equal(commas, 14);
+        assert_int_equal(commas, 16);
         unsigned depth = 0;
         char mask[32], sort[32];
-        double median = 0, fps = 0;
-        assert_int_equal(sscanf(line, "%u,%31[^,],%31[^,],%lf,%lf", &depth, mask, sort, &median, &fps), 5);
+        double median = 0, fps = 0, lo = 0, hi = 0, spread = -1;
+        int noisy = -1;
+        assert_int_equal(sscanf(line, "%u,%31[^,],%31[^,],%lf,%lf,%lf,%lf,%lf,%d", &depth, mask, sort, &median, &fps,
+                                &lo, &hi, &spread, &noisy), 9);
+        assert_true(lo <= median && median <= hi && spread >= 0);
+        assert_int_equal(noisy, spread > 0.10);
         if (rows % 5 != 2) assert_string_equal(sort, "none");   /* only compact sorts */
         else assert_true(!strcmp(sort, "none") || !strcmp(sort, "merge") || !strcmp(sort, "radix"));
         assert_int_equal(depth, 1u + (unsigned)rows / 5u);              /* depth-major order */
@@ -74,6 +122,8 @@ static void test_csv_and_json(void **state)
     cJSON *root = cJSON_Parse(text);
     assert_non_null(root);
     assert_true(cJSON_IsString(cJSON_GetObjectItem(root, "device")));
+    check_setup(cJSON_GetObjectItem(root, "setup"), scene, json);
+    const double noisy_above = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "setup"), "noisy_spread")->valuedouble;
     cJSON *results = cJSON_GetObjectItem(root, "results");
     assert_int_equal(cJSON_GetArraySize(results), 15);
     for (int i = 0; i < 15; i++) {
@@ -82,6 +132,20 @@ static void test_csv_and_json(void **state)
         assert_int_equal(depth, 1 + i / 5);
         assert_string_equal(cJSON_GetObjectItem(r, "mask")->valuestring, masks[i % 5]);
         assert_true(cJSON_GetObjectItem(r, "median_ms")->valuedouble > 0);
+        /* every time is one of the frames': min <= q1 <= median <= q3 <= max, and the spread
+         * and the noisy flag are what they say */
+        const double lo = number(r, "min_ms"), q1 = number(r, "q1_ms"), med = number(r, "median_ms"),
+                     q3 = number(r, "q3_ms"), hi = number(r, "max_ms"), spread = number(r, "spread");
+        assert_true(lo <= q1 && q1 <= med && med <= q3 && q3 <= hi);
+        assert_float_equal(spread, (q3 - q1) / med, 1e-9);
+        assert_true(cJSON_IsBool(cJSON_GetObjectItem(r, "noisy")));
+        assert_int_equal(cJSON_IsTrue(cJSON_GetObjectItem(r, "noisy")), spread > noisy_above);
+        assert_null(cJSON_GetObjectItem(r, "p99_ms"));   /* over a few frames it was the max: gone */
+        if (i % 5 == 3) {   /* the wave mask measured its ways in the warm-up, not in the timed frames */
+            const cJSON *way = cJSON_GetObjectItem(r, "wave_way");
+            assert_true(cJSON_IsString(way));
+            assert_string_not_equal(way->valuestring, "measuring");
+        }
         assert_true(cJSON_GetObjectItem(r, "rays_per_frame")->valuedouble >= 48 * 32);
         cJSON *live = cJSON_GetObjectItem(r, "live_after_bounce");
         assert_int_equal(cJSON_GetArraySize(live), i % 5 == 4 ? 0 : depth - 1);
@@ -99,23 +163,51 @@ static void test_csv_and_json(void **state)
     free(text);
 }
 
+/* The chart's format follows its name: PNG, SVG or PDF, told apart by their first bytes. */
 static void test_plot(void **state)
 {
     (void)state;
     if (system("command -v gnuplot >/dev/null 2>&1") != 0) { skip(); }
-    char scene[1024], png[1024], err[8192];
+    static const struct { const char *name, *magic, *also; } formats[] = {
+        { "bench.png", "\x89PNG\r\n\x1a\n", NULL },
+        { "bench.svg", "<?xml", "<svg" },
+        { "bench.PDF", "%PDF-", NULL },
+    };
+    char scene[1024], path[1024], err[8192];
     sr_test_source_path(scene, sizeof scene, "scenes/default.json");
-    sr_test_tmp_path(png, sizeof png, "bench.png");
-    remove(png);
-    const char *argv[] = { "bench", scene, "--backend", "cpu", "--width", "32", "--height", "16", "--depth", "1-2",
-                           "--frames", "2", "--warmup", "0", "--plot", png, "-q", NULL };
-    assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 0);
-    FILE *f = fopen(png, "rb");
-    assert_non_null(f);
-    unsigned char magic[8] = { 0 };
-    assert_int_equal(fread(magic, 1, 8, f), 8);
-    fclose(f);
-    assert_memory_equal(magic, "\x89PNG\r\n\x1a\n", 8);
+    for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
+        sr_test_tmp_path(path, sizeof path, formats[k].name);
+        remove(path);
+        const char *argv[] = { "bench", scene, "--backend", "cpu", "--width", "32", "--height", "16", "--depth", "1-2",
+                               "--frames", "2", "--warmup", "0", "--mask", "stencil,wave", "--plot", path, "-q", NULL };
+        const int code = sr_test_run_cli(argv, err, sizeof err);
+        if (code) fail_msg("%s: exit %d\n%s", formats[k].name, code, err);
+        char *text = read_all(path);
+        assert_non_null(text);
+        const size_t n = strlen(formats[k].magic);
+        if (memcmp(text, formats[k].magic, n) != 0) fail_msg("%s does not start with its format's bytes", formats[k].name);
+        if (formats[k].also && !strstr(text, formats[k].also)) fail_msg("%s has no %s", formats[k].name, formats[k].also);
+        free(text);
+    }
+}
+
+/* Any other ending is refused with exit 2 before the scene is even opened. */
+static void test_plot_format_refused(void **state)
+{
+    (void)state;
+    char scene[1024], path[1024], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    static const char *const names[] = { "bench.jpg", "bench", "bench.png.txt" };
+    for (size_t k = 0; k < 3; k++) {
+        sr_test_tmp_path(path, sizeof path, names[k]);
+        remove(path);
+        const char *argv[] = { "bench", scene, "--backend", "cpu", "--width", "16", "--height", "8", "--depth", "1",
+                               "--frames", "1", "--plot", path, NULL };
+        assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+        if (!strstr(err, "expected a name ending in .png, .svg or .pdf")) fail_msg("%s", err);
+        if (strstr(err, "backend")) fail_msg("the benchmark started before the refusal:\n%s", err);
+        assert_false(sr_test_file_exists(path));
+    }
 }
 
 /* Names are data for gnuplot, never code: a --plot name and a scene file name holding quotes,
@@ -186,6 +278,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_and_json),
         cmocka_unit_test(test_plot),
+        cmocka_unit_test(test_plot_format_refused),
         cmocka_unit_test(test_plot_names_are_not_code),
         cmocka_unit_test(test_bad_arguments),
     };

@@ -1,4 +1,5 @@
-/* The command line as GNU tools read it: "--spp=8" is "--spp 8"; two scenes are one too many;
+/* The command line as GNU tools read it: "--spp=8" is "--spp 8", "--" ends the options; two
+ * scenes are one too many;
  * `info` names assimp's patch version; the progress of a render written to a log (not a
  * terminal) comes as whole lines, never carriage returns. */
 #include "testutil.h"
@@ -35,6 +36,58 @@ static void test_two_scenes(void **state)
     const char *argv[] = { "render", a, b, "--backend", "cpu", NULL };
     assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
     if (!strstr(err, "one scene expected, got two")) fail_msg("%s", err);
+}
+
+/* "--" ends the options: a scene whose name starts with '-' renders after it, "--x=y" after it
+ * is an operand (not split), and a second operand is still a second scene. */
+static void test_double_dash_ends_options(void **state)
+{
+    (void)state;
+    char dir[1024], src[1024], out[1100], err[8192];
+    sr_test_source_path(src, sizeof src, "scenes/default.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_dashdash");
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);   /* the scene is named relative to here */
+    FILE *in = fopen(src, "rb"), *sc = fopen("-x.json", "wb"), *eq = fopen("--spp=1", "wb");
+    assert_non_null(in);
+    assert_non_null(sc);
+    assert_non_null(eq);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) {
+        assert_int_equal(fwrite(buf, 1, got, sc), got);
+        assert_int_equal(fwrite(buf, 1, got, eq), got);
+    }
+    fclose(in);
+    fclose(sc);
+    fclose(eq);
+    snprintf(out, sizeof out, "%s/dash.png", dir);
+    const char *argv[] = { "render", "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1", "-o", out,
+                           "-q", "--", "-x.json", NULL };
+    int code = sr_test_run_cli(argv, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    assert_true(sr_test_file_exists(out));
+    /* without "--" the same name is an unknown option */
+    const char *no_dashes[] = { "render", "--backend", "cpu", "-o", out, "-q", "-x.json", NULL };
+    assert_int_equal(sr_test_run_cli(no_dashes, err, sizeof err), 2);
+    if (!strstr(err, "unknown option '-x.json'")) fail_msg("%s", err);
+    /* after "--", "--spp=1" is a file name, not an option to split */
+    remove(out);
+    const char *eq_operand[] = { "render", "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1", "-o",
+                                 out, "-q", "--", "--spp=1", NULL };
+    code = sr_test_run_cli(eq_operand, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    assert_true(sr_test_file_exists(out));
+    /* options after "--" are operands too: "-o" is a second scene here */
+    const char *two[] = { "render", "--backend", "cpu", "--", "-x.json", "-o", NULL };
+    assert_int_equal(sr_test_run_cli(two, err, sizeof err), 2);
+    if (!strstr(err, "one scene expected, got two ('-x.json' and '-o')")) fail_msg("%s", err);
+    /* bench takes it the same way (a bad value after it is never read as an option) */
+    const char *bench[] = { "bench", "--backend", "cpu", "--", "-x.json", "--frames", NULL };
+    assert_int_equal(sr_test_run_cli(bench, err, sizeof err), 2);
+    if (!strstr(err, "one scene expected, got two ('-x.json' and '--frames')")) fail_msg("%s", err);
+    assert_int_equal(chdir(cwd), 0);
 }
 
 static void test_progress_in_a_log(void **state)
@@ -120,6 +173,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_option_equals_value),
         cmocka_unit_test(test_two_scenes),
+        cmocka_unit_test(test_double_dash_ends_options),
         cmocka_unit_test(test_progress_in_a_log),
         cmocka_unit_test(test_info_assimp_version),
         cmocka_unit_test(test_help_lists_each_option_once),

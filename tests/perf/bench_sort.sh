@@ -36,7 +36,7 @@ say "sort micro-benchmark"
 "$sr" bench --sort-micro --frames "$frames" -q --csv "$out/sort_micro.csv" 2>&1 | tee -a "$log" ||
     echo "bench --sort-micro FAILED" | tee -a "$log"
 
-echo "scene,variant,depth,mask,sort,median_ms,fps,p99_ms,min_ms,rays_per_frame,mrays_per_s,live_after,generate_ms,intersect_ms,shade_ms,compact_ms,sort_ms" \
+echo "scene,variant,depth,mask,sort,median_ms,fps,min_ms,max_ms,spread,noisy,rays_per_frame,mrays_per_s,live_after,generate_ms,intersect_ms,shade_ms,compact_ms,sort_ms" \
     > "$tmp/scenes.csv"
 run() {   # scene variant bench-options...
     local scene=$1 variant=$2
