@@ -103,6 +103,16 @@ int sr_parse_common(sr_args *a, sr_common *c)
         c->render.sort_key = key;
         return 0;
     }
+    if (!strcmp(o, "--camera")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        char why[256];
+        if (!sr_camera_arg_parse(v, &c->camera, why, sizeof why))
+            return sr_usage_error(a, "--camera %s: %s", v, why);
+        c->has_camera = 1;
+        c->camera_text = v;
+        return 0;
+    }
     if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) { c->quiet = 1; return 0; }
     if (!strcmp(o, "--backend")) {
         const char *v = sr_value(a, o);
@@ -166,6 +176,12 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     if (c->spp) scene->spp = c->spp;
     if (c->depth) scene->max_depth = c->depth;
     if (c->integrator >= 0) scene->integrator = (uint32_t)c->integrator;
+    char camera_why[256];
+    if (c->has_camera && !sr_camera_arg_apply(&c->camera, &scene->camera, camera_why, sizeof camera_why)) {
+        fprintf(stderr, "stencilray %s: --camera %s: %s\n", cmd, c->camera_text, camera_why);
+        sr_scene_free(scene);
+        return 2;
+    }
     if ((uint64_t)scene->width * scene->height > (1u << 28)) {
         fprintf(stderr, "stencilray %s: %ux%u is %llu pixels; at most %u are supported\n", cmd, scene->width,
                 scene->height, (unsigned long long)scene->width * scene->height, 1u << 28);
