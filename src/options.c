@@ -1,5 +1,6 @@
 /* options.c: parsing the options render, bench and view share, and opening scene+backend. */
 #include "options.h"
+#include "datadir.h"
 #include "interrupt.h"
 #include "sort_cpu.h"
 
@@ -157,13 +158,20 @@ int sr_parse_common(sr_args *a, sr_common *c)
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
 {
     sr_error err = { SR_OK, "" };
-    static char fallback[PATH_MAX];
+    static char fallback[PATH_MAX + 32];
     if (!c->scene_path) {
-        /* Run from elsewhere than the source tree: use the shipped scene where it was built. */
-        c->scene_path = SR_DEFAULT_SCENE;
-        if (access(SR_DEFAULT_SCENE, R_OK) != 0) {
-            snprintf(fallback, sizeof fallback, "%s/%s", SR_DATA_DIR, SR_DEFAULT_SCENE);
-            if (access(fallback, R_OK) == 0) c->scene_path = fallback;
+        /* The default scene that came with this binary (installed beside it, or the source
+         * tree it was built from), from whatever folder it runs in; then ./scenes. */
+        char dir[PATH_MAX];
+        if (sr_data_dir(SR_DEFAULT_SCENE, dir, sizeof dir)) {
+            snprintf(fallback, sizeof fallback, "%s/%s", dir, SR_DEFAULT_SCENE);
+            c->scene_path = fallback;
+        } else if (access(SR_DEFAULT_SCENE, R_OK) == 0) {
+            c->scene_path = SR_DEFAULT_SCENE;
+        } else {
+            fprintf(stderr, "stencilray %s: no scene given, and the default scene (%s) is in none of %s or ./; "
+                            "give a scene file: stencilray %s SCENE.json\n", cmd, SR_DEFAULT_SCENE, dir, cmd);
+            return 2;
         }
     }
     if (sr_scene_load(c->scene_path, scene, &err)) {
