@@ -59,7 +59,7 @@ SR_HELP_CAMERA
 "                          (after --frames N frames, default 1)\n"
 "  --script STEPS          scripted changes between frames, ';'-separated: frames=N depth=N\n"
 "                          mask=M size=WxH exposure=X tonemap=T camera=C (as --camera)\n"
-"                          shot=FILE.png\n"
+"                          shot=FILE.png print=camera (what the C key prints)\n"
 "  --vsync on|off          wait for the display refresh (default on; off in scripted runs)\n"
 "  --shader-dir DIR        where display.vert and display.frag are (default: next to the\n"
 "                          binary, then ../share/stencilray/shaders, then the source tree)\n"
@@ -75,7 +75,7 @@ SR_HELP_SORT_KEY SR_HELP_OUTPUT
 
 typedef enum sr_step_kind {
     SR_STEP_FRAMES, SR_STEP_DEPTH, SR_STEP_MASK, SR_STEP_SIZE, SR_STEP_EXPOSURE, SR_STEP_TONEMAP,
-    SR_STEP_CAMERA, SR_STEP_SHOT
+    SR_STEP_CAMERA, SR_STEP_SHOT, SR_STEP_PRINT
 } sr_step_kind;
 
 typedef struct sr_step {
@@ -179,13 +179,16 @@ static int sr_parse_step(sr_args *a, char *item, sr_step *st)
             sr_usage_error(a, "--script: camera=%s: %s", v, why);
             return 0;
         }
+    } else if (!strcmp(k, "print")) {
+        st->kind = SR_STEP_PRINT;
+        ok = !strcmp(v, "camera");
     } else if (!strcmp(k, "shot")) {
         st->kind = SR_STEP_SHOT;
         st->path = v;
         ok = sr_png_name(v);
     } else {
         sr_usage_error(a, "--script: unknown step '%s'; expected frames, depth, mask, size, exposure, tonemap, "
-                          "camera or shot%s", k, "");
+                          "camera, shot or print%s", k, "");
         return 0;
     }
     if (!ok) sr_usage_error(a, "--script: bad value in '%s=%s' (see --help)", k, v);
@@ -650,6 +653,7 @@ static int sr_view_run_steps(sr_viewer *v, sr_status *s, sr_error *err)
             break;
         }
         case SR_STEP_SHOT: *s = sr_view_shot(v, st->path, err); break;
+        case SR_STEP_PRINT: sr_print_camera(&v->cam); break;
         default: break;
         }
         v->step++;
