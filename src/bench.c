@@ -62,7 +62,7 @@ static const char sr_bench_help[] =
 "                          name's ending picks the format: .png, .svg or .pdf\n"
 "  -q, --quiet             no progress on stderr\n"
 "  --                      the end of the options: what follows is the scene\n"
-SR_HELP_SIZE SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_TUNING SR_HELP_SORT_KEY
+SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_TUNING SR_HELP_SORT_KEY
 "\n"
 "Examples:\n"
 "  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"

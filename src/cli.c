@@ -6,6 +6,7 @@
 #include "options.h"
 #include "outpath.h"
 #include "backend.h"
+#include "datadir.h"
 #include "image.h"
 #include "interrupt.h"
 #include "mem_limits.h"
@@ -242,6 +243,9 @@ static int sr_cmd_info(int argc, char **argv)
 #endif
     );
     printf("  CPU backend: OpenMP, %d threads\n", omp_get_max_threads());
+    char data[PATH_MAX];   /* scenes, shaders and assets: installed beside the binary or the source tree */
+    const int have_data = sr_data_dir(SR_DEFAULT_SCENE, data, sizeof data);
+    printf("  data: %s%s\n", have_data ? data : "not found; looked in ", have_data ? "" : data);
     char buf[4096];
     sr_cuda_describe(buf, sizeof buf);
     printf("CUDA:\n%s", buf);

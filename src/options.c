@@ -1,5 +1,6 @@
 /* options.c: parsing the options render, bench and view share, and opening scene+backend. */
 #include "options.h"
+#include "datadir.h"
 #include "interrupt.h"
 #include "sort_cpu.h"
 
@@ -117,6 +118,16 @@ int sr_parse_common(sr_args *a, sr_common *c)
         c->render.sort_key = key;
         return 0;
     }
+    if (!strcmp(o, "--camera")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        char why[256];
+        if (!sr_camera_arg_parse(v, &c->camera, why, sizeof why))
+            return sr_usage_error(a, "--camera %s: %s", v, why);
+        c->has_camera = 1;
+        c->camera_text = v;
+        return 0;
+    }
     if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) { c->quiet = 1; return 0; }
     if (!strcmp(o, "--backend")) {
         const char *v = sr_value(a, o);
@@ -159,13 +170,20 @@ int sr_parse_common(sr_args *a, sr_common *c)
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
 {
     sr_error err = { SR_OK, "" };
-    static char fallback[PATH_MAX];
+    static char fallback[PATH_MAX + 32];
     if (!c->scene_path) {
-        /* Run from elsewhere than the source tree: use the shipped scene where it was built. */
-        c->scene_path = SR_DEFAULT_SCENE;
-        if (access(SR_DEFAULT_SCENE, R_OK) != 0) {
-            snprintf(fallback, sizeof fallback, "%s/%s", SR_DATA_DIR, SR_DEFAULT_SCENE);
-            if (access(fallback, R_OK) == 0) c->scene_path = fallback;
+        /* The default scene that came with this binary (installed beside it, or the source
+         * tree it was built from), from whatever folder it runs in; then ./scenes. */
+        char dir[PATH_MAX];
+        if (sr_data_dir(SR_DEFAULT_SCENE, dir, sizeof dir)) {
+            snprintf(fallback, sizeof fallback, "%s/%s", dir, SR_DEFAULT_SCENE);
+            c->scene_path = fallback;
+        } else if (access(SR_DEFAULT_SCENE, R_OK) == 0) {
+            c->scene_path = SR_DEFAULT_SCENE;
+        } else {
+            fprintf(stderr, "stencilray %s: no scene given, and the default scene (%s) is in none of %s or ./; "
+                            "give a scene file: stencilray %s SCENE.json\n", cmd, SR_DEFAULT_SCENE, dir, cmd);
+            return 2;
         }
     }
     if (sr_scene_load(c->scene_path, scene, &err)) {
@@ -178,6 +196,12 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     if (c->spp) scene->spp = c->spp;
     if (c->depth) scene->max_depth = c->depth;
     if (c->integrator >= 0) scene->integrator = (uint32_t)c->integrator;
+    char camera_why[256];
+    if (c->has_camera && !sr_camera_arg_apply(&c->camera, &scene->camera, camera_why, sizeof camera_why)) {
+        fprintf(stderr, "stencilray %s: --camera %s: %s\n", cmd, c->camera_text, camera_why);
+        sr_scene_free(scene);
+        return 2;
+    }
     if ((uint64_t)scene->width * scene->height > (1u << 28)) {
         fprintf(stderr, "stencilray %s: %ux%u is %llu pixels; at most %u are supported\n", cmd, scene->width,
                 scene->height, (unsigned long long)scene->width * scene->height, 1u << 28);

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "backend.h"
+#include "camera_arg.h"
 #include "render.h"
 #include "scene.h"
 #include "../kernels/tonemap.h"
@@ -24,6 +25,9 @@ typedef struct sr_common {
     sr_tonemap tonemap;
     int quiet;
     int operands;                         /* "--" was seen: every later argument is an operand */
+    int has_camera;                       /* --camera: replaces the scene's camera    */
+    sr_camera_arg camera;
+    const char *camera_text;              /* as given, for messages                   */
 } sr_common;
 
 /* Print "stencilray CMD: <fmt with x, y>" and a pointer to --help; returns 2. */
@@ -57,6 +61,11 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 #define SR_HELP_INTEGRATOR \
 "  --integrator I          whitted or path (default: the scene's \"integrator\"); path\n" \
 "                          traces global illumination and needs many samples (--spp)\n"
+#define SR_HELP_CAMERA \
+"  --camera PX,PY,PZ,LX,LY,LZ[,FOV[,UX,UY,UZ,APERTURE,FOCUS]]\n" \
+"                          the camera instead of the scene's: position and look-at point,\n" \
+"                          then optionally the field of view, up, aperture and focus\n" \
+"                          distance (the viewer's C key prints its camera in this form)\n"
 #define SR_HELP_WHERE \
 "Where it runs:\n" \
 "  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \
@@ -84,7 +93,7 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "  --tonemap T             clamp (default), reinhard, aces\n"
 #define SR_HELP_QUIET \
 "  -q, --quiet             no progress bar or summary\n"
-#define SR_COMMON_HELP SR_HELP_SIZE SR_HELP_SPP SR_HELP_DEPTH SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_MASK \
+#define SR_COMMON_HELP SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_SPP SR_HELP_DEPTH SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_MASK \
     SR_HELP_TUNING SR_HELP_SORT SR_HELP_SORT_KEY SR_HELP_OUTPUT SR_HELP_QUIET
 
 #endif

@@ -3,6 +3,7 @@
  * it. The film reaches the screen through src/display.c (CUDA-GL interop on a CUDA device,
  * host memory otherwise). Scripted runs (--frames, --screenshot, --script) make it testable. */
 #include "viewer.h"
+#include "camera_arg.h"
 #include "display.h"
 #include "options.h"
 #include "render.h"
@@ -37,6 +38,8 @@ static const char sr_view_help[] =
 "  scroll           zoom (field of view)\n"
 "  [ ]              halve / double the fly speed; hold Shift to fly 4x faster\n"
 "  R                reset the camera\n"
+"  C                print the camera to standard output, as a --camera argument (for\n"
+"                   render, bench and view) and as the scene file's \"camera\" object\n"
 "  1 .. 9           trace depth (1 = no reflections)\n"
 "  M                next masking strategy: flags, stencil, compact, wave, megakernel\n"
 "  + -              exposure up / down by half a stop\n"
@@ -49,14 +52,14 @@ static const char sr_view_help[] =
 "\n"
 "View options:\n"
 "  --size WxH              window size (the same as --width W --height H; default: the scene's)\n"
-"  --camera PX,PY,PZ,LX,LY,LZ\n"
-"                          camera position and look-at point (default: the scene's)\n"
+SR_HELP_CAMERA
 "  --spp N                 samples per pixel added each frame (default 1)\n"
 "  --frames N              render N frames, then quit\n"
 "  --screenshot FILE.png   save the last frame as the window showed it, then quit\n"
 "                          (after --frames N frames, default 1)\n"
 "  --script STEPS          scripted changes between frames, ';'-separated: frames=N depth=N\n"
-"                          mask=M size=WxH exposure=X tonemap=T camera=PX,..,LZ shot=FILE.png\n"
+"                          mask=M size=WxH exposure=X tonemap=T camera=C (as --camera)\n"
+"                          shot=FILE.png print=camera (what the C key prints)\n"
 "  --vsync on|off          wait for the display refresh (default on; off in scripted runs)\n"
 "  --shader-dir DIR        where display.vert and display.frag are (default: next to the\n"
 "                          binary, then ../share/stencilray/shaders, then the source tree)\n"
@@ -72,13 +75,14 @@ SR_HELP_SORT_KEY SR_HELP_OUTPUT
 
 typedef enum sr_step_kind {
     SR_STEP_FRAMES, SR_STEP_DEPTH, SR_STEP_MASK, SR_STEP_SIZE, SR_STEP_EXPOSURE, SR_STEP_TONEMAP,
-    SR_STEP_CAMERA, SR_STEP_SHOT
+    SR_STEP_CAMERA, SR_STEP_SHOT, SR_STEP_PRINT
 } sr_step_kind;
 
 typedef struct sr_step {
     sr_step_kind kind;
     uint32_t a, b;     /* frames, depth, mask, tonemap; size a x b */
-    float f[6];        /* exposure; camera                          */
+    float f[1];        /* exposure                                  */
+    sr_camera_arg cam; /* camera                                    */
     const char *path;  /* shot                                      */
 } sr_step;
 
@@ -86,8 +90,7 @@ typedef struct sr_view_opts {
     sr_common c;
     uint32_t frames;
     const char *screenshot, *shader_dir;
-    int has_camera, vsync;   /* vsync: -1 = default */
-    float camera[6];
+    int vsync;               /* -1 = default */
     sr_step steps[SR_MAX_STEPS];
     uint32_t step_count;
     char *script;            /* owned copy, steps point into it */
@@ -171,14 +174,21 @@ static int sr_parse_step(sr_args *a, char *item, sr_step *st)
         st->a = (uint32_t)t;
     } else if (!strcmp(k, "camera")) {
         st->kind = SR_STEP_CAMERA;
-        ok = sr_parse_floats(v, st->f, 6);
+        char why[256];
+        if (!sr_camera_arg_parse(v, &st->cam, why, sizeof why)) {
+            sr_usage_error(a, "--script: camera=%s: %s", v, why);
+            return 0;
+        }
+    } else if (!strcmp(k, "print")) {
+        st->kind = SR_STEP_PRINT;
+        ok = !strcmp(v, "camera");
     } else if (!strcmp(k, "shot")) {
         st->kind = SR_STEP_SHOT;
         st->path = v;
         ok = sr_png_name(v);
     } else {
         sr_usage_error(a, "--script: unknown step '%s'; expected frames, depth, mask, size, exposure, tonemap, "
-                          "camera or shot%s", k, "");
+                          "camera, shot or print%s", k, "");
         return 0;
     }
     if (!ok) sr_usage_error(a, "--script: bad value in '%s=%s' (see --help)", k, v);
@@ -218,11 +228,6 @@ static int sr_view_parse(int argc, char **argv, sr_view_opts *o, int *help)
             if (!(v = sr_value(&a, opt))) return 2;
             if (!sr_parse_size(v, &o->c.width, &o->c.height))
                 return sr_usage_error(&a, "--size: expected WxH with each side 1..16384, e.g. 1280x720, got '%s'%s", v, "");
-        } else if (!strcmp(opt, "--camera")) {
-            if (!(v = sr_value(&a, opt))) return 2;
-            if (!sr_parse_floats(v, o->camera, 6))
-                return sr_usage_error(&a, "--camera: expected six numbers PX,PY,PZ,LX,LY,LZ (position, look-at), got '%s'%s", v, "");
-            o->has_camera = 1;
         } else if (!strcmp(opt, "--frames")) {
             int r = sr_parse_u32(&a, opt, 1, 1000000, &o->frames);
             if (r) return r;
@@ -314,6 +319,16 @@ static void sr_print_keys(void)
 
 /* ---- camera ------------------------------------------------------------------------------ */
 
+/* C: the camera in the two forms that take it back, on standard output (a pipe or a
+ * terminal; the window has no text field to copy from). */
+static void sr_print_camera(const sr_camera_desc *c)
+{
+    char arg[256], json[384];
+    if (sr_camera_arg_format(c, arg, sizeof arg) < 0 || sr_camera_json_format(c, json, sizeof json) < 0) return;
+    printf("--camera %s\n\"camera\": %s\n", arg, json);
+    fflush(stdout);
+}
+
 /* Turn the camera around its look-at point: yaw about the scene's up, pitch towards it. */
 static void sr_orbit(sr_camera_desc *c, float dyaw, float dpitch)
 {
@@ -374,6 +389,7 @@ static void sr_on_key(GLFWwindow *w, int key, int scancode, int action, int mods
     case GLFW_KEY_V: v->vsync = !v->vsync; glfwSwapInterval(v->vsync); break;
     case GLFW_KEY_P: v->shot_pending = 1; break;
     case GLFW_KEY_H: sr_print_keys(); break;
+    case GLFW_KEY_C: sr_print_camera(&v->cam); break;
     default: break;
     }
 }
@@ -629,13 +645,15 @@ static int sr_view_run_steps(sr_viewer *v, sr_status *s, sr_error *err)
         case SR_STEP_SIZE: *s = sr_view_set_size(v, st->a, st->b, err); break;
         case SR_STEP_EXPOSURE: v->exposure = st->f[0]; break;
         case SR_STEP_TONEMAP: v->tonemap = (sr_tonemap)st->a; break;
-        case SR_STEP_CAMERA:
-            v->cam.position = sr_v3(st->f[0], st->f[1], st->f[2]);
-            v->cam.look_at = sr_v3(st->f[3], st->f[4], st->f[5]);
-            v->cam.focus_distance = 0.0f;
+        case SR_STEP_CAMERA: {
+            char why[256];
+            if (!sr_camera_arg_apply(&st->cam, &v->cam, why, sizeof why))
+                *s = sr_fail(err, SR_ERR_INPUT, "--script: camera step %u: %s", v->step + 1, why);
             v->dirty = 1;
             break;
+        }
         case SR_STEP_SHOT: *s = sr_view_shot(v, st->path, err); break;
+        case SR_STEP_PRINT: sr_print_camera(&v->cam); break;
         default: break;
         }
         v->step++;
@@ -711,12 +729,7 @@ static void sr_view_choose_path(sr_viewer *v)
 static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
 {
     sr_view_opts *o = v->o;
-    v->cam = v->scene.camera;
-    if (o->has_camera) {
-        v->cam.position = sr_v3(o->camera[0], o->camera[1], o->camera[2]);
-        v->cam.look_at = sr_v3(o->camera[3], o->camera[4], o->camera[5]);
-        v->cam.focus_distance = 0.0f;   /* refocus on the new look-at point */
-    }
+    v->cam = v->scene.camera;   /* --camera, if given, is in it already (sr_open) */
     v->home = v->cam;
     v->depth = v->scene.max_depth;
     v->spf = o->c.spp ? o->c.spp : 1;

@@ -167,6 +167,34 @@ static void test_view_script_depth_and_resize(void **state)
     assert_same_png(c, rc, 200, 100);
 }
 
+/* The camera the viewer prints (the C key; print=camera in a script) renders the very view it
+ * shows: a camera set by a script step, moved away from the scene's, printed, then given to
+ * render --camera. */
+static void test_view_saved_camera(void **state)
+{
+    (void)state;
+    char scene[1024], v[1024], r[1024], script[2048], out[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_test_tmp_path(v, sizeof v, "xvfb_cam_v.png");
+    sr_test_tmp_path(r, sizeof r, "xvfb_cam_r.png");
+    unlink(v);
+    snprintf(script, sizeof script, "camera=1.5,2.4,5.9,0,0.9,0,33;frames=2;shot=%s;print=camera", v);
+    const char *view[] = { scene, "--backend", "cpu", "--size", "160x90", "--script", script, NULL };
+    assert_int_equal(run_view(view, out, sizeof out), 0);
+    printf("%s", out);
+    const char *line = strstr(out, "\n--camera ");
+    assert_non_null(line);
+    char arg[512];
+    assert_int_equal(sscanf(line + 10, "%511s", arg), 1);
+    assert_string_equal(arg, "1.5,2.4,5.9,0,0.9,0,33,0,1,0,0,0");   /* the scene's up, no lens */
+    assert_non_null(strstr(out, "\n\"camera\": {\"position\": [1.5, 2.4, 5.9], \"look_at\": [0, 0.9, 0], \"fov\": 33, "
+                                "\"up\": [0, 1, 0], \"aperture\": 0, \"focus_distance\": 0}\n"));
+    const char *ren[] = { scene, "--backend", "cpu", "--width", "160", "--height", "90", "--spp", "2",
+                          "--camera", arg, "-q", "-o", r, NULL };
+    render(ren);
+    assert_same_png(v, r, 160, 90);
+}
+
 static void test_view_broken_shader(void **state)
 {
     (void)state;
@@ -237,6 +265,7 @@ int main(void)
     const struct CMUnitTest windowed[] = {
         cmocka_unit_test(test_view_matches_render),
         cmocka_unit_test(test_view_script_depth_and_resize),
+        cmocka_unit_test(test_view_saved_camera),
         cmocka_unit_test(test_view_broken_shader),
     };
     return cmocka_run_group_tests_name("view under Xvfb", windowed, NULL, NULL);
