@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -140,11 +141,10 @@ static const char *sr_hard_fresh_dir(char *buf, size_t cap, const char *name)
     DIR *d = opendir(buf);
     if (d) {
         struct dirent *e;
-        char p[1200];
+        char p[PATH_MAX + 256];   /* room for the folder and a d_name (256 at most) */
         while ((e = readdir(d)))
             if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-                snprintf(p, sizeof p, "%s/%s", buf, e->d_name);
-                unlink(p);
+                if (snprintf(p, sizeof p, "%s/%s", buf, e->d_name) < (int)sizeof p) unlink(p);
             }
         closedir(d);
     } else if (mkdir(buf, 0755) != 0) {
