@@ -130,7 +130,7 @@ uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path)
 {
     /* Measured peaks (tests: 4096x4096): PNG 6 B/px for a smooth image, 9.4 for noise
      * (8-bit copy, filtered rows, deflate's growing buffer, the PNG copy); HDR 12 B/px
-     * (a float copy). 12 B/px covers both; 1 MiB for the encoders' tables. */
+     * (a float copy); EXR 12 B/px (the exposed float copy; chunks of 16 lines). 12 B/px covers them; 1 MiB for the encoders' tables. */
     (void)path;
     return (uint64_t)w * h * 12u + (1u << 20);
 }

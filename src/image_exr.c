@@ -1,0 +1,126 @@
+/* image_exr.c: linear RGB to OpenEXR through the library's C API (OpenEXRCore). The file is
+ * written through the caller's descriptor (pwrite), so it goes to the same temporary name as
+ * the PNG and HDR paths and is renamed by the caller. */
+#include "image_exr.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <OpenEXR/openexr.h>
+
+typedef struct exr_sink {
+    int fd;
+    int err;          /* first errno from pwrite */
+    char msg[256];    /* first message from the library */
+} exr_sink;
+
+static int64_t exr_sink_write(exr_const_context_t ctxt, void *userdata, const void *buffer, uint64_t sz,
+                              uint64_t offset, exr_stream_error_func_ptr_t error_cb)
+{
+    (void)ctxt;
+    (void)error_cb;
+    exr_sink *s = (exr_sink *)userdata;
+    const char *p = (const char *)buffer;
+    uint64_t done = 0;
+    while (done < sz) {
+        ssize_t n = pwrite(s->fd, p + done, (size_t)(sz - done), (off_t)(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            if (!s->err) s->err = n < 0 ? errno : EIO;
+            return -1;
+        }
+        done += (uint64_t)n;
+    }
+    return (int64_t)sz;
+}
+
+static void exr_sink_error(exr_const_context_t ctxt, exr_result_t code, const char *msg)
+{
+    void *ud = NULL;
+    if (exr_get_user_data(ctxt, &ud) != EXR_ERR_SUCCESS || !ud) return;
+    exr_sink *s = (exr_sink *)ud;
+    if (!s->msg[0]) snprintf(s->msg, sizeof s->msg, "%s (%s)", msg ? msg : "", exr_get_default_error_message(code));
+}
+
+sr_status sr_exr_encode(int fd, const char *path, const float *rgb, uint32_t w, uint32_t h, float exposure,
+                        sr_exr_type type, sr_error *err)
+{
+    if (w == 0 || h == 0 || w > (uint32_t)INT32_MAX || h > (uint32_t)INT32_MAX)
+        return sr_fail(err, SR_ERR_INPUT, "%s: cannot write a %ux%u EXR image", path, (unsigned)w, (unsigned)h);
+    exr_sink sink = { .fd = fd, .err = 0, .msg = "" };
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    init.user_data = &sink;
+    init.write_fn = exr_sink_write;
+    init.error_handler_fn = exr_sink_error;
+
+    /* Exposure is applied like the .hdr path (the values stay linear, no tonemap); scaling
+     * first keeps the library's own float-to-half rounding for the half case. */
+    float *scaled = NULL;
+    const float *src = rgb;
+    if (exposure != 1.0f) {
+        size_t n = (size_t)w * h * 3u;
+        scaled = (float *)malloc(n * sizeof(float));
+        if (!scaled) return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory for a %ux%u image", path, w, h);
+        for (size_t i = 0; i < n; i++) scaled[i] = rgb[i] * exposure;
+        src = scaled;
+    }
+
+    exr_context_t ctx = NULL;
+    exr_encode_pipeline_t enc = EXR_ENCODE_PIPELINE_INITIALIZER;
+    int enc_live = 0, part = 0;
+    int32_t lines = 1;
+    const exr_pixel_type_t ptype = type == SR_EXR_FLOAT ? EXR_PIXEL_FLOAT : EXR_PIXEL_HALF;
+    exr_result_t r = exr_start_write(&ctx, path, EXR_WRITE_FILE_DIRECTLY, &init);
+    if (r == EXR_ERR_SUCCESS) r = exr_add_part(ctx, "rgb", EXR_STORAGE_SCANLINE, &part);
+    if (r == EXR_ERR_SUCCESS)
+        r = exr_initialize_required_attr_simple(ctx, part, (int32_t)w, (int32_t)h, EXR_COMPRESSION_ZIP);
+    /* The library keeps channels sorted by name (B, G, R); look them up by name below. */
+    static const char *const names[3] = { "R", "G", "B" };
+    for (int c = 0; c < 3 && r == EXR_ERR_SUCCESS; c++)
+        r = exr_add_channel(ctx, part, names[c], ptype, EXR_PERCEPTUALLY_LINEAR, 1, 1);
+    if (r == EXR_ERR_SUCCESS) r = exr_set_lineorder(ctx, part, EXR_LINEORDER_INCREASING_Y);
+    if (r == EXR_ERR_SUCCESS) r = exr_write_header(ctx);
+    if (r == EXR_ERR_SUCCESS) r = exr_get_scanlines_per_chunk(ctx, part, &lines);
+    for (int32_t y = 0; r == EXR_ERR_SUCCESS && y < (int32_t)h; y += lines) {
+        exr_chunk_info_t ci;
+        r = exr_write_scanline_chunk_info(ctx, part, y, &ci);
+        if (r != EXR_ERR_SUCCESS) break;
+        r = enc_live ? exr_encoding_update(ctx, part, &ci, &enc) : exr_encoding_initialize(ctx, part, &ci, &enc);
+        if (r != EXR_ERR_SUCCESS) break;
+        for (int c = 0; c < enc.channel_count; c++) {
+            exr_coding_channel_info_t *ch = &enc.channels[c];
+            int k = ch->channel_name[0] == 'R' ? 0 : ch->channel_name[0] == 'G' ? 1 : 2;
+            ch->encode_from_ptr = (const uint8_t *)(src + ((size_t)ci.start_y * w * 3u + (size_t)k));
+            ch->user_pixel_stride = 3 * (int32_t)sizeof(float);
+            ch->user_line_stride = (int32_t)(w * 3u * sizeof(float));
+            ch->user_data_type = EXR_PIXEL_FLOAT;
+            ch->user_bytes_per_element = (int16_t)sizeof(float);
+        }
+        if (!enc_live) {
+            enc_live = 1;
+            r = exr_encoding_choose_default_routines(ctx, part, &enc);
+            if (r != EXR_ERR_SUCCESS) break;
+        }
+        r = exr_encoding_run(ctx, part, &enc);
+    }
+    if (enc_live) exr_encoding_destroy(ctx, &enc);
+    exr_result_t fin = ctx ? exr_finish(&ctx) : EXR_ERR_SUCCESS;
+    if (r == EXR_ERR_SUCCESS) r = fin;
+    free(scaled);
+    if (sink.err) return sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(sink.err));
+    if (r != EXR_ERR_SUCCESS)
+        return sr_fail(err, SR_ERR_RUNTIME, "%s: OpenEXR could not write the image: %s", path,
+                       sink.msg[0] ? sink.msg : exr_get_default_error_message(r));
+    return SR_OK;
+}
+
+const char *sr_exr_version(void)
+{
+    static char v[32];
+    int maj = 0, min = 0, pat = 0;
+    const char *extra = NULL;
+    exr_get_library_version(&maj, &min, &pat, &extra);
+    snprintf(v, sizeof v, "%d.%d.%d", maj, min, pat);
+    return v;
+}
