@@ -36,9 +36,58 @@ SR_HD sr_vec3 sr_offset_origin(sr_vec3 p, sr_vec3 n_out)
     return sr_madd(p, n_out, 1e-4f * (1.0f + mag));
 }
 
+/* Barycentric weights of b and c for a point x in the plane of triangle p: x = a + wb (b - a)
+ * + wc (c - a), from the 2x2 normal equations (no FMA: the same bits on both backends). */
+SR_HD void sr_tri_bary(const sr_prim *p, sr_vec3 x, float *wb, float *wc)
+{
+    const sr_vec3 e1 = sr_sub(p->b, p->a), e2 = sr_sub(p->c, p->a), v = sr_sub(x, p->a);
+    const float d11 = sr_dot(e1, e1), d12 = sr_dot(e1, e2), d22 = sr_dot(e2, e2);
+    const float v1 = sr_dot(v, e1), v2 = sr_dot(v, e2);
+    const float det = d11 * d22 - d12 * d12;
+    const float inv = det != 0.0f ? 1.0f / det : 0.0f;
+    *wb = (d22 * v1 - d12 * v2) * inv;
+    *wc = (d11 * v2 - d12 * v1) * inv;
+}
+
+/* The shading normal at x on the prim hit (index hit_prim, BVH order), given n, the unit
+ * geometric normal turned to the side the ray came from (wo = -d points there too): the
+ * vertex normals interpolated by barycentrics when the prim has them, else n. As in pbrt-v4
+ * the geometric normal keeps deciding the side: the result is flipped into n's hemisphere
+ * (a file's normals may disagree with its winding). Where the viewer would be below the
+ * smooth surface (silhouettes of coarse meshes) it falls back to n, so no sample starts
+ * inside the surface. *smooth says whether it differs from n (callers then check sampled
+ * directions against n: nothing may leave through the geometric surface). */
+SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const sr_prim *prim, sr_vec3 x, sr_vec3 n,
+                                sr_vec3 wo, bool *smooth)
+{
+    *smooth = false;
+    if (!s->attrs || (hit_prim & SR_HIT_PLANE_BIT)) return n;
+    const sr_tri_attr *a = &s->attrs[hit_prim];
+    if (!(a->flags & SR_ATTR_NORMALS)) return n;
+    float wb, wc;
+    sr_tri_bary(prim, x, &wb, &wc);
+    const float wa = 1.0f - wb - wc;
+    sr_vec3 ns = sr_add(sr_add(sr_scale(a->n[0], wa), sr_scale(a->n[1], wb)), sr_scale(a->n[2], wc));
+    const float len = sr_length(ns);
+    if (!(len > 0.0f)) return n;
+    ns = sr_scale(ns, 1.0f / len);
+    if (sr_dot(ns, n) < 0.0f) ns = sr_neg(ns);
+    if (!(sr_dot(ns, wo) > 1e-4f)) return n;
+    *smooth = true;
+    return ns;
+}
+
 /* Light arriving directly from the scene's lights at p (normal n facing the viewer), times
  * the Lambertian BRDF albedo / pi, with one shadow ray per light. */
+SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo);
 SR_HD sr_vec3 sr_direct_light(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 albedo)
+{
+    return sr_direct_light_ns(s, p, n, n, albedo);
+}
+
+/* The same with a shading normal ns (sr_shading_normal) for the cosine: the shadow ray still
+ * leaves along the geometric n, and light from below the geometric surface is not seen. */
+SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo)
 {
     sr_vec3 sum = sr_v3s(0.0f);
     sr_vec3 origin = sr_offset_origin(p, n);
@@ -57,8 +106,8 @@ SR_HD sr_vec3 sr_direct_light(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_v
             dist = SR_INF;
             falloff = 1.0f;
         }
-        float cos_l = sr_dot(n, to_light);
-        if (cos_l <= 0.0f) continue;
+        float cos_l = sr_dot(ns, to_light);
+        if (cos_l <= 0.0f || !(sr_dot(n, to_light) > 0.0f)) continue;
         if (sr_trace_occluded(s, origin, to_light, 0.0f, dist)) continue;
         sum = sr_madd(sum, l->power, cos_l * falloff);
     }

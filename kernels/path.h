@@ -299,11 +299,12 @@ SR_HD void sr_path_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
     sr_film_add(p, pixel, c);
 }
 
-/* Light arriving at a non-specular vertex (origin: the offset shading point, n: normal on
- * wo's side) from the delta lights and one sampled area emitter, times f cos; the emitter
- * sample is weighted by MIS against the BSDF continuation, which always follows. */
+/* Light arriving at a non-specular vertex (origin: the offset shading point, n: shading
+ * normal on wo's side, ng: the geometric one) from the delta lights and one sampled area
+ * emitter, times f cos; the emitter sample is weighted by MIS against the BSDF continuation,
+ * which always follows. Light from below the geometric surface is never seen. */
 SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 albedo, sr_vec3 origin, sr_vec3 n,
-                             sr_vec3 wo, uint32_t pixel, uint32_t bounce)
+                             sr_vec3 ng, sr_vec3 wo, uint32_t pixel, uint32_t bounce)
 {
     const sr_scene_view *s = &p->scene;
     sr_vec3 sum = sr_v3s(0.0f);
@@ -324,7 +325,7 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
             falloff = 1.0f;
         }
         sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
-        if (!(sr_max3(f) > 0.0f)) continue;
+        if (!(sr_max3(f) > 0.0f) || !(sr_dot(wi, ng) > 0.0f)) continue;
         if (sr_trace_occluded(s, origin, wi, 0.0f, dist)) continue;
         sum = sr_add(sum, sr_mul(f, sr_scale(l->power, falloff)));
     }
@@ -348,7 +349,7 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     float pl = sr_emitter_power(e, em) / s->emitter_power * sr_emitter_pdf(e, origin, wi, dist, nl);
     if (!(pl > 0.0f)) return sum;
     sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
-    if (!(sr_max3(f) > 0.0f)) return sum;
+    if (!(sr_max3(f) > 0.0f) || !(sr_dot(wi, ng) > 0.0f)) return sum;
     /* The shadow ray stops just short of the light, off its surface on the origin's side. */
     sr_vec3 target = sr_offset_origin(xl, cos_l < 0.0f ? nl : sr_neg(nl));
     sr_vec3 sd = sr_sub(target, origin);
@@ -414,6 +415,8 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     const sr_vec3 ng = sr_prim_normal(prim, x);
     const bool front = sr_dot(d, ng) < 0.0f;
     const sr_vec3 n = front ? ng : sr_neg(ng);   /* faces the side the ray came from */
+    bool smooth;
+    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth);
 
     sr_vec3 albedo = m->color;
     bool specular = false;
@@ -437,7 +440,7 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     const bool last = bounce + 1u >= s->max_depth;
     const sr_vec3 origin = sr_offset_origin(x, n);
     if (!specular)
-        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_direct(p, m, albedo, origin, n, sr_neg(d), pixel, bounce)));
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_direct(p, m, albedo, origin, ns, n, sr_neg(d), pixel, bounce)));
 
     float u1 = 0.0f, u2 = 0.0f, uc = 0.0f;
     if (!specular) {
@@ -449,7 +452,14 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     sr_vec3 wi, weight;
     float pdf;
     bool transmit;
-    if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+    if (!sr_bsdf_sample(m, albedo, ns, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+    if (smooth && (transmit ? !(sr_dot(wi, n) < 0.0f) : !(sr_dot(wi, n) > 0.0f))) {
+        /* The smooth normal sent it through the geometric surface: a specular choice is made
+         * again with the geometric normal; a rough lobe's sample is lost (as in pbrt-v4,
+         * where such a pair has f = 0), which keeps light from leaking through. */
+        if (!specular) return false;
+        if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+    }
     tp = sr_mul(tp, weight);
     if (last) {   /* out of depth: the continuation only collects what it sees */
         if (sr_max3(tp) > 0.0f) sr_path_last_segment(p, pixel, tp, transmit ? sr_offset_origin(x, sr_neg(n)) : origin, wi, pdf);

@@ -128,9 +128,11 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
     sr_vec3 n = sr_prim_normal(prim, x);
     bool front = sr_dot(d, n) < 0.0f;
     if (!front) n = sr_neg(n);   /* n now faces the side the ray came from */
+    bool smooth;
+    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth);
 
     if (m->kind == SR_MAT_DIFFUSE) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light(s, x, n, sr_diffuse_albedo(m, x, n))));
+        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light_ns(s, x, n, ns, sr_diffuse_albedo(m, x, n))));
         return false;
     }
     if (m->kind == SR_MAT_EMISSIVE) {
@@ -141,29 +143,37 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
 
     sr_vec3 nd, o;
     if (m->kind == SR_MAT_GLASS) {
-        float eta = front ? 1.0f / m->ior : m->ior;
-        float cos_i = sr_minf(1.0f, -sr_dot(d, n));
-        float fresnel = front ? sr_schlick(cos_i, 1.0f, m->ior) : sr_schlick(cos_i, m->ior, 1.0f);
-        sr_vec3 refracted;
-        bool can_refract = sr_refract(d, n, eta, &refracted);
-        if (can_refract && !front) {
-            /* Leaving the denser medium Schlick needs the transmitted angle's cosine. */
-            float cos_t = -sr_dot(refracted, n);
-            fresnel = sr_schlick(cos_t, 1.0f, m->ior);
-        }
-        /* One path per pixel sample: pick reflection with probability F, refraction with
-         * 1 - F, so the expected value is Whitted's weighted sum. */
-        float u = sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_CHOICE);
-        if (!can_refract || u < fresnel) {
-            nd = sr_reflect(d, n);
-            o = sr_offset_origin(x, n);
-        } else {
-            nd = sr_normalize(refracted);
-            o = sr_offset_origin(x, sr_neg(n));
-            tp = sr_mul(tp, m->color);
+        /* With a smooth normal, a direction that would leave on the wrong side of the
+         * geometric surface is made again with the geometric normal (second pass). */
+        for (int pass = 0;; pass++) {
+            const sr_vec3 sn = pass == 0 ? ns : n;
+            float eta = front ? 1.0f / m->ior : m->ior;
+            float cos_i = sr_minf(1.0f, -sr_dot(d, sn));
+            float fresnel = front ? sr_schlick(cos_i, 1.0f, m->ior) : sr_schlick(cos_i, m->ior, 1.0f);
+            sr_vec3 refracted;
+            bool can_refract = sr_refract(d, sn, eta, &refracted);
+            if (can_refract && !front) {
+                /* Leaving the denser medium Schlick needs the transmitted angle's cosine. */
+                float cos_t = -sr_dot(refracted, sn);
+                fresnel = sr_schlick(cos_t, 1.0f, m->ior);
+            }
+            /* One path per pixel sample: pick reflection with probability F, refraction with
+             * 1 - F, so the expected value is Whitted's weighted sum. */
+            float u = sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_CHOICE);
+            bool refl = !can_refract || u < fresnel;
+            nd = refl ? sr_reflect(d, sn) : sr_normalize(refracted);
+            if (smooth && pass == 0 && (refl ? !(sr_dot(nd, n) > 0.0f) : !(sr_dot(nd, n) < 0.0f))) continue;
+            if (refl) {
+                o = sr_offset_origin(x, n);
+            } else {
+                o = sr_offset_origin(x, sr_neg(n));
+                tp = sr_mul(tp, m->color);
+            }
+            break;
         }
     } else {
-        nd = sr_reflect(d, n);
+        nd = sr_reflect(d, ns);
+        if (smooth && !(sr_dot(nd, n) > 0.0f)) nd = sr_reflect(d, n);
         if (m->kind == SR_MAT_METAL && m->roughness > 0.0f) {
             sr_vec3 fuzz = sr_unit_ball(sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_U),
                                         sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_V),

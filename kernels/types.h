@@ -41,6 +41,16 @@ typedef struct sr_prim {
     sr_vec3 a, b, c;
 } sr_prim;
 
+/* Per-vertex data of a mesh triangle, read only when shading its hit (never by intersection):
+ * the scene carries one entry per bounded prim, in the same (BVH) order, or none at all. */
+#define SR_ATTR_NORMALS 1u   /* n[] holds unit shading normals at a, b, c                     */
+#define SR_ATTR_UV 2u        /* uv[] holds texture coordinates (u, v) at a, b, c              */
+typedef struct sr_tri_attr {
+    sr_vec3 n[3];
+    float uv[6];
+    uint32_t flags;      /* SR_ATTR_*; 0 for prims without per-vertex data               */
+} sr_tri_attr;
+
 /* A flattened BVH node (32 bytes). Interior: the left child is the next node (depth-first
  * order) and `index` is the right child. Leaf (count > 0): prims [index, index + count)
  * of the BVH's primitive order. */
@@ -97,6 +107,7 @@ typedef struct sr_scene_view {
     const sr_material *materials;
     const sr_light *lights;
     const sr_emitter *emitters;  /* emissive bounded prims (path mode's area lights)     */
+    const sr_tri_attr *attrs;    /* NULL, or one per prim (BVH order): smooth normals, UVs */
     uint32_t prim_count, node_count, plane_count, material_count, light_count, emitter_count;
     float emitter_power;         /* sum of sr_emitter_power over emitters                */
     sr_camera camera;

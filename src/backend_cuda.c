@@ -103,7 +103,8 @@ typedef struct sr_cuda {
     int device;
     cudaStream_t stream;
     sr_scene_view view;             /* device pointers                                      */
-    void *scene_mem[6];             /* prims, nodes, planes, materials, lights, emitters    */
+    void *scene_mem[8];             /* prims, nodes, planes, materials, lights, emitters,
+                                       triangle attributes, textures                        */
     sr_ray_soa pool[2];
     int current;
     float *hit_t;
@@ -213,7 +214,7 @@ void sr_cuda_gpu_summary(int device, char *buf, size_t cap)
 
 static void cuda_free_all(sr_cuda *c)
 {
-    for (int k = 0; k < 6; k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
+    for (int k = 0; k < (int)(sizeof c->scene_mem / sizeof c->scene_mem[0]); k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
     sr_cuda_soa_free(&c->pool[0]);   /* both halves */
     memset(&c->pool[1], 0, sizeof c->pool[1]);
     cudaFree(c->hit_t); cudaFree(c->hit_prim); cudaFree(c->stencil); cudaFree(c->flags);
@@ -249,7 +250,9 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->view.planes, err)) ||
         (st = cuda_copy_array(c, 3, v->materials, sizeof(sr_material) * v->material_count, (const void **)&c->view.materials, err)) ||
         (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->view.lights, err)) ||
-        (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->view.emitters, err)))
+        (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->view.emitters, err)) ||
+        (st = cuda_copy_array(c, 6, v->attrs, v->attrs ? sizeof(sr_tri_attr) * v->prim_count : 0,
+                              (const void **)&c->view.attrs, err)))
         return st;
 
     c->capacity = v->width * v->height;
@@ -492,6 +495,7 @@ static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err
     c->view = *v;   /* scalars from v, device arrays from before */
     c->view.prims = keep.prims; c->view.nodes = keep.nodes; c->view.planes = keep.planes;
     c->view.materials = keep.materials; c->view.lights = keep.lights; c->view.emitters = keep.emitters;
+    c->view.attrs = keep.attrs;
     return SR_OK;
 }
 

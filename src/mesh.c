@@ -65,6 +65,27 @@ static xform xform_make(const sr_mesh_transform *xf)
     return t;
 }
 
+/* Rotate about X, then Y, then Z, in double (normals: no scale, no translation). */
+static void xform_rotate(const xform *t, double *px, double *py, double *pz)
+{
+    double x = *px, y = *py, z = *pz, a, b;
+    a = y * t->cx - z * t->sx; b = y * t->sx + z * t->cx; y = a; z = b;   /* X */
+    a = x * t->cy + z * t->sy; b = -x * t->sy + z * t->cy; x = a; z = b;  /* Y */
+    a = x * t->cz - y * t->sz; b = x * t->sz + y * t->cz; x = a; y = b;   /* Z */
+    *px = x; *py = y; *pz = z;
+}
+
+/* A file's normal, rotated with the mesh and made unit length; false if it has none. */
+static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
+{
+    double x = v.x, y = v.y, z = v.z;
+    xform_rotate(t, &x, &y, &z);
+    double len = sqrt(x * x + y * y + z * z);
+    if (!(len > 0.0) || !isfinite(len)) return false;
+    *out = sr_v3((float)(x / len), (float)(y / len), (float)(z / len));
+    return true;
+}
+
 /* Scale, then rotate about X, then Y, then Z (right-handed), then translate. */
 static sr_vec3 xform_apply(const xform *t, struct aiVector3D p)
 {
@@ -110,6 +131,26 @@ static bool has_no_faces(const char *path)
 sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
                        sr_prim **prims, uint32_t *count, sr_error *err)
 {
+    return sr_mesh_load_ex(path, xf, material, NULL, prims, count, NULL, err);
+}
+
+/* Grow *attrs (when it exists or `need`) to `total` entries, zeroing from `from`. */
+static bool attrs_grow(sr_tri_attr **attrs, bool need, size_t from, size_t total)
+{
+    if (!attrs || (!*attrs && !need)) return true;
+    size_t have = *attrs ? from : 0;
+    sr_tri_attr *g = realloc(*attrs, total * sizeof *g);
+    if (!g) return false;
+    memset(g + have, 0, (total - have) * sizeof *g);
+    *attrs = g;
+    return true;
+}
+
+sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                          sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
+{
+    const sr_mesh_opts defaults = { .normals = SR_NORMALS_AUTO, .crease_deg = 180.0f, .keep_uv = 0 };
+    if (!opts) opts = &defaults;
     if (!path || !prims || !count)
         return sr_fail(err, SR_ERR_RUNTIME, "sr_mesh_load: missing argument");
 
@@ -155,7 +196,15 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
     if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, (uint64_t)st.st_size, err))) return mem;
 
-    const struct aiScene *sc = aiImportFile(path, SR_MESH_FLAGS);
+    unsigned flags = SR_MESH_FLAGS;
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (opts->normals == SR_NORMALS_SMOOTH) {
+        /* assimp's own generator (it merges vertices by position and keeps creases) */
+        flags |= aiProcess_GenSmoothNormals | aiProcess_ForceGenNormals;
+        if (props) aiSetImportPropertyFloat(props, AI_CONFIG_PP_GSN_MAX_SMOOTHING_ANGLE, opts->crease_deg);
+    }
+    const struct aiScene *sc = props ? aiImportFileExWithProperties(path, flags, NULL, props) : NULL;
+    if (props) aiReleasePropertyStore(props);
     if (!sc) {
         /* copied: the raw import below may overwrite assimp's message */
         char why[400];
@@ -180,10 +229,28 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
         return sr_fail(err, SR_ERR_INPUT, "mesh file %s has %zu triangles; a scene holds at most %u primitives",
                        path, n, SR_MAX_PRIMS);
     }
+    /* Which per-vertex data this mesh keeps. */
+    bool file_normals = true, any_uv = false;
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh || !mesh->mFaces || !mesh->mVertices) continue;
+        if (!mesh->mNormals) file_normals = false;
+        if (mesh->mTextureCoords[0]) any_uv = true;
+    }
+    if (opts->normals == SR_NORMALS_FILE && !file_normals) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has no vertex normals (OBJ vn, PLY nx ny nz, glTF NORMAL); "
+                       "expected a file with normals, or \"normals\": \"smooth\" to generate them or \"flat\"", path);
+    }
+    const bool use_normals = opts->normals != SR_NORMALS_FLAT && file_normals;
+    const bool use_uv = opts->keep_uv && any_uv;
+    const bool need_attrs = use_normals || use_uv;
+    const size_t attr_bytes = (attrs && (need_attrs || *attrs)) ? sizeof(sr_tri_attr) : 0;
     /* The triangles and, later, the BVH over every primitive, before either is allocated. */
     snprintf(what, sizeof what, "mesh file %s (%zu triangles, then a BVH over %zu primitives)", path, n,
              (size_t)*count + n);
-    mem = sr_check_host_memory((uint64_t)n * sizeof(sr_prim) + sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
+    mem = sr_check_host_memory((uint64_t)n * sizeof(sr_prim) + ((uint64_t)*count + n) * attr_bytes +
+                               sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
     if (mem) {
         aiReleaseImport(sc);
         return mem;
@@ -194,6 +261,11 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
         return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
     }
     *prims = grown;
+    if (!attrs_grow(attrs, need_attrs, *count, (size_t)*count + n)) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
+    }
+    sr_tri_attr *at = attrs ? *attrs : NULL;
 
     xform t = xform_make(xf);
     size_t kept = *count;
@@ -216,6 +288,23 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
             if (!finite3(p.a) || !finite3(p.b) || !finite3(p.c)) continue;
             sr_vec3 nrm = sr_cross(sr_sub(p.b, p.a), sr_sub(p.c, p.a));
             if (!(sr_dot(nrm, nrm) > 0.0f)) continue;   /* zero area (or underflow): no hit */
+            if (at) {
+                sr_tri_attr a;
+                memset(&a, 0, sizeof a);
+                if (use_normals && mesh->mNormals && xform_normal(&t, mesh->mNormals[ix[0]], &a.n[0]) &&
+                    xform_normal(&t, mesh->mNormals[ix[1]], &a.n[1]) && xform_normal(&t, mesh->mNormals[ix[2]], &a.n[2]))
+                    a.flags |= SR_ATTR_NORMALS;
+                if (use_uv && mesh->mTextureCoords[0]) {
+                    for (int k = 0; k < 3; k++) {
+                        const struct aiVector3D uv = mesh->mTextureCoords[0][ix[k]];
+                        a.uv[2 * k] = isfinite(uv.x) ? uv.x : 0.0f;
+                        a.uv[2 * k + 1] = isfinite(uv.y) ? uv.y : 0.0f;
+                    }
+                    a.flags |= SR_ATTR_UV;
+                }
+                if (!(a.flags & SR_ATTR_NORMALS)) memset(a.n, 0, sizeof a.n);
+                at[kept] = a;
+            }
             grown[kept++] = p;
         }
     }

@@ -11,10 +11,31 @@ typedef struct sr_mesh_transform {
     sr_vec3 rotate_deg;    /* Euler angles in degrees, applied X, then Y, then Z          */
 } sr_mesh_transform;
 
+/* Which normals a mesh is shaded with ("normals" in the scene). */
+typedef enum sr_mesh_normals {
+    SR_NORMALS_AUTO = 0,   /* the file's vertex normals when it has them, else flat          */
+    SR_NORMALS_FILE,       /* the file's vertex normals; a file without them is an error     */
+    SR_NORMALS_FLAT,       /* the geometric normal of each triangle                           */
+    SR_NORMALS_SMOOTH,     /* generated: vertex normals averaged over faces within crease_deg */
+} sr_mesh_normals;
+
+typedef struct sr_mesh_opts {
+    sr_mesh_normals normals;
+    float crease_deg;      /* SR_NORMALS_SMOOTH: faces meeting at a larger angle stay sharp   */
+    int keep_uv;           /* keep the first UV channel (a textured material needs it)        */
+} sr_mesh_opts;
+
 /* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with
  * `material`. Appends to *prims (realloc'd; *count updated). An unreadable file, a file
  * assimp cannot parse, or one without triangles is SR_ERR_INPUT naming the path. */
 sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
                        sr_prim **prims, uint32_t *count, sr_error *err);
+
+/* The same with options (NULL: automatic normals, no UVs) and per-triangle attributes:
+ * *attrs is NULL or holds one sr_tri_attr per prim in *prims (as many as *count). It is
+ * created when this mesh has normals or UVs to keep (earlier prims get empty entries) and
+ * grown with the prims whenever it exists. */
+sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                          sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err);
 
 #endif

@@ -21,6 +21,7 @@ static const sr_json_range R_NONNEG = {0, 0, SR_JSON_BOUND_INCL, SR_JSON_BOUND_N
 static const sr_json_range R_UNIT = {0, 1, SR_JSON_BOUND_INCL, SR_JSON_BOUND_INCL};
 static const sr_json_range R_FOV = {0, 180, SR_JSON_BOUND_EXCL, SR_JSON_BOUND_EXCL};
 static const sr_json_range R_IOR = {1, 0, SR_JSON_BOUND_INCL, SR_JSON_BOUND_NONE};
+static const sr_json_range R_CREASE = {0, 180, SR_JSON_BOUND_INCL, SR_JSON_BOUND_INCL};
 
 /* ---- the scene --------------------------------------------------------------------------- */
 
@@ -43,11 +44,11 @@ static const char *const checker_keys[] = {"*color", "scale", NULL};
 
 enum { OBJ_SPHERE, OBJ_PLANE, OBJ_QUAD, OBJ_MESH };
 static const char *const object_types[] = {"sphere", "plane", "quad", "mesh", NULL};
-static const char *const object_keys[][7] = {
+static const char *const object_keys[][10] = {
     {"*type", "*center", "*radius", "*material", NULL},
     {"*type", "*point", "*normal", "*material", NULL},
     {"*type", "*corner", "*edge_u", "*edge_v", "*material", NULL},
-    {"*type", "*file", "*material", "translate", "scale", "rotate", NULL},
+    {"*type", "*file", "*material", "translate", "scale", "rotate", "normals", "crease_angle", NULL},
 };
 
 static const char *const light_types[] = {"point", "directional", NULL};
@@ -248,7 +249,9 @@ static sr_status lookup_material(sr_json_doc *c, const cJSON *obj, const char *j
     return sr_json_fail_val(c, m, mjp, "unknown material \"%s\"%s; defined materials: %s", got, sug, list);
 }
 
-typedef struct prim_buf { sr_prim **items; uint32_t *count; size_t cap; } prim_buf;
+/* attrs: NULL (planes), or the scene's per-prim attributes, which grow with the prims
+ * (to the same capacity) once a mesh has created them. */
+typedef struct prim_buf { sr_prim **items; uint32_t *count; size_t cap; sr_tri_attr **attrs; } prim_buf;
 
 static bool push_prim(prim_buf *b, sr_prim p)
 {
@@ -258,8 +261,14 @@ static bool push_prim(prim_buf *b, sr_prim p)
         sr_prim *grown = realloc(*b->items, cap * sizeof *grown);
         if (!grown) return false;
         *b->items = grown;
+        if (b->attrs && *b->attrs) {
+            sr_tri_attr *ga = realloc(*b->attrs, cap * sizeof *ga);
+            if (!ga) return false;
+            *b->attrs = ga;
+        }
         b->cap = cap;
     }
+    if (b->attrs && *b->attrs) memset(&(*b->attrs)[*b->count], 0, sizeof(sr_tri_attr));
     (*b->items)[(*b->count)++] = p;
     return true;
 }
@@ -291,12 +300,29 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, uint
     SR_TRY(sr_json_opt_vec3(c, o, jp, "translate", SR_JSON_VEC_ANY, sr_v3s(0), &xf.translate));
     SR_TRY(sr_json_opt_float(c, o, jp, "scale", R_POS, 1.0f, &xf.scale));
     SR_TRY(sr_json_opt_vec3(c, o, jp, "rotate", SR_JSON_VEC_ANY, sr_v3s(0), &xf.rotate_deg));
+    sr_mesh_opts mo = { .normals = SR_NORMALS_AUTO, .crease_deg = 180.0f, .keep_uv = 0 };
+    const cJSON *nv = sr_json_field(o, "normals");
+    if (nv) {
+        static const char *const normal_names[] = {"file", "flat", "smooth", NULL};
+        char njp[SR_JSON_PATH_MAX];
+        sr_json_path_key(njp, sizeof njp, jp, "normals");
+        int which = 0;
+        SR_TRY(sr_json_read_name(c, nv, njp, "normals", normal_names, &which));
+        mo.normals = (sr_mesh_normals)(which + 1);
+    }
+    const cJSON *ca = sr_json_field(o, "crease_angle");
+    if (ca && mo.normals != SR_NORMALS_SMOOTH) {
+        char cjp[SR_JSON_PATH_MAX];
+        sr_json_path_key(cjp, sizeof cjp, jp, "crease_angle");
+        return sr_json_fail_key(c, ca, cjp, "applies only to generated normals; expected it with \"normals\": \"smooth\"");
+    }
+    SR_TRY(sr_json_opt_float(c, o, jp, "crease_angle", R_CREASE, 180.0f, &mo.crease_deg));
 
     char *resolved = resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
     sr_error merr;
     memset(&merr, 0, sizeof merr);
-    sr_status st = sr_mesh_load(resolved, &xf, mat, prims->items, prims->count, &merr);
+    sr_status st = sr_mesh_load_ex(resolved, &xf, mat, &mo, prims->items, prims->count, prims->attrs, &merr);
     free(resolved);
     prims->cap = *prims->count;   /* the mesh loader sized the array to fit                 */
     /* The message quotes the path (and assimp's words): no control bytes on the terminal. */
@@ -312,8 +338,8 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
     SR_TRY(sr_json_need_array(c, objs, "objects"));
     if (!objs->child)
         return sr_json_fail_val(c, objs, "objects", "must contain at least one object (sphere, plane, quad or mesh)");
-    prim_buf prims = {&s->prims, &s->prim_count, 0};
-    prim_buf planes = {&s->planes, &s->plane_count, 0};
+    prim_buf prims = {&s->prims, &s->prim_count, 0, &s->attrs};
+    prim_buf planes = {&s->planes, &s->plane_count, 0, NULL};
     size_t i = 0;
     for (const cJSON *o = objs->child; o; o = o->next, i++) {
         if ((i & 1023u) == 0 && sr_interrupt_pending())   /* a million objects take seconds */
@@ -522,6 +548,7 @@ void sr_scene_free(sr_scene *scene)
         for (uint32_t i = 0; i < scene->material_count; i++) free(scene->material_names[i]);
     free(scene->material_names);
     free(scene->prims);
+    free(scene->attrs);
     free(scene->planes);
     free(scene->lights);
     memset(scene, 0, sizeof *scene);

@@ -25,6 +25,7 @@ typedef struct sr_scene {
     uint32_t path_flags;         /* SR_PATH_NO_NEE | SR_PATH_NO_RR; tests set it, never a file */
     sr_material *materials; char **material_names; uint32_t material_count;
     sr_prim *prims; uint32_t prim_count;      /* bounded: spheres, quads, mesh triangles */
+    sr_tri_attr *attrs;          /* NULL, or per-vertex data for each of prims (same order) */
     sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
     sr_light *lights; uint32_t light_count;
 } sr_scene;

@@ -1,0 +1,77 @@
+/* GPU against the CPU reference for scenes that use per-vertex data: smooth normals (from the
+ * file and generated) on diffuse, mirror, metal and glass meshes, in both integrators. The
+ * images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
+ * without a CUDA device. */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Render on both backends with two masks; every image byte-equal to the CPU's. */
+static void assert_bit_identical(const sr_scene *s, const char *label)
+{
+    const size_t bytes = sizeof(float) * 3u * s->width * s->height;
+    float *cpu = sr_test_render(s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, 7, NULL);
+    static const sr_mask masks[] = { SR_MASK_WAVE, SR_MASK_COMPACT };
+    for (size_t k = 0; k < 2; k++) {
+        float *gpu = sr_test_render(s, SR_BACKEND_CUDA, masks[k], 0.5f, 7, NULL);
+        assert_non_null(gpu);
+        size_t diff = 0;
+        for (size_t i = 0; i < bytes / sizeof(float); i++) diff += memcmp(&cpu[i], &gpu[i], sizeof(float)) != 0;
+        printf("%s, %s mask: %zu of %zu values differ\n", label, sr_mask_name(masks[k]), diff, bytes / sizeof(float));
+        if (diff) fail_msg("%s: the GPU image differs from the CPU's in %zu values", label, diff);
+        free(gpu);
+    }
+    free(cpu);
+}
+
+static void smooth_scene(const char *integrator, sr_scene *s)
+{
+    char vn[512], plain[512], json[4096];
+    sr_test_tmp_path(vn, sizeof vn, "gpu_sphere_vn.obj");
+    sr_test_tmp_path(plain, sizeof plain, "gpu_sphere_plain.obj");
+    sr_test_write_uv_sphere(vn, 12, 6, 1, 0);
+    sr_test_write_uv_sphere(plain, 12, 6, 0, 0);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,1.5,7],\"look_at\":[0,0.6,0],\"fov\":40},"
+             " \"image\":{\"width\":160,\"height\":120,\"spp\":2,\"max_depth\":6},"
+             " \"integrator\":\"%s\", \"sky\":{\"zenith\":[0.4,0.6,1],\"horizon\":[1,1,1]},"
+             " \"materials\":{\"white\":{\"type\":\"diffuse\",\"albedo\":[0.8,0.8,0.8]},"
+             "   \"floor\":{\"type\":\"diffuse\",\"albedo\":[0.6,0.6,0.6],\"checker\":{\"color\":[0.2,0.2,0.2]}},"
+             "   \"chrome\":{\"type\":\"mirror\"}, \"gold\":{\"type\":\"metal\",\"albedo\":[1,0.8,0.4],\"roughness\":0.3},"
+             "   \"glass\":{\"type\":\"glass\",\"ior\":1.5},"
+             "   \"lamp\":{\"type\":\"emissive\",\"radiance\":[8,8,8]}},"
+             " \"objects\":[{\"type\":\"plane\",\"point\":[0,-1,0],\"normal\":[0,1,0],\"material\":\"floor\"},"
+             "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"white\",\"translate\":[-2.4,0,0]},"
+             "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"chrome\",\"translate\":[0,0,0]},"
+             "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"glass\",\"translate\":[2.4,0,0]},"
+             "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"gold\",\"translate\":[0,0,-2.5],\"normals\":\"smooth\",\"crease_angle\":40},"
+             "   {\"type\":\"quad\",\"corner\":[-1,4,-1],\"edge_u\":[2,0,0],\"edge_v\":[0,0,2],\"material\":\"lamp\"}],"
+             " \"lights\":[{\"type\":\"point\",\"position\":[3,5,4],\"intensity\":60}]}",
+             integrator, vn, vn, vn, plain);
+    sr_test_parse("gpu_smooth.json", json, s);
+}
+
+static void test_smooth_normals_match(void **state)
+{
+    (void)state;
+    static const char *const integrators[] = { "whitted", "path" };
+    for (int k = 0; k < 2; k++) {
+        sr_scene s;
+        smooth_scene(integrators[k], &s);
+        assert_non_null(s.attrs);
+        assert_bit_identical(&s, integrators[k]);
+        sr_scene_free(&s);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int skip = sr_test_gpu_start(argc, argv);
+    if (skip) return skip;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_smooth_normals_match),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
