@@ -5,6 +5,7 @@
 #define SR_MATERIAL_H
 
 #include "intersect.h"
+#include "texture.h"
 #include "rng.h"
 
 /* 1 if floor(v) is odd, else 0 (also for infinities and NaN). Exact: floor and halving are. */
@@ -34,19 +35,6 @@ SR_HD sr_vec3 sr_offset_origin(sr_vec3 p, sr_vec3 n_out)
 {
     float mag = sr_maxf(fabsf(p.x), sr_maxf(fabsf(p.y), fabsf(p.z)));
     return sr_madd(p, n_out, 1e-4f * (1.0f + mag));
-}
-
-/* Barycentric weights of b and c for a point x in the plane of triangle p: x = a + wb (b - a)
- * + wc (c - a), from the 2x2 normal equations (no FMA: the same bits on both backends). */
-SR_HD void sr_tri_bary(const sr_prim *p, sr_vec3 x, float *wb, float *wc)
-{
-    const sr_vec3 e1 = sr_sub(p->b, p->a), e2 = sr_sub(p->c, p->a), v = sr_sub(x, p->a);
-    const float d11 = sr_dot(e1, e1), d12 = sr_dot(e1, e2), d22 = sr_dot(e2, e2);
-    const float v1 = sr_dot(v, e1), v2 = sr_dot(v, e2);
-    const float det = d11 * d22 - d12 * d12;
-    const float inv = det != 0.0f ? 1.0f / det : 0.0f;
-    *wb = (d22 * v1 - d12 * v2) * inv;
-    *wc = (d11 * v2 - d12 * v1) * inv;
 }
 
 /* The shading normal at x on the prim hit (index hit_prim, BVH order), given n, the unit

@@ -417,6 +417,8 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     const sr_vec3 n = front ? ng : sr_neg(ng);   /* faces the side the ray came from */
     bool smooth;
     const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth);
+    sr_material textured;   /* the material with its textures applied, when it has any */
+    m = sr_material_at(s, m, h.prim, prim, x, &textured);
 
     sr_vec3 albedo = m->color;
     bool specular = false;

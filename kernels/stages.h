@@ -130,6 +130,8 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
     if (!front) n = sr_neg(n);   /* n now faces the side the ray came from */
     bool smooth;
     const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth);
+    sr_material textured;   /* the material with its textures applied, when it has any */
+    m = sr_material_at(s, m, h.prim, prim, x, &textured);
 
     if (m->kind == SR_MAT_DIFFUSE) {
         sr_film_add(p, pixel, sr_mul(tp, sr_direct_light_ns(s, x, n, ns, sr_diffuse_albedo(m, x, n))));

@@ -24,7 +24,22 @@ typedef struct sr_material {
     float roughness;      /* metal: 0 = mirror, 1 = very blurry                         */
     float ior;            /* glass: index of refraction                                 */
     uint32_t two_sided;   /* emissive: 1 = emits from both sides                        */
+    uint32_t color_tex;   /* 1 + texture index multiplying `color` (albedo, reflectance); 0 = none */
+    uint32_t rough_tex;   /* 1 + texture index multiplying `roughness` (its green channel); 0 = none */
 } sr_material;
+
+/* An image texture: width x height linear RGB float texels, row 0 at the top, starting at
+ * texel `offset` of the scene's texel array. */
+#define SR_WRAP_REPEAT 0u
+#define SR_WRAP_CLAMP 1u
+#define SR_FILTER_BILINEAR 0u
+#define SR_FILTER_NEAREST 1u
+typedef struct sr_texture {
+    uint32_t offset;     /* in texels (3 floats each)                                    */
+    uint32_t width, height;
+    uint32_t wrap;       /* SR_WRAP_*                                                    */
+    uint32_t filter;     /* SR_FILTER_*                                                  */
+} sr_texture;
 
 /* ---- primitives ----------------------------------------------------------------------- */
 typedef enum sr_prim_kind {
@@ -108,6 +123,9 @@ typedef struct sr_scene_view {
     const sr_light *lights;
     const sr_emitter *emitters;  /* emissive bounded prims (path mode's area lights)     */
     const sr_tri_attr *attrs;    /* NULL, or one per prim (BVH order): smooth normals, UVs */
+    const sr_texture *textures;  /* materials' color_tex / rough_tex index these          */
+    const float *texels;         /* every texture's texels, RGB                           */
+    uint32_t texture_count;
     uint32_t prim_count, node_count, plane_count, material_count, light_count, emitter_count;
     float emitter_power;         /* sum of sr_emitter_power over emitters                */
     sr_camera camera;

@@ -103,8 +103,8 @@ typedef struct sr_cuda {
     int device;
     cudaStream_t stream;
     sr_scene_view view;             /* device pointers                                      */
-    void *scene_mem[8];             /* prims, nodes, planes, materials, lights, emitters,
-                                       triangle attributes, textures                        */
+    void *scene_mem[9];             /* prims, nodes, planes, materials, lights, emitters,
+                                       triangle attributes, texture table, texels            */
     sr_ray_soa pool[2];
     int current;
     float *hit_t;
@@ -245,6 +245,18 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
     c->view = *v;
     sr_status st;
+    uint64_t texel_bytes = 0;
+    for (uint32_t k = 0; k < v->texture_count; k++)
+        texel_bytes += (uint64_t)v->textures[k].width * v->textures[k].height * 3u * sizeof(float);
+    if (texel_bytes) {   /* textures are budgeted against free device memory before they are copied */
+        size_t free_t = 0, total_t = 0;
+        SR_CUDA_TRY(cudaMemGetInfo(&free_t, &total_t), "querying device memory");
+        const uint64_t cap = sr_device_memory_cap(free_t);
+        if (texel_bytes > cap)
+            return sr_fail(err, SR_ERR_INPUT, "the scene's textures need %.1f MiB of device memory, but only %.1f MiB are "
+                           "free; use smaller images or --backend cpu", (double)texel_bytes / 1048576.0,
+                           (double)cap / 1048576.0);
+    }
     if ((st = cuda_copy_array(c, 0, v->prims, sizeof(sr_prim) * v->prim_count, (const void **)&c->view.prims, err)) ||
         (st = cuda_copy_array(c, 1, v->nodes, sizeof(sr_bvh_node) * v->node_count, (const void **)&c->view.nodes, err)) ||
         (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->view.planes, err)) ||
@@ -252,7 +264,9 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->view.lights, err)) ||
         (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->view.emitters, err)) ||
         (st = cuda_copy_array(c, 6, v->attrs, v->attrs ? sizeof(sr_tri_attr) * v->prim_count : 0,
-                              (const void **)&c->view.attrs, err)))
+                              (const void **)&c->view.attrs, err)) ||
+        (st = cuda_copy_array(c, 7, v->textures, sizeof(sr_texture) * v->texture_count, (const void **)&c->view.textures, err)) ||
+        (st = cuda_copy_array(c, 8, v->texels, (size_t)texel_bytes, (const void **)&c->view.texels, err)))
         return st;
 
     c->capacity = v->width * v->height;
@@ -495,7 +509,7 @@ static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err
     c->view = *v;   /* scalars from v, device arrays from before */
     c->view.prims = keep.prims; c->view.nodes = keep.nodes; c->view.planes = keep.planes;
     c->view.materials = keep.materials; c->view.lights = keep.lights; c->view.emitters = keep.emitters;
-    c->view.attrs = keep.attrs;
+    c->view.attrs = keep.attrs; c->view.textures = keep.textures; c->view.texels = keep.texels;
     return SR_OK;
 }
 

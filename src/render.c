@@ -91,6 +91,9 @@ sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be
     v->material_count = scene->material_count;
     v->lights = scene->lights;
     v->light_count = scene->light_count;
+    v->textures = scene->tex.items;
+    v->texture_count = scene->tex.count;
+    v->texels = scene->tex.texels;
     v->camera = sr_camera_make(&scene->camera, scene->width, scene->height);
     v->background = scene->background;
     v->has_sky = scene->has_sky ? 1u : 0u;

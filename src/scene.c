@@ -101,7 +101,73 @@ static sr_status parse_image(sr_json_doc *c, const cJSON *img, sr_scene *s)
     return SR_OK;
 }
 
-static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, sr_material *out)
+/* A texture in place of a colour or a roughness: {"texture": file, "wrap", "filter", and
+ * "tint" (colour) or "scale" (roughness)}. Appends the image to the scene's textures; *tex
+ * gets 1 + its index, *factor the tint or scale. */
+static const char *const texture_color_keys[] = {"*texture", "wrap", "filter", "tint", NULL};
+static const char *const texture_data_keys[] = {"*texture", "wrap", "filter", "scale", NULL};
+static const char *const wrap_names[] = {"repeat", "clamp", NULL};       /* SR_WRAP_* order   */
+static const char *const filter_names[] = {"bilinear", "nearest", NULL}; /* SR_FILTER_* order */
+
+static char *resolve_path(const char *scene_path, const char *file);
+
+static sr_status parse_texture(sr_json_doc *c, const cJSON *t, const char *jp, int color, sr_scene *s, uint32_t *tex,
+                               sr_vec3 *factor)
+{
+    SR_TRY(sr_json_check_keys(c, t, jp, color ? "a colour texture" : "a roughness texture",
+                              color ? texture_color_keys : texture_data_keys));
+    const cJSON *file = sr_json_field(t, "texture");
+    char fjp[SR_JSON_PATH_MAX], got[96];
+    sr_json_path_key(fjp, sizeof fjp, jp, "texture");
+    if (!cJSON_IsString(file) || !file->valuestring[0]) {
+        sr_json_describe(c, file, got, sizeof got);
+        return sr_json_fail_val(c, file, fjp, "expected an image file path (PNG, JPEG, TGA or HDR, relative to the scene file), got %s", got);
+    }
+    int wrap = 0, filter = 0;
+    const cJSON *n;
+    char kjp[SR_JSON_PATH_MAX];
+    if ((n = sr_json_field(t, "wrap"))) {
+        sr_json_path_key(kjp, sizeof kjp, jp, "wrap");
+        SR_TRY(sr_json_read_name(c, n, kjp, "wrap mode", wrap_names, &wrap));
+    }
+    if ((n = sr_json_field(t, "filter"))) {
+        sr_json_path_key(kjp, sizeof kjp, jp, "filter");
+        SR_TRY(sr_json_read_name(c, n, kjp, "filter", filter_names, &filter));
+    }
+    if (color) {
+        SR_TRY(sr_json_opt_vec3(c, t, jp, "tint", SR_JSON_VEC_COLOR, sr_v3s(1.0f), factor));
+    } else {
+        float k = 1.0f;
+        SR_TRY(sr_json_opt_float(c, t, jp, "scale", R_UNIT, 1.0f, &k));
+        *factor = sr_v3s(k);
+    }
+    char *resolved = resolve_path(c->path, file->valuestring);
+    if (!resolved) return sr_json_oom(c);
+    sr_error terr;
+    memset(&terr, 0, sizeof terr);
+    uint32_t index = 0;
+    sr_status st = sr_texture_load(resolved, color, (uint32_t)wrap, (uint32_t)filter, &s->tex, &index, &terr);
+    free(resolved);
+    char clean[sizeof terr.msg];
+    sr_json_sanitize(clean, sizeof clean, terr.msg);
+    if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, fjp, "%s", clean);
+    if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+    *tex = index + 1u;
+    return SR_OK;
+}
+
+/* A colour key that may hold a texture object instead of [r, g, b]. */
+static sr_status parse_color_or_texture(sr_json_doc *c, const cJSON *m, const char *jp, const char *key, sr_vec3 def,
+                                        sr_scene *s, sr_vec3 *color, uint32_t *tex)
+{
+    const cJSON *v = sr_json_field(m, key);
+    if (!cJSON_IsObject(v)) return sr_json_opt_vec3(c, m, jp, key, SR_JSON_VEC_COLOR, def, color);
+    char kjp[SR_JSON_PATH_MAX];
+    sr_json_path_key(kjp, sizeof kjp, jp, key);
+    return parse_texture(c, v, kjp, 1, s, tex, color);
+}
+
+static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, sr_scene *s, sr_material *out)
 {
     SR_TRY(sr_json_need_object(c, m, jp));
     int kind = 0;
@@ -114,8 +180,13 @@ static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, 
     out->ior = 1.0f;
     switch (kind) {
     case SR_MAT_DIFFUSE: {
-        SR_TRY(sr_json_opt_vec3(c, m, jp, "albedo", SR_JSON_VEC_COLOR, sr_v3s(0.8f), &out->color));
+        SR_TRY(parse_color_or_texture(c, m, jp, "albedo", sr_v3s(0.8f), s, &out->color, &out->color_tex));
         const cJSON *ch = sr_json_field(m, "checker");
+        if (ch && out->color_tex) {
+            char cjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(cjp, sizeof cjp, jp, "checker");
+            return sr_json_fail_key(c, ch, cjp, "a material has a checker or an albedo texture, not both");
+        }
         if (ch) {
             char cjp[SR_JSON_PATH_MAX];
             sr_json_path_key(cjp, sizeof cjp, jp, "checker");
@@ -127,11 +198,20 @@ static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, 
         break;
     }
     case SR_MAT_MIRROR:
-        SR_TRY(sr_json_opt_vec3(c, m, jp, "reflectance", SR_JSON_VEC_COLOR, sr_v3s(1.0f), &out->color));
+        SR_TRY(parse_color_or_texture(c, m, jp, "reflectance", sr_v3s(1.0f), s, &out->color, &out->color_tex));
         break;
     case SR_MAT_METAL:
-        SR_TRY(sr_json_opt_vec3(c, m, jp, "albedo", SR_JSON_VEC_COLOR, sr_v3s(0.8f), &out->color));
-        SR_TRY(sr_json_opt_float(c, m, jp, "roughness", R_UNIT, 0.0f, &out->roughness));
+        SR_TRY(parse_color_or_texture(c, m, jp, "albedo", sr_v3s(0.8f), s, &out->color, &out->color_tex));
+        const cJSON *rv = sr_json_field(m, "roughness");
+        if (cJSON_IsObject(rv)) {
+            char rjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(rjp, sizeof rjp, jp, "roughness");
+            sr_vec3 k;
+            SR_TRY(parse_texture(c, rv, rjp, 0, s, &out->rough_tex, &k));
+            out->roughness = k.x;
+        } else {
+            SR_TRY(sr_json_opt_float(c, m, jp, "roughness", R_UNIT, 0.0f, &out->roughness));
+        }
         break;
     case SR_MAT_GLASS:
         SR_TRY(sr_json_opt_float(c, m, jp, "ior", R_IOR, 1.5f, &out->ior));
@@ -202,7 +282,7 @@ static sr_status parse_materials(sr_json_doc *c, const cJSON *mats, sr_scene *s,
     for (uint32_t i = 0; m; m = m->next, i++) {
         char jp[SR_JSON_PATH_MAX];
         sr_json_path_key(jp, sizeof jp, "materials", s->material_names[i]);
-        SR_TRY(parse_material(c, m, jp, &s->materials[i]));
+        SR_TRY(parse_material(c, m, jp, s, &s->materials[i]));
     }
     return SR_OK;
 }
@@ -286,7 +366,13 @@ static char *resolve_path(const char *scene_path, const char *file)
     return out;
 }
 
-static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, uint32_t mat, prim_buf *prims)
+static bool textured(const sr_scene *s, uint32_t mat)
+{
+    return (s->materials[mat].color_tex | s->materials[mat].rough_tex) != 0;
+}
+
+static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, const sr_scene *s, uint32_t mat,
+                            prim_buf *prims)
 {
     const cJSON *file = sr_json_field(o, "file");
     char fjp[SR_JSON_PATH_MAX], got[96];
@@ -317,6 +403,8 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, uint
         return sr_json_fail_key(c, ca, cjp, "applies only to generated normals; expected it with \"normals\": \"smooth\"");
     }
     SR_TRY(sr_json_opt_float(c, o, jp, "crease_angle", R_CREASE, 180.0f, &mo.crease_deg));
+    mo.keep_uv = textured(s, mat);
+    const uint32_t first = *prims->count;
 
     char *resolved = resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
@@ -330,6 +418,14 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, uint
     sr_json_sanitize(clean, sizeof clean, merr.msg);
     if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, fjp, "%s", clean);
     if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+    if (mo.keep_uv)
+        for (uint32_t i = first; i < *prims->count; i++)
+            if (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV)) {
+                sr_json_sanitize(clean, sizeof clean, file->valuestring);
+                return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF TEXCOORD_0), "
+                                        "but material \"%s\" has a texture; expected a mesh with UVs or an untextured material",
+                                        clean, s->material_names[mat]);
+            }
     return SR_OK;
 }
 
@@ -354,6 +450,13 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
         SR_TRY(sr_json_check_keys(c, o, jp, what, object_keys[kind]));
         uint32_t mat = 0;
         SR_TRY(lookup_material(c, o, jp, s, sorted, &mat));
+        if ((kind == OBJ_SPHERE || kind == OBJ_PLANE) && textured(s, mat)) {
+            char mjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(mjp, sizeof mjp, jp, "material");
+            return sr_json_fail_val(c, sr_json_field(o, "material"), mjp,
+                                    "material \"%s\" has a texture, and a %s has no texture coordinates; expected a quad or a "
+                                    "mesh with UVs", s->material_names[mat], object_types[kind]);
+        }
 
         sr_prim p;
         memset(&p, 0, sizeof p);
@@ -390,7 +493,7 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
             break;
         }
         default:
-            SR_TRY(parse_mesh(c, o, jp, mat, &prims));
+            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims));
             break;
         }
     }
@@ -549,6 +652,7 @@ void sr_scene_free(sr_scene *scene)
     free(scene->material_names);
     free(scene->prims);
     free(scene->attrs);
+    sr_texture_set_free(&scene->tex);
     free(scene->planes);
     free(scene->lights);
     memset(scene, 0, sizeof *scene);

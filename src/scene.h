@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "status.h"
 #include "../kernels/types.h"
+#include "texfile.h"
 
 typedef struct sr_camera_desc {
     sr_vec3 position, look_at, up;
@@ -26,6 +27,7 @@ typedef struct sr_scene {
     sr_material *materials; char **material_names; uint32_t material_count;
     sr_prim *prims; uint32_t prim_count;      /* bounded: spheres, quads, mesh triangles */
     sr_tri_attr *attrs;          /* NULL, or per-vertex data for each of prims (same order) */
+    sr_texture_set tex;          /* image textures the materials refer to                 */
     sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
     sr_light *lights; uint32_t light_count;
 } sr_scene;

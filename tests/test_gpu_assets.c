@@ -1,5 +1,7 @@
 /* GPU against the CPU reference for scenes that use per-vertex data: smooth normals (from the
- * file and generated) on diffuse, mirror, metal and glass meshes, in both integrators. The
+ * file and generated) on diffuse, mirror, metal and glass meshes, and image textures (colour,
+ * reflectance and roughness; bilinear and nearest, repeat and clamp) on quads and UV-mapped
+ * meshes, in both integrators. The
  * images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
  * without a CUDA device. */
 #include "testutil.h"
@@ -7,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <stb_image_write.h>
 
 /* Render on both backends with two masks; every image byte-equal to the CPU's. */
 static void assert_bit_identical(const sr_scene *s, const char *label)
@@ -66,12 +70,65 @@ static void test_smooth_normals_match(void **state)
     }
 }
 
+/* A 16x8 RGB image: a checker of 2x2 cells with a colour ramp, so bilinear taps differ. */
+static void write_texture(const char *path)
+{
+    unsigned char px[16 * 8 * 3];
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 16; i++) {
+            const int odd = ((i / 2) + (j / 2)) & 1;
+            px[3 * (j * 16 + i) + 0] = (unsigned char)(odd ? 230 : 20 + 10 * i);
+            px[3 * (j * 16 + i) + 1] = (unsigned char)(odd ? 200 - 20 * j : 40);
+            px[3 * (j * 16 + i) + 2] = (unsigned char)(odd ? 60 : 120 + 8 * j);
+        }
+    assert_true(stbi_write_png(path, 16, 8, 3, px, 16 * 3) != 0);
+}
+
+static void texture_scene(const char *integrator, sr_scene *s)
+{
+    char png[512], obj[512], json[8192];
+    sr_test_tmp_path(png, sizeof png, "gpu_tex.png");
+    sr_test_tmp_path(obj, sizeof obj, "gpu_uv_sphere.obj");
+    write_texture(png);
+    sr_test_write_uv_sphere(obj, 16, 8, 1, 1);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,1.5,7],\"look_at\":[0,0.6,0],\"fov\":40},"
+             " \"image\":{\"width\":160,\"height\":120,\"spp\":2,\"max_depth\":5},"
+             " \"integrator\":\"%s\", \"background\":[0.5,0.6,0.8], \"ambient\":[0.1,0.1,0.1],"
+             " \"materials\":{\"wall\":{\"type\":\"diffuse\",\"albedo\":{\"texture\":\"%s\"}},"
+             "   \"tiles\":{\"type\":\"diffuse\",\"albedo\":{\"texture\":\"%s\",\"filter\":\"nearest\",\"wrap\":\"clamp\",\"tint\":[0.9,0.9,1]}},"
+             "   \"mirror\":{\"type\":\"mirror\",\"reflectance\":{\"texture\":\"%s\"}},"
+             "   \"brushed\":{\"type\":\"metal\",\"albedo\":[0.9,0.8,0.6],\"roughness\":{\"texture\":\"%s\",\"scale\":0.8}}},"
+             " \"objects\":[{\"type\":\"quad\",\"corner\":[-4,-1,3],\"edge_u\":[8,0,0],\"edge_v\":[0,0,-8],\"material\":\"tiles\"},"
+             "   {\"type\":\"quad\",\"corner\":[-4,-1,-3],\"edge_u\":[8,0,0],\"edge_v\":[0,5,0],\"material\":\"wall\"},"
+             "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"wall\",\"translate\":[-2.2,0,0]},"
+             "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"mirror\"},"
+             "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"brushed\",\"translate\":[2.2,0,0]}],"
+             " \"lights\":[{\"type\":\"point\",\"position\":[3,5,4],\"intensity\":60}]}",
+             integrator, png, png, png, png, obj, obj, obj);
+    sr_test_parse("gpu_texture.json", json, s);
+}
+
+static void test_textures_match(void **state)
+{
+    (void)state;
+    static const char *const integrators[] = { "whitted", "path" };
+    for (int k = 0; k < 2; k++) {
+        sr_scene s;
+        texture_scene(integrators[k], &s);
+        assert_int_equal(s.tex.count, 4);
+        assert_bit_identical(&s, integrators[k]);
+        sr_scene_free(&s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int skip = sr_test_gpu_start(argc, argv);
     if (skip) return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_smooth_normals_match),
+        cmocka_unit_test(test_textures_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
