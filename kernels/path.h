@@ -299,6 +299,26 @@ SR_HD void sr_path_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
     sr_film_add(p, pixel, c);
 }
 
+/* The environment map is sampled like a light (in addition to the emitters) unless a test
+ * switched light sampling or this strategy off. The dimensions of Whitted's fuzz serve it:
+ * the two integrators never share a path. */
+#define SR_DIM_ENV_U SR_DIM_FUZZ_U
+#define SR_DIM_ENV_V SR_DIM_FUZZ_V
+SR_HD bool sr_env_nee(const sr_scene_view *s)
+{
+    return s->env_tex && !(s->path_flags & (SR_PATH_NO_NEE | SR_PATH_NO_ENV_IS));
+}
+
+/* What a ray that escaped along d brings back: the sky, weighted by MIS against sampling the
+ * environment map when the direction was BSDF-sampled (prev_pdf > 0) at a vertex that also
+ * sampled the map. */
+SR_HD sr_vec3 sr_path_escaped(const sr_scene_view *s, sr_vec3 d, float prev_pdf)
+{
+    const sr_vec3 l = sr_sky(s, d);
+    if (!(prev_pdf > 0.0f) || !sr_env_nee(s)) return l;
+    return sr_scale(l, sr_mis_power(prev_pdf, sr_env_pdf(s, d)));
+}
+
 /* Light arriving at a non-specular vertex (origin: the offset shading point, n: shading
  * normal on wo's side, ng: the geometric one) from the delta lights and one sampled area
  * emitter, times f cos; the emitter sample is weighted by MIS against the BSDF continuation,
@@ -328,6 +348,16 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
         if (!(sr_max3(f) > 0.0f) || !(sr_dot(wi, ng) > 0.0f)) continue;
         if (sr_trace_occluded(s, origin, wi, 0.0f, dist)) continue;
         sum = sr_add(sum, sr_mul(f, sr_scale(l->power, falloff)));
+    }
+    if (sr_env_nee(s)) {   /* one direction towards the environment map, by its distribution */
+        sr_vec3 wi, le;
+        float pe;
+        if (sr_env_sample(s, sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_ENV_U),
+                          sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_ENV_V), &wi, &pe, &le)) {
+            sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
+            if (sr_max3(f) > 0.0f && sr_dot(wi, ng) > 0.0f && !sr_trace_occluded(s, origin, wi, 0.0f, SR_INF))
+                sum = sr_add(sum, sr_mul(f, sr_scale(le, sr_mis_power(pe, pdf) / pe)));
+        }
     }
     if (!(s->emitter_power > 0.0f) || (s->path_flags & SR_PATH_NO_NEE)) return sum;
 
@@ -385,7 +415,7 @@ SR_HD void sr_path_last_segment(const sr_params *p, uint32_t pixel, sr_vec3 tp, 
     const sr_scene_view *s = &p->scene;
     const sr_hit h = sr_trace_closest(s, o, wi, 0.0f, SR_INF);
     if (h.prim == SR_NO_HIT) {
-        sr_path_film_add(p, pixel, sr_mul(tp, sr_sky(s, wi)));
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_escaped(s, wi, pdf)));
         return;
     }
     const sr_prim *prim = sr_hit_prim(s, h);
@@ -406,7 +436,7 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     const sr_vec3 o = sr_ray_org(p, slot), d = sr_ray_dir(p, slot);
     const float prev_pdf = p->ray.pdf[slot];
     if (h.prim == SR_NO_HIT) {
-        sr_path_film_add(p, pixel, sr_mul(tp, sr_sky(s, d)));
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_escaped(s, d, prev_pdf)));
         return false;
     }
     const sr_vec3 x = sr_madd(o, d, h.t);

@@ -7,6 +7,7 @@
 
 #include "raystate.h"
 #include "material.h"
+#include "envmap.h"
 #include "wave.h"
 
 SR_HD sr_vec3 sr_ray_org(const sr_params *p, uint32_t i) { return sr_v3(p->ray.ox[i], p->ray.oy[i], p->ray.oz[i]); }
@@ -27,10 +28,12 @@ SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
     f[0] += c.x; f[1] += c.y; f[2] += c.z;
 }
 
-/* Radiance of a ray that escapes in direction d (unit): the uniform background, or the sky
- * gradient by d.y: horizon at y = 0 to zenith at y = 1, and to ground at y = -1. */
+/* Radiance of a ray that escapes in direction d (unit): the environment map, the uniform
+ * background, or the sky gradient by d.y: horizon at y = 0 to zenith at y = 1, and to ground
+ * at y = -1. */
 SR_HD sr_vec3 sr_sky(const sr_scene_view *s, sr_vec3 d)
 {
+    if (s->env_tex) return sr_env_radiance(s, d);
     if (!s->has_sky) return s->background;
     float y = sr_clampf(d.y, -1.0f, 1.0f);
     if (y >= 0.0f) return sr_add(sr_scale(s->sky_horizon, 1.0f - y), sr_scale(s->sky_zenith, y));

@@ -102,6 +102,7 @@ typedef enum sr_integrator { SR_INTEGRATOR_WHITTED = 0, SR_INTEGRATOR_PATH } sr_
  * other means, to check that each is unbiased. */
 #define SR_PATH_NO_NEE 1u   /* no light sampling: emitters are found by BSDF sampling only   */
 #define SR_PATH_NO_RR 2u    /* no Russian roulette                                           */
+#define SR_PATH_NO_ENV_IS 4u /* the environment map found by BSDF sampling only             */
 
 /* The camera as the stages use it: a thin lens with a pinhole when lens_radius == 0. */
 typedef struct sr_camera {
@@ -132,6 +133,12 @@ typedef struct sr_scene_view {
     sr_vec3 background;          /* radiance of escaping rays, when has_sky == 0         */
     sr_vec3 sky_zenith, sky_horizon, sky_ground;   /* the gradient, when has_sky != 0    */
     uint32_t has_sky;
+    uint32_t env_tex;            /* 1 + texture index of the environment map; 0 = none    */
+    sr_vec3 env_rot[3];          /* the map's rotation, as columns: world = R * map       */
+    float env_intensity;
+    const float *env_marginal;   /* [height + 1]: CDF over the map's rows                 */
+    const float *env_conditional;/* [height][width + 1]: CDF within each row              */
+    const float *env_pdf;        /* [height][width]: density in (u, v) of each texel      */
     sr_vec3 ambient;             /* Whitted's ambient term for diffuse surfaces          */
     uint32_t width, height, spp, max_depth;
     uint32_t integrator;         /* sr_integrator                                        */

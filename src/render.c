@@ -94,6 +94,14 @@ sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be
     v->textures = scene->tex.items;
     v->texture_count = scene->tex.count;
     v->texels = scene->tex.texels;
+    v->env_tex = scene->env_tex;
+    v->env_rot[0] = scene->env_rot[0];
+    v->env_rot[1] = scene->env_rot[1];
+    v->env_rot[2] = scene->env_rot[2];
+    v->env_intensity = scene->env_intensity;
+    v->env_marginal = scene->env_marginal;
+    v->env_conditional = scene->env_conditional;
+    v->env_pdf = scene->env_pdf;
     v->camera = sr_camera_make(&scene->camera, scene->width, scene->height);
     v->background = scene->background;
     v->has_sky = scene->has_sky ? 1u : 0u;

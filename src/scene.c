@@ -5,6 +5,8 @@
 #include "mem_limits.h"
 #include "jsondoc.h"
 #include "mesh.h"
+#include "envmap.h"
+#include "mem_limits.h"
 #include "interrupt.h"
 
 #include <math.h>
@@ -26,7 +28,8 @@ static const sr_json_range R_CREASE = {0, 180, SR_JSON_BOUND_INCL, SR_JSON_BOUND
 /* ---- the scene --------------------------------------------------------------------------- */
 
 static const char *const top_keys[] = {"*camera", "image", "background", "ambient", "*materials", "*objects", "lights",
-                                       "integrator", "sky", NULL};
+                                       "integrator", "sky", "environment", NULL};
+static const char *const environment_keys[] = {"*file", "rotate", "intensity", NULL};
 static const char *const integrator_names[] = {"whitted", "path", NULL};   /* sr_integrator order */
 static const char *const sky_keys[] = {"*zenith", "*horizon", "ground", NULL};
 static const char *const camera_keys[] = {"*position", "*look_at", "up", "fov", "aperture", "focus_distance", NULL};
@@ -574,6 +577,70 @@ static sr_status parse_sky(sr_json_doc *c, const cJSON *root, sr_scene *s)
     return SR_OK;
 }
 
+/* A rotation's columns: X, then Y, then Z, in degrees (as meshes turn), in double. */
+static void rotation_columns(sr_vec3 deg, sr_vec3 cols[3])
+{
+    const double k = 3.14159265358979323846 / 180.0;
+    const double sx = sin(deg.x * k), cx = cos(deg.x * k), sy = sin(deg.y * k), cy = cos(deg.y * k);
+    const double sz = sin(deg.z * k), cz = cos(deg.z * k);
+    for (int a = 0; a < 3; a++) {
+        double x = a == 0, y = a == 1, z = a == 2, p, q;
+        p = y * cx - z * sx; q = y * sx + z * cx; y = p; z = q;
+        p = x * cy + z * sy; q = -x * sy + z * cy; x = p; z = q;
+        p = x * cz - y * sz; q = x * sz + y * cz; x = p; y = q;
+        cols[a] = sr_v3((float)x, (float)y, (float)z);
+    }
+}
+
+/* "environment": {"file", "rotate", "intensity"}: an equirectangular map around the scene. */
+static sr_status parse_environment(sr_json_doc *c, const cJSON *root, sr_scene *s)
+{
+    const cJSON *env = sr_json_field(root, "environment");
+    if (!env) return SR_OK;
+    const char *const other[] = {"background", "sky"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *o = sr_json_field(root, other[k]);
+        if (!o) continue;
+        bool env_later = sr_json_key_off(c, env) > sr_json_key_off(c, o);
+        return sr_json_fail_key(c, env_later ? env : o, env_later ? "environment" : other[k],
+                                "\"%s\" and \"environment\" are both given; give one of \"background\", \"sky\" and "
+                                "\"environment\"", other[k]);
+    }
+    SR_TRY(sr_json_need_object(c, env, "environment"));
+    SR_TRY(sr_json_check_keys(c, env, "environment", "the environment", environment_keys));
+    const cJSON *file = sr_json_field(env, "file");
+    if (!cJSON_IsString(file) || !file->valuestring[0]) {
+        char got[96];
+        sr_json_describe(c, file, got, sizeof got);
+        return sr_json_fail_val(c, file, "environment.file",
+                                "expected an image file path (an equirectangular Radiance HDR, PNG or JPEG), got %s", got);
+    }
+    sr_vec3 rot;
+    SR_TRY(sr_json_opt_vec3(c, env, "environment", "rotate", SR_JSON_VEC_ANY, sr_v3s(0), &rot));
+    SR_TRY(sr_json_opt_float(c, env, "environment", "intensity", R_NONNEG, 1.0f, &s->env_intensity));
+    rotation_columns(rot, s->env_rot);
+    char *resolved = resolve_path(c->path, file->valuestring);
+    if (!resolved) return sr_json_oom(c);
+    sr_error terr;
+    memset(&terr, 0, sizeof terr);
+    uint32_t index = 0;
+    sr_status st = sr_texture_load(resolved, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &s->tex, &index, &terr);
+    free(resolved);
+    if (st == SR_OK) {
+        const sr_texture *t = &s->tex.items[index];
+        char what[96];
+        snprintf(what, sizeof what, "the environment map's sampling distribution (%ux%u)", t->width, t->height);
+        st = sr_check_host_memory(sr_env_build_bytes(t->width, t->height), what, "", &terr);
+        if (st == SR_OK) st = sr_env_build(t, s->tex.texels, &s->env_marginal, &s->env_conditional, &s->env_pdf, &terr);
+    }
+    char clean[sizeof terr.msg];
+    sr_json_sanitize(clean, sizeof clean, terr.msg);
+    if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, "environment.file", "%s", clean);
+    if (st != SR_OK) return sr_fail(c->err, st, "%s: environment.file: %s", c->path, clean);
+    s->env_tex = index + 1u;
+    return SR_OK;
+}
+
 static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
 {
     s->path = strdup(c->path);
@@ -589,6 +656,7 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     SR_TRY(parse_image(c, sr_json_field(root, "image"), s));
     SR_TRY(sr_json_opt_vec3(c, root, "", "background", SR_JSON_VEC_COLOR, sr_v3s(0), &s->background));
     SR_TRY(parse_sky(c, root, s));
+    SR_TRY(parse_environment(c, root, s));
     SR_TRY(parse_integrator(c, sr_json_field(root, "integrator"), s));
     SR_TRY(sr_json_opt_vec3(c, root, "", "ambient", SR_JSON_VEC_COLOR, sr_v3s(0), &s->ambient));
     name_ix *sorted = NULL;
@@ -653,6 +721,9 @@ void sr_scene_free(sr_scene *scene)
     free(scene->prims);
     free(scene->attrs);
     sr_texture_set_free(&scene->tex);
+    free(scene->env_marginal);
+    free(scene->env_conditional);
+    free(scene->env_pdf);
     free(scene->planes);
     free(scene->lights);
     memset(scene, 0, sizeof *scene);

@@ -28,6 +28,10 @@ typedef struct sr_scene {
     sr_prim *prims; uint32_t prim_count;      /* bounded: spheres, quads, mesh triangles */
     sr_tri_attr *attrs;          /* NULL, or per-vertex data for each of prims (same order) */
     sr_texture_set tex;          /* image textures the materials refer to                 */
+    uint32_t env_tex;            /* 1 + index in tex of the "environment" map; 0 = none    */
+    sr_vec3 env_rot[3];          /* its rotation's columns (world = R * map)               */
+    float env_intensity;
+    float *env_marginal, *env_conditional, *env_pdf;   /* its distribution (envmap.h)    */
     sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
     sr_light *lights; uint32_t light_count;
 } sr_scene;

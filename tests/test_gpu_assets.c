@@ -1,7 +1,8 @@
 /* GPU against the CPU reference for scenes that use per-vertex data: smooth normals (from the
  * file and generated) on diffuse, mirror, metal and glass meshes, and image textures (colour,
  * reflectance and roughness; bilinear and nearest, repeat and clamp) on quads and UV-mapped
- * meshes, in both integrators. The
+ * meshes, and the environment map (seen, and importance-sampled in path mode), in both
+ * integrators. The
  * images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
  * without a CUDA device. */
 #include "testutil.h"
@@ -122,6 +123,37 @@ static void test_textures_match(void **state)
     }
 }
 
+static void test_environment_matches(void **state)
+{
+    (void)state;
+    char sky[1024], obj[512], png[512], json[4096];
+    sr_test_source_path(sky, sizeof sky, "assets/sky.hdr");
+    sr_test_tmp_path(obj, sizeof obj, "gpu_env_sphere.obj");
+    sr_test_tmp_path(png, sizeof png, "gpu_env_tex.png");
+    sr_test_write_uv_sphere(obj, 16, 8, 1, 1);
+    write_texture(png);
+    static const char *const integrators[] = { "whitted", "path" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(json, sizeof json,
+                 "{\"camera\":{\"position\":[0,1.2,5],\"look_at\":[0,0.8,0],\"fov\":50},"
+                 " \"image\":{\"width\":160,\"height\":100,\"spp\":2,\"max_depth\":6}, \"integrator\":\"%s\","
+                 " \"environment\":{\"file\":\"%s\",\"rotate\":[0,40,0],\"intensity\":0.8},"
+                 " \"materials\":{\"white\":{\"type\":\"diffuse\",\"albedo\":[0.8,0.8,0.8]},\"chrome\":{\"type\":\"mirror\"},"
+                 "   \"gold\":{\"type\":\"metal\",\"albedo\":[1,0.8,0.4],\"roughness\":0.3},"
+                 "   \"tex\":{\"type\":\"diffuse\",\"albedo\":{\"texture\":\"%s\"}}},"
+                 " \"objects\":[{\"type\":\"plane\",\"point\":[0,0,0],\"normal\":[0,1,0],\"material\":\"white\"},"
+                 "   {\"type\":\"sphere\",\"center\":[-1.2,1,0],\"radius\":1,\"material\":\"chrome\"},"
+                 "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"tex\",\"translate\":[0.3,0.6,1.2],\"scale\":0.6},"
+                 "   {\"type\":\"sphere\",\"center\":[1.4,0.7,0.5],\"radius\":0.7,\"material\":\"gold\"}]}",
+                 integrators[k], sky, png, obj);
+        sr_scene s;
+        sr_test_parse("gpu_env.json", json, &s);
+        assert_true(s.env_tex > 0);
+        assert_bit_identical(&s, integrators[k]);
+        sr_scene_free(&s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int skip = sr_test_gpu_start(argc, argv);
@@ -129,6 +161,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_smooth_normals_match),
         cmocka_unit_test(test_textures_match),
+        cmocka_unit_test(test_environment_matches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
