@@ -193,6 +193,27 @@ SR_HD sr_vec3 sr_from_local(sr_vec3 v, sr_vec3 t, sr_vec3 b, sr_vec3 n)
     return sr_add(sr_add(sr_scale(t, v.x), sr_scale(b, v.y)), sr_scale(n, v.z));
 }
 
+/* The pbr material's Fresnel reflectance at cosine c (Schlick) with F0 = mix(0.04, base,
+ * metallic), per channel. */
+SR_HD sr_vec3 sr_pbr_fresnel(const sr_material *m, sr_vec3 base, float c)
+{
+    const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
+    const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(base, m->metallic));
+    return sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
+}
+
+SR_HD float sr_luminance(sr_vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
+
+/* The probability of sampling the pbr material's specular lobe, seen from cosine cos_o: its
+ * Fresnel reflectance against the diffuse lobe's weight (by luminance). */
+SR_HD float sr_pbr_spec_prob(const sr_material *m, sr_vec3 base, float cos_o)
+{
+    const float fs = sr_luminance(sr_pbr_fresnel(m, base, cos_o));
+    const float wd = (1.0f - m->metallic) * sr_luminance(base) * (1.0f - fs);
+    const float sum = fs + wd;
+    return sum > 0.0f ? fs / sum : 0.5f;
+}
+
 /* f(wo, wi) * cos(n, wi) of a non-specular surface and the pdf with which sr_bsdf_sample
  * picks wi. n: unit normal on wo's side. Lambertian by `albedo` (diffuse, emissive), or
  * rough metal: GGX microfacets with Smith height-correlated masking-shadowing and a
@@ -202,6 +223,30 @@ SR_HD sr_vec3 sr_bsdf_eval(const sr_material *m, sr_vec3 albedo, sr_vec3 n, sr_v
     float cos_i = sr_dot(n, wi);
     *pdf = 0.0f;
     if (!(cos_i > 0.0f)) return sr_v3s(0.0f);
+    if (m->kind == SR_MAT_PBR) {
+        /* glTF 2.0's metallic-roughness BRDF: GGX specular with Schlick Fresnel plus Lambert
+         * diffuse weighted by (1 - F) (1 - metallic); the pdf is the lobe mixture's. */
+        float cos_o = sr_dot(n, wo);
+        if (!(cos_o > 0.0f)) return sr_v3s(0.0f);
+        /* glTF weights the diffuse lobe by 1 - F at the half vector, which lets a white
+         * dielectric reflect more than it receives (1.013 at roughness 0); 1 - F at the
+         * viewing angle keeps the sum within 1 (the specular lobe reflects about F(cos_o)). */
+        float ps = sr_pbr_spec_prob(m, albedo, cos_o);
+        sr_vec3 Fo = sr_pbr_fresnel(m, albedo, cos_o);
+        sr_vec3 diff = sr_mul(sr_sub(sr_v3s(1.0f), Fo), sr_scale(albedo, (1.0f - m->metallic) * cos_i * (1.0f / SR_PI)));
+        if (m->roughness <= 0.0f) {   /* the specular lobe is a delta: only the diffuse one here */
+            *pdf = (1.0f - ps) * cos_i * (1.0f / SR_PI);
+            return diff;
+        }
+        sr_vec3 h = sr_normalize(sr_add(wo, wi));
+        float a = sr_ggx_alpha(m), a2 = a * a;
+        float D = sr_ggx_d(a2, sr_dot(n, h));
+        float lo = sr_ggx_lambda(a2, cos_o), li = sr_ggx_lambda(a2, cos_i);
+        sr_vec3 F = sr_pbr_fresnel(m, albedo, sr_dot(wo, h));
+        sr_vec3 spec = sr_scale(F, D / ((1.0f + lo + li) * 4.0f * cos_o));
+        *pdf = ps * D / ((1.0f + lo) * 4.0f * cos_o) + (1.0f - ps) * cos_i * (1.0f / SR_PI);
+        return sr_add(spec, diff);
+    }
     if (m->kind == SR_MAT_METAL) {
         float cos_o = sr_dot(n, wo);
         if (!(cos_o > 0.0f)) return sr_v3s(0.0f);
@@ -271,6 +316,34 @@ SR_HD bool sr_bsdf_sample(const sr_material *m, sr_vec3 albedo, sr_vec3 n, bool 
         *weight = sr_scale(albedo, (1.0f + lo) / (1.0f + lo + li));        /* F G2 / G1    */
         *pdf = sr_ggx_d(a2, h.z) / ((1.0f + lo) * 4.0f * wo.z);
         *wi = sr_normalize(sr_from_local(wl, t, b, n));
+        return true;
+    }
+    case SR_MAT_PBR: {
+        /* one lobe by uc (specular with sr_pbr_spec_prob), then f cos / the mixture's pdf */
+        sr_vec3 t, b;
+        sr_onb(n, &t, &b);
+        sr_vec3 wo = sr_to_local(sr_neg(d), t, b, n);
+        if (!(wo.z > 0.0f)) return false;
+        sr_vec3 wl;
+        const float ps = sr_pbr_spec_prob(m, albedo, wo.z);
+        if (m->roughness <= 0.0f && uc < ps) {   /* a smooth surface's mirror lobe: a delta */
+            *wi = sr_reflect(d, n);
+            *weight = sr_scale(sr_pbr_fresnel(m, albedo, wo.z), 1.0f / ps);
+            return true;
+        }
+        if (m->roughness > 0.0f && uc < ps) {
+            sr_vec3 h = sr_ggx_sample_vndf(wo, sr_ggx_alpha(m), u1, u2);
+            wl = sr_sub(sr_scale(h, 2.0f * sr_dot(wo, h)), wo);
+        } else {
+            float z = sqrtf(1.0f - u1), r = sqrtf(u1), s_phi, c_phi;
+            sr_sincos_turns(u2, &s_phi, &c_phi);
+            wl = sr_v3(r * c_phi, r * s_phi, z);
+        }
+        if (!(wl.z > 0.0f)) return false;
+        *wi = sr_normalize(sr_from_local(wl, t, b, n));
+        sr_vec3 f = sr_bsdf_eval(m, albedo, n, sr_neg(d), *wi, pdf);
+        if (!(*pdf > 0.0f)) return false;
+        *weight = sr_scale(f, 1.0f / *pdf);
         return true;
     }
     default: {   /* Lambertian: cosine-weighted hemisphere */
@@ -464,6 +537,9 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     case SR_MAT_METAL:
         specular = m->roughness <= 0.0f;
         break;
+    case SR_MAT_PBR:   /* emits from its front, and is never specular (alpha >= 1e-3) */
+        if (front && sr_max3(m->color2) > 0.0f) sr_path_film_add(p, pixel, sr_mul(tp, m->color2));
+        break;
     default:   /* mirror, glass */
         specular = true;
         break;
@@ -481,6 +557,7 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     } else if (m->kind == SR_MAT_GLASS) {
         uc = sr_rng(seed, pixel, sample, bounce, SR_DIM_CHOICE);
     }
+    if (m->kind == SR_MAT_PBR) uc = sr_rng(seed, pixel, sample, bounce, SR_DIM_CHOICE);
     sr_vec3 wi, weight;
     float pdf;
     bool transmit;

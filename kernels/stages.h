@@ -144,6 +144,20 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
         if (front || m->two_sided) sr_film_add(p, pixel, sr_mul(tp, m->color));
         return false;
     }
+    sr_vec3 pbr_f = sr_v3s(1.0f);
+    if (m->kind == SR_MAT_PBR) {
+        /* Whitted's approximation of the metallic-roughness model: the diffuse share
+         * (1 - F)(1 - metallic) base lit like a diffuse surface, the emission, and one
+         * reflection weighted by F (Schlick at the viewing angle), fuzzed by roughness. */
+        const float c = -sr_dot(d, ns);
+        const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
+        const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(m->color, m->metallic));
+        pbr_f = sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
+        const sr_vec3 kd = sr_scale(sr_mul(sr_sub(sr_v3s(1.0f), pbr_f), m->color), 1.0f - m->metallic);
+        sr_vec3 lit = sr_direct_light_ns(s, x, n, ns, kd);
+        if (front) lit = sr_add(lit, m->color2);
+        sr_film_add(p, pixel, sr_mul(tp, lit));
+    }
     if (bounce + 1u >= s->max_depth) return false;   /* out of depth: nothing more arrives */
 
     sr_vec3 nd, o;
@@ -179,7 +193,7 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
     } else {
         nd = sr_reflect(d, ns);
         if (smooth && !(sr_dot(nd, n) > 0.0f)) nd = sr_reflect(d, n);
-        if (m->kind == SR_MAT_METAL && m->roughness > 0.0f) {
+        if ((m->kind == SR_MAT_METAL || m->kind == SR_MAT_PBR) && m->roughness > 0.0f) {
             sr_vec3 fuzz = sr_unit_ball(sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_U),
                                         sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_V),
                                         sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_W));
@@ -187,7 +201,7 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
             if (sr_dot(nd, n) <= 0.0f) return false;   /* scattered into the surface: absorbed */
         }
         o = sr_offset_origin(x, n);
-        tp = sr_mul(tp, m->color);
+        tp = sr_mul(tp, m->kind == SR_MAT_PBR ? pbr_f : m->color);
     }
     if (sr_max3(tp) <= 0.0f) return false;
     sr_ray_set(p, slot, o, nd, tp);

@@ -13,16 +13,20 @@ typedef enum sr_material_kind {
     SR_MAT_GLASS,       /* Fresnel-weighted reflection or refraction, tinted          */
     SR_MAT_EMISSIVE,    /* adds radiance (front side, or both with two_sided); Whitted ends
                            the path there, path mode reflects diffusely by color2 if set  */
+    SR_MAT_PBR,         /* glTF metallic-roughness: base colour `color`, `metallic`,
+                           `roughness`, emission `color2` (front side)                    */
     SR_MAT_KIND_COUNT
 } sr_material_kind;
 
 typedef struct sr_material {
     uint32_t kind;        /* sr_material_kind                                          */
     sr_vec3 color;        /* albedo | reflectance | albedo | tint | radiance            */
-    sr_vec3 color2;       /* diffuse: checker's second colour; emissive: albedo (path)  */
+    sr_vec3 color2;       /* diffuse: checker's second colour; emissive: albedo (path);
+                             pbr: emitted radiance                                     */
     float checker_scale;  /* diffuse: size of a checker cell in world units, 0 = none   */
     float roughness;      /* metal: 0 = mirror, 1 = very blurry                         */
     float ior;            /* glass: index of refraction                                 */
+    float metallic;       /* pbr: 0 = dielectric (F0 = 0.04), 1 = metal (F0 = color)    */
     uint32_t two_sided;   /* emissive: 1 = emits from both sides                        */
     uint32_t color_tex;   /* 1 + texture index multiplying `color` (albedo, reflectance); 0 = none */
     uint32_t rough_tex;   /* 1 + texture index multiplying `roughness` (its green channel); 0 = none */

@@ -35,13 +35,14 @@ static const char *const sky_keys[] = {"*zenith", "*horizon", "ground", NULL};
 static const char *const camera_keys[] = {"*position", "*look_at", "up", "fov", "aperture", "focus_distance", NULL};
 static const char *const image_keys[] = {"width", "height", "spp", "max_depth", NULL};
 
-static const char *const material_types[] = {"diffuse", "mirror", "metal", "glass", "emissive", NULL};
-static const char *const material_keys[][5] = {
+static const char *const material_types[] = {"diffuse", "mirror", "metal", "glass", "emissive", "pbr", NULL};
+static const char *const material_keys[][8] = {
     {"*type", "albedo", "checker", NULL},
     {"*type", "reflectance", NULL},
     {"*type", "albedo", "roughness", NULL},
     {"*type", "ior", "tint", NULL},
     {"*type", "*radiance", "albedo", "two_sided", NULL},
+    {"*type", "base_color", "metallic", "roughness", "emission", "transmission", "ior", NULL},
 };
 static const char *const checker_keys[] = {"*color", "scale", NULL};
 
@@ -220,6 +221,35 @@ static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, 
         SR_TRY(sr_json_opt_float(c, m, jp, "ior", R_IOR, 1.5f, &out->ior));
         SR_TRY(sr_json_opt_vec3(c, m, jp, "tint", SR_JSON_VEC_COLOR, sr_v3s(1.0f), &out->color));
         break;
+    case SR_MAT_PBR: {
+        SR_TRY(parse_color_or_texture(c, m, jp, "base_color", sr_v3s(0.8f), s, &out->color, &out->color_tex));
+        SR_TRY(sr_json_opt_float(c, m, jp, "metallic", R_UNIT, 0.0f, &out->metallic));
+        const cJSON *rough = sr_json_field(m, "roughness");
+        if (cJSON_IsObject(rough)) {
+            char rjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(rjp, sizeof rjp, jp, "roughness");
+            sr_vec3 k;
+            SR_TRY(parse_texture(c, rough, rjp, 0, s, &out->rough_tex, &k));
+            out->roughness = k.x;
+        } else {
+            SR_TRY(sr_json_opt_float(c, m, jp, "roughness", R_UNIT, 0.5f, &out->roughness));
+        }
+        SR_TRY(sr_json_opt_vec3(c, m, jp, "emission", SR_JSON_VEC_COLOR, sr_v3s(0), &out->color2));
+        float transmission = 0.0f;
+        SR_TRY(sr_json_opt_float(c, m, jp, "transmission", R_UNIT, 0.0f, &transmission));
+        SR_TRY(sr_json_opt_float(c, m, jp, "ior", R_IOR, 1.5f, &out->ior));
+        if (transmission >= 0.5f) {   /* mostly transmissive: the glass model, tinted by the base colour */
+            if (out->color_tex || out->rough_tex) {
+                char tjp[SR_JSON_PATH_MAX];
+                sr_json_path_key(tjp, sizeof tjp, jp, "transmission");
+                return sr_json_fail_val(c, sr_json_field(m, "transmission"), tjp,
+                                        "a transmissive pbr material becomes glass, which takes no textures; expected "
+                                        "plain base_color and roughness");
+            }
+            out->kind = SR_MAT_GLASS;
+        }
+        break;
+    }
     default: {
         SR_TRY(sr_json_opt_vec3(c, m, jp, "radiance", SR_JSON_VEC_COLOR, sr_v3s(0), &out->color));
         SR_TRY(sr_json_opt_vec3(c, m, jp, "albedo", SR_JSON_VEC_COLOR, sr_v3s(0), &out->color2));

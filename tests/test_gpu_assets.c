@@ -1,7 +1,8 @@
 /* GPU against the CPU reference for scenes that use per-vertex data: smooth normals (from the
  * file and generated) on diffuse, mirror, metal and glass meshes, and image textures (colour,
  * reflectance and roughness; bilinear and nearest, repeat and clamp) on quads and UV-mapped
- * meshes, and the environment map (seen, and importance-sampled in path mode), in both
+ * meshes, the environment map (seen, and importance-sampled in path mode) and the pbr
+ * material (textured, rough and smooth), in both
  * integrators. The
  * images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
  * without a CUDA device. */
@@ -140,11 +141,13 @@ static void test_environment_matches(void **state)
                  " \"environment\":{\"file\":\"%s\",\"rotate\":[0,40,0],\"intensity\":0.8},"
                  " \"materials\":{\"white\":{\"type\":\"diffuse\",\"albedo\":[0.8,0.8,0.8]},\"chrome\":{\"type\":\"mirror\"},"
                  "   \"gold\":{\"type\":\"metal\",\"albedo\":[1,0.8,0.4],\"roughness\":0.3},"
-                 "   \"tex\":{\"type\":\"diffuse\",\"albedo\":{\"texture\":\"%s\"}}},"
+                 "   \"tex\":{\"type\":\"pbr\",\"base_color\":{\"texture\":\"%s\"},\"roughness\":0.35,\"metallic\":0.2},"
+                 "   \"plastic\":{\"type\":\"pbr\",\"base_color\":[0.1,0.3,0.8],\"roughness\":0,\"emission\":[0.2,0,0]}},"
                  " \"objects\":[{\"type\":\"plane\",\"point\":[0,0,0],\"normal\":[0,1,0],\"material\":\"white\"},"
                  "   {\"type\":\"sphere\",\"center\":[-1.2,1,0],\"radius\":1,\"material\":\"chrome\"},"
                  "   {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"tex\",\"translate\":[0.3,0.6,1.2],\"scale\":0.6},"
-                 "   {\"type\":\"sphere\",\"center\":[1.4,0.7,0.5],\"radius\":0.7,\"material\":\"gold\"}]}",
+                 "   {\"type\":\"sphere\",\"center\":[1.4,0.7,0.5],\"radius\":0.7,\"material\":\"gold\"},"
+                 "   {\"type\":\"sphere\",\"center\":[0.2,0.3,2.2],\"radius\":0.3,\"material\":\"plastic\"}]}",
                  integrators[k], sky, png, obj);
         sr_scene s;
         sr_test_parse("gpu_env.json", json, &s);
