@@ -10,6 +10,7 @@
 #include <assimp/scene.h>
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -132,6 +133,150 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
                        sr_prim **prims, uint32_t *count, sr_error *err)
 {
     return sr_mesh_load_ex(path, xf, material, NULL, prims, count, NULL, err);
+}
+
+/* ---- materials and what is not used --------------------------------------------------- */
+
+/* Append ", " (unless buf is empty) and the formatted item. */
+static void note(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    if (n + 3 >= cap) return;
+    if (n) { buf[n++] = ','; buf[n++] = ' '; buf[n] = '\0'; }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+static const char *plural(unsigned n) { return n == 1 ? "" : "s"; }
+static const char *plural_es(unsigned n) { return n == 1 ? "" : "es"; }
+
+static bool mat_color(const struct aiMaterial *mat, const char *key, unsigned type, unsigned index, sr_vec3 *out)
+{
+    struct aiColor4D c;
+    if (aiGetMaterialColor(mat, key, type, index, &c) != aiReturn_SUCCESS) return false;
+    if (!isfinite(c.r) || !isfinite(c.g) || !isfinite(c.b)) return false;
+    *out = sr_v3(fmaxf(c.r, 0.0f), fmaxf(c.g, 0.0f), fmaxf(c.b, 0.0f));
+    return true;
+}
+
+static bool mat_float(const struct aiMaterial *mat, const char *key, unsigned type, unsigned index, float *out)
+{
+    ai_real v = 0;
+    unsigned int n = 1;
+    if (aiGetMaterialFloatArray(mat, key, type, index, &v, &n) != aiReturn_SUCCESS || n < 1 || !isfinite(v)) return false;
+    *out = (float)v;
+    return true;
+}
+
+/* The project material for one of the file's: glTF's metallic-roughness factors (the file
+ * has a base colour or a metallic factor) or OBJ/MTL's Kd, Ks/Ns, Ke, Ni and d. */
+static void file_material(const struct aiMaterial *mat, const char *mesh_path, sr_file_material *out)
+{
+    memset(out, 0, sizeof *out);
+    sr_material *m = &out->m;
+    m->kind = SR_MAT_PBR;
+    m->color = sr_v3s(0.8f);
+    m->roughness = 0.5f;
+    m->ior = 1.5f;
+    if (!mat) return;
+    struct aiString name;
+    if (aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS)
+        snprintf(out->name, sizeof out->name, "%.*s", (int)name.length, name.data);
+    sr_vec3 c;
+    float f;
+    const bool gltf = mat_color(mat, AI_MATKEY_BASE_COLOR, &c) || mat_float(mat, AI_MATKEY_METALLIC_FACTOR, &f);
+    if (gltf) {
+        if (mat_color(mat, AI_MATKEY_BASE_COLOR, &c)) m->color = c;
+        if (mat_float(mat, AI_MATKEY_METALLIC_FACTOR, &f)) m->metallic = fminf(fmaxf(f, 0.0f), 1.0f);
+        m->roughness = 1.0f;   /* glTF's default */
+        if (mat_float(mat, AI_MATKEY_ROUGHNESS_FACTOR, &f)) m->roughness = fminf(fmaxf(f, 0.0f), 1.0f);
+        float tr = 0.0f;
+        if (mat_float(mat, AI_MATKEY_TRANSMISSION_FACTOR, &tr) && tr >= 0.5f) m->kind = SR_MAT_GLASS;
+    } else {
+        if (mat_color(mat, AI_MATKEY_COLOR_DIFFUSE, &c)) m->color = c;
+        /* Phong exponent to roughness: Beckmann alpha = sqrt(2 / (Ns + 2)), roughness = sqrt(alpha) */
+        if (mat_float(mat, AI_MATKEY_SHININESS, &f) && f >= 0.0f) m->roughness = sqrtf(sqrtf(2.0f / (f + 2.0f)));
+        float d = 1.0f;
+        if (mat_float(mat, AI_MATKEY_OPACITY, &d) && d < 0.5f) m->kind = SR_MAT_GLASS;
+    }
+    if (mat_float(mat, AI_MATKEY_REFRACTI, &f) && f >= 1.0f && f < 10.0f) m->ior = f;
+    if (mat_color(mat, AI_MATKEY_COLOR_EMISSIVE, &c) && m->kind == SR_MAT_PBR) {
+        float k = 1.0f;
+        if (mat_float(mat, AI_MATKEY_EMISSIVE_INTENSITY, &f) && f >= 0.0f) k = f;
+        m->color2 = sr_scale(c, k);
+    }
+    if (m->kind == SR_MAT_GLASS) return;   /* glass takes no texture: the tint is the colour */
+    struct aiString tex;
+    enum aiTextureType types[2] = { aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE };
+    for (int k = 0; k < 2; k++) {
+        if (aiGetMaterialTextureCount(mat, types[k]) == 0) continue;
+        if (aiGetMaterialTexture(mat, types[k], 0, &tex, NULL, NULL, NULL, NULL, NULL, NULL) != aiReturn_SUCCESS) continue;
+        const char *t = tex.data;
+        if (t[0] == '*') {   /* embedded in the file (.glb): reported as unused */
+            out->texture[0] = '\0';
+            break;
+        }
+        const char *slash = strrchr(mesh_path, '/');
+        size_t dir = (t[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
+        snprintf(out->texture, sizeof out->texture, "%.*s%.*s", (int)dir, mesh_path, (int)tex.length, t);
+        if (!gltf) m->color = sr_v3s(1.0f);   /* MTL: map_Kd replaces Kd (glTF multiplies) */
+        break;
+    }
+}
+
+/* One line listing what the file holds that is not used. */
+static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool used_normals, bool used_uv, char *buf,
+                          size_t cap)
+{
+    buf[0] = '\0';
+    unsigned colours = 0, uv2 = 0, uvs = 0, normals = 0, bones = 0, morphs = 0;
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh) continue;
+        colours += mesh->mColors[0] != NULL;
+        uv2 += mesh->mTextureCoords[1] != NULL;
+        uvs += mesh->mTextureCoords[0] != NULL;
+        normals += mesh->mNormals != NULL;
+        bones += mesh->mNumBones;
+        morphs += mesh->mNumAnimMeshes;
+    }
+    if (colours) note(buf, cap, "vertex colours (%u mesh%s)", colours, plural_es(colours));
+    if (uvs && !used_uv) note(buf, cap, "texture coordinates (%u mesh%s; no textured material)", uvs, plural_es(uvs));
+    if (uv2) note(buf, cap, "second texture coordinate sets (%u mesh%s)", uv2, plural_es(uv2));
+    if (normals && !used_normals && o->normals == SR_NORMALS_FLAT)
+        note(buf, cap, "vertex normals (%u mesh%s; \"normals\": \"flat\")", normals, plural_es(normals));
+    if (bones) note(buf, cap, "%u bone%s", bones, plural(bones));
+    if (morphs) note(buf, cap, "%u morph target%s", morphs, plural(morphs));
+    if (sc->mNumLights) note(buf, cap, "%u light%s", sc->mNumLights, plural(sc->mNumLights));
+    if (sc->mNumCameras) note(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
+    if (sc->mNumAnimations) note(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
+    if (sc->mNumTextures) note(buf, cap, "%u embedded texture%s", sc->mNumTextures, plural(sc->mNumTextures));
+    unsigned named = 0;
+    for (unsigned k = 0; k < sc->mNumMaterials; k++) {
+        struct aiString name;
+        if (aiGetMaterialString(sc->mMaterials[k], AI_MATKEY_NAME, &name) == aiReturn_SUCCESS &&
+            strcmp(name.data, "DefaultMaterial") != 0)
+            named++;
+    }
+    if (!o->file_mats) {
+        if (named) note(buf, cap, "%u material%s (\"material\": \"file\" uses them)", named, plural(named));
+        return;
+    }
+    /* with the file's materials: the maps and factors that have no counterpart here */
+    static const struct { enum aiTextureType type; const char *what; } maps[] = {
+        { aiTextureType_NORMALS, "normal map" }, { aiTextureType_EMISSIVE, "emission map" },
+        { aiTextureType_METALNESS, "metallic map" }, { aiTextureType_DIFFUSE_ROUGHNESS, "roughness map" },
+        { aiTextureType_LIGHTMAP, "occlusion map" }, { aiTextureType_SPECULAR, "specular map" },
+        { aiTextureType_OPACITY, "opacity map" }, { aiTextureType_HEIGHT, "bump map" },
+        { aiTextureType_UNKNOWN, "other map" },
+    };
+    for (size_t t = 0; t < sizeof maps / sizeof maps[0]; t++) {
+        unsigned n = 0;
+        for (unsigned k = 0; k < sc->mNumMaterials; k++) n += aiGetMaterialTextureCount(sc->mMaterials[k], maps[t].type) > 0;
+        if (n) note(buf, cap, "%s%s (%u material%s)", maps[t].what, plural(n), n, plural(n));
+    }
 }
 
 /* Grow *attrs (when it exists or `need`) to `total` entries, zeroing from `from`. */
@@ -267,6 +412,19 @@ sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_
     }
     sr_tri_attr *at = attrs ? *attrs : NULL;
 
+    if (opts->file_mats) {
+        const unsigned nm = sc->mNumMaterials ? sc->mNumMaterials : 1;
+        sr_file_material *fm = calloc(nm, sizeof *fm);
+        if (!fm) {
+            aiReleaseImport(sc);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
+        }
+        for (unsigned k = 0; k < sc->mNumMaterials; k++) file_material(sc->mMaterials[k], path, &fm[k]);
+        if (!sc->mNumMaterials) file_material(NULL, path, &fm[0]);
+        *opts->file_mats = fm;
+        *opts->file_mat_count = nm;
+    }
+
     xform t = xform_make(xf);
     size_t kept = *count;
     for (unsigned m = 0; m < sc->mNumMeshes; m++) {
@@ -282,6 +440,7 @@ sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_
             memset(&p, 0, sizeof p);
             p.kind = SR_PRIM_TRIANGLE;
             p.material = material;
+            if (opts->file_mats && mesh->mMaterialIndex < *opts->file_mat_count) p.material = material + mesh->mMaterialIndex;
             p.a = xform_apply(&t, mesh->mVertices[ix[0]]);
             p.b = xform_apply(&t, mesh->mVertices[ix[1]]);
             p.c = xform_apply(&t, mesh->mVertices[ix[2]]);
@@ -308,6 +467,7 @@ sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_
             grown[kept++] = p;
         }
     }
+    if (opts->notice && opts->notice_cap) unused_notice(sc, opts, use_normals, use_uv, opts->notice, opts->notice_cap);
     aiReleaseImport(sc);
 
     if (kept == *count)

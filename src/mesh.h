@@ -2,6 +2,7 @@
 #ifndef SR_MESH_H
 #define SR_MESH_H
 
+#include <stddef.h>
 #include "status.h"
 #include "../kernels/types.h"
 
@@ -19,10 +20,26 @@ typedef enum sr_mesh_normals {
     SR_NORMALS_SMOOTH,     /* generated: vertex normals averaged over faces within crease_deg */
 } sr_mesh_normals;
 
+/* A material read from a mesh file ("material": "file"): the project material it becomes and
+ * the image its base colour comes from, if any (resolved against the mesh file's folder). */
+typedef struct sr_file_material {
+    char name[96];
+    sr_material m;
+    char texture[1024];    /* "" = none */
+} sr_file_material;
+
 typedef struct sr_mesh_opts {
     sr_mesh_normals normals;
     float crease_deg;      /* SR_NORMALS_SMOOTH: faces meeting at a larger angle stay sharp   */
     int keep_uv;           /* keep the first UV channel (a textured material needs it)        */
+    /* "material": "file": when file_mats is set, the file's materials are read into
+     * *file_mats (malloc'd, *file_mat_count of them) and triangle i of the file's material k
+     * gets material index `material` + k. */
+    sr_file_material **file_mats;
+    uint32_t *file_mat_count;
+    /* When set, what the file holds that the renderer does not use, as one line (or ""). */
+    char *notice;
+    size_t notice_cap;
 } sr_mesh_opts;
 
 /* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with

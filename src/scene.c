@@ -404,8 +404,59 @@ static bool textured(const sr_scene *s, uint32_t mat)
     return (s->materials[mat].color_tex | s->materials[mat].rough_tex) != 0;
 }
 
-static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, const sr_scene *s, uint32_t mat,
-                            prim_buf *prims)
+/* The notice a mesh file gets for what it holds that is not used, kept for the caller. */
+static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *mesh, const char *what)
+{
+    if (!what[0]) return SR_OK;
+    char line[1536];
+    char clean[1024];
+    sr_json_sanitize(clean, sizeof clean, mesh);
+    snprintf(line, sizeof line, "notice: mesh file %s: not used: %s\n", clean, what);
+    size_t have = s->notices ? strlen(s->notices) : 0, add = strlen(line);
+    char *grown = realloc(s->notices, have + add + 1);
+    if (!grown) return sr_json_oom(c);
+    memcpy(grown + have, line, add + 1);
+    s->notices = grown;
+    return SR_OK;
+}
+
+/* "material": "file": the mesh file's materials appended to the scene's (named
+ * "<file>:<name>"), their base colour images loaded as textures. */
+static sr_status add_file_materials(sr_json_doc *c, const cJSON *file, const char *fjp, sr_scene *s, const char *mesh,
+                                    const sr_file_material *fm, uint32_t n)
+{
+    sr_material *mats = realloc(s->materials, ((size_t)s->material_count + n) * sizeof *mats);
+    if (!mats) return sr_json_oom(c);
+    s->materials = mats;
+    char **names = realloc(s->material_names, ((size_t)s->material_count + n) * sizeof *names);
+    if (!names) return sr_json_oom(c);
+    s->material_names = names;
+    const char *base = strrchr(mesh, '/');
+    base = base ? base + 1 : mesh;
+    for (uint32_t k = 0; k < n; k++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s:%s", base, fm[k].name[0] ? fm[k].name : "unnamed");
+        s->material_names[s->material_count] = strdup(name);
+        if (!s->material_names[s->material_count]) return sr_json_oom(c);
+        s->materials[s->material_count] = fm[k].m;
+        s->material_count++;
+        if (!fm[k].texture[0]) continue;
+        sr_error terr;
+        memset(&terr, 0, sizeof terr);
+        uint32_t index = 0;
+        sr_status st = sr_texture_load(fm[k].texture, 1, SR_WRAP_REPEAT, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
+        char clean[sizeof terr.msg];
+        sr_json_sanitize(clean, sizeof clean, terr.msg);
+        if (st == SR_ERR_INPUT)
+            return sr_json_fail_val(c, file, fjp, "material \"%s\" of the mesh file: %s", fm[k].name, clean);
+        if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+        s->materials[s->material_count - 1u].color_tex = index + 1u;
+    }
+    return SR_OK;
+}
+
+static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_scene *s, uint32_t mat,
+                            prim_buf *prims, bool file_materials)
 {
     const cJSON *file = sr_json_field(o, "file");
     char fjp[SR_JSON_PATH_MAX], got[96];
@@ -436,16 +487,31 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, cons
         return sr_json_fail_key(c, ca, cjp, "applies only to generated normals; expected it with \"normals\": \"smooth\"");
     }
     SR_TRY(sr_json_opt_float(c, o, jp, "crease_angle", R_CREASE, 180.0f, &mo.crease_deg));
-    mo.keep_uv = textured(s, mat);
+    mo.keep_uv = file_materials || textured(s, mat);
     const uint32_t first = *prims->count;
+    sr_file_material *fm = NULL;
+    uint32_t fm_count = 0;
+    char notice[768] = "";
+    mo.notice = notice;
+    mo.notice_cap = sizeof notice;
+    if (file_materials) {
+        mat = s->material_count;   /* the file's materials go at the end of the table */
+        mo.file_mats = &fm;
+        mo.file_mat_count = &fm_count;
+    }
 
     char *resolved = resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
     sr_error merr;
     memset(&merr, 0, sizeof merr);
     sr_status st = sr_mesh_load_ex(resolved, &xf, mat, &mo, prims->items, prims->count, prims->attrs, &merr);
-    free(resolved);
     prims->cap = *prims->count;   /* the mesh loader sized the array to fit                 */
+    sr_status st2 = SR_OK;        /* a failure below has its message in c->err already      */
+    if (st == SR_OK && file_materials) st2 = add_file_materials(c, file, fjp, s, resolved, fm, fm_count);
+    if (st == SR_OK && st2 == SR_OK) st2 = add_notice(c, s, resolved, notice);
+    free(fm);
+    free(resolved);
+    if (st2 != SR_OK) return st2;
     /* The message quotes the path (and assimp's words): no control bytes on the terminal. */
     char clean[sizeof merr.msg];
     sr_json_sanitize(clean, sizeof clean, merr.msg);
@@ -453,11 +519,11 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, cons
     if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
     if (mo.keep_uv)
         for (uint32_t i = first; i < *prims->count; i++)
-            if (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV)) {
+            if (textured(s, (*prims->items)[i].material) && (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV))) {
                 sr_json_sanitize(clean, sizeof clean, file->valuestring);
                 return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF TEXCOORD_0), "
                                         "but material \"%s\" has a texture; expected a mesh with UVs or an untextured material",
-                                        clean, s->material_names[mat]);
+                                        clean, s->material_names[(*prims->items)[i].material]);
             }
     return SR_OK;
 }
@@ -482,7 +548,9 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
         snprintf(what, sizeof what, "a %s", object_types[kind]);
         SR_TRY(sr_json_check_keys(c, o, jp, what, object_keys[kind]));
         uint32_t mat = 0;
-        SR_TRY(lookup_material(c, o, jp, s, sorted, &mat));
+        const cJSON *mv = sr_json_field(o, "material");
+        const bool file_materials = kind == OBJ_MESH && cJSON_IsString(mv) && !strcmp(mv->valuestring, "file");
+        if (!file_materials) SR_TRY(lookup_material(c, o, jp, s, sorted, &mat));
         if ((kind == OBJ_SPHERE || kind == OBJ_PLANE) && textured(s, mat)) {
             char mjp[SR_JSON_PATH_MAX];
             sr_json_path_key(mjp, sizeof mjp, jp, "material");
@@ -526,7 +594,7 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
             break;
         }
         default:
-            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims));
+            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims, file_materials));
             break;
         }
     }
@@ -754,6 +822,7 @@ void sr_scene_free(sr_scene *scene)
     free(scene->env_marginal);
     free(scene->env_conditional);
     free(scene->env_pdf);
+    free(scene->notices);
     free(scene->planes);
     free(scene->lights);
     memset(scene, 0, sizeof *scene);

@@ -32,6 +32,7 @@ typedef struct sr_scene {
     sr_vec3 env_rot[3];          /* its rotation's columns (world = R * map)               */
     float env_intensity;
     float *env_marginal, *env_conditional, *env_pdf;   /* its distribution (envmap.h)    */
+    char *notices;               /* lines for stderr: what mesh files hold that is unused, or NULL */
     sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
     sr_light *lights; uint32_t light_count;
 } sr_scene;
