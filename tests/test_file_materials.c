@@ -196,12 +196,43 @@ static void test_gltf_and_notice(void **state)
     assert_null(strstr(err, "notice"));
 }
 
+/* The shipped showcase uses everything: the vase's two file materials (one textured), smooth
+ * normals and UVs, a textured floor, the sky; and its files hold nothing left unused. */
+static void test_showcase(void **state)
+{
+    (void)state;
+    sr_scene s;
+    sr_test_load_shipped("scenes/showcase.json", &s);
+    assert_true(s.env_tex > 0);
+    assert_non_null(s.attrs);
+    assert_null(s.notices);
+    int glaze = 0, rim = 0;
+    for (uint32_t k = 0; k < s.material_count; k++) {
+        glaze |= strstr(s.material_names[k], "vase.obj:glaze") && s.materials[k].color_tex > 0;
+        rim |= strstr(s.material_names[k], "vase.obj:rim") && s.materials[k].kind == SR_MAT_PBR;
+    }
+    assert_true(glaze && rim);
+    s.width = 64;
+    s.height = 36;
+    s.spp = 2;
+    float *img = sr_test_render(&s, SR_BACKEND_CPU, SR_MASK_WAVE, 0.5f, 1, NULL);
+    double sum = 0;
+    for (int i = 0; i < 64 * 36 * 3; i++) {
+        assert_true(isfinite(img[i]) && img[i] >= 0.0f);
+        sum += img[i];
+    }
+    assert_true(sum > 64 * 36 * 3 * 0.1);   /* lit by the sky */
+    free(img);
+    sr_scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_obj_mtl),
         cmocka_unit_test(test_missing_map),
         cmocka_unit_test(test_gltf_and_notice),
+        cmocka_unit_test(test_showcase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

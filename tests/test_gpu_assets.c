@@ -2,7 +2,7 @@
  * file and generated) on diffuse, mirror, metal and glass meshes, and image textures (colour,
  * reflectance and roughness; bilinear and nearest, repeat and clamp) on quads and UV-mapped
  * meshes, the environment map (seen, and importance-sampled in path mode) and the pbr
- * material (textured, rough and smooth), in both
+ * material (textured, rough and smooth), and the shipped showcase scene, in both
  * integrators. The
  * images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
  * without a CUDA device. */
@@ -157,6 +157,19 @@ static void test_environment_matches(void **state)
     }
 }
 
+/* The shipped showcase: file materials, a textured floor, smooth normals and the sky. */
+static void test_showcase_matches(void **state)
+{
+    (void)state;
+    sr_scene s;
+    sr_test_load_shipped("scenes/showcase.json", &s);
+    s.width = 192;
+    s.height = 108;
+    s.spp = 2;
+    assert_bit_identical(&s, "scenes/showcase.json");
+    sr_scene_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     int skip = sr_test_gpu_start(argc, argv);
@@ -165,6 +178,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_smooth_normals_match),
         cmocka_unit_test(test_textures_match),
         cmocka_unit_test(test_environment_matches),
+        cmocka_unit_test(test_showcase_matches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
