@@ -2,8 +2,10 @@
  * written through the caller's descriptor (pwrite), so it goes to the same temporary name as
  * the PNG and HDR paths and is renamed by the caller. */
 #include "image_exr.h"
+#include "mem_limits.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -71,10 +73,13 @@ sr_status sr_exr_encode(int fd, const char *path, const float *rgb, uint32_t w, 
     int enc_live = 0, part = 0;
     int32_t lines = 1;
     const exr_pixel_type_t ptype = type == SR_EXR_FLOAT ? EXR_PIXEL_FLOAT : EXR_PIXEL_HALF;
+    /* PIZ, not ZIP: OpenEXRCore 3.1.5's ZIP writer made unreadable chunks (garbage for the C
+     * and C++ readers alike) when a chunk did not compress, e.g. a 5x3 float image or noise;
+     * PIZ round-trips every size and content tried (test_exr). */
     exr_result_t r = exr_start_write(&ctx, path, EXR_WRITE_FILE_DIRECTLY, &init);
     if (r == EXR_ERR_SUCCESS) r = exr_add_part(ctx, "rgb", EXR_STORAGE_SCANLINE, &part);
     if (r == EXR_ERR_SUCCESS)
-        r = exr_initialize_required_attr_simple(ctx, part, (int32_t)w, (int32_t)h, EXR_COMPRESSION_ZIP);
+        r = exr_initialize_required_attr_simple(ctx, part, (int32_t)w, (int32_t)h, EXR_COMPRESSION_PIZ);
     /* The library keeps channels sorted by name (B, G, R); look them up by name below. */
     static const char *const names[3] = { "R", "G", "B" };
     for (int c = 0; c < 3 && r == EXR_ERR_SUCCESS; c++)
@@ -123,4 +128,121 @@ const char *sr_exr_version(void)
     exr_get_library_version(&maj, &min, &pat, &extra);
     snprintf(v, sizeof v, "%d.%d.%d", maj, min, pat);
     return v;
+}
+
+/* Reading: the library's messages go to a buffer, not to stderr. */
+static void exr_read_error(exr_const_context_t ctxt, exr_result_t code, const char *msg)
+{
+    void *ud = NULL;
+    if (exr_get_user_data(ctxt, &ud) != EXR_ERR_SUCCESS || !ud) return;
+    char *buf = (char *)ud;
+    if (!buf[0]) snprintf(buf, 256, "%s", msg && *msg ? msg : exr_get_default_error_message(code));
+}
+
+sr_status sr_exr_read(const char *path, uint32_t max_side, float **rgb, uint32_t *w_out, uint32_t *h_out, sr_error *err)
+{
+    *rgb = NULL;
+    char why[256] = "";
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    init.error_handler_fn = exr_read_error;
+    init.user_data = why;
+    exr_context_t ctx = NULL;
+    exr_result_t r = exr_start_read(&ctx, path, &init);
+    if (r != EXR_ERR_SUCCESS) {
+        if (ctx) exr_finish(&ctx);
+        return sr_fail(err, SR_ERR_INPUT, "cannot read EXR file %s: %s", path, why[0] ? why : exr_get_default_error_message(r));
+    }
+    sr_status st = SR_OK;
+    float *out = NULL;
+    exr_decode_pipeline_t dec = EXR_DECODE_PIPELINE_INITIALIZER;
+    int dec_live = 0;
+    exr_storage_t storage;
+    exr_attr_box2i_t dw;
+    const exr_attr_chlist_t *chl = NULL;
+    int32_t lines = 0;
+    if (exr_get_storage(ctx, 0, &storage) != EXR_ERR_SUCCESS || storage != EXR_STORAGE_SCANLINE) {
+        st = sr_fail(err, SR_ERR_INPUT, "EXR file %s is tiled or deep; expected a scanline image", path);
+        goto done;
+    }
+    if (exr_get_data_window(ctx, 0, &dw) != EXR_ERR_SUCCESS || exr_get_channels(ctx, 0, &chl) != EXR_ERR_SUCCESS ||
+        exr_get_scanlines_per_chunk(ctx, 0, &lines) != EXR_ERR_SUCCESS || lines < 1) {
+        st = sr_fail(err, SR_ERR_INPUT, "cannot read EXR file %s: %s", path, why[0] ? why : "a damaged header");
+        goto done;
+    }
+    const int64_t w = (int64_t)dw.max.x - dw.min.x + 1, h = (int64_t)dw.max.y - dw.min.y + 1;
+    if (w < 1 || h < 1 || w > (int64_t)max_side || h > (int64_t)max_side) {
+        st = sr_fail(err, SR_ERR_INPUT, "EXR file %s is %lldx%lld pixels; expected 1 to %u on a side", path, (long long)w,
+                     (long long)h, max_side);
+        goto done;
+    }
+    int have[4] = { 0, 0, 0, 0 };   /* R, G, B, Y */
+    for (int c = 0; c < chl->num_channels; c++) {
+        const char *n = chl->entries[c].name.str;
+        const int k = !strcmp(n, "R") ? 0 : !strcmp(n, "G") ? 1 : !strcmp(n, "B") ? 2 : !strcmp(n, "Y") ? 3 : -1;
+        if (k < 0) continue;
+        if (chl->entries[c].x_sampling != 1 || chl->entries[c].y_sampling != 1) {
+            st = sr_fail(err, SR_ERR_INPUT, "EXR file %s: channel %s is subsampled; expected full-resolution channels", path, n);
+            goto done;
+        }
+        have[k] = 1;
+    }
+    const int grey = !(have[0] && have[1] && have[2]);
+    if (grey && !have[3]) {
+        st = sr_fail(err, SR_ERR_INPUT, "EXR file %s has no R, G, B (or Y) channels", path);
+        goto done;
+    }
+    char what[600];
+    snprintf(what, sizeof what, "EXR file %.400s (%lldx%lld)", path, (long long)w, (long long)h);
+    if ((st = sr_check_host_memory((uint64_t)w * (uint64_t)h * 12u + (1u << 20), what, "", err))) goto done;
+    out = (float *)calloc((size_t)w * (size_t)h * 3u, sizeof(float));
+    if (!out) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "out of memory reading EXR file %s", path);
+        goto done;
+    }
+    for (int32_t y = dw.min.y; y <= dw.max.y; y += lines) {
+        exr_chunk_info_t ci;
+        r = exr_read_scanline_chunk_info(ctx, 0, y, &ci);
+        if (r == EXR_ERR_SUCCESS)
+            r = dec_live ? exr_decoding_update(ctx, 0, &ci, &dec) : exr_decoding_initialize(ctx, 0, &ci, &dec);
+        if (r != EXR_ERR_SUCCESS) break;
+        dec_live = 1;
+        for (int c = 0; c < dec.channel_count; c++) {
+            exr_coding_channel_info_t *ch = &dec.channels[c];
+            const char *n = ch->channel_name;
+            int k = !strcmp(n, "R") ? 0 : !strcmp(n, "G") ? 1 : !strcmp(n, "B") ? 2 : !strcmp(n, "Y") ? 3 : -1;
+            if (k == 3) k = grey ? 0 : -1;
+            else if (grey) k = -1;
+            if (k < 0) {
+                ch->decode_to_ptr = NULL;
+                continue;
+            }
+            ch->decode_to_ptr = (uint8_t *)(out + ((size_t)(ci.start_y - dw.min.y) * (size_t)w * 3u + (size_t)k));
+            ch->user_pixel_stride = 3 * (int32_t)sizeof(float);
+            ch->user_line_stride = (int32_t)(w * 3 * (int64_t)sizeof(float));
+            ch->user_data_type = EXR_PIXEL_FLOAT;
+            ch->user_bytes_per_element = (int16_t)sizeof(float);
+        }
+        r = exr_decoding_choose_default_routines(ctx, 0, &dec);
+        if (r == EXR_ERR_SUCCESS) r = exr_decoding_run(ctx, 0, &dec);
+        if (r != EXR_ERR_SUCCESS) break;
+    }
+    if (r != EXR_ERR_SUCCESS) {
+        st = sr_fail(err, SR_ERR_INPUT, "cannot decode EXR file %s: %s (a truncated or damaged file?)", path,
+                     why[0] ? why : exr_get_default_error_message(r));
+        goto done;
+    }
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
+        float *p = out + 3u * i;
+        for (int c = 0; c < 3; c++) p[c] = isfinite(p[c]) && p[c] > 0.0f ? p[c] : 0.0f;
+        if (grey) p[1] = p[2] = p[0];
+    }
+    *rgb = out;
+    out = NULL;
+    *w_out = (uint32_t)w;
+    *h_out = (uint32_t)h;
+done:
+    if (dec_live) exr_decoding_destroy(ctx, &dec);
+    exr_finish(&ctx);
+    free(out);
+    return st;
 }

@@ -3,6 +3,7 @@
  * decoding it budgeted before stb_image decodes it. */
 #include "texfile.h"
 #include "mem_limits.h"
+#include "image_exr.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +29,48 @@ static const char *stb_reason(void)
     return r && *r ? r : "unknown error";
 }
 
+/* Append w x h linear texels (already decoded) as a texture. */
+static sr_status append_texels(const char *path, const float *px, uint32_t w, uint32_t h, uint32_t wrap, uint32_t filter,
+                               sr_texture_set *set, uint32_t *index, sr_error *err)
+{
+    const uint64_t texels = (uint64_t)w * h;
+    if (set->texel_count + texels > UINT32_MAX)
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s: the scene's textures would hold more than %u texels", path,
+                       UINT32_MAX);
+    float *grown = realloc(set->texels, (size_t)(set->texel_count + texels) * 3u * sizeof(float));
+    if (!grown) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->texels = grown;
+    sr_texture *items = realloc(set->items, (size_t)(set->count + 1u) * sizeof *items);
+    if (!items) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->items = items;
+    memcpy(set->texels + set->texel_count * 3u, px, (size_t)texels * 3u * sizeof(float));
+    sr_texture *t = &set->items[set->count];
+    t->offset = (uint32_t)set->texel_count;
+    t->width = w;
+    t->height = h;
+    t->wrap = wrap;
+    t->filter = filter;
+    set->texel_count += texels;
+    *index = set->count++;
+    return SR_OK;
+}
+
+/* OpenEXR through its C library (image_exr.c): linear, like Radiance HDR. */
+static sr_status load_exr(const char *path, uint32_t wrap, uint32_t filter, sr_texture_set *set, uint32_t *index,
+                          sr_error *err)
+{
+    float *px = NULL;
+    uint32_t w = 0, h = 0;
+    sr_status st = sr_exr_read(path, SR_MAX_TEXTURE_SIDE, &px, &w, &h, err);
+    if (st) return st;
+    char what[600];
+    snprintf(what, sizeof what, "texture file %.400s (%ux%u)", path, w, h);
+    st = sr_check_host_memory((uint64_t)w * h * 12u, what, "", err);
+    if (!st) st = append_texels(path, px, w, h, wrap, filter, set, index, err);
+    free(px);
+    return st;
+}
+
 sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t filter, sr_texture_set *set,
                           uint32_t *index, sr_error *err)
 {
@@ -40,9 +84,11 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
     if ((uint64_t)st.st_size > SR_MAX_TEXTURE_FILE_BYTES)
         return sr_fail(err, SR_ERR_INPUT, "texture file %s is %.1f MiB; at most %.0f MiB are supported", path,
                        (double)st.st_size / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcasecmp(dot, ".exr")) return load_exr(path, wrap, filter, set, index, err);
     int w = 0, h = 0, comp = 0;
     if (!stbi_info(path, &w, &h, &comp))
-        return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s; expected a PNG, JPEG, TGA or Radiance HDR image",
+        return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s; expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image",
                        path, stb_reason());
     if (w <= 0 || h <= 0 || (uint32_t)w > SR_MAX_TEXTURE_SIDE || (uint32_t)h > SR_MAX_TEXTURE_SIDE)
         return sr_fail(err, SR_ERR_INPUT, "texture file %s is %dx%d pixels; expected 1 to %u on a side", path, w, h,

@@ -12,6 +12,7 @@
 #include <OpenEXR/openexr.h>
 
 #include "image.h"
+#include "texfile.h"
 
 /* Read an RGB EXR into floats (row 0 = top), through the library's decoder. Returns the
  * pixel type of channel R in *ptype. Fails the test on any library error. */
@@ -153,12 +154,89 @@ static void test_cli_exr_type(void **state)
     free(rgb);
 }
 
+/* EXR as an input: a texture (or environment map) read back through sr_texture_load has the
+ * written floats exactly, rows top first; a truncated file is refused naming it. */
+static void test_exr_texture_input(void **state)
+{
+    (void)state;
+    const uint32_t w = 5, h = 3;
+    char dir[1024], path[1200], cut[1200];
+    sr_hard_fresh_dir(dir, sizeof dir, "exr_input");
+    snprintf(path, sizeof path, "%s/tex.exr", dir);
+    float px[5 * 3 * 3];
+    for (uint32_t i = 0; i < w * h * 3; i++) px[i] = 0.125f * (float)i + 1e-3f * (float)(i % 7);
+    const sr_image_opts o = { .exposure = 1.0f, .tonemap = SR_TONEMAP_CLAMP, .exr_type = SR_EXR_FLOAT };
+    sr_error err = { 0 };
+    assert_int_equal(sr_image_write_as(path, px, w, h, &o, NULL, &err), SR_OK);
+    sr_texture_set set = { 0 };
+    uint32_t index = 9;
+    if (sr_texture_load(path, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &index, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(index, 0);
+    assert_int_equal(set.items[0].width, w);
+    assert_int_equal(set.items[0].height, h);
+    assert_memory_equal(set.texels, px, sizeof px);   /* linear: no sRGB decoding of float data */
+    sr_texture_set_free(&set);
+
+    /* the first half of the file */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char buf[65536];
+    const size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    snprintf(cut, sizeof cut, "%s/cut.exr", dir);
+    f = fopen(cut, "wb");
+    assert_non_null(f);
+    fwrite(buf, 1, n / 2, f);
+    fclose(f);
+    sr_error e2 = { 0 };
+    assert_int_equal(sr_texture_load(cut, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &index, &e2), SR_ERR_INPUT);
+    if (!strstr(e2.msg, "cut.exr")) fail_msg("%s", e2.msg);
+    assert_int_equal(set.count, 0);
+    sr_texture_set_free(&set);
+}
+
+/* Noise does not compress: every size must still read back (ZIP did not, with this library). */
+static void test_incompressible_round_trip(void **state)
+{
+    (void)state;
+    char dir[1024], path[1200];
+    sr_hard_fresh_dir(dir, sizeof dir, "exr_noise");
+    snprintf(path, sizeof path, "%s/noise.exr", dir);
+    static const uint32_t sizes[][2] = { { 5, 3 }, { 5, 5 }, { 8, 46 }, { 113, 49 }, { 1, 1 }, { 64, 17 } };
+    uint32_t state_rng = 12345u;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int t = 0; t < 2; t++) {
+            const uint32_t w = sizes[k][0], h = sizes[k][1];
+            float *px = malloc(sizeof(float) * 3 * w * h);
+            assert_non_null(px);
+            for (uint32_t i = 0; i < 3 * w * h; i++) {
+                state_rng = state_rng * 1664525u + 1013904223u;
+                px[i] = (float)(state_rng >> 8) * (1.0f / 16777216.0f) * 1000.0f;
+            }
+            const sr_image_opts o = { .exposure = 1.0f, .tonemap = SR_TONEMAP_CLAMP, .exr_type = t ? SR_EXR_HALF : SR_EXR_FLOAT };
+            sr_error err = { 0 };
+            assert_int_equal(sr_image_write_as(path, px, w, h, &o, NULL, &err), SR_OK);
+            int rw = 0, rh = 0;
+            exr_pixel_type_t pt;
+            float *got = exr_read_rgb(path, &rw, &rh, &pt);
+            for (uint32_t i = 0; i < 3 * w * h; i++) {
+                const double tol = t ? fmax(fabs((double)px[i]) * ldexp(1.0, -11), ldexp(1.0, -25)) : 0.0;
+                if (fabs((double)got[i] - (double)px[i]) > tol)
+                    fail_msg("%ux%u %s: value %u wrote %.9g, read %.9g", w, h, t ? "half" : "float", i, px[i], got[i]);
+            }
+            free(got);
+            free(px);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_float_exact),
         cmocka_unit_test(test_half_within_precision),
         cmocka_unit_test(test_cli_exr_type),
+        cmocka_unit_test(test_exr_texture_input),
+        cmocka_unit_test(test_incompressible_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
