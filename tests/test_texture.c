@@ -213,7 +213,7 @@ static void test_bad_textures(void **state)
     /* not an image at all */
     sr_test_write_file(text, sizeof text, "tex_text.png", "this is not a picture\n");
     snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", text);
-    expect_refused("tex_text.json", albedo, quad, "tex_text.png", "expected a PNG, JPEG, TGA or Radiance HDR image");
+    expect_refused("tex_text.json", albedo, quad, "tex_text.png", "expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image");
     /* a sphere has no UVs */
     snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", png);
     expect_refused("tex_sphere.json", albedo, "{\"type\":\"sphere\",\"center\":[0,0,0],\"radius\":1,\"material\":\"t\"}",
