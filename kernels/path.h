@@ -392,10 +392,19 @@ SR_HD sr_vec3 sr_path_escaped(const sr_scene_view *s, sr_vec3 d, float prev_pdf)
     return sr_scale(l, sr_mis_power(prev_pdf, sr_env_pdf(s, d)));
 }
 
+/* The MIS weight of a light sample in direction wi with light pdf pl and BSDF pdf pb: the
+ * power heuristic, except below the geometric surface (ng), where BSDF sampling drops its
+ * samples (sr_shade_path), so light sampling is the only strategy there. */
+SR_HD float sr_path_nee_weight(float pl, float pb, sr_vec3 wi, sr_vec3 ng)
+{
+    return sr_dot(wi, ng) > 0.0f ? sr_mis_power(pl, pb) : 1.0f;
+}
+
 /* Light arriving at a non-specular vertex (origin: the offset shading point, n: shading
  * normal on wo's side, ng: the geometric one) from the delta lights and one sampled area
  * emitter, times f cos; the emitter sample is weighted by MIS against the BSDF continuation,
- * which always follows. Light from below the geometric surface is never seen. */
+ * which always follows. A light the shading normal faces just below a coarse facet (near the
+ * terminator) is seen if its shadow ray, from the lifted point, gets through. */
 SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 albedo, sr_vec3 origin, sr_vec3 n,
                              sr_vec3 ng, sr_vec3 wo, uint32_t pixel, uint32_t bounce)
 {
@@ -418,7 +427,7 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
             falloff = 1.0f;
         }
         sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
-        if (!(sr_max3(f) > 0.0f) || !(sr_dot(wi, ng) > 0.0f)) continue;
+        if (!(sr_max3(f) > 0.0f)) continue;
         if (sr_trace_occluded(s, origin, wi, 0.0f, dist)) continue;
         sum = sr_add(sum, sr_mul(f, sr_scale(l->power, falloff)));
     }
@@ -428,8 +437,8 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
         if (sr_env_sample(s, sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_ENV_U),
                           sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_ENV_V), &wi, &pe, &le)) {
             sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
-            if (sr_max3(f) > 0.0f && sr_dot(wi, ng) > 0.0f && !sr_trace_occluded(s, origin, wi, 0.0f, SR_INF))
-                sum = sr_add(sum, sr_mul(f, sr_scale(le, sr_mis_power(pe, pdf) / pe)));
+            if (sr_max3(f) > 0.0f && !sr_trace_occluded(s, origin, wi, 0.0f, SR_INF))
+                sum = sr_add(sum, sr_mul(f, sr_scale(le, sr_path_nee_weight(pe, pdf, wi, ng) / pe)));
         }
     }
     if (!(s->emitter_power > 0.0f) || (s->path_flags & SR_PATH_NO_NEE)) return sum;
@@ -452,15 +461,14 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     float pl = sr_emitter_power(e, em) / s->emitter_power * sr_emitter_pdf(e, origin, wi, dist, nl);
     if (!(pl > 0.0f)) return sum;
     sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
-    if (!(sr_max3(f) > 0.0f) || !(sr_dot(wi, ng) > 0.0f)) return sum;
+    if (!(sr_max3(f) > 0.0f)) return sum;
     /* The shadow ray stops just short of the light, off its surface on the origin's side. */
     sr_vec3 target = sr_offset_origin(xl, cos_l < 0.0f ? nl : sr_neg(nl));
     sr_vec3 sd = sr_sub(target, origin);
     float sdist = sr_length(sd);
     if (!(sdist > 0.0f) || sr_dot(sd, wi) <= 0.0f) return sum;
     if (sr_trace_occluded(s, origin, sr_scale(sd, 1.0f / sdist), 0.0f, sdist)) return sum;
-    float w = sr_mis_power(pl, pdf);
-    return sr_add(sum, sr_mul(f, sr_scale(em->color, w / pl)));
+    return sr_add(sum, sr_mul(f, sr_scale(em->color, sr_path_nee_weight(pl, pdf, wi, ng) / pl)));
 }
 
 /* Radiance an emitter hit at distance t along (o, d) sends back: its colour on the front (or
@@ -519,7 +527,8 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     const bool front = sr_dot(d, ng) < 0.0f;
     const sr_vec3 n = front ? ng : sr_neg(ng);   /* faces the side the ray came from */
     bool smooth;
-    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth);
+    sr_vec3 xs;   /* where rays leaving on n's side start */
+    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth, &xs);
     sr_material textured;   /* the material with its textures applied, when it has any */
     m = sr_material_at(s, m, h.prim, prim, x, &textured);
 
@@ -546,7 +555,7 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     }
 
     const bool last = bounce + 1u >= s->max_depth;
-    const sr_vec3 origin = sr_offset_origin(x, n);
+    const sr_vec3 origin = sr_offset_origin(xs, n);
     if (!specular)
         sr_path_film_add(p, pixel, sr_mul(tp, sr_path_direct(p, m, albedo, origin, ns, n, sr_neg(d), pixel, bounce)));
 

@@ -132,12 +132,13 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
     bool front = sr_dot(d, n) < 0.0f;
     if (!front) n = sr_neg(n);   /* n now faces the side the ray came from */
     bool smooth;
-    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth);
+    sr_vec3 xs;   /* where rays leaving on n's side start */
+    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth, &xs);
     sr_material textured;   /* the material with its textures applied, when it has any */
     m = sr_material_at(s, m, h.prim, prim, x, &textured);
 
     if (m->kind == SR_MAT_DIFFUSE) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light_ns(s, x, n, ns, sr_diffuse_albedo(m, x, n))));
+        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light_ns(s, xs, n, ns, sr_diffuse_albedo(m, x, n))));
         return false;
     }
     if (m->kind == SR_MAT_EMISSIVE) {
@@ -154,7 +155,7 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
         const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(m->color, m->metallic));
         pbr_f = sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
         const sr_vec3 kd = sr_scale(sr_mul(sr_sub(sr_v3s(1.0f), pbr_f), m->color), 1.0f - m->metallic);
-        sr_vec3 lit = sr_direct_light_ns(s, x, n, ns, kd);
+        sr_vec3 lit = sr_direct_light_ns(s, xs, n, ns, kd);
         if (front) lit = sr_add(lit, m->color2);
         sr_film_add(p, pixel, sr_mul(tp, lit));
     }
@@ -183,7 +184,7 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
             nd = refl ? sr_reflect(d, sn) : sr_normalize(refracted);
             if (smooth && pass == 0 && (refl ? !(sr_dot(nd, n) > 0.0f) : !(sr_dot(nd, n) < 0.0f))) continue;
             if (refl) {
-                o = sr_offset_origin(x, n);
+                o = sr_offset_origin(xs, n);
             } else {
                 o = sr_offset_origin(x, sr_neg(n));
                 tp = sr_mul(tp, m->color);
@@ -200,7 +201,7 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
             nd = sr_normalize(sr_madd(nd, fuzz, m->roughness));
             if (sr_dot(nd, n) <= 0.0f) return false;   /* scattered into the surface: absorbed */
         }
-        o = sr_offset_origin(x, n);
+        o = sr_offset_origin(xs, n);
         tp = sr_mul(tp, m->kind == SR_MAT_PBR ? pbr_f : m->color);
     }
     if (sr_max3(tp) <= 0.0f) return false;

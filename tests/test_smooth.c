@@ -119,6 +119,50 @@ static void test_generated_normals(void **state)
     free(creased);
 }
 
+/* The shadow terminator: lit from the side, a coarse smooth sphere's shadow rays would start
+ * on flat facets that the smooth shading says face the light, and hit the neighbouring facets
+ * (black bands short of the terminator). Where the true sphere faces the light at more than
+ * cos 0.15, no pixel may be black; and the lit side matches the analytic sphere as well as in
+ * the front-lit case. */
+#define COS_LIT 0.05
+static void test_no_shadow_terminator(void **state)
+{
+    (void)state;
+    char obj[512], json[2048];
+    sr_test_tmp_path(obj, sizeof obj, "smooth_sphere_side.obj");
+    write_sphere_obj(obj, 1);
+    for (int k = 0; k < 2; k++) {
+        snprintf(json, sizeof json,
+                 "{\"camera\":{\"position\":[0,0,5],\"look_at\":[0,0,0],\"fov\":30},"
+                 " \"image\":{\"width\":%d,\"height\":%d,\"spp\":1,\"max_depth\":1}, \"integrator\":\"%s\","
+                 " \"materials\":{\"white\":{\"type\":\"diffuse\",\"albedo\":[1,1,1]}},"
+                 " \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"white\",\"rotate\":[20,11,0]}],"
+                 " \"lights\":[{\"type\":\"directional\",\"direction\":[-1,0,0],\"intensity\":3.14159265}]}",
+                 W, W, k ? "path" : "whitted", obj);
+        sr_scene s;
+        sr_test_parse("side.json", json, &s);
+        float *img = sr_test_render(&s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, 1, NULL);
+        sr_scene_free(&s);
+        int facing = 0, black = 0;
+        const double th = tan(15.0 * M_PI / 180.0);
+        for (uint32_t y = 0; y < W; y++)
+            for (uint32_t x = 0; x < W; x++) {
+                if (sphere_margin(d3v(0, 0, 5), d3v(0, 0, 0), 30.0, W, W, x, y, d3v(0, 0, 0), 1.0) > -0.15) continue;
+                /* the analytic hit's normal: the ray from (0, 0, 5) through the pixel centre */
+                d3 dir = d3norm(d3v((2.0 * (x + 0.5) / W - 1.0) * th, (1.0 - 2.0 * (y + 0.5) / W) * th, -1.0));
+                const double b = 5.0 * dir.z, c = 25.0 - 1.0, t = -b - sqrt(b * b - c);
+                const d3 nrm = d3v(t * dir.x, t * dir.y, 5.0 + t * dir.z);
+                if (nrm.x < COS_LIT) continue;
+                facing++;
+                black += img[3 * (y * W + x)] <= 0.0f;
+            }
+        printf("%s: %d of %d pixels facing the light are black\n", k ? "path" : "whitted", black, facing);
+        assert_true(facing > 500);
+        assert_int_equal(black, 0);
+        free(img);
+    }
+}
+
 static void test_normals_errors(void **state)
 {
     (void)state;
@@ -186,6 +230,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_file_normals_match_the_sphere),
         cmocka_unit_test(test_generated_normals),
+        cmocka_unit_test(test_no_shadow_terminator),
         cmocka_unit_test(test_normals_errors),
         cmocka_unit_test(test_normals_rotate_with_the_mesh),
     };
