@@ -229,6 +229,38 @@ static void test_bad_textures(void **state)
     expect_refused("tex_wrap.json", albedo, quad, "repeat", "clamp");
 }
 
+/* Huge images are refused from their header, before any decoding: a side over the limit, and
+ * an image whose texels do not fit the memory that is free (simulated with SR_HOST_MEM_LIMIT). */
+static void test_huge_textures(void **state)
+{
+    (void)state;
+    const char *quad = "{\"type\":\"quad\",\"corner\":[-1,-1,0],\"edge_u\":[2,0,0],\"edge_v\":[0,2,0],\"material\":\"t\"}";
+    char png[512], albedo[1200];
+    /* a 1x1 PNG whose header is edited to say 40000 wide (stb_image reads the size from IHDR) */
+    sr_test_tmp_path(png, sizeof png, "tex_wide.png");
+    const unsigned char px[3] = { 1, 2, 3 };
+    assert_true(stbi_write_png(png, 1, 1, 3, px, 3) != 0);
+    FILE *f = fopen(png, "r+b");
+    assert_non_null(f);
+    const unsigned char wide[4] = { 0x00, 0x00, 0x9c, 0x40 };   /* 40000, big-endian, at byte 16 */
+    assert_int_equal(fseek(f, 16, SEEK_SET), 0);
+    assert_int_equal(fwrite(wide, 1, 4, f), 4);
+    fclose(f);
+    snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", png);
+    expect_refused("tex_wide.json", albedo, quad, "40000x1 pixels", "expected 1 to 32768 on a side");
+
+    /* 4096 x 4096 of one colour: a tiny file, 192 MiB as linear floats */
+    sr_test_tmp_path(png, sizeof png, "tex_big.png");
+    unsigned char *big = calloc((size_t)4096 * 4096, 3);
+    assert_non_null(big);
+    assert_true(stbi_write_png(png, 4096, 4096, 3, big, 4096 * 3) != 0);
+    free(big);
+    snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", png);
+    setenv("SR_HOST_MEM_LIMIT", "100M", 1);
+    expect_refused("tex_big.json", albedo, quad, "tex_big.png (4096x4096) needs", "of host memory");
+    unsetenv("SR_HOST_MEM_LIMIT");
+}
+
 /* A mesh with UVs takes the texture: the UV sphere's texture coordinates reach the shader
  * (its colours are the texture's, not the material's tint alone). */
 static void test_mesh_uvs(void **state)
@@ -282,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_bilinear_weights_and_wrap),
         cmocka_unit_test(test_quad_returns_texels),
         cmocka_unit_test(test_bad_textures),
+        cmocka_unit_test(test_huge_textures),
         cmocka_unit_test(test_mesh_uvs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
