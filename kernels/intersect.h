@@ -134,6 +134,19 @@ SR_HD sr_vec3 sr_prim_normal(const sr_prim *p, sr_vec3 point)
     }
 }
 
+/* Barycentric weights of b and c for a point x in the plane of triangle p: x = a + wb (b - a)
+ * + wc (c - a), from the 2x2 normal equations (no FMA: the same bits on both backends). */
+SR_HD void sr_tri_bary(const sr_prim *p, sr_vec3 x, float *wb, float *wc)
+{
+    const sr_vec3 e1 = sr_sub(p->b, p->a), e2 = sr_sub(p->c, p->a), v = sr_sub(x, p->a);
+    const float d11 = sr_dot(e1, e1), d12 = sr_dot(e1, e2), d22 = sr_dot(e2, e2);
+    const float v1 = sr_dot(v, e1), v2 = sr_dot(v, e2);
+    const float det = d11 * d22 - d12 * d12;
+    const float inv = det != 0.0f ? 1.0f / det : 0.0f;
+    *wb = (d22 * v1 - d12 * v2) * inv;
+    *wc = (d11 * v2 - d12 * v1) * inv;
+}
+
 /* ---- boxes ------------------------------------------------------------------------- */
 
 /* Slab test with the near/far slab of each axis picked by the sign of inv_d rather than by

@@ -5,6 +5,7 @@
 #define SR_MATERIAL_H
 
 #include "intersect.h"
+#include "texture.h"
 #include "rng.h"
 
 /* 1 if floor(v) is odd, else 0 (also for infinities and NaN). Exact: floor and halving are. */
@@ -36,9 +37,60 @@ SR_HD sr_vec3 sr_offset_origin(sr_vec3 p, sr_vec3 n_out)
     return sr_madd(p, n_out, 1e-4f * (1.0f + mag));
 }
 
+/* The shading normal at x on the prim hit (index hit_prim, BVH order), given n, the unit
+ * geometric normal turned to the side the ray came from (wo = -d points there too): the
+ * vertex normals interpolated by barycentrics when the prim has them, else n. As in pbrt-v4
+ * the geometric normal keeps deciding the side: the result is flipped into n's hemisphere
+ * (a file's normals may disagree with its winding). Where the viewer would be below the
+ * smooth surface (silhouettes of coarse meshes) it falls back to n, so no sample starts
+ * inside the surface. *smooth says whether it differs from n (callers then check sampled
+ * directions against n: nothing may leave through the geometric surface).
+ *
+ * *xs is where rays leaving on n's side start from (before sr_offset_origin): x itself, or on
+ * a smooth triangle x lifted towards the curved surface its normals describe (Hanika, "Hacking
+ * the Shadow Terminator", Ray Tracing Gems II, ch. 4), so that shadow rays of a coarse mesh
+ * are not stopped by its own flat facets where the smooth shading faces the light (the dark
+ * "terminator" bands). */
+SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const sr_prim *prim, sr_vec3 x, sr_vec3 n,
+                                sr_vec3 wo, bool *smooth, sr_vec3 *xs)
+{
+    *smooth = false;
+    *xs = x;
+    if (!s->attrs || (hit_prim & SR_HIT_PLANE_BIT)) return n;
+    const sr_tri_attr *a = &s->attrs[hit_prim];
+    if (!(a->flags & SR_ATTR_NORMALS)) return n;
+    float wb, wc;
+    sr_tri_bary(prim, x, &wb, &wc);
+    const float wa = 1.0f - wb - wc;
+    sr_vec3 ns = sr_add(sr_add(sr_scale(a->n[0], wa), sr_scale(a->n[1], wb)), sr_scale(a->n[2], wc));
+    const float len = sr_length(ns);
+    if (!(len > 0.0f)) return n;
+    ns = sr_scale(ns, 1.0f / len);
+    const float side = sr_dot(ns, n) < 0.0f ? -1.0f : 1.0f;
+    ns = sr_scale(ns, side);
+    /* the lifted point: each vertex's tangent plane pushes x out by how far x lies below it */
+    const sr_vec3 n0 = sr_scale(a->n[0], side), n1 = sr_scale(a->n[1], side), n2 = sr_scale(a->n[2], side);
+    const float d0 = sr_minf(0.0f, sr_dot(sr_sub(x, prim->a), n0));
+    const float d1 = sr_minf(0.0f, sr_dot(sr_sub(x, prim->b), n1));
+    const float d2 = sr_minf(0.0f, sr_dot(sr_sub(x, prim->c), n2));
+    *xs = sr_sub(x, sr_add(sr_add(sr_scale(n0, wa * d0), sr_scale(n1, wb * d1)), sr_scale(n2, wc * d2)));
+    if (!(sr_dot(ns, wo) > 1e-4f)) return n;
+    *smooth = true;
+    return ns;
+}
+
 /* Light arriving directly from the scene's lights at p (normal n facing the viewer), times
  * the Lambertian BRDF albedo / pi, with one shadow ray per light. */
+SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo);
 SR_HD sr_vec3 sr_direct_light(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 albedo)
+{
+    return sr_direct_light_ns(s, p, n, n, albedo);
+}
+
+/* The same with a shading normal ns (sr_shading_normal) for the cosine, the shadow rays
+ * leaving from p off the surface along the geometric n. A light the shading normal faces may
+ * be just below a coarse mesh's facet (near the terminator): its shadow ray then decides. */
+SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo)
 {
     sr_vec3 sum = sr_v3s(0.0f);
     sr_vec3 origin = sr_offset_origin(p, n);
@@ -57,7 +109,7 @@ SR_HD sr_vec3 sr_direct_light(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_v
             dist = SR_INF;
             falloff = 1.0f;
         }
-        float cos_l = sr_dot(n, to_light);
+        float cos_l = sr_dot(ns, to_light);
         if (cos_l <= 0.0f) continue;
         if (sr_trace_occluded(s, origin, to_light, 0.0f, dist)) continue;
         sum = sr_madd(sum, l->power, cos_l * falloff);

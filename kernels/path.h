@@ -193,6 +193,27 @@ SR_HD sr_vec3 sr_from_local(sr_vec3 v, sr_vec3 t, sr_vec3 b, sr_vec3 n)
     return sr_add(sr_add(sr_scale(t, v.x), sr_scale(b, v.y)), sr_scale(n, v.z));
 }
 
+/* The pbr material's Fresnel reflectance at cosine c (Schlick) with F0 = mix(0.04, base,
+ * metallic), per channel. */
+SR_HD sr_vec3 sr_pbr_fresnel(const sr_material *m, sr_vec3 base, float c)
+{
+    const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
+    const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(base, m->metallic));
+    return sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
+}
+
+SR_HD float sr_luminance(sr_vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
+
+/* The probability of sampling the pbr material's specular lobe, seen from cosine cos_o: its
+ * Fresnel reflectance against the diffuse lobe's weight (by luminance). */
+SR_HD float sr_pbr_spec_prob(const sr_material *m, sr_vec3 base, float cos_o)
+{
+    const float fs = sr_luminance(sr_pbr_fresnel(m, base, cos_o));
+    const float wd = (1.0f - m->metallic) * sr_luminance(base) * (1.0f - fs);
+    const float sum = fs + wd;
+    return sum > 0.0f ? fs / sum : 0.5f;
+}
+
 /* f(wo, wi) * cos(n, wi) of a non-specular surface and the pdf with which sr_bsdf_sample
  * picks wi. n: unit normal on wo's side. Lambertian by `albedo` (diffuse, emissive), or
  * rough metal: GGX microfacets with Smith height-correlated masking-shadowing and a
@@ -202,6 +223,30 @@ SR_HD sr_vec3 sr_bsdf_eval(const sr_material *m, sr_vec3 albedo, sr_vec3 n, sr_v
     float cos_i = sr_dot(n, wi);
     *pdf = 0.0f;
     if (!(cos_i > 0.0f)) return sr_v3s(0.0f);
+    if (m->kind == SR_MAT_PBR) {
+        /* glTF 2.0's metallic-roughness BRDF: GGX specular with Schlick Fresnel plus Lambert
+         * diffuse weighted by (1 - F) (1 - metallic); the pdf is the lobe mixture's. */
+        float cos_o = sr_dot(n, wo);
+        if (!(cos_o > 0.0f)) return sr_v3s(0.0f);
+        /* glTF weights the diffuse lobe by 1 - F at the half vector, which lets a white
+         * dielectric reflect more than it receives (1.013 at roughness 0); 1 - F at the
+         * viewing angle keeps the sum within 1 (the specular lobe reflects about F(cos_o)). */
+        float ps = sr_pbr_spec_prob(m, albedo, cos_o);
+        sr_vec3 Fo = sr_pbr_fresnel(m, albedo, cos_o);
+        sr_vec3 diff = sr_mul(sr_sub(sr_v3s(1.0f), Fo), sr_scale(albedo, (1.0f - m->metallic) * cos_i * (1.0f / SR_PI)));
+        if (m->roughness <= 0.0f) {   /* the specular lobe is a delta: only the diffuse one here */
+            *pdf = (1.0f - ps) * cos_i * (1.0f / SR_PI);
+            return diff;
+        }
+        sr_vec3 h = sr_normalize(sr_add(wo, wi));
+        float a = sr_ggx_alpha(m), a2 = a * a;
+        float D = sr_ggx_d(a2, sr_dot(n, h));
+        float lo = sr_ggx_lambda(a2, cos_o), li = sr_ggx_lambda(a2, cos_i);
+        sr_vec3 F = sr_pbr_fresnel(m, albedo, sr_dot(wo, h));
+        sr_vec3 spec = sr_scale(F, D / ((1.0f + lo + li) * 4.0f * cos_o));
+        *pdf = ps * D / ((1.0f + lo) * 4.0f * cos_o) + (1.0f - ps) * cos_i * (1.0f / SR_PI);
+        return sr_add(spec, diff);
+    }
     if (m->kind == SR_MAT_METAL) {
         float cos_o = sr_dot(n, wo);
         if (!(cos_o > 0.0f)) return sr_v3s(0.0f);
@@ -273,6 +318,34 @@ SR_HD bool sr_bsdf_sample(const sr_material *m, sr_vec3 albedo, sr_vec3 n, bool 
         *wi = sr_normalize(sr_from_local(wl, t, b, n));
         return true;
     }
+    case SR_MAT_PBR: {
+        /* one lobe by uc (specular with sr_pbr_spec_prob), then f cos / the mixture's pdf */
+        sr_vec3 t, b;
+        sr_onb(n, &t, &b);
+        sr_vec3 wo = sr_to_local(sr_neg(d), t, b, n);
+        if (!(wo.z > 0.0f)) return false;
+        sr_vec3 wl;
+        const float ps = sr_pbr_spec_prob(m, albedo, wo.z);
+        if (m->roughness <= 0.0f && uc < ps) {   /* a smooth surface's mirror lobe: a delta */
+            *wi = sr_reflect(d, n);
+            *weight = sr_scale(sr_pbr_fresnel(m, albedo, wo.z), 1.0f / ps);
+            return true;
+        }
+        if (m->roughness > 0.0f && uc < ps) {
+            sr_vec3 h = sr_ggx_sample_vndf(wo, sr_ggx_alpha(m), u1, u2);
+            wl = sr_sub(sr_scale(h, 2.0f * sr_dot(wo, h)), wo);
+        } else {
+            float z = sqrtf(1.0f - u1), r = sqrtf(u1), s_phi, c_phi;
+            sr_sincos_turns(u2, &s_phi, &c_phi);
+            wl = sr_v3(r * c_phi, r * s_phi, z);
+        }
+        if (!(wl.z > 0.0f)) return false;
+        *wi = sr_normalize(sr_from_local(wl, t, b, n));
+        sr_vec3 f = sr_bsdf_eval(m, albedo, n, sr_neg(d), *wi, pdf);
+        if (!(*pdf > 0.0f)) return false;
+        *weight = sr_scale(f, 1.0f / *pdf);
+        return true;
+    }
     default: {   /* Lambertian: cosine-weighted hemisphere */
         float z = sqrtf(1.0f - u1);
         if (!(z > 0.0f)) return false;
@@ -299,11 +372,41 @@ SR_HD void sr_path_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
     sr_film_add(p, pixel, c);
 }
 
-/* Light arriving at a non-specular vertex (origin: the offset shading point, n: normal on
- * wo's side) from the delta lights and one sampled area emitter, times f cos; the emitter
- * sample is weighted by MIS against the BSDF continuation, which always follows. */
+/* The environment map is sampled like a light (in addition to the emitters) unless a test
+ * switched light sampling or this strategy off. The dimensions of Whitted's fuzz serve it:
+ * the two integrators never share a path. */
+#define SR_DIM_ENV_U SR_DIM_FUZZ_U
+#define SR_DIM_ENV_V SR_DIM_FUZZ_V
+SR_HD bool sr_env_nee(const sr_scene_view *s)
+{
+    return s->env_tex && !(s->path_flags & (SR_PATH_NO_NEE | SR_PATH_NO_ENV_IS));
+}
+
+/* What a ray that escaped along d brings back: the sky, weighted by MIS against sampling the
+ * environment map when the direction was BSDF-sampled (prev_pdf > 0) at a vertex that also
+ * sampled the map. */
+SR_HD sr_vec3 sr_path_escaped(const sr_scene_view *s, sr_vec3 d, float prev_pdf)
+{
+    const sr_vec3 l = sr_sky(s, d);
+    if (!(prev_pdf > 0.0f) || !sr_env_nee(s)) return l;
+    return sr_scale(l, sr_mis_power(prev_pdf, sr_env_pdf(s, d)));
+}
+
+/* The MIS weight of a light sample in direction wi with light pdf pl and BSDF pdf pb: the
+ * power heuristic, except below the geometric surface (ng), where BSDF sampling drops its
+ * samples (sr_shade_path), so light sampling is the only strategy there. */
+SR_HD float sr_path_nee_weight(float pl, float pb, sr_vec3 wi, sr_vec3 ng)
+{
+    return sr_dot(wi, ng) > 0.0f ? sr_mis_power(pl, pb) : 1.0f;
+}
+
+/* Light arriving at a non-specular vertex (origin: the offset shading point, n: shading
+ * normal on wo's side, ng: the geometric one) from the delta lights and one sampled area
+ * emitter, times f cos; the emitter sample is weighted by MIS against the BSDF continuation,
+ * which always follows. A light the shading normal faces just below a coarse facet (near the
+ * terminator) is seen if its shadow ray, from the lifted point, gets through. */
 SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 albedo, sr_vec3 origin, sr_vec3 n,
-                             sr_vec3 wo, uint32_t pixel, uint32_t bounce)
+                             sr_vec3 ng, sr_vec3 wo, uint32_t pixel, uint32_t bounce)
 {
     const sr_scene_view *s = &p->scene;
     sr_vec3 sum = sr_v3s(0.0f);
@@ -327,6 +430,16 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
         if (!(sr_max3(f) > 0.0f)) continue;
         if (sr_trace_occluded(s, origin, wi, 0.0f, dist)) continue;
         sum = sr_add(sum, sr_mul(f, sr_scale(l->power, falloff)));
+    }
+    if (sr_env_nee(s)) {   /* one direction towards the environment map, by its distribution */
+        sr_vec3 wi, le;
+        float pe;
+        if (sr_env_sample(s, sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_ENV_U),
+                          sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_ENV_V), &wi, &pe, &le)) {
+            sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
+            if (sr_max3(f) > 0.0f && !sr_trace_occluded(s, origin, wi, 0.0f, SR_INF))
+                sum = sr_add(sum, sr_mul(f, sr_scale(le, sr_path_nee_weight(pe, pdf, wi, ng) / pe)));
+        }
     }
     if (!(s->emitter_power > 0.0f) || (s->path_flags & SR_PATH_NO_NEE)) return sum;
 
@@ -355,8 +468,7 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     float sdist = sr_length(sd);
     if (!(sdist > 0.0f) || sr_dot(sd, wi) <= 0.0f) return sum;
     if (sr_trace_occluded(s, origin, sr_scale(sd, 1.0f / sdist), 0.0f, sdist)) return sum;
-    float w = sr_mis_power(pl, pdf);
-    return sr_add(sum, sr_mul(f, sr_scale(em->color, w / pl)));
+    return sr_add(sum, sr_mul(f, sr_scale(em->color, sr_path_nee_weight(pl, pdf, wi, ng) / pl)));
 }
 
 /* Radiance an emitter hit at distance t along (o, d) sends back: its colour on the front (or
@@ -384,7 +496,7 @@ SR_HD void sr_path_last_segment(const sr_params *p, uint32_t pixel, sr_vec3 tp, 
     const sr_scene_view *s = &p->scene;
     const sr_hit h = sr_trace_closest(s, o, wi, 0.0f, SR_INF);
     if (h.prim == SR_NO_HIT) {
-        sr_path_film_add(p, pixel, sr_mul(tp, sr_sky(s, wi)));
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_escaped(s, wi, pdf)));
         return;
     }
     const sr_prim *prim = sr_hit_prim(s, h);
@@ -405,7 +517,7 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     const sr_vec3 o = sr_ray_org(p, slot), d = sr_ray_dir(p, slot);
     const float prev_pdf = p->ray.pdf[slot];
     if (h.prim == SR_NO_HIT) {
-        sr_path_film_add(p, pixel, sr_mul(tp, sr_sky(s, d)));
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_escaped(s, d, prev_pdf)));
         return false;
     }
     const sr_vec3 x = sr_madd(o, d, h.t);
@@ -414,6 +526,11 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     const sr_vec3 ng = sr_prim_normal(prim, x);
     const bool front = sr_dot(d, ng) < 0.0f;
     const sr_vec3 n = front ? ng : sr_neg(ng);   /* faces the side the ray came from */
+    bool smooth;
+    sr_vec3 xs;   /* where rays leaving on n's side start */
+    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth, &xs);
+    sr_material textured;   /* the material with its textures applied, when it has any */
+    m = sr_material_at(s, m, h.prim, prim, x, &textured);
 
     sr_vec3 albedo = m->color;
     bool specular = false;
@@ -429,15 +546,18 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     case SR_MAT_METAL:
         specular = m->roughness <= 0.0f;
         break;
+    case SR_MAT_PBR:   /* emits from its front, and is never specular (alpha >= 1e-3) */
+        if (front && sr_max3(m->color2) > 0.0f) sr_path_film_add(p, pixel, sr_mul(tp, m->color2));
+        break;
     default:   /* mirror, glass */
         specular = true;
         break;
     }
 
     const bool last = bounce + 1u >= s->max_depth;
-    const sr_vec3 origin = sr_offset_origin(x, n);
+    const sr_vec3 origin = sr_offset_origin(xs, n);
     if (!specular)
-        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_direct(p, m, albedo, origin, n, sr_neg(d), pixel, bounce)));
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_direct(p, m, albedo, origin, ns, n, sr_neg(d), pixel, bounce)));
 
     float u1 = 0.0f, u2 = 0.0f, uc = 0.0f;
     if (!specular) {
@@ -446,10 +566,18 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
     } else if (m->kind == SR_MAT_GLASS) {
         uc = sr_rng(seed, pixel, sample, bounce, SR_DIM_CHOICE);
     }
+    if (m->kind == SR_MAT_PBR) uc = sr_rng(seed, pixel, sample, bounce, SR_DIM_CHOICE);
     sr_vec3 wi, weight;
     float pdf;
     bool transmit;
-    if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+    if (!sr_bsdf_sample(m, albedo, ns, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+    if (smooth && (transmit ? !(sr_dot(wi, n) < 0.0f) : !(sr_dot(wi, n) > 0.0f))) {
+        /* The smooth normal sent it through the geometric surface: a specular choice is made
+         * again with the geometric normal; a rough lobe's sample is lost (as in pbrt-v4,
+         * where such a pair has f = 0), which keeps light from leaking through. */
+        if (!specular) return false;
+        if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+    }
     tp = sr_mul(tp, weight);
     if (last) {   /* out of depth: the continuation only collects what it sees */
         if (sr_max3(tp) > 0.0f) sr_path_last_segment(p, pixel, tp, transmit ? sr_offset_origin(x, sr_neg(n)) : origin, wi, pdf);

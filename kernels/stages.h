@@ -7,6 +7,7 @@
 
 #include "raystate.h"
 #include "material.h"
+#include "envmap.h"
 #include "wave.h"
 
 SR_HD sr_vec3 sr_ray_org(const sr_params *p, uint32_t i) { return sr_v3(p->ray.ox[i], p->ray.oy[i], p->ray.oz[i]); }
@@ -27,10 +28,12 @@ SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
     f[0] += c.x; f[1] += c.y; f[2] += c.z;
 }
 
-/* Radiance of a ray that escapes in direction d (unit): the uniform background, or the sky
- * gradient by d.y: horizon at y = 0 to zenith at y = 1, and to ground at y = -1. */
+/* Radiance of a ray that escapes in direction d (unit): the environment map, the uniform
+ * background, or the sky gradient by d.y: horizon at y = 0 to zenith at y = 1, and to ground
+ * at y = -1. */
 SR_HD sr_vec3 sr_sky(const sr_scene_view *s, sr_vec3 d)
 {
+    if (s->env_tex) return sr_env_radiance(s, d);
     if (!s->has_sky) return s->background;
     float y = sr_clampf(d.y, -1.0f, 1.0f);
     if (y >= 0.0f) return sr_add(sr_scale(s->sky_horizon, 1.0f - y), sr_scale(s->sky_zenith, y));
@@ -134,51 +137,78 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
     sr_vec3 n = sr_prim_normal(prim, x);
     bool front = sr_dot(d, n) < 0.0f;
     if (!front) n = sr_neg(n);   /* n now faces the side the ray came from */
+    bool smooth;
+    sr_vec3 xs;   /* where rays leaving on n's side start */
+    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth, &xs);
+    sr_material textured;   /* the material with its textures applied, when it has any */
+    m = sr_material_at(s, m, h.prim, prim, x, &textured);
 
     if (m->kind == SR_MAT_DIFFUSE) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light(s, x, n, sr_diffuse_albedo(m, x, n))));
+        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light_ns(s, xs, n, ns, sr_diffuse_albedo(m, x, n))));
         return false;
     }
     if (m->kind == SR_MAT_EMISSIVE) {
         if (front || m->two_sided) sr_film_add(p, pixel, sr_mul(tp, m->color));
         return false;
     }
+    sr_vec3 pbr_f = sr_v3s(1.0f);
+    if (m->kind == SR_MAT_PBR) {
+        /* Whitted's approximation of the metallic-roughness model: the diffuse share
+         * (1 - F)(1 - metallic) base lit like a diffuse surface, the emission, and one
+         * reflection weighted by F (Schlick at the viewing angle), fuzzed by roughness. */
+        const float c = -sr_dot(d, ns);
+        const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
+        const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(m->color, m->metallic));
+        pbr_f = sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
+        const sr_vec3 kd = sr_scale(sr_mul(sr_sub(sr_v3s(1.0f), pbr_f), m->color), 1.0f - m->metallic);
+        sr_vec3 lit = sr_direct_light_ns(s, xs, n, ns, kd);
+        if (front) lit = sr_add(lit, m->color2);
+        sr_film_add(p, pixel, sr_mul(tp, lit));
+    }
     if (bounce + 1u >= s->max_depth) return false;   /* out of depth: nothing more arrives */
 
     sr_vec3 nd, o;
     if (m->kind == SR_MAT_GLASS) {
-        float eta = front ? 1.0f / m->ior : m->ior;
-        float cos_i = sr_minf(1.0f, -sr_dot(d, n));
-        float fresnel = front ? sr_schlick(cos_i, 1.0f, m->ior) : sr_schlick(cos_i, m->ior, 1.0f);
-        sr_vec3 refracted;
-        bool can_refract = sr_refract(d, n, eta, &refracted);
-        if (can_refract && !front) {
-            /* Leaving the denser medium Schlick needs the transmitted angle's cosine. */
-            float cos_t = -sr_dot(refracted, n);
-            fresnel = sr_schlick(cos_t, 1.0f, m->ior);
-        }
-        /* One path per pixel sample: pick reflection with probability F, refraction with
-         * 1 - F, so the expected value is Whitted's weighted sum. */
-        float u = sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_CHOICE);
-        if (!can_refract || u < fresnel) {
-            nd = sr_reflect(d, n);
-            o = sr_offset_origin(x, n);
-        } else {
-            nd = sr_normalize(refracted);
-            o = sr_offset_origin(x, sr_neg(n));
-            tp = sr_mul(tp, m->color);
+        /* With a smooth normal, a direction that would leave on the wrong side of the
+         * geometric surface is made again with the geometric normal (second pass). */
+        for (int pass = 0;; pass++) {
+            const sr_vec3 sn = pass == 0 ? ns : n;
+            float eta = front ? 1.0f / m->ior : m->ior;
+            float cos_i = sr_minf(1.0f, -sr_dot(d, sn));
+            float fresnel = front ? sr_schlick(cos_i, 1.0f, m->ior) : sr_schlick(cos_i, m->ior, 1.0f);
+            sr_vec3 refracted;
+            bool can_refract = sr_refract(d, sn, eta, &refracted);
+            if (can_refract && !front) {
+                /* Leaving the denser medium Schlick needs the transmitted angle's cosine. */
+                float cos_t = -sr_dot(refracted, sn);
+                fresnel = sr_schlick(cos_t, 1.0f, m->ior);
+            }
+            /* One path per pixel sample: pick reflection with probability F, refraction with
+             * 1 - F, so the expected value is Whitted's weighted sum. */
+            float u = sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_CHOICE);
+            bool refl = !can_refract || u < fresnel;
+            nd = refl ? sr_reflect(d, sn) : sr_normalize(refracted);
+            if (smooth && pass == 0 && (refl ? !(sr_dot(nd, n) > 0.0f) : !(sr_dot(nd, n) < 0.0f))) continue;
+            if (refl) {
+                o = sr_offset_origin(xs, n);
+            } else {
+                o = sr_offset_origin(x, sr_neg(n));
+                tp = sr_mul(tp, m->color);
+            }
+            break;
         }
     } else {
-        nd = sr_reflect(d, n);
-        if (m->kind == SR_MAT_METAL && m->roughness > 0.0f) {
+        nd = sr_reflect(d, ns);
+        if (smooth && !(sr_dot(nd, n) > 0.0f)) nd = sr_reflect(d, n);
+        if ((m->kind == SR_MAT_METAL || m->kind == SR_MAT_PBR) && m->roughness > 0.0f) {
             sr_vec3 fuzz = sr_unit_ball(sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_U),
                                         sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_V),
                                         sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_W));
             nd = sr_normalize(sr_madd(nd, fuzz, m->roughness));
             if (sr_dot(nd, n) <= 0.0f) return false;   /* scattered into the surface: absorbed */
         }
-        o = sr_offset_origin(x, n);
-        tp = sr_mul(tp, m->color);
+        o = sr_offset_origin(xs, n);
+        tp = sr_mul(tp, m->kind == SR_MAT_PBR ? pbr_f : m->color);
     }
     if (sr_max3(tp) <= 0.0f) return false;
     sr_ray_set(p, slot, o, nd, tp);

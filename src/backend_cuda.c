@@ -103,7 +103,9 @@ typedef struct sr_cuda {
     int device;
     cudaStream_t stream;
     sr_scene_view view;             /* device pointers                                      */
-    void *scene_mem[6];             /* prims, nodes, planes, materials, lights, emitters    */
+    void *scene_mem[12];            /* prims, nodes, planes, materials, lights, emitters,
+                                       triangle attributes, texture table, texels, and the
+                                       environment map's marginal, conditional and pdf       */
     sr_ray_soa pool[2];
     int current;
     float *hit_t;
@@ -212,7 +214,7 @@ void sr_cuda_gpu_summary(int device, char *buf, size_t cap)
 
 static void cuda_free_all(sr_cuda *c)
 {
-    for (int k = 0; k < 6; k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
+    for (int k = 0; k < (int)(sizeof c->scene_mem / sizeof c->scene_mem[0]); k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
     sr_cuda_soa_free(&c->pool[0]);   /* both halves */
     memset(&c->pool[1], 0, sizeof c->pool[1]);
     cudaFree(c->hit_t); cudaFree(c->hit_prim); cudaFree(c->stencil); cudaFree(c->flags);
@@ -243,12 +245,38 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
     c->view = *v;
     sr_status st;
+    uint64_t texel_bytes = 0, texel_floats = 0;
+    const size_t env_w = v->env_tex ? v->textures[v->env_tex - 1u].width : 0;
+    const size_t env_h = v->env_tex ? v->textures[v->env_tex - 1u].height : 0;
+    for (uint32_t k = 0; k < v->texture_count; k++)
+        texel_floats += (uint64_t)v->textures[k].width * v->textures[k].height * 3u;
+    texel_bytes = texel_floats * sizeof(float);
+    if (v->env_tex) texel_bytes += (uint64_t)sizeof(float) * ((env_h + 1u) + env_h * (env_w + 1u) + env_h * env_w);
+    if (texel_bytes) {   /* textures (and the environment's distribution) are budgeted before they are copied */
+        size_t free_t = 0, total_t = 0;
+        SR_CUDA_TRY(cudaMemGetInfo(&free_t, &total_t), "querying device memory");
+        const uint64_t cap = sr_device_memory_cap(free_t);
+        if (texel_bytes > cap)
+            return sr_fail(err, SR_ERR_INPUT, "the scene's textures and environment map need %.1f MiB of device memory, but only %.1f MiB are "
+                           "free; use smaller images or --backend cpu", (double)texel_bytes / 1048576.0,
+                           (double)cap / 1048576.0);
+    }
     if ((st = cuda_copy_array(c, 0, v->prims, sizeof(sr_prim) * v->prim_count, (const void **)&c->view.prims, err)) ||
         (st = cuda_copy_array(c, 1, v->nodes, sizeof(sr_bvh_node) * v->node_count, (const void **)&c->view.nodes, err)) ||
         (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->view.planes, err)) ||
         (st = cuda_copy_array(c, 3, v->materials, sizeof(sr_material) * v->material_count, (const void **)&c->view.materials, err)) ||
         (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->view.lights, err)) ||
-        (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->view.emitters, err)))
+        (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->view.emitters, err)) ||
+        (st = cuda_copy_array(c, 6, v->attrs, v->attrs ? sizeof(sr_tri_attr) * v->prim_count : 0,
+                              (const void **)&c->view.attrs, err)) ||
+        (st = cuda_copy_array(c, 7, v->textures, sizeof(sr_texture) * v->texture_count, (const void **)&c->view.textures, err)) ||
+        (st = cuda_copy_array(c, 8, v->texels, texel_floats * sizeof(float), (const void **)&c->view.texels, err)) ||
+        (st = cuda_copy_array(c, 9, v->env_marginal, v->env_tex ? sizeof(float) * (env_h + 1u) : 0,
+                              (const void **)&c->view.env_marginal, err)) ||
+        (st = cuda_copy_array(c, 10, v->env_conditional, v->env_tex ? sizeof(float) * env_h * (env_w + 1u) : 0,
+                              (const void **)&c->view.env_conditional, err)) ||
+        (st = cuda_copy_array(c, 11, v->env_pdf, v->env_tex ? sizeof(float) * env_h * env_w : 0,
+                              (const void **)&c->view.env_pdf, err)))
         return st;
 
     c->capacity = v->width * v->height;
@@ -494,6 +522,9 @@ static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err
     c->view = *v;   /* scalars from v, device arrays from before */
     c->view.prims = keep.prims; c->view.nodes = keep.nodes; c->view.planes = keep.planes;
     c->view.materials = keep.materials; c->view.lights = keep.lights; c->view.emitters = keep.emitters;
+    c->view.attrs = keep.attrs; c->view.textures = keep.textures; c->view.texels = keep.texels;
+    c->view.env_marginal = keep.env_marginal; c->view.env_conditional = keep.env_conditional;
+    c->view.env_pdf = keep.env_pdf;
     return SR_OK;
 }
 

@@ -244,8 +244,9 @@ sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *
     b.node_count = 0;
     b.depth = 0;
     sr_prim *out_prims = malloc((size_t)n * sizeof *out_prims);
-    if (!b.items || !b.nodes || !out_prims) {
-        free(b.items); free(b.nodes); free(out_prims);
+    uint32_t *order = malloc((size_t)n * sizeof *order);
+    if (!b.items || !b.nodes || !out_prims || !order) {
+        free(b.items); free(b.nodes); free(out_prims); free(order);
         return sr_fail(err, SR_ERR_RUNTIME, "BVH: out of memory building over %u primitives "
                        "(about %zu MiB needed)", n,
                        ((size_t)n * (sizeof *b.items + sizeof *out_prims) +
@@ -274,6 +275,7 @@ sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *
             free(b.items);
             free(b.nodes);
             free(out_prims);
+            free(order);
             return SR_INTERRUPTED;
         }
         sr_bvh_box nb, cb;
@@ -310,12 +312,16 @@ sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *
         task.node = b.node_count++;
     }
 
-    for (uint32_t i = 0; i < n; i++) out_prims[i] = prims[b.items[i].id];
+    for (uint32_t i = 0; i < n; i++) {
+        out_prims[i] = prims[b.items[i].id];
+        order[i] = b.items[i].id;
+    }
     free(b.items);
     sr_bvh_node *shrunk = realloc(b.nodes, (size_t)b.node_count * sizeof *b.nodes);
     out->nodes = shrunk ? shrunk : b.nodes;
     out->node_count = b.node_count;
     out->prims = out_prims;
+    out->order = order;
     out->prim_count = n;
     out->depth = b.depth;
     return SR_OK;
@@ -326,5 +332,6 @@ void sr_bvh_free(sr_bvh *bvh)
     if (!bvh) return;
     free(bvh->nodes);
     free(bvh->prims);
+    free(bvh->order);
     memset(bvh, 0, sizeof *bvh);
 }

@@ -9,6 +9,7 @@
 typedef struct sr_bvh {
     sr_bvh_node *nodes; uint32_t node_count;
     sr_prim *prims; uint32_t prim_count;   /* the input primitives in leaf order          */
+    uint32_t *order;                       /* prims[i] is input prim order[i]              */
     uint32_t depth;                        /* deepest leaf (root = 1)                      */
 } sr_bvh;
 

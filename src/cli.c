@@ -31,13 +31,14 @@
 /* ---- render ---------------------------------------------------------------------------- */
 
 static const char sr_render_help[] =
-"Usage: stencilray render [SCENE.json] [-o OUT.png|OUT.hdr] [options]\n"
+"Usage: stencilray render [SCENE.json] [-o OUT.png|OUT.hdr|OUT.exr] [options]\n"
 "\n"
 "Render one frame of a scene (default " SR_DEFAULT_SCENE ") and write it as an 8-bit sRGB\n"
-"PNG or as linear Radiance HDR. The output is written to a temporary name and renamed, so\n"
-"a failed render never leaves a half-written file.\n"
+"PNG, as linear Radiance HDR or as linear OpenEXR. The output is written to a temporary name\n"
+"and renamed, so a failed render never leaves a half-written file.\n"
 "\n"
 "  -o, --output FILE       where to write the image (default render.png)\n"
+"  --exr-type T            half (default) or float: the EXR's pixel type (.exr only)\n"
 "  --save-partial          on Ctrl-C, write the samples so far to OUT.partial-<N>spp.png\n"
 "                          (without it, an interrupted render writes nothing; exit 130)\n"
 "  --stats FILE.json       also write the summary's numbers as JSON: backend, device, size,\n"
@@ -50,12 +51,13 @@ SR_COMMON_HELP
 "Examples:\n"
 "  stencilray render                                   # the default scene, GPU if present\n"
 "  stencilray render scenes/cornell.json -o cornell.png --spp 64\n"
-"  stencilray render scenes/mirror_hall.json --depth 4 --backend cpu -o hall.hdr\n";
+"  stencilray render scenes/mirror_hall.json --depth 4 --backend cpu -o hall.hdr\n"
+"  stencilray render scenes/cornell_path.json -o cornell.exr --exr-type float\n";
 
 /* Ctrl-C: say so, write the partial image when asked (OUT.partial-<N>spp.EXT, through the
  * same temp + rename), and return 128 + the signal (130 for SIGINT). */
 static int sr_render_interrupted(const char *out, const float *rgb, const sr_scene *scene, const sr_common *c,
-                                 const sr_render_stats *st)
+                                 const sr_image_opts *io, const sr_render_stats *st)
 {
     const int sig = sr_interrupt_pending();
     const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
@@ -72,7 +74,7 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_sce
     if (!dot || (slash && dot < slash)) dot = out + strlen(out);
     snprintf(partial, sizeof partial, "%.*s.partial-%uspp%s", (int)(dot - out), out, st->partial_samples, dot);
     sr_error err = { SR_OK, "" };
-    if (sr_image_write(partial, rgb, scene->width, scene->height, c->exposure, c->tonemap, &err)) {
+    if (sr_image_write_as(partial, rgb, scene->width, scene->height, io, NULL, &err)) {
         fprintf(stderr, "stencilray render: interrupted (%s); writing the partial image failed: %s\n", name, err.msg);
         return 1;
     }
@@ -133,6 +135,7 @@ static int sr_cmd_render(int argc, char **argv)
     sr_common_default(&c);
     c.render.progress = 1;
     const char *out = "render.png", *stats = NULL;
+    sr_exr_type exr_type = SR_EXR_HALF;
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
         const int operand = sr_parse_operand(&a, &c);
@@ -148,12 +151,20 @@ static int sr_cmd_render(int argc, char **argv)
             if (!(stats = sr_value(&a, o))) return 2;
             continue;
         }
+        if (!strcmp(o, "--exr-type")) {
+            const char *v = sr_value(&a, o);
+            if (!v) return 2;
+            if (!strcmp(v, "half")) exr_type = SR_EXR_HALF;
+            else if (!strcmp(v, "float")) exr_type = SR_EXR_FLOAT;
+            else return sr_usage_error(&a, "--exr-type %s: unknown pixel type; expected half or float%s", v, "");
+            continue;
+        }
         int r = sr_parse_common(&a, &c);
         if (r > 0) return r;
         if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
     }
     if (!sr_image_format_known(out))
-        return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png or .hdr%s", out, "");
+        return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png, .hdr or .exr%s", out, "");
     char msg[2 * PATH_MAX + 256];
     const char *inputs[] = { c.scene_path, NULL };
     if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
@@ -165,6 +176,7 @@ static int sr_cmd_render(int argc, char **argv)
     if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
     if (c.quiet) c.render.progress = 0;
 
+    const sr_image_opts io = { .exposure = c.exposure, .tonemap = c.tonemap, .exr_type = exr_type };
     sr_scene scene;
     sr_backend be;
     sr_interrupt_install();   /* Ctrl-C from here on stops the render cleanly (interrupt.h) */
@@ -191,13 +203,12 @@ static int sr_cmd_render(int argc, char **argv)
         rgb = (float *)malloc(sizeof(float) * 3u * scene.width * scene.height);
         if (!rgb) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", scene.width, scene.height);
         if (!s) s = sr_render_image(&r, &c.render, rgb, &st, &err);
-        if (!s) s = sr_image_write_unless(out, rgb, scene.width, scene.height, c.exposure, c.tonemap,
-                                          sr_interrupt_pending, &err);
+        if (!s) s = sr_image_write_as(out, rgb, scene.width, scene.height, &io, sr_interrupt_pending, &err);
         snprintf(way, sizeof way, "%s", sr_wave_way_name(&r));
         sr_renderer_free(&r);
     }
     if (s == SR_INTERRUPTED) {
-        code = sr_render_interrupted(out, rgb, &scene, &c, &st);
+        code = sr_render_interrupted(out, rgb, &scene, &c, &io, &st);
     } else if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
     } else {
@@ -249,8 +260,8 @@ static int sr_cmd_info(int argc, char **argv)
     char buf[4096];
     sr_cuda_describe(buf, sizeof buf);
     printf("CUDA:\n%s", buf);
-    printf("libraries:\n  cJSON %s\n  assimp %u.%u.%u\n  stb_image_write (libstb)\n", cJSON_Version(),
-           aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch());
+    printf("libraries:\n  cJSON %s\n  assimp %u.%u.%u\n  stb_image_write (libstb)\n  OpenEXR %s\n",
+           cJSON_Version(), aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch(), sr_exr_version());
     return 0;
 }
 
@@ -262,7 +273,7 @@ static const char sr_main_help[] =
 "Usage: stencilray COMMAND [options]\n"
 "\n"
 "Commands:\n"
-"  render [SCENE]   render one frame to PNG or HDR         (stencilray render --help)\n"
+"  render [SCENE]   render one frame to PNG, HDR or EXR    (stencilray render --help)\n"
 "  view [SCENE]     interactive viewer (GLFW window)       (stencilray view --help)\n"
 "  bench [SCENE]    FPS per trace depth and masking strategy (stencilray bench --help)\n"
 "  info             the build, CUDA devices and libraries found\n"

@@ -1,5 +1,5 @@
 /* image.c: linear radiance to PNG / HDR files through stb_image_write (libstb provides the
- * implementation). Files are written to "<path>.tmp-<pid>-XXXXXX" in the same folder and
+ * implementation) and to EXR through image_exr.c. Files are written to "<path>.tmp-<pid>-XXXXXX" in the same folder and
  * renamed over the destination, so a failure never leaves a partial file at `path`. */
 #include "image.h"
 
@@ -14,7 +14,7 @@
 
 #include <stb_image_write.h>
 
-enum { SR_FMT_PNG = 1, SR_FMT_HDR = 2 };
+enum { SR_FMT_PNG = 1, SR_FMT_HDR = 2, SR_FMT_EXR = 3 };
 
 int sr_image_format_known(const char *path)
 {
@@ -22,6 +22,7 @@ int sr_image_format_known(const char *path)
     if (n < 4) return 0;
     if (strcasecmp(path + n - 4, ".png") == 0) return SR_FMT_PNG;
     if (strcasecmp(path + n - 4, ".hdr") == 0) return SR_FMT_HDR;
+    if (strcasecmp(path + n - 4, ".exr") == 0) return SR_FMT_EXR;
     return 0;
 }
 
@@ -88,22 +89,32 @@ sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_
 sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, uint32_t h, float exposure,
                                 sr_tonemap op, int (*stop)(void), sr_error *err)
 {
+    const sr_image_opts o = { .exposure = exposure, .tonemap = op, .exr_type = SR_EXR_HALF };
+    return sr_image_write_as(path, rgb, w, h, &o, stop, err);
+}
+
+sr_status sr_image_write_as(const char *path, const float *rgb, uint32_t w, uint32_t h, const sr_image_opts *o,
+                            int (*stop)(void), sr_error *err)
+{
+    const float exposure = o->exposure;
+    const sr_tonemap op = o->tonemap;
     int fmt = sr_image_format_known(path);
     if (!fmt)
         return sr_fail(err, SR_ERR_INPUT,
                        "%s: unknown image format; supported extensions are .png (8-bit sRGB) "
-                       "and .hdr (Radiance RGBE, linear)", path ? path : "(null)");
+                       "and .hdr (Radiance RGBE, linear), .exr (OpenEXR, linear)", path ? path : "(null)");
     /* stb works in int: (3w + 1) * h bytes must fit. */
     if (w == 0 || h == 0 || ((uint64_t)w * 3 + 1) * h > (uint64_t)INT_MAX)
         return sr_fail(err, SR_ERR_INPUT, "%s: cannot write a %ux%u image (empty or too large)",
                        path, (unsigned)w, (unsigned)h);
 
     long n = (long)w * (long)h * 3;
-    void *pixels = malloc(fmt == SR_FMT_PNG ? (size_t)n : (size_t)n * sizeof(float));
+    /* EXR reads `rgb` as it is (image_exr.c scales a copy when exposure != 1). */
+    void *pixels = fmt == SR_FMT_EXR ? malloc(1) : malloc(fmt == SR_FMT_PNG ? (size_t)n : (size_t)n * sizeof(float));
     if (!pixels) return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory for a %ux%u image",
                                 path, (unsigned)w, (unsigned)h);
     if (fmt == SR_FMT_PNG) sr_image_to_srgb8(rgb, w, h, exposure, op, (uint8_t *)pixels);
-    else hdr_scale(rgb, n, exposure, (float *)pixels);
+    else if (fmt == SR_FMT_HDR) hdr_scale(rgb, n, exposure, (float *)pixels);
 
     size_t tcap = strlen(path) + 48;
     char *tmp = (char *)malloc(tcap);
@@ -127,6 +138,17 @@ sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, 
         close(fd);
         goto fail;
     }
+    if (fmt == SR_FMT_EXR) {
+        st = sr_exr_encode(fd, path, rgb, w, h, exposure, o->exr_type, err);
+        int werr = 0;
+        while (!st && !werr && fsync(fd) != 0)
+            if (errno != EINTR || (stop && stop())) werr = errno;
+        if (close(fd) != 0 && !werr && !st && errno != EINTR) werr = errno;
+        if (!st && werr == EINTR) st = SR_INTERRUPTED;   /* a stop while the write waited */
+        else if (!st && werr) st = sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(werr));
+        if (st) goto fail;
+        goto finish;
+    }
     sink.fd = fd;
 
     int ok = fmt == SR_FMT_PNG
@@ -148,6 +170,7 @@ sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, 
                      "(out of memory?)", path);
         goto fail;
     }
+finish:
     if (stop && stop()) {   /* asked to stop while encoding: nothing is renamed into place */
         st = SR_INTERRUPTED;
         goto fail;

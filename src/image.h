@@ -1,14 +1,17 @@
 /* image.h: from linear radiance to files: tonemapping, 8-bit sRGB PNG and Radiance HDR
- * through stb_image_write, always written to a temporary name and renamed. */
+ * through stb_image_write, OpenEXR through OpenEXRCore, always written to a temporary name and
+ * renamed. */
 #ifndef SR_IMAGE_H
 #define SR_IMAGE_H
 
 #include <stdint.h>
 #include "status.h"
+#include "image_exr.h"
 #include "../kernels/tonemap.h"
 
 /* Write w x h linear RGB floats (row 0 = top) to path; the format follows the extension:
- * .png (exposure, tonemap, sRGB, 8-bit) or .hdr (linear radiance, exposure applied).
+ * .png (exposure, tonemap, sRGB, 8-bit), .hdr or .exr (linear radiance, exposure applied;
+ * EXR as half floats with these two calls, see sr_image_write_as).
  * Any other extension is SR_ERR_INPUT. Nothing is left at `path` on failure. */
 sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_t h,
                          float exposure, sr_tonemap op, sr_error *err);
@@ -17,11 +20,20 @@ sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_
 sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, uint32_t h, float exposure,
                                 sr_tonemap op, int (*stop)(void), sr_error *err);
 
+/* Everything that decides the file's content apart from the pixels. */
+typedef struct sr_image_opts {
+    float exposure;
+    sr_tonemap tonemap;     /* PNG only */
+    sr_exr_type exr_type;   /* EXR only: half (default) or float */
+} sr_image_opts;
+sr_status sr_image_write_as(const char *path, const float *rgb, uint32_t w, uint32_t h, const sr_image_opts *o,
+                            int (*stop)(void), sr_error *err);
+
 /* Linear RGB floats -> 8-bit sRGB RGB bytes (w*h*3), for PNG and for tests. */
 void sr_image_to_srgb8(const float *rgb, uint32_t w, uint32_t h, float exposure,
                        sr_tonemap op, uint8_t *out);
 
-/* Does path end in .png / .hdr (case-insensitive)? */
+/* Does path end in .png / .hdr / .exr (case-insensitive)? 1, 2, 3 for them, else 0. */
 int sr_image_format_known(const char *path);
 
 #endif

@@ -122,15 +122,16 @@ uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h)
 
 uint64_t sr_bvh_build_bytes(uint64_t n)
 {
-    /* work items (bounds, centroid, id: 40 B), up to 2n-1 nodes, the prims in leaf order */
-    return n * (40u + sizeof(sr_prim)) + (n ? 2u * n - 1u : 0u) * sizeof(sr_bvh_node);
+    /* work items (bounds, centroid, id: 40 B), up to 2n-1 nodes, the prims in leaf order and
+     * their input indices */
+    return n * (40u + sizeof(sr_prim) + sizeof(uint32_t)) + (n ? 2u * n - 1u : 0u) * sizeof(sr_bvh_node);
 }
 
 uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path)
 {
     /* Measured peaks (tests: 4096x4096): PNG 6 B/px for a smooth image, 9.4 for noise
      * (8-bit copy, filtered rows, deflate's growing buffer, the PNG copy); HDR 12 B/px
-     * (a float copy). 12 B/px covers both; 1 MiB for the encoders' tables. */
+     * (a float copy); EXR 12 B/px (the exposed float copy; chunks of 16 lines). 12 B/px covers them; 1 MiB for the encoders' tables. */
     (void)path;
     return (uint64_t)w * h * 12u + (1u << 20);
 }
@@ -140,8 +141,10 @@ sr_status sr_check_render_memory(const sr_scene *s, sr_backend_kind be_kind, con
     const uint64_t bvh = sr_bvh_build_bytes(s->prim_count);
     const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(s->width, s->height) : 0;
     const uint64_t rgb = (uint64_t)s->width * s->height * 3u * sizeof(float);
+    /* the per-prim attributes again in BVH order (render.c), when the scene has any */
+    const uint64_t attrs = s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0;
     const uint64_t enc = out ? sr_image_write_bytes(s->width, s->height, out) : 0;
-    const uint64_t need = bvh + pool + rgb + enc;
+    const uint64_t need = bvh + attrs + pool + rgb + enc;
     char what[512], b1[32], b2[32], b3[32], b4[32];
     int len = snprintf(what, sizeof what, "a %ux%u render on the %s backend", s->width, s->height,
                        be_kind == SR_BACKEND_CPU ? "CPU" : "CUDA");

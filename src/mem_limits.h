@@ -39,7 +39,7 @@ uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h);
 uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h);
 /* Peak bytes of the BVH build over n primitives (work items, nodes, reordered prims). */
 uint64_t sr_bvh_build_bytes(uint64_t n);
-/* Bytes sr_image_write needs for a w x h image written to `path` (.png or .hdr). */
+/* Bytes sr_image_write needs for a w x h image written to `path` (.png, .hdr or .exr). */
 uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path);
 
 /* Everything `render` allocates on the host after the scene is loaded: the BVH build, the

@@ -191,6 +191,15 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
         if (err.status == SR_INTERRUPTED) return 128 + (sr_interrupt_pending() ? sr_interrupt_pending() : 2);
         return err.status;
     }
+    if (scene->notices && !c->quiet) {
+        const char *line = scene->notices;
+        while (*line) {   /* each notice as "stencilray CMD: notice: ..." */
+            const char *end = strchr(line, '\n');
+            int len = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(stderr, "stencilray %s: %.*s\n", cmd, len, line);
+            line += len + (end ? 1 : 0);
+        }
+    }
     if (c->width) scene->width = c->width;
     if (c->height) scene->height = c->height;
     if (c->spp) scene->spp = c->spp;

@@ -62,6 +62,18 @@ static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_err
     return SR_OK;
 }
 
+/* The scene's per-prim attributes in the BVH's order (none when the scene has none). */
+static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error *err)
+{
+    if (!scene->attrs || r->bvh.prim_count == 0) return SR_OK;
+    r->attrs = (sr_tri_attr *)malloc(sizeof(sr_tri_attr) * r->bvh.prim_count);
+    if (!r->attrs) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for the attributes of %u triangles",
+                                  r->bvh.prim_count);
+    for (uint32_t i = 0; i < r->bvh.prim_count; i++) r->attrs[i] = scene->attrs[r->bvh.order[i]];
+    r->view.attrs = r->attrs;
+    return SR_OK;
+}
+
 sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be, sr_error *err)
 {
     memset(r, 0, sizeof *r);
@@ -79,6 +91,17 @@ sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be
     v->material_count = scene->material_count;
     v->lights = scene->lights;
     v->light_count = scene->light_count;
+    v->textures = scene->tex.items;
+    v->texture_count = scene->tex.count;
+    v->texels = scene->tex.texels;
+    v->env_tex = scene->env_tex;
+    v->env_rot[0] = scene->env_rot[0];
+    v->env_rot[1] = scene->env_rot[1];
+    v->env_rot[2] = scene->env_rot[2];
+    v->env_intensity = scene->env_intensity;
+    v->env_marginal = scene->env_marginal;
+    v->env_conditional = scene->env_conditional;
+    v->env_pdf = scene->env_pdf;
     v->camera = sr_camera_make(&scene->camera, scene->width, scene->height);
     v->background = scene->background;
     v->has_sky = scene->has_sky ? 1u : 0u;
@@ -93,6 +116,7 @@ sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be
     v->integrator = scene->integrator;
     v->path_flags = scene->path_flags;
     st = sr_build_emitters(r, scene, err);
+    if (!st) st = sr_build_attrs(r, scene, err);
     if (!st) st = be->ops->upload(be->impl, v, err);
     if (st) sr_renderer_free(r);   /* leaves r zeroed: nothing for the caller to free */
     return st;
@@ -102,6 +126,7 @@ void sr_renderer_free(sr_renderer *r)
 {
     sr_bvh_free(&r->bvh);
     free(r->emitters);
+    free(r->attrs);
     memset(r, 0, sizeof *r);
 }
 

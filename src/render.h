@@ -48,6 +48,7 @@ typedef struct sr_renderer {
     sr_backend *be;
     sr_bvh bvh;
     sr_emitter *emitters; /* path mode's area lights, BVH order (view.emitters points here)  */
+    sr_tri_attr *attrs;   /* per-prim normals / UVs, BVH order (view.attrs points here), or NULL */
     sr_scene_view view;   /* host pointers into the scene and the BVH                      */
     /* Live fraction after each bounce in the last sample: the compaction policy's forecast
      * for the next one, so that deciding costs no GPU round trip. */

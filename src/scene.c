@@ -6,6 +6,7 @@
 #include "jsondoc.h"
 #include "mesh.h"
 #include "outpath.h"
+#include "envmap.h"
 #include "interrupt.h"
 
 #include <math.h>
@@ -22,33 +23,36 @@ static const sr_json_range R_NONNEG = {0, 0, SR_JSON_BOUND_INCL, SR_JSON_BOUND_N
 static const sr_json_range R_UNIT = {0, 1, SR_JSON_BOUND_INCL, SR_JSON_BOUND_INCL};
 static const sr_json_range R_FOV = {0, 180, SR_JSON_BOUND_EXCL, SR_JSON_BOUND_EXCL};
 static const sr_json_range R_IOR = {1, 0, SR_JSON_BOUND_INCL, SR_JSON_BOUND_NONE};
+static const sr_json_range R_CREASE = {0, 180, SR_JSON_BOUND_INCL, SR_JSON_BOUND_INCL};
 
 /* ---- the scene --------------------------------------------------------------------------- */
 
 static const char *const top_keys[] = {"*camera", "image", "background", "ambient", "*materials", "*objects", "lights",
-                                       "integrator", "sky", NULL};
+                                       "integrator", "sky", "environment", NULL};
+static const char *const environment_keys[] = {"*file", "rotate", "intensity", NULL};
 static const char *const integrator_names[] = {"whitted", "path", NULL};   /* sr_integrator order */
 static const char *const sky_keys[] = {"*zenith", "*horizon", "ground", NULL};
 static const char *const camera_keys[] = {"*position", "*look_at", "up", "fov", "aperture", "focus_distance", NULL};
 static const char *const image_keys[] = {"width", "height", "spp", "max_depth", NULL};
 
-static const char *const material_types[] = {"diffuse", "mirror", "metal", "glass", "emissive", NULL};
-static const char *const material_keys[][5] = {
+static const char *const material_types[] = {"diffuse", "mirror", "metal", "glass", "emissive", "pbr", NULL};
+static const char *const material_keys[][8] = {
     {"*type", "albedo", "checker", NULL},
     {"*type", "reflectance", NULL},
     {"*type", "albedo", "roughness", NULL},
     {"*type", "ior", "tint", NULL},
     {"*type", "*radiance", "albedo", "two_sided", NULL},
+    {"*type", "base_color", "metallic", "roughness", "emission", "transmission", "ior", NULL},
 };
 static const char *const checker_keys[] = {"*color", "scale", NULL};
 
 enum { OBJ_SPHERE, OBJ_PLANE, OBJ_QUAD, OBJ_MESH };
 static const char *const object_types[] = {"sphere", "plane", "quad", "mesh", NULL};
-static const char *const object_keys[][7] = {
+static const char *const object_keys[][10] = {
     {"*type", "*center", "*radius", "*material", NULL},
     {"*type", "*point", "*normal", "*material", NULL},
     {"*type", "*corner", "*edge_u", "*edge_v", "*material", NULL},
-    {"*type", "*file", "*material", "translate", "scale", "rotate", NULL},
+    {"*type", "*file", "*material", "translate", "scale", "rotate", "normals", "crease_angle", NULL},
 };
 
 static const char *const light_types[] = {"point", "directional", NULL};
@@ -101,7 +105,73 @@ static sr_status parse_image(sr_json_doc *c, const cJSON *img, sr_scene *s)
     return SR_OK;
 }
 
-static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, sr_material *out)
+/* A texture in place of a colour or a roughness: {"texture": file, "wrap", "filter", and
+ * "tint" (colour) or "scale" (roughness)}. Appends the image to the scene's textures; *tex
+ * gets 1 + its index, *factor the tint or scale. */
+static const char *const texture_color_keys[] = {"*texture", "wrap", "filter", "tint", NULL};
+static const char *const texture_data_keys[] = {"*texture", "wrap", "filter", "scale", NULL};
+static const char *const wrap_names[] = {"repeat", "clamp", NULL};       /* SR_WRAP_* order   */
+static const char *const filter_names[] = {"bilinear", "nearest", NULL}; /* SR_FILTER_* order */
+
+static char *resolve_path(const char *scene_path, const char *file);
+
+static sr_status parse_texture(sr_json_doc *c, const cJSON *t, const char *jp, int color, sr_scene *s, uint32_t *tex,
+                               sr_vec3 *factor)
+{
+    SR_TRY(sr_json_check_keys(c, t, jp, color ? "a colour texture" : "a roughness texture",
+                              color ? texture_color_keys : texture_data_keys));
+    const cJSON *file = sr_json_field(t, "texture");
+    char fjp[SR_JSON_PATH_MAX], got[96];
+    sr_json_path_key(fjp, sizeof fjp, jp, "texture");
+    if (!cJSON_IsString(file) || !file->valuestring[0]) {
+        sr_json_describe(c, file, got, sizeof got);
+        return sr_json_fail_val(c, file, fjp, "expected an image file path (PNG, JPEG, TGA or HDR, relative to the scene file), got %s", got);
+    }
+    int wrap = 0, filter = 0;
+    const cJSON *n;
+    char kjp[SR_JSON_PATH_MAX];
+    if ((n = sr_json_field(t, "wrap"))) {
+        sr_json_path_key(kjp, sizeof kjp, jp, "wrap");
+        SR_TRY(sr_json_read_name(c, n, kjp, "wrap mode", wrap_names, &wrap));
+    }
+    if ((n = sr_json_field(t, "filter"))) {
+        sr_json_path_key(kjp, sizeof kjp, jp, "filter");
+        SR_TRY(sr_json_read_name(c, n, kjp, "filter", filter_names, &filter));
+    }
+    if (color) {
+        SR_TRY(sr_json_opt_vec3(c, t, jp, "tint", SR_JSON_VEC_COLOR, sr_v3s(1.0f), factor));
+    } else {
+        float k = 1.0f;
+        SR_TRY(sr_json_opt_float(c, t, jp, "scale", R_UNIT, 1.0f, &k));
+        *factor = sr_v3s(k);
+    }
+    char *resolved = resolve_path(c->path, file->valuestring);
+    if (!resolved) return sr_json_oom(c);
+    sr_error terr;
+    memset(&terr, 0, sizeof terr);
+    uint32_t index = 0;
+    sr_status st = sr_texture_load(resolved, color, (uint32_t)wrap, (uint32_t)filter, &s->tex, &index, &terr);
+    free(resolved);
+    char clean[sizeof terr.msg];
+    sr_json_sanitize(clean, sizeof clean, terr.msg);
+    if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, fjp, "%s", clean);
+    if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+    *tex = index + 1u;
+    return SR_OK;
+}
+
+/* A colour key that may hold a texture object instead of [r, g, b]. */
+static sr_status parse_color_or_texture(sr_json_doc *c, const cJSON *m, const char *jp, const char *key, sr_vec3 def,
+                                        sr_scene *s, sr_vec3 *color, uint32_t *tex)
+{
+    const cJSON *v = sr_json_field(m, key);
+    if (!cJSON_IsObject(v)) return sr_json_opt_vec3(c, m, jp, key, SR_JSON_VEC_COLOR, def, color);
+    char kjp[SR_JSON_PATH_MAX];
+    sr_json_path_key(kjp, sizeof kjp, jp, key);
+    return parse_texture(c, v, kjp, 1, s, tex, color);
+}
+
+static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, sr_scene *s, sr_material *out)
 {
     SR_TRY(sr_json_need_object(c, m, jp));
     int kind = 0;
@@ -114,8 +184,13 @@ static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, 
     out->ior = 1.0f;
     switch (kind) {
     case SR_MAT_DIFFUSE: {
-        SR_TRY(sr_json_opt_vec3(c, m, jp, "albedo", SR_JSON_VEC_COLOR, sr_v3s(0.8f), &out->color));
+        SR_TRY(parse_color_or_texture(c, m, jp, "albedo", sr_v3s(0.8f), s, &out->color, &out->color_tex));
         const cJSON *ch = sr_json_field(m, "checker");
+        if (ch && out->color_tex) {
+            char cjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(cjp, sizeof cjp, jp, "checker");
+            return sr_json_fail_key(c, ch, cjp, "a material has a checker or an albedo texture, not both");
+        }
         if (ch) {
             char cjp[SR_JSON_PATH_MAX];
             sr_json_path_key(cjp, sizeof cjp, jp, "checker");
@@ -127,16 +202,54 @@ static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, 
         break;
     }
     case SR_MAT_MIRROR:
-        SR_TRY(sr_json_opt_vec3(c, m, jp, "reflectance", SR_JSON_VEC_COLOR, sr_v3s(1.0f), &out->color));
+        SR_TRY(parse_color_or_texture(c, m, jp, "reflectance", sr_v3s(1.0f), s, &out->color, &out->color_tex));
         break;
     case SR_MAT_METAL:
-        SR_TRY(sr_json_opt_vec3(c, m, jp, "albedo", SR_JSON_VEC_COLOR, sr_v3s(0.8f), &out->color));
-        SR_TRY(sr_json_opt_float(c, m, jp, "roughness", R_UNIT, 0.0f, &out->roughness));
+        SR_TRY(parse_color_or_texture(c, m, jp, "albedo", sr_v3s(0.8f), s, &out->color, &out->color_tex));
+        const cJSON *rv = sr_json_field(m, "roughness");
+        if (cJSON_IsObject(rv)) {
+            char rjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(rjp, sizeof rjp, jp, "roughness");
+            sr_vec3 k;
+            SR_TRY(parse_texture(c, rv, rjp, 0, s, &out->rough_tex, &k));
+            out->roughness = k.x;
+        } else {
+            SR_TRY(sr_json_opt_float(c, m, jp, "roughness", R_UNIT, 0.0f, &out->roughness));
+        }
         break;
     case SR_MAT_GLASS:
         SR_TRY(sr_json_opt_float(c, m, jp, "ior", R_IOR, 1.5f, &out->ior));
         SR_TRY(sr_json_opt_vec3(c, m, jp, "tint", SR_JSON_VEC_COLOR, sr_v3s(1.0f), &out->color));
         break;
+    case SR_MAT_PBR: {
+        SR_TRY(parse_color_or_texture(c, m, jp, "base_color", sr_v3s(0.8f), s, &out->color, &out->color_tex));
+        SR_TRY(sr_json_opt_float(c, m, jp, "metallic", R_UNIT, 0.0f, &out->metallic));
+        const cJSON *rough = sr_json_field(m, "roughness");
+        if (cJSON_IsObject(rough)) {
+            char rjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(rjp, sizeof rjp, jp, "roughness");
+            sr_vec3 k;
+            SR_TRY(parse_texture(c, rough, rjp, 0, s, &out->rough_tex, &k));
+            out->roughness = k.x;
+        } else {
+            SR_TRY(sr_json_opt_float(c, m, jp, "roughness", R_UNIT, 0.5f, &out->roughness));
+        }
+        SR_TRY(sr_json_opt_vec3(c, m, jp, "emission", SR_JSON_VEC_COLOR, sr_v3s(0), &out->color2));
+        float transmission = 0.0f;
+        SR_TRY(sr_json_opt_float(c, m, jp, "transmission", R_UNIT, 0.0f, &transmission));
+        SR_TRY(sr_json_opt_float(c, m, jp, "ior", R_IOR, 1.5f, &out->ior));
+        if (transmission >= 0.5f) {   /* mostly transmissive: the glass model, tinted by the base colour */
+            if (out->color_tex || out->rough_tex) {
+                char tjp[SR_JSON_PATH_MAX];
+                sr_json_path_key(tjp, sizeof tjp, jp, "transmission");
+                return sr_json_fail_val(c, sr_json_field(m, "transmission"), tjp,
+                                        "a transmissive pbr material becomes glass, which takes no textures; expected "
+                                        "plain base_color and roughness");
+            }
+            out->kind = SR_MAT_GLASS;
+        }
+        break;
+    }
     default: {
         SR_TRY(sr_json_opt_vec3(c, m, jp, "radiance", SR_JSON_VEC_COLOR, sr_v3s(0), &out->color));
         SR_TRY(sr_json_opt_vec3(c, m, jp, "albedo", SR_JSON_VEC_COLOR, sr_v3s(0), &out->color2));
@@ -202,7 +315,7 @@ static sr_status parse_materials(sr_json_doc *c, const cJSON *mats, sr_scene *s,
     for (uint32_t i = 0; m; m = m->next, i++) {
         char jp[SR_JSON_PATH_MAX];
         sr_json_path_key(jp, sizeof jp, "materials", s->material_names[i]);
-        SR_TRY(parse_material(c, m, jp, &s->materials[i]));
+        SR_TRY(parse_material(c, m, jp, s, &s->materials[i]));
     }
     return SR_OK;
 }
@@ -249,7 +362,9 @@ static sr_status lookup_material(sr_json_doc *c, const cJSON *obj, const char *j
     return sr_json_fail_val(c, m, mjp, "unknown material \"%s\"%s; defined materials: %s", got, sug, list);
 }
 
-typedef struct prim_buf { sr_prim **items; uint32_t *count; size_t cap; } prim_buf;
+/* attrs: NULL (planes), or the scene's per-prim attributes, which grow with the prims
+ * (to the same capacity) once a mesh has created them. */
+typedef struct prim_buf { sr_prim **items; uint32_t *count; size_t cap; sr_tri_attr **attrs; } prim_buf;
 
 static bool push_prim(prim_buf *b, sr_prim p)
 {
@@ -259,8 +374,14 @@ static bool push_prim(prim_buf *b, sr_prim p)
         sr_prim *grown = realloc(*b->items, cap * sizeof *grown);
         if (!grown) return false;
         *b->items = grown;
+        if (b->attrs && *b->attrs) {
+            sr_tri_attr *ga = realloc(*b->attrs, cap * sizeof *ga);
+            if (!ga) return false;
+            *b->attrs = ga;
+        }
         b->cap = cap;
     }
+    if (b->attrs && *b->attrs) memset(&(*b->attrs)[*b->count], 0, sizeof(sr_tri_attr));
     (*b->items)[(*b->count)++] = p;
     return true;
 }
@@ -280,7 +401,64 @@ static char *resolve_path(const char *scene_path, const char *file)
 
 static sr_status mesh_fail(sr_json_doc *c, const cJSON *file, const char *fjp, sr_status st, const sr_error *merr);
 
-static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, uint32_t mat, prim_buf *prims)
+static bool textured(const sr_scene *s, uint32_t mat)
+{
+    return (s->materials[mat].color_tex | s->materials[mat].rough_tex) != 0;
+}
+
+/* The notice a mesh file gets for what it holds that is not used, kept for the caller. */
+static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *mesh, const char *what)
+{
+    if (!what[0]) return SR_OK;
+    char line[1536];
+    char clean[1024];
+    sr_json_sanitize(clean, sizeof clean, mesh);
+    snprintf(line, sizeof line, "notice: mesh file %s: not used: %s\n", clean, what);
+    size_t have = s->notices ? strlen(s->notices) : 0, add = strlen(line);
+    char *grown = realloc(s->notices, have + add + 1);
+    if (!grown) return sr_json_oom(c);
+    memcpy(grown + have, line, add + 1);
+    s->notices = grown;
+    return SR_OK;
+}
+
+/* "material": "file": the mesh file's materials appended to the scene's (named
+ * "<file>:<name>"), their base colour images loaded as textures. */
+static sr_status add_file_materials(sr_json_doc *c, const cJSON *file, const char *fjp, sr_scene *s, const char *mesh,
+                                    const sr_file_material *fm, uint32_t n)
+{
+    sr_material *mats = realloc(s->materials, ((size_t)s->material_count + n) * sizeof *mats);
+    if (!mats) return sr_json_oom(c);
+    s->materials = mats;
+    char **names = realloc(s->material_names, ((size_t)s->material_count + n) * sizeof *names);
+    if (!names) return sr_json_oom(c);
+    s->material_names = names;
+    const char *base = strrchr(mesh, '/');
+    base = base ? base + 1 : mesh;
+    for (uint32_t k = 0; k < n; k++) {
+        char name[256];
+        snprintf(name, sizeof name, "%s:%s", base, fm[k].name[0] ? fm[k].name : "unnamed");
+        s->material_names[s->material_count] = strdup(name);
+        if (!s->material_names[s->material_count]) return sr_json_oom(c);
+        s->materials[s->material_count] = fm[k].m;
+        s->material_count++;
+        if (!fm[k].texture[0]) continue;
+        sr_error terr;
+        memset(&terr, 0, sizeof terr);
+        uint32_t index = 0;
+        sr_status st = sr_texture_load(fm[k].texture, 1, SR_WRAP_REPEAT, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
+        char clean[sizeof terr.msg];
+        sr_json_sanitize(clean, sizeof clean, terr.msg);
+        if (st == SR_ERR_INPUT)
+            return sr_json_fail_val(c, file, fjp, "material \"%s\" of the mesh file: %s", fm[k].name, clean);
+        if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+        s->materials[s->material_count - 1u].color_tex = index + 1u;
+    }
+    return SR_OK;
+}
+
+static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_scene *s, uint32_t mat,
+                            prim_buf *prims, bool file_materials)
 {
     const cJSON *file = sr_json_field(o, "file");
     char fjp[SR_JSON_PATH_MAX], got[96];
@@ -294,15 +472,59 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, uint
     SR_TRY(sr_json_opt_vec3(c, o, jp, "translate", SR_JSON_VEC_ANY, sr_v3s(0), &xf.translate));
     SR_TRY(sr_json_opt_float(c, o, jp, "scale", R_POS, 1.0f, &xf.scale));
     SR_TRY(sr_json_opt_vec3(c, o, jp, "rotate", SR_JSON_VEC_ANY, sr_v3s(0), &xf.rotate_deg));
+    sr_mesh_opts mo = { .normals = SR_NORMALS_AUTO, .crease_deg = 180.0f, .keep_uv = 0 };
+    const cJSON *nv = sr_json_field(o, "normals");
+    if (nv) {
+        static const char *const normal_names[] = {"file", "flat", "smooth", NULL};
+        char njp[SR_JSON_PATH_MAX];
+        sr_json_path_key(njp, sizeof njp, jp, "normals");
+        int which = 0;
+        SR_TRY(sr_json_read_name(c, nv, njp, "normals", normal_names, &which));
+        mo.normals = (sr_mesh_normals)(which + 1);
+    }
+    const cJSON *ca = sr_json_field(o, "crease_angle");
+    if (ca && mo.normals != SR_NORMALS_SMOOTH) {
+        char cjp[SR_JSON_PATH_MAX];
+        sr_json_path_key(cjp, sizeof cjp, jp, "crease_angle");
+        return sr_json_fail_key(c, ca, cjp, "applies only to generated normals; expected it with \"normals\": \"smooth\"");
+    }
+    SR_TRY(sr_json_opt_float(c, o, jp, "crease_angle", R_CREASE, 180.0f, &mo.crease_deg));
+    mo.keep_uv = file_materials || textured(s, mat);
+    const uint32_t first = *prims->count;
+    sr_file_material *fm = NULL;
+    uint32_t fm_count = 0;
+    char notice[768] = "";
+    mo.notice = notice;
+    mo.notice_cap = sizeof notice;
+    if (file_materials) {
+        mat = s->material_count;   /* the file's materials go at the end of the table */
+        mo.file_mats = &fm;
+        mo.file_mat_count = &fm_count;
+    }
 
     char *resolved = resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
     sr_error merr;
     memset(&merr, 0, sizeof merr);
-    sr_status st = sr_mesh_load(resolved, &xf, mat, prims->items, prims->count, &merr);
-    free(resolved);
+    sr_status st = sr_mesh_load_ex(resolved, &xf, mat, &mo, prims->items, prims->count, prims->attrs, &merr);
     prims->cap = *prims->count;   /* the mesh loader sized the array to fit                 */
-    return mesh_fail(c, file, fjp, st, &merr);
+    sr_status st2 = SR_OK;        /* a failure below has its message in c->err already      */
+    if (st == SR_OK && file_materials) st2 = add_file_materials(c, file, fjp, s, resolved, fm, fm_count);
+    if (st == SR_OK && st2 == SR_OK) st2 = add_notice(c, s, resolved, notice);
+    free(fm);
+    free(resolved);
+    if (st2 != SR_OK) return st2;
+    SR_TRY(mesh_fail(c, file, fjp, st, &merr));
+    if (mo.keep_uv)
+        for (uint32_t i = first; i < *prims->count; i++)
+            if (textured(s, (*prims->items)[i].material) && (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV))) {
+                char clean[sizeof merr.msg];
+                sr_json_sanitize(clean, sizeof clean, file->valuestring);
+                return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF TEXCOORD_0), "
+                                        "but material \"%s\" has a texture; expected a mesh with UVs or an untextured material",
+                                        clean, s->material_names[(*prims->items)[i].material]);
+            }
+    return SR_OK;
 }
 
 /* A mesh loader's error at the scene's "file" value. The message quotes the path (and
@@ -348,8 +570,8 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
     if (!objs->child)
         return sr_json_fail_val(c, objs, "objects", "must contain at least one object (sphere, plane, quad or mesh)");
     if (sr_output_guard_active()) SR_TRY(check_mesh_inputs(c, objs));
-    prim_buf prims = {&s->prims, &s->prim_count, 0};
-    prim_buf planes = {&s->planes, &s->plane_count, 0};
+    prim_buf prims = {&s->prims, &s->prim_count, 0, &s->attrs};
+    prim_buf planes = {&s->planes, &s->plane_count, 0, NULL};
     size_t i = 0;
     for (const cJSON *o = objs->child; o; o = o->next, i++) {
         if ((i & 1023u) == 0 && sr_interrupt_pending())   /* a million objects take seconds */
@@ -363,7 +585,16 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
         snprintf(what, sizeof what, "a %s", object_types[kind]);
         SR_TRY(sr_json_check_keys(c, o, jp, what, object_keys[kind]));
         uint32_t mat = 0;
-        SR_TRY(lookup_material(c, o, jp, s, sorted, &mat));
+        const cJSON *mv = sr_json_field(o, "material");
+        const bool file_materials = kind == OBJ_MESH && cJSON_IsString(mv) && !strcmp(mv->valuestring, "file");
+        if (!file_materials) SR_TRY(lookup_material(c, o, jp, s, sorted, &mat));
+        if ((kind == OBJ_SPHERE || kind == OBJ_PLANE) && textured(s, mat)) {
+            char mjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(mjp, sizeof mjp, jp, "material");
+            return sr_json_fail_val(c, sr_json_field(o, "material"), mjp,
+                                    "material \"%s\" has a texture, and a %s has no texture coordinates; expected a quad or a "
+                                    "mesh with UVs", s->material_names[mat], object_types[kind]);
+        }
 
         sr_prim p;
         memset(&p, 0, sizeof p);
@@ -400,7 +631,7 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
             break;
         }
         default:
-            SR_TRY(parse_mesh(c, o, jp, mat, &prims));
+            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims, file_materials));
             break;
         }
     }
@@ -481,6 +712,70 @@ static sr_status parse_sky(sr_json_doc *c, const cJSON *root, sr_scene *s)
     return SR_OK;
 }
 
+/* A rotation's columns: X, then Y, then Z, in degrees (as meshes turn), in double. */
+static void rotation_columns(sr_vec3 deg, sr_vec3 cols[3])
+{
+    const double k = 3.14159265358979323846 / 180.0;
+    const double sx = sin(deg.x * k), cx = cos(deg.x * k), sy = sin(deg.y * k), cy = cos(deg.y * k);
+    const double sz = sin(deg.z * k), cz = cos(deg.z * k);
+    for (int a = 0; a < 3; a++) {
+        double x = a == 0, y = a == 1, z = a == 2, p, q;
+        p = y * cx - z * sx; q = y * sx + z * cx; y = p; z = q;
+        p = x * cy + z * sy; q = -x * sy + z * cy; x = p; z = q;
+        p = x * cz - y * sz; q = x * sz + y * cz; x = p; y = q;
+        cols[a] = sr_v3((float)x, (float)y, (float)z);
+    }
+}
+
+/* "environment": {"file", "rotate", "intensity"}: an equirectangular map around the scene. */
+static sr_status parse_environment(sr_json_doc *c, const cJSON *root, sr_scene *s)
+{
+    const cJSON *env = sr_json_field(root, "environment");
+    if (!env) return SR_OK;
+    const char *const other[] = {"background", "sky"};
+    for (int k = 0; k < 2; k++) {
+        const cJSON *o = sr_json_field(root, other[k]);
+        if (!o) continue;
+        bool env_later = sr_json_key_off(c, env) > sr_json_key_off(c, o);
+        return sr_json_fail_key(c, env_later ? env : o, env_later ? "environment" : other[k],
+                                "\"%s\" and \"environment\" are both given; give one of \"background\", \"sky\" and "
+                                "\"environment\"", other[k]);
+    }
+    SR_TRY(sr_json_need_object(c, env, "environment"));
+    SR_TRY(sr_json_check_keys(c, env, "environment", "the environment", environment_keys));
+    const cJSON *file = sr_json_field(env, "file");
+    if (!cJSON_IsString(file) || !file->valuestring[0]) {
+        char got[96];
+        sr_json_describe(c, file, got, sizeof got);
+        return sr_json_fail_val(c, file, "environment.file",
+                                "expected an image file path (an equirectangular Radiance HDR, PNG or JPEG), got %s", got);
+    }
+    sr_vec3 rot;
+    SR_TRY(sr_json_opt_vec3(c, env, "environment", "rotate", SR_JSON_VEC_ANY, sr_v3s(0), &rot));
+    SR_TRY(sr_json_opt_float(c, env, "environment", "intensity", R_NONNEG, 1.0f, &s->env_intensity));
+    rotation_columns(rot, s->env_rot);
+    char *resolved = resolve_path(c->path, file->valuestring);
+    if (!resolved) return sr_json_oom(c);
+    sr_error terr;
+    memset(&terr, 0, sizeof terr);
+    uint32_t index = 0;
+    sr_status st = sr_texture_load(resolved, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &s->tex, &index, &terr);
+    free(resolved);
+    if (st == SR_OK) {
+        const sr_texture *t = &s->tex.items[index];
+        char what[96];
+        snprintf(what, sizeof what, "the environment map's sampling distribution (%ux%u)", t->width, t->height);
+        st = sr_check_host_memory(sr_env_build_bytes(t->width, t->height), what, "", &terr);
+        if (st == SR_OK) st = sr_env_build(t, s->tex.texels, &s->env_marginal, &s->env_conditional, &s->env_pdf, &terr);
+    }
+    char clean[sizeof terr.msg];
+    sr_json_sanitize(clean, sizeof clean, terr.msg);
+    if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, "environment.file", "%s", clean);
+    if (st != SR_OK) return sr_fail(c->err, st, "%s: environment.file: %s", c->path, clean);
+    s->env_tex = index + 1u;
+    return SR_OK;
+}
+
 static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
 {
     s->path = strdup(c->path);
@@ -496,6 +791,7 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     SR_TRY(parse_image(c, sr_json_field(root, "image"), s));
     SR_TRY(sr_json_opt_vec3(c, root, "", "background", SR_JSON_VEC_COLOR, sr_v3s(0), &s->background));
     SR_TRY(parse_sky(c, root, s));
+    SR_TRY(parse_environment(c, root, s));
     SR_TRY(parse_integrator(c, sr_json_field(root, "integrator"), s));
     SR_TRY(sr_json_opt_vec3(c, root, "", "ambient", SR_JSON_VEC_COLOR, sr_v3s(0), &s->ambient));
     name_ix *sorted = NULL;
@@ -558,6 +854,12 @@ void sr_scene_free(sr_scene *scene)
         for (uint32_t i = 0; i < scene->material_count; i++) free(scene->material_names[i]);
     free(scene->material_names);
     free(scene->prims);
+    free(scene->attrs);
+    sr_texture_set_free(&scene->tex);
+    free(scene->env_marginal);
+    free(scene->env_conditional);
+    free(scene->env_pdf);
+    free(scene->notices);
     free(scene->planes);
     free(scene->lights);
     memset(scene, 0, sizeof *scene);

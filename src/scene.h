@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "status.h"
 #include "../kernels/types.h"
+#include "texfile.h"
 
 typedef struct sr_camera_desc {
     sr_vec3 position, look_at, up;
@@ -25,6 +26,13 @@ typedef struct sr_scene {
     uint32_t path_flags;         /* SR_PATH_NO_NEE | SR_PATH_NO_RR; tests set it, never a file */
     sr_material *materials; char **material_names; uint32_t material_count;
     sr_prim *prims; uint32_t prim_count;      /* bounded: spheres, quads, mesh triangles */
+    sr_tri_attr *attrs;          /* NULL, or per-vertex data for each of prims (same order) */
+    sr_texture_set tex;          /* image textures the materials refer to                 */
+    uint32_t env_tex;            /* 1 + index in tex of the "environment" map; 0 = none    */
+    sr_vec3 env_rot[3];          /* its rotation's columns (world = R * map)               */
+    float env_intensity;
+    float *env_marginal, *env_conditional, *env_pdf;   /* its distribution (envmap.h)    */
+    char *notices;               /* lines for stderr: what mesh files hold that is unused, or NULL */
     sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
     sr_light *lights; uint32_t light_count;
 } sr_scene;

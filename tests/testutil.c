@@ -261,3 +261,36 @@ int sr_test_gpu_start(int argc, char **argv)
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     return 0;
 }
+
+void sr_test_write_uv_sphere(const char *path, int segs, int rings, int with_vn, int with_vt)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    const int cols = segs + 1;   /* the seam column twice, so UVs need not wrap */
+    for (int r = 0; r <= rings; r++)
+        for (int s = 0; s < cols; s++) {
+            double th = M_PI * r / rings, ph = 2.0 * M_PI * (s % segs) / segs;
+            double x = sin(th) * cos(ph), y = cos(th), z = -sin(th) * sin(ph);
+            fprintf(f, "v %.9f %.9f %.9f\n", x, y, z);
+            if (with_vn) fprintf(f, "vn %.9f %.9f %.9f\n", x, y, z);
+            if (with_vt) fprintf(f, "vt %.9f %.9f\n", (double)s / segs, 1.0 - (double)r / rings);
+        }
+    for (int r = 0; r < rings; r++)
+        for (int s = 0; s < segs; s++) {
+            int a = r * cols + s + 1, b = a + 1, c = a + cols, d = b + cols;
+            int tri[2][3] = { { a, c, b }, { b, c, d } };
+            for (int t = 0; t < 2; t++) {
+                if ((t == 0 && r == 0) || (t == 1 && r == rings - 1)) continue;   /* pole slivers */
+                fputc('f', f);
+                for (int k = 0; k < 3; k++) {
+                    int i = tri[t][k];
+                    if (with_vn && with_vt) fprintf(f, " %d/%d/%d", i, i, i);
+                    else if (with_vn) fprintf(f, " %d//%d", i, i);
+                    else if (with_vt) fprintf(f, " %d/%d", i, i);
+                    else fprintf(f, " %d", i);
+                }
+                fputc('\n', f);
+            }
+        }
+    fclose(f);
+}

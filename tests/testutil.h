@@ -76,6 +76,11 @@ void sr_test_write_sphere_scene(const char *path, int count);
  * by more than max_bounce_diff. Returns 0 without a CUDA device (nothing checked), else 1. */
 int sr_test_gpu_matches_cpu(const sr_scene *scene, const char *label, uint32_t max_bounce_diff);
 
+/* Write a unit UV sphere as OBJ to path: segs around the y axis, rings pole to pole, faces
+ * counter-clockwise from outside; with_vn: exact unit vertex normals; with_vt: texture
+ * coordinates u = s / segs (a seam column repeated at u = 1), v = 1 - r / rings. */
+void sr_test_write_uv_sphere(const char *path, int segs, int rings, int with_vn, int with_vt);
+
 /* Parse a scene from JSON text (messages name `name`); fails the test on error. */
 void sr_test_parse(const char *name, const char *json, sr_scene *out);
 

@@ -1,0 +1,160 @@
+/* texfile.c: image textures through stb_image (libstb provides the implementation). The file
+ * is checked (a regular file, its size, the dimensions in its header) and the memory for
+ * decoding it budgeted before stb_image decodes it. */
+#include "texfile.h"
+#include "mem_limits.h"
+#include "image_exr.h"
+#include "outpath.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <stb_image.h>
+
+float sr_srgb_decode8(uint8_t code)
+{
+    const double c = code / 255.0;
+    return (float)(c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4));
+}
+
+static const char *stb_reason(void)
+{
+    const char *r = stbi_failure_reason();
+    return r && *r ? r : "unknown error";
+}
+
+/* Append w x h linear texels (already decoded) as a texture. */
+static sr_status append_texels(const char *path, const float *px, uint32_t w, uint32_t h, uint32_t wrap, uint32_t filter,
+                               sr_texture_set *set, uint32_t *index, sr_error *err)
+{
+    const uint64_t texels = (uint64_t)w * h;
+    if (set->texel_count + texels > UINT32_MAX)
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s: the scene's textures would hold more than %u texels", path,
+                       UINT32_MAX);
+    float *grown = realloc(set->texels, (size_t)(set->texel_count + texels) * 3u * sizeof(float));
+    if (!grown) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->texels = grown;
+    sr_texture *items = realloc(set->items, (size_t)(set->count + 1u) * sizeof *items);
+    if (!items) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->items = items;
+    memcpy(set->texels + set->texel_count * 3u, px, (size_t)texels * 3u * sizeof(float));
+    sr_texture *t = &set->items[set->count];
+    t->offset = (uint32_t)set->texel_count;
+    t->width = w;
+    t->height = h;
+    t->wrap = wrap;
+    t->filter = filter;
+    set->texel_count += texels;
+    *index = set->count++;
+    return SR_OK;
+}
+
+/* OpenEXR through its C library (image_exr.c): linear, like Radiance HDR. */
+static sr_status load_exr(const char *path, uint32_t wrap, uint32_t filter, sr_texture_set *set, uint32_t *index,
+                          sr_error *err)
+{
+    float *px = NULL;
+    uint32_t w = 0, h = 0;
+    sr_status st = sr_exr_read(path, SR_MAX_TEXTURE_SIDE, &px, &w, &h, err);
+    if (st) return st;
+    char what[600];
+    snprintf(what, sizeof what, "texture file %.400s (%ux%u)", path, w, h);
+    st = sr_check_host_memory((uint64_t)w * h * 12u, what, "", err);
+    if (!st) st = append_texels(path, px, w, h, wrap, filter, set, index, err);
+    free(px);
+    return st;
+}
+
+sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t filter, sr_texture_set *set,
+                          uint32_t *index, sr_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s", path, strerror(errno));
+    struct stat st;
+    const int stat_ok = fstat(fd, &st) == 0;
+    close(fd);
+    if (!stat_ok || !S_ISREG(st.st_mode))
+        return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: not a regular file", path);
+    char out[1100];
+    if (sr_output_guard_match(&st, out, sizeof out))
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s is also the output (%s), which would overwrite it; choose "
+                       "another output name", path, out);
+    if ((uint64_t)st.st_size > SR_MAX_TEXTURE_FILE_BYTES)
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s is %.1f MiB; at most %.0f MiB are supported", path,
+                       (double)st.st_size / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
+    const char *dot = strrchr(path, '.');
+    if (dot && !strcasecmp(dot, ".exr")) return load_exr(path, wrap, filter, set, index, err);
+    int w = 0, h = 0, comp = 0;
+    if (!stbi_info(path, &w, &h, &comp))
+        return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s; expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image",
+                       path, stb_reason());
+    if (w <= 0 || h <= 0 || (uint32_t)w > SR_MAX_TEXTURE_SIDE || (uint32_t)h > SR_MAX_TEXTURE_SIDE)
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s is %dx%d pixels; expected 1 to %u on a side", path, w, h,
+                       SR_MAX_TEXTURE_SIDE);
+    const uint64_t texels = (uint64_t)w * (uint64_t)h;
+    if (set->texel_count + texels > UINT32_MAX)
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s: the scene's textures would hold more than %u texels", path,
+                       UINT32_MAX);
+    const int hdr = stbi_is_hdr(path);
+    /* stb's decoded copy (3 floats or 3 bytes a texel), its working memory (up to 4 channels
+     * and a row buffer: one more copy) and our linear floats. */
+    char what[600];
+    snprintf(what, sizeof what, "texture file %.400s (%dx%d)", path, w, h);
+    sr_status mem = sr_check_host_memory(texels * (hdr ? 2u * 16u : 2u * 4u) + texels * 12u, what, "", err);
+    if (mem) return mem;
+
+    float *grown = realloc(set->texels, (size_t)(set->texel_count + texels) * 3u * sizeof(float));
+    if (!grown) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->texels = grown;
+    sr_texture *items = realloc(set->items, (size_t)(set->count + 1u) * sizeof *items);
+    if (!items) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->items = items;
+
+    float *out = set->texels + set->texel_count * 3u;
+    int lw = 0, lh = 0, lc = 0;
+    if (hdr) {
+        float *px = stbi_loadf(path, &lw, &lh, &lc, 3);
+        if (!px || lw != w || lh != h) {
+            if (px) stbi_image_free(px);
+            return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: %s (a truncated or damaged file?)", path,
+                           stb_reason());
+        }
+        for (uint64_t i = 0; i < texels * 3u; i++) out[i] = isfinite(px[i]) && px[i] > 0.0f ? px[i] : 0.0f;
+        stbi_image_free(px);
+    } else {
+        unsigned char *px = stbi_load(path, &lw, &lh, &lc, 3);
+        if (!px || lw != w || lh != h) {
+            if (px) stbi_image_free(px);
+            return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: %s (a truncated or damaged file?)", path,
+                           stb_reason());
+        }
+        float lut[256];
+        for (int k = 0; k < 256; k++) lut[k] = srgb ? sr_srgb_decode8((uint8_t)k) : (float)k / 255.0f;
+        for (uint64_t i = 0; i < texels * 3u; i++) out[i] = lut[px[i]];
+        stbi_image_free(px);
+    }
+    sr_texture *t = &set->items[set->count];
+    t->offset = (uint32_t)set->texel_count;
+    t->width = (uint32_t)w;
+    t->height = (uint32_t)h;
+    t->wrap = wrap;
+    t->filter = filter;
+    set->texel_count += texels;
+    *index = set->count++;
+    return SR_OK;
+}
+
+void sr_texture_set_free(sr_texture_set *set)
+{
+    if (!set) return;
+    free(set->items);
+    free(set->texels);
+    memset(set, 0, sizeof *set);
+}

@@ -1,0 +1,321 @@
+/* test_texture.c: image textures. A quad with a known texture at known UVs returns the texels
+ * exactly (nearest filtering, an ambient-only diffuse surface shows its albedo); bilinear
+ * filtering weights and repeat/clamp wrapping against hand-computed values; sRGB decoding
+ * for colour maps and plain /255 for data maps; and bad texture files or textures on prims
+ * without UVs stop with exit 2, naming the file and the scene's line:column, writing nothing. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <stb_image_write.h>
+
+#include "texfile.h"
+#include "../kernels/texture.h"
+
+#define TW 4
+#define TH 4
+
+/* A 4x4 RGB image, every texel a different colour: (i, j) -> (40 i + 7, 50 j + 11, 13 i j + 3). */
+static void texel_bytes(int i, int j, unsigned char out[3])
+{
+    out[0] = (unsigned char)(40 * i + 7);
+    out[1] = (unsigned char)(50 * j + 11);
+    out[2] = (unsigned char)(13 * i * j + 3);
+}
+
+static void write_png(const char *path)
+{
+    unsigned char px[TW * TH * 3];
+    for (int j = 0; j < TH; j++)
+        for (int i = 0; i < TW; i++) texel_bytes(i, j, px + 3 * (j * TW + i));
+    assert_true(stbi_write_png(path, TW, TH, 3, px, TW * 3) != 0);
+}
+
+static void test_srgb_decode(void **state)
+{
+    (void)state;
+    assert_true(sr_srgb_decode8(0) == 0.0f);
+    assert_true(sr_srgb_decode8(255) == 1.0f);
+    /* 10/255 is on the linear segment: /12.92 */
+    assert_float_equal(sr_srgb_decode8(10), (10.0 / 255.0) / 12.92, 1e-9);
+    /* code 128: ((128/255 + 0.055) / 1.055)^2.4 = 0.2158605 */
+    assert_float_equal(sr_srgb_decode8(128), 0.2158605, 1e-6);
+    for (int k = 1; k < 256; k++) assert_true(sr_srgb_decode8((uint8_t)k) > sr_srgb_decode8((uint8_t)(k - 1)));
+}
+
+/* The loader: a colour map is decoded from sRGB, a data map divided by 255, rows top first. */
+static void test_load_colour_and_data(void **state)
+{
+    (void)state;
+    char png[512];
+    sr_test_tmp_path(png, sizeof png, "tex_4x4.png");
+    write_png(png);
+    sr_texture_set set = { 0 };
+    sr_error e = { 0 };
+    uint32_t a = 9, b = 9;
+    assert_int_equal(sr_texture_load(png, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &a, &e), SR_OK);
+    assert_int_equal(sr_texture_load(png, 0, SR_WRAP_CLAMP, SR_FILTER_BILINEAR, &set, &b, &e), SR_OK);
+    assert_int_equal(a, 0);
+    assert_int_equal(b, 1);
+    assert_int_equal(set.items[1].offset, TW * TH);
+    for (int j = 0; j < TH; j++)
+        for (int i = 0; i < TW; i++) {
+            unsigned char t[3];
+            texel_bytes(i, j, t);
+            for (int c = 0; c < 3; c++) {
+                assert_true(set.texels[3 * (j * TW + i) + c] == sr_srgb_decode8(t[c]));
+                assert_true(set.texels[3 * (TW * TH + j * TW + i) + c] == (float)t[c] / 255.0f);
+            }
+        }
+    sr_texture_set_free(&set);
+}
+
+/* sr_tex_sample on a 2x2 texture of known texels. */
+static void test_bilinear_weights_and_wrap(void **state)
+{
+    (void)state;
+    /* row 0 (top): A B; row 1: C D, one channel each plus distinct others */
+    const float texels[12] = { 1, 10, 100, 2, 20, 200, 3, 30, 300, 4, 40, 400 };
+    sr_texture t = { .offset = 0, .width = 2, .height = 2, .wrap = SR_WRAP_CLAMP, .filter = SR_FILTER_BILINEAR };
+    sr_scene_view v;
+    memset(&v, 0, sizeof v);
+    v.texels = texels;
+    v.textures = &t;
+    /* texel centres (u = 0.25, 0.75; v = 0.75 is the top row) give the texel itself */
+    sr_vec3 c = sr_tex_sample(&v, &t, 0.25f, 0.75f);
+    assert_true(c.x == 1.0f && c.y == 10.0f && c.z == 100.0f);
+    c = sr_tex_sample(&v, &t, 0.75f, 0.25f);
+    assert_true(c.x == 4.0f && c.y == 40.0f && c.z == 400.0f);
+    /* the middle: the mean of all four */
+    c = sr_tex_sample(&v, &t, 0.5f, 0.5f);
+    assert_float_equal(c.x, 2.5, 1e-6);
+    assert_float_equal(c.z, 250.0, 1e-4);
+    /* a quarter of the way from A's centre to B's (u = 0.375), on the top row: 0.75 A + 0.25 B */
+    c = sr_tex_sample(&v, &t, 0.375f, 0.75f);
+    assert_float_equal(c.x, 0.75 * 1 + 0.25 * 2, 1e-6);
+    /* and down a quarter towards C (v = 0.625): rows weighted 0.75 / 0.25 */
+    c = sr_tex_sample(&v, &t, 0.375f, 0.625f);
+    assert_float_equal(c.x, 0.75 * (0.75 * 1 + 0.25 * 2) + 0.25 * (0.75 * 3 + 0.25 * 4), 1e-6);
+    /* the left edge at the top row's centre: clamp keeps A; repeat blends A with B (the
+     * wrapped neighbour), half and half */
+    c = sr_tex_sample(&v, &t, 0.0f, 0.75f);
+    assert_float_equal(c.x, 1.0, 0.0);
+    t.wrap = SR_WRAP_REPEAT;
+    c = sr_tex_sample(&v, &t, 0.0f, 0.75f);
+    assert_float_equal(c.x, 1.5, 1e-6);
+    /* repeat: u and u + 3 give the same value; clamp: far outside is the edge texel */
+    sr_vec3 d = sr_tex_sample(&v, &t, 3.375f, 0.75f);
+    c = sr_tex_sample(&v, &t, 0.375f, 0.75f);
+    assert_float_equal(d.x, c.x, 1e-5);
+    t.wrap = SR_WRAP_CLAMP;
+    c = sr_tex_sample(&v, &t, -7.0f, 5.0f);
+    assert_true(c.x == 1.0f);
+    /* nearest: the texel the point falls in */
+    t.filter = SR_FILTER_NEAREST;
+    c = sr_tex_sample(&v, &t, 0.49f, 0.51f);
+    assert_true(c.x == 1.0f);
+    c = sr_tex_sample(&v, &t, 0.51f, 0.49f);
+    assert_true(c.x == 4.0f);
+}
+
+/* A 2x2 quad at z = 0 facing a pinhole camera at z = 3, lit only by an ambient term of 1:
+ * each pixel shows the albedo texture's value at its UV. */
+static void test_quad_returns_texels(void **state)
+{
+    (void)state;
+    char png[512], json[2048];
+    sr_test_tmp_path(png, sizeof png, "tex_quad.png");
+    write_png(png);
+    const int W = 80;
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,3],\"look_at\":[0,0,0],\"fov\":40},"
+             " \"image\":{\"width\":%d,\"height\":%d,\"spp\":1,\"max_depth\":1}, \"ambient\":[1,1,1],"
+             " \"materials\":{\"t\":{\"type\":\"diffuse\",\"albedo\":{\"texture\":\"%s\",\"filter\":\"nearest\"}}},"
+             " \"objects\":[{\"type\":\"quad\",\"corner\":[-1,-1,0],\"edge_u\":[2,0,0],\"edge_v\":[0,2,0],\"material\":\"t\"}]}",
+             W, W, png);
+    sr_scene s;
+    sr_test_parse("quad.json", json, &s);
+    float *img = sr_test_render(&s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, 1, NULL);
+    const double half = 3.0 * tan(20.0 * M_PI / 180.0);   /* half the view's height at z = 0 */
+    int checked = 0, seen[TW][TH] = { { 0 } };
+    for (int y = 0; y < W; y++)
+        for (int x = 0; x < W; x++) {
+            const double wx = (2.0 * (x + 0.5) / W - 1.0) * half, wy = (1.0 - 2.0 * (y + 0.5) / W) * half;
+            const double u = (wx + 1.0) / 2.0, v = (wy + 1.0) / 2.0;
+            if (!(u > 0.0 && u < 1.0 && v > 0.0 && v < 1.0)) continue;
+            const double fi = u * TW, fj = (1.0 - v) * TH;
+            if (fabs(fi - floor(fi + 0.5)) < 1e-3 || fabs(fj - floor(fj + 0.5)) < 1e-3) continue;   /* on a texel edge */
+            const int i = (int)fi, j = (int)fj;
+            unsigned char t[3];
+            texel_bytes(i, j, t);
+            for (int c = 0; c < 3; c++)
+                if (img[3 * (y * W + x) + c] != sr_srgb_decode8(t[c]))
+                    fail_msg("pixel (%d, %d) channel %d: %.9g, expected texel (%d, %d) = %.9g", x, y, c,
+                             img[3 * (y * W + x) + c], i, j, sr_srgb_decode8(t[c]));
+            seen[i][j]++;
+            checked++;
+        }
+    assert_true(checked > 3000);
+    for (int i = 0; i < TW; i++)
+        for (int j = 0; j < TH; j++) assert_true(seen[i][j] > 100);   /* every texel showed up */
+    free(img);
+    sr_scene_free(&s);
+}
+
+/* A scene whose material uses `albedo_json` on `object_json`, rendered through the CLI:
+ * exit 2, a message with `want1` and `want2`, nothing written. */
+static void expect_refused(const char *name, const char *albedo_json, const char *object_json, const char *want1,
+                           const char *want2)
+{
+    char json[4096], scene[600], out[600], err[8192];
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,3],\"look_at\":[0,0,0]},\n"
+             " \"materials\":{\"t\":{\"type\":\"diffuse\",\n"
+             "   \"albedo\":%s}},\n"
+             " \"objects\":[%s]}",
+             albedo_json, object_json);
+    sr_test_write_file(scene, sizeof scene, name, json);
+    sr_test_tmp_path(out, sizeof out, "tex_never.png");
+    remove(out);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
+    assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+    if (!strstr(err, name) || !strstr(err, want1) || (want2 && !strstr(err, want2)))
+        fail_msg("expected '%s' and '%s' in:\n%s", want1, want2 ? want2 : "", err);
+    assert_false(sr_test_file_exists(out));
+}
+
+static void test_bad_textures(void **state)
+{
+    (void)state;
+    const char *quad = "{\"type\":\"quad\",\"corner\":[-1,-1,0],\"edge_u\":[2,0,0],\"edge_v\":[0,2,0],\"material\":\"t\"}";
+    char png[512], cut[512], text[512], albedo[1200];
+    /* missing: the message names the file and the line:column of "texture"'s value */
+    expect_refused("tex_missing.json", "{\"texture\":\"no_such.png\"}", quad, "tex_missing.json:3:24:", "no_such.png");
+    /* truncated: the first half of a valid PNG */
+    sr_test_tmp_path(png, sizeof png, "tex_full.png");
+    write_png(png);
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    unsigned char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    sr_test_tmp_path(cut, sizeof cut, "tex_cut.png");
+    f = fopen(cut, "wb");
+    assert_non_null(f);
+    fwrite(buf, 1, n / 2, f);
+    fclose(f);
+    snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", cut);
+    expect_refused("tex_cut.json", albedo, quad, "tex_cut.png", "texture file");
+    /* not an image at all */
+    sr_test_write_file(text, sizeof text, "tex_text.png", "this is not a picture\n");
+    snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", text);
+    expect_refused("tex_text.json", albedo, quad, "tex_text.png", "expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image");
+    /* a sphere has no UVs */
+    snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", png);
+    expect_refused("tex_sphere.json", albedo, "{\"type\":\"sphere\",\"center\":[0,0,0],\"radius\":1,\"material\":\"t\"}",
+                   "has no texture coordinates", "a sphere");
+    /* a mesh without vt */
+    char obj[512], mesh[1024];
+    sr_test_tmp_path(obj, sizeof obj, "tex_plain_sphere.obj");
+    sr_test_write_uv_sphere(obj, 8, 4, 1, 0);
+    snprintf(mesh, sizeof mesh, "{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"t\"}", obj);
+    expect_refused("tex_mesh.json", albedo, mesh, "has no texture coordinates", "tex_plain_sphere.obj");
+    /* an unknown wrap mode */
+    snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\",\"wrap\":\"mirror\"}", png);
+    expect_refused("tex_wrap.json", albedo, quad, "repeat", "clamp");
+}
+
+/* Huge images are refused from their header, before any decoding: a side over the limit, and
+ * an image whose texels do not fit the memory that is free (simulated with SR_HOST_MEM_LIMIT). */
+static void test_huge_textures(void **state)
+{
+    (void)state;
+    const char *quad = "{\"type\":\"quad\",\"corner\":[-1,-1,0],\"edge_u\":[2,0,0],\"edge_v\":[0,2,0],\"material\":\"t\"}";
+    char png[512], albedo[1200];
+    /* a 1x1 PNG whose header is edited to say 40000 wide (stb_image reads the size from IHDR) */
+    sr_test_tmp_path(png, sizeof png, "tex_wide.png");
+    const unsigned char px[3] = { 1, 2, 3 };
+    assert_true(stbi_write_png(png, 1, 1, 3, px, 3) != 0);
+    FILE *f = fopen(png, "r+b");
+    assert_non_null(f);
+    const unsigned char wide[4] = { 0x00, 0x00, 0x9c, 0x40 };   /* 40000, big-endian, at byte 16 */
+    assert_int_equal(fseek(f, 16, SEEK_SET), 0);
+    assert_int_equal(fwrite(wide, 1, 4, f), 4);
+    fclose(f);
+    snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", png);
+    expect_refused("tex_wide.json", albedo, quad, "40000x1 pixels", "expected 1 to 32768 on a side");
+
+    /* 4096 x 4096 of one colour: a tiny file, 192 MiB as linear floats */
+    sr_test_tmp_path(png, sizeof png, "tex_big.png");
+    unsigned char *big = calloc((size_t)4096 * 4096, 3);
+    assert_non_null(big);
+    assert_true(stbi_write_png(png, 4096, 4096, 3, big, 4096 * 3) != 0);
+    free(big);
+    snprintf(albedo, sizeof albedo, "{\"texture\":\"%s\"}", png);
+    setenv("SR_HOST_MEM_LIMIT", "100M", 1);
+    expect_refused("tex_big.json", albedo, quad, "tex_big.png (4096x4096) needs", "of host memory");
+    unsetenv("SR_HOST_MEM_LIMIT");
+}
+
+/* A mesh with UVs takes the texture: the UV sphere's texture coordinates reach the shader
+ * (its colours are the texture's, not the material's tint alone). */
+static void test_mesh_uvs(void **state)
+{
+    (void)state;
+    char png[512], obj[512], json[2048];
+    sr_test_tmp_path(png, sizeof png, "tex_mesh.png");
+    write_png(png);
+    sr_test_tmp_path(obj, sizeof obj, "tex_uv_sphere.obj");
+    sr_test_write_uv_sphere(obj, 16, 8, 1, 1);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0],\"fov\":40},"
+             " \"image\":{\"width\":48,\"height\":48,\"spp\":1,\"max_depth\":1}, \"ambient\":[1,1,1],"
+             " \"materials\":{\"t\":{\"type\":\"diffuse\",\"albedo\":{\"texture\":\"%s\",\"filter\":\"nearest\"}}},"
+             " \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"t\"}]}",
+             png, obj);
+    sr_scene s;
+    sr_test_parse("uvmesh.json", json, &s);
+    assert_non_null(s.attrs);
+    float *img = sr_test_render(&s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, 1, NULL);
+    /* every pixel on the sphere is one of the 16 texels; several different ones appear */
+    int distinct = 0, on = 0;
+    float seen[16];
+    for (int p = 0; p < 48 * 48; p++) {
+        const float r = img[3 * p];
+        if (r == 0.0f && img[3 * p + 1] == 0.0f) continue;   /* background */
+        on++;
+        int match = 0;
+        for (int j = 0; j < TH && !match; j++)
+            for (int i = 0; i < TW && !match; i++) {
+                unsigned char t[3];
+                texel_bytes(i, j, t);
+                match = r == sr_srgb_decode8(t[0]) && img[3 * p + 1] == sr_srgb_decode8(t[1]);
+            }
+        if (!match) fail_msg("pixel %d (%.9g, %.9g) is no texel", p, r, img[3 * p + 1]);
+        int known = 0;
+        for (int k = 0; k < distinct; k++) known |= seen[k] == r + 1000.0f * img[3 * p + 1];
+        if (!known && distinct < 16) seen[distinct++] = r + 1000.0f * img[3 * p + 1];
+    }
+    assert_true(on > 500);
+    assert_true(distinct >= 6);
+    free(img);
+    sr_scene_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_srgb_decode),
+        cmocka_unit_test(test_load_colour_and_data),
+        cmocka_unit_test(test_bilinear_weights_and_wrap),
+        cmocka_unit_test(test_quad_returns_texels),
+        cmocka_unit_test(test_bad_textures),
+        cmocka_unit_test(test_huge_textures),
+        cmocka_unit_test(test_mesh_uvs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
