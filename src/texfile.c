@@ -82,10 +82,10 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
     close(fd);
     if (!stat_ok || !S_ISREG(st.st_mode))
         return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: not a regular file", path);
-    char out[1100];
-    if (sr_output_guard_match(&st, out, sizeof out))
+    char output[1100];
+    if (sr_output_guard_match(&st, output, sizeof output))
         return sr_fail(err, SR_ERR_INPUT, "texture file %s is also the output (%s), which would overwrite it; choose "
-                       "another output name", path, out);
+                       "another output name", path, output);
     if ((uint64_t)st.st_size > SR_MAX_TEXTURE_FILE_BYTES)
         return sr_fail(err, SR_ERR_INPUT, "texture file %s is %.1f MiB; at most %.0f MiB are supported", path,
                        (double)st.st_size / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
