@@ -1,5 +1,6 @@
 /* bounce.cu: kernel frames around the shared stages (stages.h), one launch per stage and
  * bounce, and the megakernel baseline. The stage bodies are the CPU backend's too. */
+#include <stdlib.h>
 #include "launch.h"
 #include "stages.h"
 #include "stencil.cuh"
@@ -80,9 +81,11 @@ extern "C" __global__ void srk_intersect_flags(SR_STAGE_ARGS) { sr_flags_stage<S
 extern "C" __global__ void srk_shade_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE>(p, mask, bounce); }
 extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
 
-/* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do. */
-#define SR_MEGAKERNEL(NAME, TRACE)                                                            \
-    extern "C" __global__ void NAME(sr_params p)                                              \
+/* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do, built
+ * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the
+ * wave mask's kernels (64 at 8 blocks of 128): a measurement switch, $SR_MEGAKERNEL_BOUNDED. */
+#define SR_MEGAKERNEL(NAME, TRACE, BOUNDS)                                                    \
+    extern "C" __global__ void BOUNDS NAME(sr_params p)                                       \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
         uint32_t segments = 0;                                                                \
@@ -96,9 +99,13 @@ extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
+#define SR_UNBOUNDED
+#define SR_BOUNDED_64 __launch_bounds__(SR_STAGE_BLOCK, 8)
 
-SR_MEGAKERNEL(srk_megakernel, sr_stage_trace_whitted)
-SR_MEGAKERNEL(srk_megakernel_path, sr_stage_trace_path)
+SR_MEGAKERNEL(srk_megakernel, sr_stage_trace_whitted, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_path, sr_stage_trace_path, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_bounded, sr_stage_trace_whitted, SR_BOUNDED_64)
+SR_MEGAKERNEL(srk_megakernel_path_bounded, sr_stage_trace_path, SR_BOUNDED_64)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 
@@ -144,9 +151,12 @@ extern "C" cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint3
 extern "C" cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream)
 {
     if (p->n == 0) return cudaSuccess;
+    static int bounded = -1;   /* read once: a measurement switch */
+    if (bounded < 0) bounded = getenv("SR_MEGAKERNEL_BOUNDED") != NULL;
+    const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
     if (p->scene.integrator == SR_INTEGRATOR_PATH)
-        srk_megakernel_path<<<sr_blocks(p->n, SR_STAGE_BLOCK), SR_STAGE_BLOCK, 0, stream>>>(*p);
+        (bounded ? srk_megakernel_path_bounded : srk_megakernel_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     else
-        srk_megakernel<<<sr_blocks(p->n, SR_STAGE_BLOCK), SR_STAGE_BLOCK, 0, stream>>>(*p);
+        (bounded ? srk_megakernel_bounded : srk_megakernel)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     return cudaGetLastError();
 }

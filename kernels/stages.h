@@ -119,54 +119,13 @@ SR_HD sr_hit sr_stored_hit(const sr_params *p, uint32_t slot)
     return h;
 }
 
-/* Whitted shading of hit h at bounce `bounce` (0 = primary): gather light into the film,
- * then either spawn the continuation ray in place or end the path. */
-SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, sr_hit h)
+/* The ray a Whitted vertex sends on (mirror, glass, metal, pbr), written into `slot`;
+ * false when it is absorbed. x: the hit; xs: where rays leaving on n's side start; n: the
+ * geometric normal on the ray's side; ns: the shading normal (smooth: it differs from n). */
+SR_HD bool sr_whitted_next(const sr_params *p, uint32_t slot, uint32_t bounce, uint32_t pixel, const sr_material *m,
+                           sr_vec3 d, sr_vec3 x, sr_vec3 xs, sr_vec3 n, sr_vec3 ns, bool smooth, bool front,
+                           sr_vec3 pbr_f, sr_vec3 tp)
 {
-    const sr_scene_view *s = &p->scene;
-    sr_vec3 tp = sr_ray_tp(p, slot);
-    uint32_t pixel = p->ray.pixel[slot];
-    if (h.prim == SR_NO_HIT) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_sky(s, sr_ray_dir(p, slot))));
-        return false;
-    }
-    sr_vec3 d = sr_ray_dir(p, slot);
-    sr_vec3 x = sr_madd(sr_ray_org(p, slot), d, h.t);
-    const sr_prim *prim = sr_hit_prim(s, h);
-    const sr_material *m = &s->materials[prim->material];
-    sr_vec3 n = sr_prim_normal(prim, x);
-    bool front = sr_dot(d, n) < 0.0f;
-    if (!front) n = sr_neg(n);   /* n now faces the side the ray came from */
-    bool smooth;
-    sr_vec3 xs;   /* where rays leaving on n's side start */
-    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth, &xs);
-    sr_material textured;   /* the material with its textures applied, when it has any */
-    m = sr_material_at(s, m, h.prim, prim, x, &textured);
-
-    if (m->kind == SR_MAT_DIFFUSE) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light_ns(s, xs, n, ns, sr_diffuse_albedo(m, x, n))));
-        return false;
-    }
-    if (m->kind == SR_MAT_EMISSIVE) {
-        if (front || m->two_sided) sr_film_add(p, pixel, sr_mul(tp, m->color));
-        return false;
-    }
-    sr_vec3 pbr_f = sr_v3s(1.0f);
-    if (m->kind == SR_MAT_PBR) {
-        /* Whitted's approximation of the metallic-roughness model: the diffuse share
-         * (1 - F)(1 - metallic) base lit like a diffuse surface, the emission, and one
-         * reflection weighted by F (Schlick at the viewing angle), fuzzed by roughness. */
-        const float c = -sr_dot(d, ns);
-        const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
-        const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(m->color, m->metallic));
-        pbr_f = sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
-        const sr_vec3 kd = sr_scale(sr_mul(sr_sub(sr_v3s(1.0f), pbr_f), m->color), 1.0f - m->metallic);
-        sr_vec3 lit = sr_direct_light_ns(s, xs, n, ns, kd);
-        if (front) lit = sr_add(lit, m->color2);
-        sr_film_add(p, pixel, sr_mul(tp, lit));
-    }
-    if (bounce + 1u >= s->max_depth) return false;   /* out of depth: nothing more arrives */
-
     sr_vec3 nd, o;
     if (m->kind == SR_MAT_GLASS) {
         /* With a smooth normal, a direction that would leave on the wrong side of the
@@ -213,6 +172,61 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
     if (sr_max3(tp) <= 0.0f) return false;
     sr_ray_set(p, slot, o, nd, tp);
     return true;
+}
+
+/* Whitted shading of hit h at bounce `bounce` (0 = primary): gather light into the film,
+ * then either spawn the continuation ray in place or end the path. */
+SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, sr_hit h)
+{
+    const sr_scene_view *s = &p->scene;
+    sr_vec3 tp = sr_ray_tp(p, slot);
+    uint32_t pixel = p->ray.pixel[slot];
+    if (h.prim == SR_NO_HIT) {
+        sr_film_add(p, pixel, sr_mul(tp, sr_sky(s, sr_ray_dir(p, slot))));
+        return false;
+    }
+    sr_vec3 d = sr_ray_dir(p, slot);
+    sr_vec3 x = sr_madd(sr_ray_org(p, slot), d, h.t);
+    const sr_prim *prim = sr_hit_prim(s, h);
+    const sr_material *m = &s->materials[prim->material];
+    sr_vec3 n = sr_prim_normal(prim, x);
+    bool front = sr_dot(d, n) < 0.0f;
+    if (!front) n = sr_neg(n);   /* n now faces the side the ray came from */
+    bool smooth;
+    sr_vec3 xs;   /* where rays leaving on n's side start */
+    const sr_vec3 ns = sr_shading_normal(s, h.prim, prim, x, n, sr_neg(d), &smooth, &xs);
+    sr_material textured;   /* the material with its textures applied, when it has any */
+    m = sr_material_at(s, m, h.prim, prim, x, &textured);
+
+    if (m->kind == SR_MAT_DIFFUSE) {
+        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light_ns(s, xs, n, ns, sr_diffuse_albedo(m, x, n))));
+        return false;
+    }
+    if (m->kind == SR_MAT_EMISSIVE) {
+        if (front || m->two_sided) sr_film_add(p, pixel, sr_mul(tp, m->color));
+        return false;
+    }
+    /* Whitted's approximation of the metallic-roughness model: the diffuse share
+     * (1 - F)(1 - metallic) base lit like a diffuse surface, the emission, and one
+     * reflection weighted by F (Schlick at the viewing angle), fuzzed by roughness. The
+     * reflection is made first and the light gathered last, so that nothing the reflection
+     * needs is held in registers across the shadow rays' traversals. */
+    sr_vec3 pbr_f = sr_v3s(1.0f);
+    if (m->kind == SR_MAT_PBR) {
+        const float c = -sr_dot(d, ns);
+        const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
+        const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(m->color, m->metallic));
+        pbr_f = sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
+    }
+    const bool next = bounce + 1u < s->max_depth &&   /* out of depth: nothing more arrives */
+                      sr_whitted_next(p, slot, bounce, pixel, m, d, x, xs, n, ns, smooth, front, pbr_f, tp);
+    if (m->kind == SR_MAT_PBR) {
+        const sr_vec3 kd = sr_scale(sr_mul(sr_sub(sr_v3s(1.0f), pbr_f), m->color), 1.0f - m->metallic);
+        sr_vec3 lit = sr_direct_light_ns(s, xs, n, ns, kd);
+        if (front) lit = sr_add(lit, m->color2);
+        sr_film_add(p, pixel, sr_mul(tp, lit));
+    }
+    return next;
 }
 
 /* The path integrator's body; it needs the helpers above (and includes this file itself, so

@@ -230,6 +230,7 @@ SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
 SR_WAVE_DIRECT_KERNEL(srk_wave_no_queue, false)
 SR_WAVE_DIRECT_KERNEL(srk_wave_no_queue_path, true)
 
+
 extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
