@@ -4,7 +4,11 @@
 #   1. FPS per depth 1-8 of every mask on every shipped scene at 1920x1080 and 3840x2160,
 #   2. the path-traced scenes at depth 8 and 50 (the host launches nothing per bounce),
 #   3. the per-bounce breakdown of the compact mask (what a sparse bounce costs as a launch),
-#   4. bench --micro (ballot partition against CUB).
+#   4. bench --micro (ballot partition against CUB),
+#   5. the showcase scene at 1080p, depth 8, every mask (the cost of textures, smooth normals
+#      and the environment map),
+#   6. the megakernel given the wave mask's register budget ($SR_MEGAKERNEL_BOUNDED) on every
+#      scene at 1080p, depths 1-8 (what the budget alone buys).
 # JSON files land in OUT_DIR, with bench.txt (everything printed).
 #
 # usage: tests/perf/bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]
@@ -35,3 +39,8 @@ for scene in default sphere_field; do
       --json "$out/breakdown_${scene}.json"
 done
 run bench --micro --frames 20 --json "$out/micro.json"
+run bench scenes/showcase.json --width 1920 --height 1080 --depth 8 --frames 10 --json "$out/showcase_1920.json"
+for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
+  SR_MEGAKERNEL_BOUNDED=1 run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 1-8 --frames "$frames" \
+      --mask megakernel --json "$out/bounded_${scene}_1920.json"
+done

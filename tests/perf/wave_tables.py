@@ -137,6 +137,30 @@ def charts(d, where):
         os.remove(data)
 
 
+def showcase_table(d):
+    doc = load(os.path.join(d, "showcase_1920.json"))
+    rows = by_depth(doc)[8]
+    out = ["| mask | FPS | ms | rays/frame |", "|---|---:|---:|---:|"]
+    for m in MASKS:
+        r = rows[m]
+        out.append(f"| {m} | {r['fps']:.0f} | {r['median_ms']:.3f} | {r['rays_per_frame'] / 1e6:.2f} M |")
+    return "\n".join(out)
+
+
+def bounded_table(d):
+    """wave / megakernel at the compiler's registers, and / megakernel at the wave's budget."""
+    out = ["| scene | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |", "|---|" + "---:|" * 8]
+    for scene in SCENES:
+        wave = by_depth(load(os.path.join(d, f"bench_{scene}_1920.json")))
+        bounded = by_depth(load(os.path.join(d, f"bounded_{scene}_1920.json")))
+        cells = []
+        for k in range(1, 9):
+            x = wave[k]["wave"]["fps"] / bounded[k]["megakernel"]["fps"]
+            cells.append(f"**{x:.2f}**" if x >= 1.0 else f"{x:.2f}")
+        out.append(f"| {scene} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def main():
     d = sys.argv[1]
     print("### wave ÷ megakernel FPS\n\n" + ratio_table(d) + "\n")
@@ -144,6 +168,10 @@ def main():
     print("### marginal bounce\n\n" + marginal_table(d) + "\n")
     print("### compact breakdown\n\n" + breakdown_table(d) + "\n")
     print("### micro\n\n" + micro_table(d) + "\n")
+    if os.path.exists(os.path.join(d, "showcase_1920.json")):
+        print("### showcase\n\n" + showcase_table(d) + "\n")
+    if os.path.exists(os.path.join(d, "bounded_default_1920.json")):
+        print("### wave / bounded megakernel\n\n" + bounded_table(d) + "\n")
     for scene in SCENES:
         for size in ("1920", "3840"):
             print(full_table(d, scene, size) + "\n")
