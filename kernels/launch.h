@@ -76,6 +76,11 @@ cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint32_t *flags,
 
 /* dst[i] = film[i] * scale for i < count (film resolve into e.g. a mapped GL buffer). */
 cudaError_t sr_launch_film_scale(const float *film, float *dst, uint32_t count, float scale, cudaStream_t stream);
+/* The viewer's frame (display.cu): film (sums of a width x height image) times scale, then
+ * exposure, tonemap (sr_tonemap) and sRGB as in tonemap.h, into the RGBA8 texels of
+ * `surface` (alpha 255), film row y to surface row y. */
+cudaError_t sr_launch_resolve_display(const float *film, uint32_t width, uint32_t height, float scale, float exposure,
+                                      int tonemap, cudaSurfaceObject_t surface, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@ uniform sampler2D u_film;
 uniform vec2 u_viewport;   // framebuffer size in pixels
 uniform float u_exposure;
 uniform int u_tonemap;     // sr_tonemap: 0 clamp, 1 reinhard, 2 aces
+uniform int u_encoded;     // 1: the texture holds display values already (RGBA8 written by the
+                           // CUDA kernel with kernels/tonemap.h): shown as they are
 
 out vec4 o_color;
 
@@ -31,6 +33,10 @@ void main()
     ivec2 t = ivec2(gl_FragCoord.xy * vec2(size) / u_viewport);
     t = clamp(t, ivec2(0), size - 1);
     t.y = size.y - 1 - t.y;   // GL's rows go up, the film's go down
+    if (u_encoded != 0) {   // unorm8 -> float -> unorm8 gives back the same code
+        o_color = vec4(texelFetch(u_film, t, 0).rgb, 1.0);
+        return;
+    }
     vec3 c = texelFetch(u_film, t, 0).rgb * u_exposure;
     o_color = vec4(sr_srgb_encode(sr_tonemap_channel(c.r)), sr_srgb_encode(sr_tonemap_channel(c.g)),
                    sr_srgb_encode(sr_tonemap_channel(c.b)), 1.0);

@@ -71,6 +71,16 @@ typedef struct sr_backend_ops {
     /* The whole sample as the wave mask runs it (kernels/wave.h): a warp keeps bouncing
      * while at least dense_min of its lanes are alive. */
     sr_status (*wave)(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err);
+    /* The viewer's frame: the film times `scale`, with exposure, tonemap (sr_tonemap) and
+     * sRGB applied as kernels/tonemap.h does for PNGs, as RGBA8 texels into the CUDA surface
+     * object `surface` (a cudaSurfaceObject_t over a mapped GL texture of width x height,
+     * which must be the film's size). Queued on the backend's queue, not waited for. CPU
+     * backend: SR_ERR_RUNTIME. */
+    sr_status (*resolve_display)(void *impl, uint64_t surface, uint32_t width, uint32_t height, float scale,
+                                 float exposure, int tonemap, sr_error *err);
+    /* The CUDA stream (cudaStream_t) the backend queues its work on, for interop that must be
+     * ordered with it; NULL on the CPU. */
+    void *(*queue)(void *impl);
 } sr_backend_ops;
 
 typedef struct sr_backend {

@@ -513,6 +513,24 @@ static sr_status cuda_resolve_device(void *impl, float *dst, float scale, sr_err
     return SR_OK;
 }
 
+static sr_status cuda_resolve_display(void *impl, uint64_t surface, uint32_t width, uint32_t height, float scale,
+                                      float exposure, int tonemap, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (width != c->view.width || height != c->view.height)   /* a surface write past its edge traps */
+        return sr_fail(err, SR_ERR_RUNTIME, "display resolve: the texture is %ux%u, the film %ux%u", width, height,
+                       c->view.width, c->view.height);
+    SR_CUDA_TRY(sr_launch_resolve_display(c->film, c->view.width, c->view.height, scale, exposure, tonemap,
+                                          (cudaSurfaceObject_t)surface, c->stream),
+                "launching the display resolve");
+    return SR_OK;
+}
+
+static void *cuda_queue(void *impl)
+{
+    return (void *)((sr_cuda *)impl)->stream;
+}
+
 static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
@@ -597,7 +615,7 @@ static sr_status cuda_sort(void *impl, int algo, int key, sr_error *err)
 static const sr_backend_ops sr_cuda_ops = {
     cuda_upload, cuda_clear_film, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
     cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_resolve_device, cuda_set_view, cuda_mark, cuda_elapsed_ms,
-    cuda_finish, cuda_destroy, cuda_sort_prepare, cuda_sort, cuda_wave,
+    cuda_finish, cuda_destroy, cuda_sort_prepare, cuda_sort, cuda_wave, cuda_resolve_display, cuda_queue,
 };
 
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)

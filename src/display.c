@@ -1,6 +1,8 @@
-/* display.c: the film on screen with OpenGL 3.3 core: a fullscreen triangle, a GL_RGB32F
- * texture fed from a pixel buffer (CUDA writes it through interop) or from host memory, and
- * the tonemap + sRGB in shaders/display.frag. Needs only a current context. */
+/* display.c: the film on screen with OpenGL 3.3 core: a fullscreen triangle over either an
+ * RGBA8 texture a CUDA kernel writes display values into (through a surface over the mapped
+ * texture), or a GL_RGB32F texture of linear radiance fed from a pixel buffer (CUDA writes it
+ * through interop) or from host memory, tonemapped by shaders/display.frag. Needs only a
+ * current context. */
 #include "display.h"
 
 #include <GL/glew.h>
@@ -170,9 +172,9 @@ static sr_status sr_link(sr_display *d, GLuint vs, GLuint fs, sr_error *err)
                        d->shader_dir, (const char *)glGetString(GL_RENDERER), log);
     }
     /* A uniform the code sets but the shader lacks means the shader is not this one. */
-    const char *names[4] = { "u_film", "u_viewport", "u_exposure", "u_tonemap" };
-    int *locs[4] = { &d->u_film, &d->u_viewport, &d->u_exposure, &d->u_tonemap };
-    for (int i = 0; i < 4; i++) {
+    const char *names[5] = { "u_film", "u_viewport", "u_exposure", "u_tonemap", "u_encoded" };
+    int *locs[5] = { &d->u_film, &d->u_viewport, &d->u_exposure, &d->u_tonemap, &d->u_encoded };
+    for (int i = 0; i < 5; i++) {
         *locs[i] = glGetUniformLocation(d->program, names[i]);
         if (*locs[i] < 0)
             return sr_fail(err, SR_ERR_RUNTIME, "%s/display.frag: no active uniform %s; is it stencilray's shader?",
@@ -182,6 +184,51 @@ static sr_status sr_link(sr_display *d, GLuint vs, GLuint fs, sr_error *err)
 }
 
 /* ---- life cycle -------------------------------------------------------------------------- */
+
+/* A texture read with texelFetch only: nearest, clamped, one level. */
+static GLuint sr_new_texture(void)
+{
+    GLuint t = 0;
+    glGenTextures(1, &t);
+    glBindTexture(GL_TEXTURE_2D, t);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);   /* complete without mipmaps */
+    glBindTexture(GL_TEXTURE_2D, 0);
+    return t;
+}
+
+/* The surface path's RGBA8 texture at the film's size (storage a CUDA registration maps). */
+static sr_status sr_size_tex8(sr_display *d, sr_error *err)
+{
+    if (!d->tex8) d->tex8 = sr_new_texture();
+    glBindTexture(GL_TEXTURE_2D, d->tex8);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)d->width, (GLsizei)d->height, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    d->shown_valid = 0;
+    return sr_gl_check("sizing the display's RGBA8 texture", err);
+}
+
+/* Register what `path` shares with CUDA (the texture or the pixel buffer, sized already). */
+static sr_status sr_register_path(sr_display *d, sr_display_path path, sr_error *err)
+{
+    if (path == SR_DISPLAY_SURFACE) {
+        sr_status s = sr_size_tex8(d, err);
+        return s ? s : sr_interop_register_texture(d->tex8, &d->interop, err);
+    }
+    return sr_interop_register(d->pbo, &d->interop, err);
+}
+
+const char *sr_display_path_name(sr_display_path path)
+{
+    switch (path) {
+    case SR_DISPLAY_SURFACE: return "surface";
+    case SR_DISPLAY_PIXEL_BUFFER: return "pixel buffer";
+    default: return "host";
+    }
+}
 
 sr_status sr_display_init(sr_display *d, const char *shader_dir, sr_error *err)
 {
@@ -198,14 +245,10 @@ sr_status sr_display_init(sr_display *d, const char *shader_dir, sr_error *err)
     if (fs) glDeleteShader(fs);
     if (s) { sr_display_free(d); return s; }
     glGenVertexArrays(1, &d->vao);   /* core profile draws need a VAO, even an empty one */
-    glGenTextures(1, &d->tex);
-    glBindTexture(GL_TEXTURE_2D, d->tex);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    d->tex = sr_new_texture();
     glGenBuffers(1, &d->pbo);
+    glGenQueries(2, d->timer);
+    d->draw_ms = -1.0;
     s = sr_gl_check("creating the display texture and pixel buffer", err);
     if (s) sr_display_free(d);
     return s;
@@ -215,9 +258,11 @@ sr_status sr_display_resize(sr_display *d, uint32_t w, uint32_t h, char *note, s
 {
     if (note && cap) note[0] = '\0';
     if (w == 0 || h == 0) return sr_fail(err, SR_ERR_RUNTIME, "display: cannot size the film to %ux%u", w, h);
-    const int renew = d->interop != NULL;
+    const sr_display_path renew = d->interop ? d->path : SR_DISPLAY_HOST;
     sr_interop_release(d->interop);   /* CUDA must let go before the storage is replaced */
     d->interop = NULL;
+    d->path = SR_DISPLAY_HOST;
+    d->shown_valid = 0;
     free(d->host);
     d->host = NULL;
     const size_t bytes = sizeof(float) * 3u * (size_t)w * h;
@@ -233,32 +278,57 @@ sr_status sr_display_resize(sr_display *d, uint32_t w, uint32_t h, char *note, s
     if (s) return s;
     d->width = w;
     d->height = h;
-    if (renew) {
+    if (renew != SR_DISPLAY_HOST) {
         sr_error e = { SR_OK, "" };
-        if (sr_interop_register(d->pbo, &d->interop, &e) && note)
-            snprintf(note, cap, "%s; copying frames through host memory from now on", e.msg);
+        if (sr_register_path(d, renew, &e)) {
+            sr_interop_release(d->interop);
+            d->interop = NULL;
+            if (note) snprintf(note, cap, "%s; copying frames through host memory from now on", e.msg);
+        } else {
+            d->path = renew;
+        }
     }
     return SR_OK;
 }
 
-int sr_display_enable_interop(sr_display *d, int device, char *why, size_t cap)
+sr_display_path sr_display_enable_interop(sr_display *d, int device, sr_display_path want, char *why, size_t cap)
 {
     if (why && cap) why[0] = '\0';
-    if (d->interop) return 1;
+    if (d->interop && d->path == want) return d->path;
+    sr_interop_release(d->interop);   /* another path than the one wanted */
+    d->interop = NULL;
+    d->path = SR_DISPLAY_HOST;
+    d->shown_valid = 0;
+    if (want == SR_DISPLAY_HOST) return SR_DISPLAY_HOST;
     if (!d->pbo || !d->width) {
         snprintf(why, cap, "the display has no pixel buffer yet (resize it first)");
-        return 0;
+        return SR_DISPLAY_HOST;
     }
-    if (!sr_interop_check(device, why, cap)) return 0;
+    if (!sr_interop_check(device, why, cap)) return SR_DISPLAY_HOST;
     sr_error e = { SR_OK, "" };
-    if (sr_interop_register(d->pbo, &d->interop, &e)) {
-        snprintf(why, cap, "%s", e.msg);
-        return 0;
+    if (want == SR_DISPLAY_SURFACE) {
+        if (!sr_register_path(d, SR_DISPLAY_SURFACE, &e)) {
+            d->path = SR_DISPLAY_SURFACE;
+        } else {
+            sr_interop_release(d->interop);
+            d->interop = NULL;
+            snprintf(why, cap, "%s; trying the pixel buffer", e.msg);
+        }
+    }
+    if (d->path == SR_DISPLAY_HOST) {
+        sr_error e2 = { SR_OK, "" };
+        if (sr_register_path(d, SR_DISPLAY_PIXEL_BUFFER, &e2)) {
+            size_t used = strlen(why);
+            snprintf(why + used, cap - used, "%s%s", used ? "; then " : "", e2.msg);
+            d->interop = NULL;
+            return SR_DISPLAY_HOST;
+        }
+        d->path = SR_DISPLAY_PIXEL_BUFFER;
     }
     d->interop_device = device;
     free(d->host);   /* the host path's staging is not needed any more */
     d->host = NULL;
-    return 1;
+    return d->path;
 }
 
 void sr_display_free(sr_display *d)
@@ -268,16 +338,38 @@ void sr_display_free(sr_display *d)
     if (d->program) glDeleteProgram(d->program);
     if (d->vao) glDeleteVertexArrays(1, &d->vao);
     if (d->tex) glDeleteTextures(1, &d->tex);
+    if (d->tex8) glDeleteTextures(1, &d->tex8);
     if (d->pbo) glDeleteBuffers(1, &d->pbo);
+    if (d->timer[0]) glDeleteQueries(2, d->timer);
     memset(d, 0, sizeof *d);
     d->interop_device = -1;
 }
 
 /* ---- frames ------------------------------------------------------------------------------ */
 
-/* Interop: the backend resolves its film into the mapped PBO; GL then copies PBO -> texture
- * on the GPU. The data never leaves device memory. */
-static sr_status sr_upload_interop(sr_display *d, sr_backend *be, float scale, sr_error *err)
+/* The surface path: map, one kernel, unmap, all queued on the backend's stream; GL's next use
+ * of the texture waits for the unmap on the GPU. Nothing waits on the CPU, and GL copies
+ * nothing: the texels are written once, already tonemapped. */
+static sr_status sr_upload_surface(sr_display *d, sr_backend *be, float scale, float exposure, sr_tonemap op,
+                                   sr_error *err)
+{
+    void *queue = be->ops->queue(be->impl);
+    uint64_t surface = 0;
+    sr_status s = sr_interop_map_surface(d->interop, queue, d->width, d->height, &surface, err);
+    if (s) return s;
+    s = be->ops->resolve_display(be->impl, surface, d->width, d->height, scale, exposure, (int)op, err);
+    sr_status u = sr_interop_unmap_surface(d->interop, queue, s ? NULL : err);
+    if (s || u) return s ? s : u;
+    d->shown_exposure = exposure;
+    d->shown_tonemap = op;
+    d->shown_valid = 1;
+    return SR_OK;
+}
+
+/* The pixel buffer: the backend resolves its film into the mapped PBO; GL then copies PBO ->
+ * texture on the GPU. The data never leaves device memory, but the CPU waits twice and GL's
+ * copy into a 3-channel float texture is slow (0.77 ms at 1080p on the H200). */
+static sr_status sr_upload_pixel_buffer(sr_display *d, sr_backend *be, float scale, sr_error *err)
 {
     const size_t need = sizeof(float) * 3u * (size_t)d->width * d->height;
     void *ptr = NULL;
@@ -317,11 +409,22 @@ static sr_status sr_upload_host(sr_display *d, sr_backend *be, float scale, sr_e
     return sr_gl_check("uploading the film from host memory to the texture", err);
 }
 
-sr_status sr_display_upload(sr_display *d, sr_backend *be, float scale, sr_error *err)
+sr_status sr_display_upload(sr_display *d, sr_backend *be, float scale, float exposure, sr_tonemap op, sr_error *err)
 {
     if (!d->width) return sr_fail(err, SR_ERR_RUNTIME, "display: upload before the film was sized");
-    return d->interop ? sr_upload_interop(d, be, scale, err) : sr_upload_host(d, be, scale, err);
+    switch (d->path) {
+    case SR_DISPLAY_SURFACE: return sr_upload_surface(d, be, scale, exposure, op, err);
+    case SR_DISPLAY_PIXEL_BUFFER: return sr_upload_pixel_buffer(d, be, scale, err);
+    default: return sr_upload_host(d, be, scale, err);
+    }
 }
+
+int sr_display_stale(const sr_display *d, float exposure, sr_tonemap op)
+{
+    return d->path == SR_DISPLAY_SURFACE && d->shown_valid && (d->shown_exposure != exposure || d->shown_tonemap != op);
+}
+
+double sr_display_draw_ms(const sr_display *d) { return d->draw_ms; }
 
 sr_status sr_display_draw(sr_display *d, int fb_w, int fb_h, float exposure, sr_tonemap op, sr_error *err)
 {
@@ -333,18 +436,35 @@ sr_status sr_display_draw(sr_display *d, int fb_w, int fb_h, float exposure, sr_
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_DITHER);
     glDisable(GL_FRAMEBUFFER_SRGB);
+    /* The query of two draws ago has long finished on the GPU; if not, skip it rather than wait. */
+    const int slot = d->timer_next;
+    if (d->timer_used[slot]) {
+        GLuint ready = 0;
+        glGetQueryObjectuiv(d->timer[slot], GL_QUERY_RESULT_AVAILABLE, &ready);
+        if (ready) {
+            GLuint64 ns = 0;
+            glGetQueryObjectui64v(d->timer[slot], GL_QUERY_RESULT, &ns);
+            d->draw_ms = 1e-6 * (double)ns;
+        }
+    }
+    const int encoded = d->path == SR_DISPLAY_SURFACE;
+    glBeginQuery(GL_TIME_ELAPSED, d->timer[slot]);
     glUseProgram(d->program);
     glUniform1i(d->u_film, 0);
     glUniform2f(d->u_viewport, (float)fb_w, (float)fb_h);
     glUniform1f(d->u_exposure, exposure);
     glUniform1i(d->u_tonemap, (int)op);
+    glUniform1i(d->u_encoded, encoded);
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, d->tex);
+    glBindTexture(GL_TEXTURE_2D, encoded ? d->tex8 : d->tex);
     glBindVertexArray(d->vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindVertexArray(0);
     glBindTexture(GL_TEXTURE_2D, 0);
     glUseProgram(0);
+    glEndQuery(GL_TIME_ELAPSED);
+    d->timer_used[slot] = 1;
+    d->timer_next = 1 - slot;
     return sr_gl_check("drawing the film", err);
 }
 

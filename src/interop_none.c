@@ -30,4 +30,24 @@ sr_status sr_interop_unmap(sr_interop *io, sr_error *err)
     return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: this stencilray was built without CUDA");
 }
 
+sr_status sr_interop_register_texture(unsigned int texture, sr_interop **out, sr_error *err)
+{
+    (void)texture;
+    *out = NULL;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: this stencilray was built without CUDA");
+}
+
+sr_status sr_interop_map_surface(sr_interop *io, void *stream, uint32_t width, uint32_t height, uint64_t *surface,
+                                 sr_error *err)
+{
+    (void)io; (void)stream; (void)width; (void)height; (void)surface;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: this stencilray was built without CUDA");
+}
+
+sr_status sr_interop_unmap_surface(sr_interop *io, void *stream, sr_error *err)
+{
+    (void)io; (void)stream;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: this stencilray was built without CUDA");
+}
+
 void sr_interop_release(sr_interop *io) { (void)io; }

@@ -47,8 +47,10 @@ static const char sr_view_help[] =
 "  P                save a screenshot (stencilray-NNNN.png in the current folder)\n"
 "  H                print this key list\n"
 "  Esc              quit\n"
-"The window title shows FPS, ms per frame, samples so far, depth, backend, mask, exposure\n"
-"and the rays that entered each bounce (per sample).\n"
+"The window title shows FPS and ms per frame; the render's ms (the GPU's time for the frame's\n"
+"samples, or the CPU's) and the display's ms (getting the film into the texture, and the\n"
+"draw's GPU time); samples so far, depth, backend and display path, mask, exposure and the\n"
+"rays that entered each bounce (per sample).\n"
 "\n"
 "View options:\n"
 "  --size WxH              window size (the same as --width W --height H; default: the scene's)\n"
@@ -293,11 +295,12 @@ typedef struct sr_viewer {
     int shot_pending;
     /* heads-up, over the last quarter second */
     double hud_t0, hud_busy;
-    uint32_t hud_frames, hud_samples;
+    double hud_render_ms, hud_display_ms;   /* sums over the frames that traced / drew */
+    uint32_t hud_frames, hud_samples, hud_rendered;
     uint64_t hud_rays[SR_MAX_DEPTH];
     /* the whole run, for the scripted summary */
-    uint32_t frames_total;
-    double run_t0;
+    uint32_t frames_total, run_rendered;
+    double run_t0, run_render_ms, run_display_ms;
     /* script */
     uint32_t step, frames_left;
 } sr_viewer;
@@ -506,7 +509,11 @@ static sr_status sr_view_trace(sr_viewer *v, uint32_t *added, sr_error *err)
 static const char *sr_view_backend_label(const sr_viewer *v)
 {
     if (v->be.kind != SR_BACKEND_CUDA) return "cpu";
-    return v->disp.interop ? "cuda, interop" : "cuda, host copy";
+    switch (v->disp.path) {
+    case SR_DISPLAY_SURFACE: return "cuda, interop";
+    case SR_DISPLAY_PIXEL_BUFFER: return "cuda, interop (pixel buffer)";
+    default: return "cuda, host copy";
+    }
 }
 
 /* 57600 -> "57.6k": short enough for a window title. */
@@ -532,21 +539,71 @@ static void sr_view_hud(sr_viewer *v, double frame_s)
         if (n < 0 || (size_t)n >= sizeof rays - used) break;
         used += (size_t)n;
     }
+    char render[32] = "-";
+    if (v->hud_rendered) snprintf(render, sizeof render, "%.2f ms", v->hud_render_ms / v->hud_rendered);
     char title[1024];
-    snprintf(title, sizeof title, "stencilray | %.1f FPS, %.1f ms%s | %u spp | depth %u | %s | mask %s | exposure %.2f | "
-             "rays/bounce:%s", v->hud_frames / span, 1e3 * v->hud_busy / v->hud_frames, v->vsync ? " (vsync)" : "",
-             v->sample, v->depth, sr_view_backend_label(v), sr_mask_name(v->mask), v->exposure, used ? rays : " -");
+    snprintf(title, sizeof title, "stencilray | %.1f FPS, %.1f ms%s | render %s, display %.2f ms | %u spp | depth %u | %s "
+             "| mask %s | exposure %.2f | rays/bounce:%s", v->hud_frames / span, 1e3 * v->hud_busy / v->hud_frames,
+             v->vsync ? " (vsync)" : "", render, v->hud_display_ms / v->hud_frames, v->sample, v->depth,
+             sr_view_backend_label(v), sr_mask_name(v->mask), v->exposure, used ? rays : " -");
     glfwSetWindowTitle(v->win, title);
     v->hud_t0 = now;
-    v->hud_busy = 0;
-    v->hud_frames = v->hud_samples = 0;
+    v->hud_busy = v->hud_render_ms = v->hud_display_ms = 0;
+    v->hud_frames = v->hud_samples = v->hud_rendered = 0;
     memset(v->hud_rays, 0, sizeof v->hud_rays);
 }
 
 /* ---- frames ------------------------------------------------------------------------------ */
 
+/* The backend's timing marks the viewer records each frame, past the ones a sample uses
+ * (render.c: from 0, and the last two). */
+#define SR_VIEW_MARK_RENDER (SR_MAX_MARKS - 6u)    /* and +1: around the frame's samples      */
+#define SR_VIEW_MARK_DISPLAY (SR_MAX_MARKS - 4u)   /* and +1: around the surface path's upload */
+
+/* The frame's render and display times for the title. render: the backend's marks around the
+ * samples (CUDA events on the GPU, so the GPU's time; the wall clock on the CPU). display: the
+ * upload, timed by CUDA events around map + resolve + unmap on the surface path (queued work)
+ * and by the wall clock on the others (the CPU waits for them), plus the GPU time of a recent
+ * draw (a GL timer query). Reading the events waits for this frame's CUDA work, which the
+ * next frame's map would wait for on the GPU anyway. */
+static sr_status sr_view_account(sr_viewer *v, uint32_t added, int upload, int queued, double upload_s, sr_error *err)
+{
+    const sr_backend_ops *ops = v->be.ops;
+    if (added || (upload && queued)) {
+        sr_status s = ops->finish(v->be.impl, err);
+        if (s) return s;
+    }
+    float ms = 0.0f;
+    if (added) {
+        sr_status s = ops->elapsed_ms(v->be.impl, SR_VIEW_MARK_RENDER, SR_VIEW_MARK_RENDER + 1u, &ms, err);
+        if (s) return s;
+        v->hud_render_ms += ms;
+        v->hud_rendered++;
+        v->run_render_ms += ms;
+        v->run_rendered++;
+    }
+    double display_ms = 0.0;
+    if (upload && queued) {
+        sr_status s = ops->elapsed_ms(v->be.impl, SR_VIEW_MARK_DISPLAY, SR_VIEW_MARK_DISPLAY + 1u, &ms, err);
+        if (s) return s;
+        display_ms += ms;
+    } else if (upload) {
+        display_ms += 1e3 * upload_s;
+    }
+    const double draw = sr_display_draw_ms(&v->disp);
+    if (draw > 0.0) display_ms += draw;
+    v->hud_display_ms += display_ms;
+    v->run_display_ms += display_ms;
+    return SR_OK;
+}
+
 static sr_status sr_view_draw(sr_viewer *v, sr_error *err)
 {
+    /* Display values made with another exposure or tonemap (surface path): make them again. */
+    if (v->sample && sr_display_stale(&v->disp, v->exposure, v->tonemap)) {
+        sr_status s = sr_display_upload(&v->disp, &v->be, 1.0f / (float)v->sample, v->exposure, v->tonemap, err);
+        if (s) return s;
+    }
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(v->win, &fw, &fh);
     glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
@@ -595,8 +652,21 @@ static sr_status sr_view_frame(sr_viewer *v, sr_error *err)
     sr_status s = sr_view_follow_size(v, err);
     if (!s && v->dirty) s = sr_view_restart(v, err);
     uint32_t added = 0;
+    const sr_backend_ops *ops = v->be.ops;
+    if (!s) s = ops->mark(v->be.impl, SR_VIEW_MARK_RENDER, err);
     if (!s) s = sr_view_trace(v, &added, err);
-    if (!s && added) s = sr_display_upload(&v->disp, &v->be, 1.0f / (float)v->sample, err);
+    if (!s) s = ops->mark(v->be.impl, SR_VIEW_MARK_RENDER + 1u, err);
+    /* A new film, or display values to make again with a new exposure or tonemap. */
+    const int upload = !s && v->sample && (added || sr_display_stale(&v->disp, v->exposure, v->tonemap));
+    const int queued = v->disp.path == SR_DISPLAY_SURFACE;   /* timed by events, not the clock */
+    double upload_s = 0.0;
+    if (upload) {
+        const double t_up = sr_now();
+        if (queued) s = ops->mark(v->be.impl, SR_VIEW_MARK_DISPLAY, err);
+        if (!s) s = sr_display_upload(&v->disp, &v->be, 1.0f / (float)v->sample, v->exposure, v->tonemap, err);
+        if (!s && queued) s = ops->mark(v->be.impl, SR_VIEW_MARK_DISPLAY + 1u, err);
+        upload_s = sr_now() - t_up;
+    }
     if (!s) s = sr_view_draw(v, err);
     if (s) return s;
     v->drawn = 1;
@@ -606,6 +676,7 @@ static sr_status sr_view_frame(sr_viewer *v, sr_error *err)
     }
     glfwSwapBuffers(v->win);
     v->frames_total++;
+    if ((s = sr_view_account(v, added, upload, queued, upload_s, err))) return s;
     sr_view_hud(v, glfwGetTime() - t0);
     if (!added && !v->scripted) glfwWaitEventsTimeout(0.05);   /* converged: do not spin */
     return SR_OK;
@@ -719,9 +790,16 @@ static void sr_view_choose_path(sr_viewer *v)
         return;
     }
     char why[1024];
-    if (sr_display_enable_interop(&v->disp, (int)v->o->c.device, why, sizeof why)) {
-        if (!quiet) fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s: frames stay in GPU memory\n", v->disp.gl_renderer);
-    } else {
+    switch (sr_display_enable_interop(&v->disp, (int)v->o->c.device, SR_DISPLAY_SURFACE, why, sizeof why)) {
+    case SR_DISPLAY_SURFACE:
+        if (!quiet)
+            fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s: each frame is tonemapped straight into the GL "
+                            "texture\n", v->disp.gl_renderer);
+        break;
+    case SR_DISPLAY_PIXEL_BUFFER:   /* slower, so say why even with -q */
+        fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s through a pixel buffer (%s)\n", v->disp.gl_renderer, why);
+        break;
+    default:
         fprintf(stderr, "stencilray view: no CUDA-OpenGL interop (%s); copying each frame through host memory\n", why);
     }
 }
@@ -758,10 +836,11 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
 static void sr_view_summary(const sr_viewer *v)
 {
     double t = glfwGetTime() - v->run_t0;
-    printf("view %s %s | %ux%u, %u frames, %u spp, depth %u, mask %s | %.2f ms/frame (%.1f FPS)\n",
-           sr_view_backend_label(v), v->be.device_name, v->width, v->height, v->frames_total, v->sample, v->depth,
-           sr_mask_name(v->mask), v->frames_total ? 1e3 * t / v->frames_total : 0.0,
-           t > 0 ? v->frames_total / t : 0.0);
+    printf("view %s %s | %ux%u, %u frames, %u spp, depth %u, mask %s | %.2f ms/frame (%.1f FPS): render %.2f ms, "
+           "display %.2f ms\n", sr_view_backend_label(v), v->be.device_name, v->width, v->height, v->frames_total,
+           v->sample, v->depth, sr_mask_name(v->mask), v->frames_total ? 1e3 * t / v->frames_total : 0.0,
+           t > 0 ? v->frames_total / t : 0.0, v->run_rendered ? v->run_render_ms / v->run_rendered : 0.0,
+           v->frames_total ? v->run_display_ms / v->frames_total : 0.0);
 }
 
 int sr_view_main(int argc, char **argv)

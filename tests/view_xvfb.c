@@ -182,6 +182,15 @@ static void test_view_saved_camera(void **state)
     const char *view[] = { scene, "--backend", "cpu", "--size", "160x90", "--script", script, NULL };
     assert_int_equal(run_view(view, out, sizeof out), 0);
     printf("%s", out);
+    /* The summary splits the frame into the render's and the display's milliseconds. */
+    const char *sum = strstr(out, "ms/frame (");
+    assert_non_null(sum);
+    double render_ms = -1, display_ms = -1;
+    const char *rd = strstr(sum, "): render ");
+    assert_non_null(rd);
+    assert_int_equal(sscanf(rd, "): render %lf ms, display %lf ms", &render_ms, &display_ms), 2);
+    assert_true(render_ms > 0.0);   /* two frames were traced */
+    assert_true(display_ms > 0.0);  /* and uploaded and drawn */
     const char *line = strstr(out, "\n--camera ");
     assert_non_null(line);
     char arg[512];
