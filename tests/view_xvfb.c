@@ -6,6 +6,8 @@
  * xvfb-run is not installed (CI installs it: .ci/install-deps). */
 #include "testutil.h"
 
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +34,9 @@ static int have_program(const char *name)
 }
 
 /* Run argv (argv[0] looked up in PATH) with stdout and stderr into out. Returns the exit
- * status, or -1 if it died on a signal. */
+ * status, or -1 if it died on a signal. Once the child has exited, whatever is left of its
+ * process group is killed: xvfb-run exits without stopping its Xvfb when it cannot remove
+ * its temporary folder, and that Xvfb holds the pipe open (timeout makes the group). */
 static int run(const char *const *argv, char *out, size_t cap)
 {
     int fds[2];
@@ -48,24 +52,35 @@ static int run(const char *const *argv, char *out, size_t cap)
     }
     close(fds[1]);
     size_t used = 0;
+    int status = 0, exited = 0;
     for (;;) {
-        char tmp[4096];
-        ssize_t got = read(fds[0], tmp, sizeof tmp);
-        if (got <= 0) break;
-        for (ssize_t i = 0; i < got && used + 1 < cap; i++) out[used++] = tmp[i];
+        struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+        const int ready = poll(&pfd, 1, 200);
+        if (ready > 0) {
+            char tmp[4096];
+            ssize_t got = read(fds[0], tmp, sizeof tmp);
+            if (got <= 0) break;   /* every writer is gone */
+            for (ssize_t i = 0; i < got && used + 1 < cap; i++) out[used++] = tmp[i];
+        } else if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+            exited = 1;
+            kill(-pid, SIGKILL);   /* a leftover Xvfb in the child's group, if any */
+        }
     }
     out[used] = '\0';
     close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    if (!exited) waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* stencilray view <args> under a fresh Xvfb, killed after 5 minutes. */
 static int run_view(const char *const *args, char *out, size_t cap)
 {
-    const char *argv[64] = { "timeout", "300", "xvfb-run", "-a", "-s", SR_XVFB_SCREEN, SR_CLI, "view" };
-    size_t n = 8;
+    /* Our own authority file (-f): xvfb-run's temporary folder for it could fail to be removed
+     * under load, and xvfb-run then exits 5 without stopping its Xvfb. */
+    char auth[1024];
+    sr_test_tmp_path(auth, sizeof auth, "xvfb.auth");
+    const char *argv[64] = { "timeout", "300", "xvfb-run", "-a", "-f", auth, "-s", SR_XVFB_SCREEN, SR_CLI, "view" };
+    size_t n = 10;
     for (size_t i = 0; args[i] && n < 63; i++) argv[n++] = args[i];
     argv[n] = NULL;
     int code = run(argv, out, cap);
