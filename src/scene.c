@@ -160,6 +160,21 @@ static sr_status parse_texture(sr_json_doc *c, const cJSON *t, const char *jp, i
     return SR_OK;
 }
 
+/* "roughness": a number in [0, 1] (default `def`), or a data texture whose scale is the
+ * factor. */
+static sr_status parse_roughness(sr_json_doc *c, const cJSON *m, const char *jp, float def, sr_scene *s,
+                                 sr_material *out)
+{
+    const cJSON *rv = sr_json_field(m, "roughness");
+    if (!cJSON_IsObject(rv)) return sr_json_opt_float(c, m, jp, "roughness", R_UNIT, def, &out->roughness);
+    char rjp[SR_JSON_PATH_MAX];
+    sr_json_path_key(rjp, sizeof rjp, jp, "roughness");
+    sr_vec3 k;
+    SR_TRY(parse_texture(c, rv, rjp, 0, s, &out->rough_tex, &k));
+    out->roughness = k.x;
+    return SR_OK;
+}
+
 /* A colour key that may hold a texture object instead of [r, g, b]. */
 static sr_status parse_color_or_texture(sr_json_doc *c, const cJSON *m, const char *jp, const char *key, sr_vec3 def,
                                         sr_scene *s, sr_vec3 *color, uint32_t *tex)
@@ -206,16 +221,7 @@ static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, 
         break;
     case SR_MAT_METAL:
         SR_TRY(parse_color_or_texture(c, m, jp, "albedo", sr_v3s(0.8f), s, &out->color, &out->color_tex));
-        const cJSON *rv = sr_json_field(m, "roughness");
-        if (cJSON_IsObject(rv)) {
-            char rjp[SR_JSON_PATH_MAX];
-            sr_json_path_key(rjp, sizeof rjp, jp, "roughness");
-            sr_vec3 k;
-            SR_TRY(parse_texture(c, rv, rjp, 0, s, &out->rough_tex, &k));
-            out->roughness = k.x;
-        } else {
-            SR_TRY(sr_json_opt_float(c, m, jp, "roughness", R_UNIT, 0.0f, &out->roughness));
-        }
+        SR_TRY(parse_roughness(c, m, jp, 0.0f, s, out));
         break;
     case SR_MAT_GLASS:
         SR_TRY(sr_json_opt_float(c, m, jp, "ior", R_IOR, 1.5f, &out->ior));
@@ -224,16 +230,7 @@ static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, 
     case SR_MAT_PBR: {
         SR_TRY(parse_color_or_texture(c, m, jp, "base_color", sr_v3s(0.8f), s, &out->color, &out->color_tex));
         SR_TRY(sr_json_opt_float(c, m, jp, "metallic", R_UNIT, 0.0f, &out->metallic));
-        const cJSON *rough = sr_json_field(m, "roughness");
-        if (cJSON_IsObject(rough)) {
-            char rjp[SR_JSON_PATH_MAX];
-            sr_json_path_key(rjp, sizeof rjp, jp, "roughness");
-            sr_vec3 k;
-            SR_TRY(parse_texture(c, rough, rjp, 0, s, &out->rough_tex, &k));
-            out->roughness = k.x;
-        } else {
-            SR_TRY(sr_json_opt_float(c, m, jp, "roughness", R_UNIT, 0.5f, &out->roughness));
-        }
+        SR_TRY(parse_roughness(c, m, jp, 0.5f, s, out));
         SR_TRY(sr_json_opt_vec3(c, m, jp, "emission", SR_JSON_VEC_COLOR, sr_v3s(0), &out->color2));
         float transmission = 0.0f;
         SR_TRY(sr_json_opt_float(c, m, jp, "transmission", R_UNIT, 0.0f, &transmission));

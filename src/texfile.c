@@ -30,11 +30,10 @@ static const char *stb_reason(void)
     return r && *r ? r : "unknown error";
 }
 
-/* Append w x h linear texels (already decoded) as a texture. */
-static sr_status append_texels(const char *path, const float *px, uint32_t w, uint32_t h, uint32_t wrap, uint32_t filter,
-                               sr_texture_set *set, uint32_t *index, sr_error *err)
+/* Room for one more texture of `texels` texels at the end of the set (the texel array and
+ * the table grown); its texels then go to set->texels + 3 * set->texel_count. */
+static sr_status reserve_texture(const char *path, uint64_t texels, sr_texture_set *set, sr_error *err)
 {
-    const uint64_t texels = (uint64_t)w * h;
     if (set->texel_count + texels > UINT32_MAX)
         return sr_fail(err, SR_ERR_INPUT, "texture file %s: the scene's textures would hold more than %u texels", path,
                        UINT32_MAX);
@@ -44,15 +43,30 @@ static sr_status append_texels(const char *path, const float *px, uint32_t w, ui
     sr_texture *items = realloc(set->items, (size_t)(set->count + 1u) * sizeof *items);
     if (!items) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
     set->items = items;
-    memcpy(set->texels + set->texel_count * 3u, px, (size_t)texels * 3u * sizeof(float));
+    return SR_OK;
+}
+
+/* The texture just written at the end of the set: its entry, and its index in *index. */
+static void commit_texture(uint32_t w, uint32_t h, uint32_t wrap, uint32_t filter, sr_texture_set *set, uint32_t *index)
+{
     sr_texture *t = &set->items[set->count];
     t->offset = (uint32_t)set->texel_count;
     t->width = w;
     t->height = h;
     t->wrap = wrap;
     t->filter = filter;
-    set->texel_count += texels;
+    set->texel_count += (uint64_t)w * h;
     *index = set->count++;
+}
+
+/* Append w x h linear texels (already decoded) as a texture. */
+static sr_status append_texels(const char *path, const float *px, uint32_t w, uint32_t h, uint32_t wrap, uint32_t filter,
+                               sr_texture_set *set, uint32_t *index, sr_error *err)
+{
+    const uint64_t texels = (uint64_t)w * h;
+    SR_TRY(reserve_texture(path, texels, set, err));
+    memcpy(set->texels + set->texel_count * 3u, px, (size_t)texels * 3u * sizeof(float));
+    commit_texture(w, h, wrap, filter, set, index);
     return SR_OK;
 }
 
@@ -99,9 +113,6 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
         return sr_fail(err, SR_ERR_INPUT, "texture file %s is %dx%d pixels; expected 1 to %u on a side", path, w, h,
                        SR_MAX_TEXTURE_SIDE);
     const uint64_t texels = (uint64_t)w * (uint64_t)h;
-    if (set->texel_count + texels > UINT32_MAX)
-        return sr_fail(err, SR_ERR_INPUT, "texture file %s: the scene's textures would hold more than %u texels", path,
-                       UINT32_MAX);
     const int hdr = stbi_is_hdr(path);
     /* stb's decoded copy (3 floats or 3 bytes a texel), its working memory (up to 4 channels
      * and a row buffer: one more copy) and our linear floats. */
@@ -110,13 +121,7 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
     sr_status mem = sr_check_host_memory(texels * (hdr ? 2u * 16u : 2u * 4u) + texels * 12u, what, "", err);
     if (mem) return mem;
 
-    float *grown = realloc(set->texels, (size_t)(set->texel_count + texels) * 3u * sizeof(float));
-    if (!grown) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
-    set->texels = grown;
-    sr_texture *items = realloc(set->items, (size_t)(set->count + 1u) * sizeof *items);
-    if (!items) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
-    set->items = items;
-
+    SR_TRY(reserve_texture(path, texels, set, err));
     float *out = set->texels + set->texel_count * 3u;
     int lw = 0, lh = 0, lc = 0;
     if (hdr) {
@@ -140,14 +145,7 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
         for (uint64_t i = 0; i < texels * 3u; i++) out[i] = lut[px[i]];
         stbi_image_free(px);
     }
-    sr_texture *t = &set->items[set->count];
-    t->offset = (uint32_t)set->texel_count;
-    t->width = (uint32_t)w;
-    t->height = (uint32_t)h;
-    t->wrap = wrap;
-    t->filter = filter;
-    set->texel_count += texels;
-    *index = set->count++;
+    commit_texture((uint32_t)w, (uint32_t)h, wrap, filter, set, index);
     return SR_OK;
 }
 
