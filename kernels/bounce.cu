@@ -84,28 +84,21 @@ extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do, built
  * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the
  * wave mask's kernels (64 at 8 blocks of 128): a measurement switch, $SR_MEGAKERNEL_BOUNDED. */
-#define SR_MEGAKERNEL(NAME, TRACE, BOUNDS)                                                    \
+#define SR_MEGAKERNEL(NAME, PATH, BOUNDS)                                                    \
     extern "C" __global__ void BOUNDS NAME(sr_params p)                                       \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
-        uint32_t segments = 0;                                                                \
-        if (i < p.n) {                                                                        \
-            sr_stage_generate(&p, i);                                                         \
-            for (uint32_t b = 0; b < p.scene.max_depth; b++) {                                \
-                segments++;                                                                   \
-                if (!TRACE(&p, i, b)) break;                                                  \
-            }                                                                                 \
-        }                                                                                     \
+        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH) : 0u;                  \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 #define SR_UNBOUNDED
 #define SR_BOUNDED_64 __launch_bounds__(SR_STAGE_BLOCK, 8)
 
-SR_MEGAKERNEL(srk_megakernel, sr_stage_trace_whitted, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_path, sr_stage_trace_path, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_bounded, sr_stage_trace_whitted, SR_BOUNDED_64)
-SR_MEGAKERNEL(srk_megakernel_path_bounded, sr_stage_trace_path, SR_BOUNDED_64)
+SR_MEGAKERNEL(srk_megakernel, false, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_path, true, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_bounded, false, SR_BOUNDED_64)
+SR_MEGAKERNEL(srk_megakernel_path_bounded, true, SR_BOUNDED_64)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 

@@ -68,10 +68,8 @@ extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, cons
 extern "C" __global__ void srk_stencil_prefix_live(uint32_t *stencil, const uint32_t *new_n, uint32_t *old_n)
 {
     const uint32_t live = *new_n, words = (live + 31u) / 32u, stride = gridDim.x * blockDim.x;
-    for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride) {
-        const uint32_t first = w * 32u;
-        stencil[w] = live >= first + 32u ? SR_FULL_MASK : (1u << (live - first)) - 1u;
-    }
+    for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride)
+        stencil[w] = sr_stencil_prefix_word(w, live);
     if (blockIdx.x == 0 && threadIdx.x == 0) *old_n = 0;
 }
 
@@ -81,8 +79,7 @@ extern "C" __global__ void srk_stencil_prefix(uint32_t *stencil, uint32_t words,
     const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
     if (n_out && w == 0) *n_out = live_host;
     if (w >= words) return;
-    const uint32_t live = live_dev ? *live_dev : live_host, first = w * 32u;
-    stencil[w] = live >= first + 32u ? SR_FULL_MASK : live > first ? (1u << (live - first)) - 1u : 0u;
+    stencil[w] = sr_stencil_prefix_word(w, live_dev ? *live_dev : live_host);
 }
 
 extern "C" __global__ void srk_count_live(const uint32_t *stencil, const uint32_t *flags, uint32_t n, uint32_t *out)

@@ -30,4 +30,12 @@ SR_HD uint32_t sr_popc(uint32_t x)
 /* Bits of the lanes below `lane`: a live lane's rank among the live lanes of its warp. */
 SR_HD uint32_t sr_lanemask_lt(uint32_t lane) { return (1u << lane) - 1u; }
 
+/* Stencil word w of a pool whose first `live` slots are live (after compaction): all ones,
+ * the low bits, or none. Written once for both backends' prefix fills. */
+SR_HD uint32_t sr_stencil_prefix_word(uint32_t w, uint32_t live)
+{
+    const uint32_t first = w * SR_WARP;
+    return live >= first + SR_WARP ? 0xffffffffu : live > first ? (1u << (live - first)) - 1u : 0u;
+}
+
 #endif

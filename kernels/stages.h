@@ -253,6 +253,20 @@ SR_HD bool sr_stage_trace_path(const sr_params *p, uint32_t slot, uint32_t bounc
 {
     return sr_shade_path(p, slot, bounce, sr_trace_closest(&p->scene, sr_ray_org(p, slot), sr_ray_dir(p, slot), 0.0f, SR_INF));
 }
+/* One pixel's whole path in one thread, every bounce in a loop (the megakernel mask, both
+ * backends); returns the segments traced. `path` is a constant where the GPU kernels call
+ * it, so each is built for one integrator. */
+SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t slot, bool path)
+{
+    sr_stage_generate(p, slot);
+    uint32_t segments = 0;
+    for (uint32_t b = 0; b < p->scene.max_depth; b++) {
+        segments++;
+        if (!(path ? sr_stage_trace_path(p, slot, b) : sr_stage_trace_whitted(p, slot, b))) break;
+    }
+    return segments;
+}
+
 SR_HD bool sr_stage_trace(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
     return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_stage_trace_path(p, slot, bounce)

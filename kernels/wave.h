@@ -28,6 +28,16 @@ SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height)
     return sr_tiles_x(width) * ((height + SR_TILE_H - 1u) / SR_TILE_H) * 32u;
 }
 
+/* Ray pool slots for a width x height image, rounded up to `align` (1: none): a slot per
+ * pixel, or per slot of the tiled order where the tiles overhang the image. Both backends
+ * and the memory budget (mem_limits.c) size the pool with it. */
+SR_HD uint64_t sr_pool_slots(uint32_t width, uint32_t height, uint32_t align)
+{
+    const uint64_t pixels = (uint64_t)width * height, tiled = sr_tiled_slots(width, height);
+    const uint64_t slots = pixels > tiled ? pixels : tiled;
+    return (slots + align - 1u) / align * align;
+}
+
 /* A queue entry's bounce byte when the warp that reserved it found the queue full: no ray. */
 #define SR_WAVE_TOMBSTONE 0xffu
 

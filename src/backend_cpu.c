@@ -63,11 +63,7 @@ uint32_t sr_cpu_ballot_partition(const uint32_t *stencil, uint32_t n, sr_cpu_mov
 
 void sr_stencil_fill_prefix(uint32_t *stencil, uint32_t words, uint32_t live)
 {
-    for (uint32_t w = 0; w < words; w++) {
-        uint32_t first = w * SR_WARP;
-        stencil[w] = live >= first + SR_WARP ? 0xffffffffu
-                   : live > first ? (1u << (live - first)) - 1u : 0u;
-    }
+    for (uint32_t w = 0; w < words; w++) stencil[w] = sr_stencil_prefix_word(w, live);
 }
 
 uint32_t sr_stencil_popcount(const uint32_t *stencil, uint32_t words)
@@ -159,8 +155,7 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
     cpu_free_pool(c);
     c->view = *view;
     c->capacity = view->width * view->height;
-    c->slots = sr_tiled_slots(view->width, view->height);
-    if (c->slots < c->capacity) c->slots = c->capacity;
+    c->slots = (uint32_t)sr_pool_slots(view->width, view->height, 1u);
     c->queue_cap = sr_wave_queue_limit(c->slots);
     c->words = (c->slots + 31u) / 32u;
     char what[96];
@@ -283,16 +278,12 @@ static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_e
     c->seed = seed;
     memset(c->ray_count, 0, sizeof c->ray_count);
     sr_params p = cpu_params(c);
+    const bool path = c->view.integrator == SR_INTEGRATOR_PATH;
     uint64_t total = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
     for (int64_t i = 0; i < (int64_t)c->n; i++) {
-        uint32_t slot = (uint32_t)i;
         if (sr_interrupt_pending()) continue;
-        sr_stage_generate(&p, slot);
-        for (uint32_t b = 0; b < c->view.max_depth; b++) {
-            total++;
-            if (!sr_stage_trace(&p, slot, b)) break;
-        }
+        total += sr_megakernel_pixel(&p, (uint32_t)i, path);
     }
     c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;

@@ -283,8 +283,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     /* The wave mask's tiled slots overhang the image's edges: size the pool for the larger. */
     const uint32_t tiled = sr_tiled_slots(v->width, v->height);
     c->wave_slots = (tiled + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
-    c->aligned = (c->capacity + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
-    if (c->aligned < c->wave_slots) c->aligned = c->wave_slots;
+    c->aligned = (uint32_t)sr_pool_slots(v->width, v->height, SR_POOL_ALIGN);
     c->words = c->aligned / 32u;
     size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->words;
     size_t free_b = 0, total_b = 0;

@@ -97,25 +97,18 @@ sr_status sr_check_host_memory(uint64_t need, const char *what, const char *hint
                    sr_fmt_bytes(a, sizeof a, need), sr_fmt_bytes(b, sizeof b, avail), source, hint ? hint : "");
 }
 
-/* Pool slots for a w x h image: the wave mask's tiles overhang the edges (stages.h). */
-static uint64_t sr_pool_slots(uint32_t w, uint32_t h)
-{
-    const uint64_t n = (uint64_t)w * h, tiled = sr_tiled_slots(w, h);
-    return n > tiled ? n : tiled;
-}
-
 /* Per slot: both pool halves, the hit, the flag; per pixel the film's 3 floats; per 32 slots
  * a stencil word. The same sums as cpu_upload's allocations. */
 uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h)
 {
-    const uint64_t n = (uint64_t)w * h, slots = sr_pool_slots(w, h);
+    const uint64_t n = (uint64_t)w * h, slots = sr_pool_slots(w, h, 1u);
     return slots * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + n * 3u * sizeof(float) +
            3u * ((slots + 31u) / 32u) * sizeof(uint32_t);
 }
 
 uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h)
 {
-    const uint64_t n = (uint64_t)w * h, aligned = (sr_pool_slots(w, h) + 255u) / 256u * 256u;
+    const uint64_t n = (uint64_t)w * h, aligned = sr_pool_slots(w, h, 256u);
     return aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + 5u * aligned / 32u * sizeof(uint32_t) +
            n * 3u * sizeof(float) + 4096u;
 }
