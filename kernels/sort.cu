@@ -1,4 +1,4 @@
-/* sort.cu: the coherence sort on the GPU (issue 6). C++ only inside this file (for CUB); the
+/* sort.cu: the coherence sort on the GPU. C++ only inside this file (for CUB); the
  * API is the extern "C" functions of sort.h.
  *
  * merge: a merge sort on the vector network of sort_net.h, over (key, value) pairs packed in

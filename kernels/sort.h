@@ -1,4 +1,4 @@
-/* sort.h: the coherence sort on the GPU (issue 6), extern "C" for the host: the merge sort
+/* sort.h: the coherence sort on the GPU, extern "C" for the host: the merge sort
  * (kernels/sort.cu, on the network of sort_net.h), CUB's radix sort as the reference, and the
  * ray-pool sort stage built on them (keys, sort, gather into the other pool half). Every
  * function enqueues on `stream` and returns the first CUDA error. */

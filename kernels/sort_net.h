@@ -1,4 +1,4 @@
-/* sort_net.h: the per-element code of the coherence sort's merge sort (issue 6), shared by the
+/* sort_net.h: the per-element code of the coherence sort's merge sort, shared by the
  * GPU merge sort (kernels/sort.cu) and its CPU driver (src/sort_cpu.c), so that a CPU test runs
  * exactly the code the GPU runs.
  *

@@ -1,4 +1,4 @@
-/* sortkey.h: the coherence key of a live ray (issue 6), one 32-bit word that the sort stage
+/* sortkey.h: the coherence key of a live ray, one 32-bit word that the sort stage
  * orders the compacted pool by, so that neighbouring rays (one warp) trace similar paths:
  *   dir-morton: direction octant in the high 3 bits, then a 29-bit Morton code of the ray's
  *               origin (the last hit point) quantised in the scene's bounds (the BVH root box;

@@ -61,7 +61,7 @@ typedef struct sr_backend_ops {
     /* Wait for queued work; returns its error, if any. */
     sr_status (*finish)(void *impl, sr_error *err);
     void (*destroy)(void *impl);
-    /* Coherence sort (issue 6; algo: sr_sort_algo, key: sr_sort_key, kernels/sortkey.h).
+    /* Coherence sort (algo: sr_sort_algo, key: sr_sort_key, kernels/sortkey.h).
      * sort_prepare, before the compaction that precedes a sort by a key compaction does not
      * carry (the material of the last hit): note each live ray's key by its pixel. sort,
      * right after a compaction: reorder the live rays by key into the other pool half (the

@@ -450,7 +450,7 @@ static void cpu_destroy(void *impl)
     free(c);
 }
 
-/* The coherence sort (issue 6): the same keys as the GPU, sorted by the GPU merge sort's
+/* The coherence sort: the same keys as the GPU, sorted by the GPU merge sort's
  * algorithm (sort_cpu.c) or a radix sort, gathered into the other pool half. */
 static sr_status cpu_sort_prepare(void *impl, int key, sr_error *err)
 {

@@ -583,7 +583,7 @@ static void cuda_destroy(void *impl)
     free(c);
 }
 
-/* The coherence sort (issue 6). The live count stays on the device: keys and the sort cover
+/* The coherence sort. The live count stays on the device: keys and the sort cover
  * the host's estimate n_est (exact after a counted compaction, else the forecast), padded
  * past the live count with the pad key; the gather covers the device count, so a short
  * estimate leaves a few rays unsorted, never lost. */

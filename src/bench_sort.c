@@ -1,4 +1,4 @@
-/* bench_sort.c: `stencilray bench --sort-micro` (issue 6). For 1 M, 8 M and 32 M pairs of
+/* bench_sort.c: `stencilray bench --sort-micro`. For 1 M, 8 M and 32 M pairs of
  * 32-bit keys and 32-bit values (the values are positions, as the ray sort's are), the median
  * time of the merge sort and of CUB's radix sort, timed with CUDA events; both outputs are
  * copied back and must be identical (the merge sort orders ties by value, the radix sort is

@@ -1,4 +1,4 @@
-/* bench_sort.h: `stencilray bench --sort-micro`: the coherence sort's micro-benchmark (issue 6).
+/* bench_sort.h: `stencilray bench --sort-micro`: the coherence sort's micro-benchmark.
  * Keys per second of the merge sort (kernels/sort.cu) against CUB's radix sort at 1 M, 8 M
  * and 32 M (key, value) pairs, each output checked against the other and on the host; and the
  * two ways to reorder a ray pool by key: sort (key, index) pairs and gather the state, or sort

@@ -102,7 +102,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
     if (!strcmp(o, "--compact-below")) return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
     if (!strcmp(o, "--wave-dense")) return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
-    if (!strcmp(o, "--sort")) {   /* the coherence sort (issue 6) */
+    if (!strcmp(o, "--sort")) {   /* the coherence sort */
         const char *v = sr_value(a, o);
         if (!v) return 2;
         const int algo = sr_sort_algo_parse(v);

@@ -12,7 +12,7 @@
 typedef struct sr_stage_times {
     double generate;
     double intersect[SR_MAX_DEPTH], shade[SR_MAX_DEPTH], compact[SR_MAX_DEPTH];
-    double sort[SR_MAX_DEPTH];   /* the coherence sort (issue 6): keys, sort and gather       */
+    double sort[SR_MAX_DEPTH];   /* the coherence sort: keys, sort and gather       */
     double total;          /* first mark to last: the whole sample                          */
     double megakernel;
     int per_stage;         /* mark every stage (costs a little host time per launch); else

@@ -1,4 +1,4 @@
-/* sort_cpu.h: the coherence sort's host side (issue 6): the GPU merge sort's algorithm run on
+/* sort_cpu.h: the coherence sort's host side: the GPU merge sort's algorithm run on
  * the same shared code (kernels/sort_net.h), an LSD radix sort, the CPU backend's sort stage
  * (keys, sort, gather into the other pool half), and the names of the options' values. */
 #ifndef SR_SORT_CPU_H

@@ -1,4 +1,4 @@
-/* hardutil.h: running the real binary the way the hardening tests need (issue 7): with
+/* hardutil.h: running the real binary the way the hardening tests need: with
  * extra environment variables, a time limit (a hang is a failure, not a stuck CI job), and
  * a handle to signal it. Header-only: test_limits.c, test_faults.c, test_gpu_faults.c and
  * test_interrupt.c include it after testutil.h. */

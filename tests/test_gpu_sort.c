@@ -1,4 +1,4 @@
-/* The coherence sort on the GPU (issue 6), checked on the host: the merge sort and CUB's radix
+/* The coherence sort on the GPU, checked on the host: the merge sort and CUB's radix
  * sort against a CPU sort on keys of many sizes (0, 1, 3, 5, ... 1000003, up to several merge
  * passes) and shapes (random, duplicates, all equal, sorted, reverse-sorted, the sentinel's
  * bits), the GPU merge sort against its CPU driver; the pool sort stage on a synthetic pool

@@ -1,6 +1,6 @@
 /* test_interrupt.c: Ctrl-C (SIGINT) or SIGTERM during a long render stops it within a
  * second, writes nothing, says so and exits 130 (143 for SIGTERM); with --save-partial it
- * writes OUT.partial-<N>spp.png, the mean of the N samples completed (issue 7). The real
+ * writes OUT.partial-<N>spp.png, the mean of the N samples completed. The real
  * binary, started with fork/exec and signalled like a terminal would. */
 #include "testutil.h"
 #include "hardutil.h"

@@ -1,5 +1,5 @@
 /* test_limits.c: absurd sizes are refused before anything large is allocated, with the
- * numbers (needed vs available), exit code 2, and nothing written (issue 7). The host's
+ * numbers (needed vs available), exit code 2, and nothing written. The host's
  * free memory is simulated with $SR_HOST_MEM_LIMIT so that the outcome does not depend on
  * the machine; one test also uses the machine's real MemAvailable when it is small enough. */
 #include "testutil.h"

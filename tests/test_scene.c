@@ -1148,7 +1148,7 @@ static void test_cli_missing_mesh(void **state)
                "3:39: objects[0].file: cannot read mesh file");
 }
 
-/* ---- path tracing: integrator, sky, emissive surfaces (issue 5) --------------------------------- */
+/* ---- path tracing: integrator, sky, emissive surfaces --------------------------------- */
 
 static void test_integrator(void **state)
 {
