@@ -48,7 +48,7 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
     uint32_t g = (n + block - 1u) / block;
     return g < 1u ? 1u : (g > max_grid ? max_grid : g);
 }
-/* The wave mask (wave.h): one launch over w->slots slots of the tiled image. */
+/* The wave mask (wave.h): one launch over the tiled image (tiles_x x tiles_y warps). */
 #ifndef SR_WAVE_BLOCK
 #define SR_WAVE_BLOCK 256u   /* measured against 64, 128 and 512 on the H200 (README) */
 #endif
@@ -59,7 +59,7 @@ typedef struct sr_wave_args {
     uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero
                                between samples (every chunk writes back an empty word)     */
     uint32_t *ctl;          /* [SR_WAVE_CTL] queue counters, zero at the start of a sample  */
-    uint32_t slots, capacity, parity, dense_min;
+    uint32_t capacity, parity, dense_min;
     uint32_t tiles_x, tiles_y;   /* the tiled image (wave.h) */
 } sr_wave_args;
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);

@@ -79,6 +79,17 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
     return ns;
 }
 
+/* The pbr material's Fresnel reflectance at cosine c (Schlick) with F0 = mix(0.04, base,
+ * metallic), per channel. */
+SR_HD sr_vec3 sr_pbr_fresnel(const sr_material *m, sr_vec3 base, float c)
+{
+    const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
+    const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(base, m->metallic));
+    return sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
+}
+
+SR_HD float sr_luminance(sr_vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
+
 /* Light arriving directly from the scene's lights at p (normal n facing the viewer), times
  * the Lambertian BRDF albedo / pi, with one shadow ray per light. */
 SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo);

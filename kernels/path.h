@@ -193,16 +193,6 @@ SR_HD sr_vec3 sr_from_local(sr_vec3 v, sr_vec3 t, sr_vec3 b, sr_vec3 n)
     return sr_add(sr_add(sr_scale(t, v.x), sr_scale(b, v.y)), sr_scale(n, v.z));
 }
 
-/* The pbr material's Fresnel reflectance at cosine c (Schlick) with F0 = mix(0.04, base,
- * metallic), per channel. */
-SR_HD sr_vec3 sr_pbr_fresnel(const sr_material *m, sr_vec3 base, float c)
-{
-    const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
-    const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(base, m->metallic));
-    return sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
-}
-
-SR_HD float sr_luminance(sr_vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
 
 /* The probability of sampling the pbr material's specular lobe, seen from cosine cos_o: its
  * Fresnel reflectance against the diffuse lobe's weight (by luminance). */

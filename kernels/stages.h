@@ -212,12 +212,7 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
      * reflection is made first and the light gathered last, so that nothing the reflection
      * needs is held in registers across the shadow rays' traversals. */
     sr_vec3 pbr_f = sr_v3s(1.0f);
-    if (m->kind == SR_MAT_PBR) {
-        const float c = -sr_dot(d, ns);
-        const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
-        const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(m->color, m->metallic));
-        pbr_f = sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
-    }
+    if (m->kind == SR_MAT_PBR) pbr_f = sr_pbr_fresnel(m, m->color, -sr_dot(d, ns));
     const bool next = bounce + 1u < s->max_depth &&   /* out of depth: nothing more arrives */
                       sr_whitted_next(p, slot, bounce, pixel, m, d, x, xs, n, ns, smooth, front, pbr_f, tp);
     if (m->kind == SR_MAT_PBR) {

@@ -468,7 +468,6 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     for (int k = 0; k < 2; k++) w.first[k] = c->wave_first[k];
     w.stencil = c->wave_queue_stencil;
     w.ctl = c->ray_count + SR_COUNT_WORDS;
-    w.slots = c->wave_slots;
     w.capacity = c->wave_queue_cap;
     w.parity = c->wave_parity;
     w.dense_min = dense_min;   /* 1..32: the frame driver clamps it */

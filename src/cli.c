@@ -171,7 +171,7 @@ static int sr_cmd_render(int argc, char **argv)
     sr_output_guard_add("-o", out);   /* the meshes the scene reads are checked against it as it loads */
     if (stats && !sr_output_path_ok("--stats", stats, 1, inputs, msg, sizeof msg))
         return sr_usage_error(&a, "%s%s", msg, "");
-    if (stats && !strcmp(stats, out))
+    if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
     if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
     if (c.quiet) c.render.progress = 0;

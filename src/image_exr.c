@@ -114,6 +114,7 @@ sr_status sr_exr_encode(int fd, const char *path, const float *rgb, uint32_t w, 
     exr_result_t fin = ctx ? exr_finish(&ctx) : EXR_ERR_SUCCESS;
     if (r == EXR_ERR_SUCCESS) r = fin;
     free(scaled);
+    if (sink.err == EINTR) return SR_INTERRUPTED;   /* a stop while a write waited: nothing is renamed */
     if (sink.err) return sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(sink.err));
     if (r != EXR_ERR_SUCCESS)
         return sr_fail(err, SR_ERR_RUNTIME, "%s: OpenEXR could not write the image: %s", path,

@@ -4,6 +4,7 @@
 #include "mesh.h"
 #include "mem_limits.h"
 #include "mesh_check.h"
+#include "jsondoc.h"
 #include "interrupt.h"
 #include "outpath.h"
 
@@ -184,8 +185,12 @@ static void file_material(const struct aiMaterial *mat, const char *mesh_path, s
     m->ior = 1.5f;
     if (!mat) return;
     struct aiString name;
-    if (aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS)
-        snprintf(out->name, sizeof out->name, "%.*s", (int)name.length, name.data);
+    if (aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS) {
+        /* the file's words reach messages and the material table: no control bytes */
+        char raw[sizeof out->name];
+        snprintf(raw, sizeof raw, "%.*s", (int)name.length, name.data);
+        sr_json_sanitize(out->name, sizeof out->name, raw);
+    }
     sr_vec3 c;
     float f;
     const bool gltf = mat_color(mat, AI_MATKEY_BASE_COLOR, &c) || mat_float(mat, AI_MATKEY_METALLIC_FACTOR, &f);

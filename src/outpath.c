@@ -1,6 +1,8 @@
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "outpath.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -86,4 +88,26 @@ int sr_output_guard_match(const struct stat *st, char *msg, size_t cap)
             return 1;
         }
     return 0;
+}
+
+/* The folder part of path, resolved (realpath), and the last name; 0 if the folder cannot be
+ * resolved. */
+static int sr_split_resolved(const char *path, char *dir, char *base)
+{
+    const char *slash = strrchr(path, '/');
+    char folder[PATH_MAX];
+    if (!slash) snprintf(folder, sizeof folder, ".");
+    else if (slash == path) snprintf(folder, sizeof folder, "/");
+    else snprintf(folder, sizeof folder, "%.*s", (int)(slash - path), path);
+    snprintf(base, NAME_MAX + 1, "%s", slash ? slash + 1 : path);
+    return realpath(folder, dir) != NULL;
+}
+
+int sr_output_same(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char da[PATH_MAX], db[PATH_MAX], ba[NAME_MAX + 1], bb[NAME_MAX + 1];
+    if (!sr_split_resolved(a, da, ba) || !sr_split_resolved(b, db, bb)) return !strcmp(a, b);
+    return !strcmp(da, db) && !strcmp(ba, bb);
 }

@@ -33,4 +33,8 @@ int sr_output_guard_active(void);
 /* The remembered output that is the file `st` describes: 1 with "OPT PATH" in msg, else 0. */
 int sr_output_guard_match(const struct stat *st, char *msg, size_t cap);
 
+/* 1 when two output names are one file: the same inode, or (not there yet) the same name in
+ * the same resolved folder ("x.png" and "./x.png"). */
+int sr_output_same(const char *a, const char *b);
+
 #endif

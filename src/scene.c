@@ -317,8 +317,10 @@ static sr_status parse_materials(sr_json_doc *c, const cJSON *mats, sr_scene *s,
     return SR_OK;
 }
 
+/* The scene's material named by obj's "material": one of the `named` materials of the
+ * "materials" table (a mesh's file materials, appended after them, have no names to look up). */
 static sr_status lookup_material(sr_json_doc *c, const cJSON *obj, const char *jp, const sr_scene *s,
-                                 const name_ix *sorted, uint32_t *out)
+                                 const name_ix *sorted, uint32_t named, uint32_t *out)
 {
     const cJSON *m = sr_json_field(obj, "material");
     char mjp[SR_JSON_PATH_MAX], got[96];
@@ -327,25 +329,25 @@ static sr_status lookup_material(sr_json_doc *c, const cJSON *obj, const char *j
         sr_json_describe(c, m, got, sizeof got);
         return sr_json_fail_val(c, m, mjp, "expected a string naming one of the materials, got %s", got);
     }
-    if (sorted && s->material_count) {
-        size_t lo = 0, hi = s->material_count;
+    if (sorted && named) {
+        size_t lo = 0, hi = named;
         while (lo < hi) {   /* the first entry >= the name: the first in document order */
             size_t mid = lo + (hi - lo) / 2;
             if (strcmp(sorted[mid].name, m->valuestring) < 0) lo = mid + 1;
             else hi = mid;
         }
-        if (lo < s->material_count && strcmp(sorted[lo].name, m->valuestring) == 0) {
+        if (lo < named && strcmp(sorted[lo].name, m->valuestring) == 0) {
             *out = sorted[lo].ix;
             return SR_OK;
         }
     }
     sr_json_sanitize(got, 48, m->valuestring);
-    if (!s->material_count)
+    if (!named)
         return sr_json_fail_val(c, m, mjp, "unknown material \"%s\"; no materials are defined (add it to \"materials\")", got);
     char list[400], sug[96];
     size_t n = 0;
     list[0] = '\0';
-    for (uint32_t i = 0; i < s->material_count; i++) {
+    for (uint32_t i = 0; i < named; i++) {
         char safe[48];
         sr_json_sanitize(safe, sizeof safe, s->material_names[i]);
         int w = snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", safe);
@@ -355,7 +357,7 @@ static sr_status lookup_material(sr_json_doc *c, const cJSON *obj, const char *j
         }
         n += (size_t)w;
     }
-    sr_json_suggest(sug, sizeof sug, m->valuestring, (const char *const *)s->material_names, s->material_count, false);
+    sr_json_suggest(sug, sizeof sug, m->valuestring, (const char *const *)s->material_names, named, false);
     return sr_json_fail_val(c, m, mjp, "unknown material \"%s\"%s; defined materials: %s", got, sug, list);
 }
 
@@ -561,7 +563,7 @@ static sr_status check_mesh_inputs(sr_json_doc *c, const cJSON *objs)
     return SR_OK;
 }
 
-static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, const name_ix *sorted)
+static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, const name_ix *sorted, uint32_t named)
 {
     SR_TRY(sr_json_need_array(c, objs, "objects"));
     if (!objs->child)
@@ -584,7 +586,7 @@ static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, c
         uint32_t mat = 0;
         const cJSON *mv = sr_json_field(o, "material");
         const bool file_materials = kind == OBJ_MESH && cJSON_IsString(mv) && !strcmp(mv->valuestring, "file");
-        if (!file_materials) SR_TRY(lookup_material(c, o, jp, s, sorted, &mat));
+        if (!file_materials) SR_TRY(lookup_material(c, o, jp, s, sorted, named, &mat));
         if ((kind == OBJ_SPHERE || kind == OBJ_PLANE) && textured(s, mat)) {
             char mjp[SR_JSON_PATH_MAX];
             sr_json_path_key(mjp, sizeof mjp, jp, "material");
@@ -793,7 +795,7 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     SR_TRY(sr_json_opt_vec3(c, root, "", "ambient", SR_JSON_VEC_COLOR, sr_v3s(0), &s->ambient));
     name_ix *sorted = NULL;
     sr_status st = parse_materials(c, sr_json_field(root, "materials"), s, &sorted);
-    if (st == SR_OK) st = parse_objects(c, sr_json_field(root, "objects"), s, sorted);
+    if (st == SR_OK) st = parse_objects(c, sr_json_field(root, "objects"), s, sorted, s->material_count);
     free(sorted);
     SR_TRY(st);
     return parse_lights(c, sr_json_field(root, "lights"), s);

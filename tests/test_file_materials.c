@@ -121,6 +121,37 @@ static void test_missing_map(void **state)
     assert_false(sr_test_file_exists(out));
 }
 
+/* Objects after a mesh with file materials look their material up among the scene's own
+ * names only: the file's materials, appended to the table, are not in the sorted names (the
+ * lookup used to search past the end of them; ASan catches that read). */
+static void test_lookup_after_file_materials(void **state)
+{
+    (void)state;
+    char dir[512], obj[600], json[2048], scene[600], err[8192], out[600];
+    sr_test_tmp_path(dir, sizeof dir, "");
+    write_obj(dir, "newmtl red\nKd 1 0 0\nnewmtl tex\nKd 0 1 0\nnewmtl lamp\nnewmtl clear\n", "fm_lookup");
+    snprintf(obj, sizeof obj, "%s/fm_lookup.obj", dir);
+    const char *fmt =
+        "{\"camera\":{\"position\":[2,0.5,4],\"look_at\":[2,0.5,0]},\n"
+        " \"image\":{\"width\":32,\"height\":16,\"spp\":1},\n"
+        " \"materials\":{\"grey\":{\"type\":\"diffuse\"}},\n"
+        " \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"},\n"
+        "  {\"type\":\"sphere\",\"center\":[0,0,-5],\"radius\":1,\"material\":\"%s\"}]}";
+    snprintf(json, sizeof json, fmt, obj, "grey");
+    sr_scene s;
+    sr_test_parse("fm_lookup.json", json, &s);
+    assert_int_equal(s.prims[s.prim_count - 1].material, 0);   /* the sphere: "grey" */
+    sr_scene_free(&s);
+    snprintf(json, sizeof json, fmt, obj, "zzz");
+    sr_test_write_file(scene, sizeof scene, "fm_lookup.json", json);
+    sr_test_tmp_path(out, sizeof out, "fm_lookup.png");
+    remove(out);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
+    assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+    if (!strstr(err, "unknown material \"zzz\"") || !strstr(err, "defined materials: grey\n")) fail_msg("%s", err);
+    assert_false(sr_test_file_exists(out));
+}
+
 /* A one-triangle glTF (external .bin) with vertex colours, a camera and a KHR light. */
 static void write_gltf(const char *dir)
 {
@@ -231,6 +262,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_obj_mtl),
         cmocka_unit_test(test_missing_map),
+        cmocka_unit_test(test_lookup_after_file_materials),
         cmocka_unit_test(test_gltf_and_notice),
         cmocka_unit_test(test_showcase),
     };

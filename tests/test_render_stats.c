@@ -149,14 +149,15 @@ static void test_stats_stdout(void **state)
 static void test_stats_bad_path(void **state)
 {
     (void)state;
-    char scene[1024], dir[1024], image[1100], missing[1100], out[4096], err[8192];
+    char scene[1024], dir[1024], image[1100], missing[1100], spelled[1200], out[4096], err[8192];
     sr_test_source_path(scene, sizeof scene, "scenes/default.json");
     sr_hard_fresh_dir(dir, sizeof dir, "render_stats_bad");
     snprintf(image, sizeof image, "%s/x.png", dir);
     snprintf(missing, sizeof missing, "%s/no-such-folder/s.json", dir);
-    const char *const bad[] = { missing, dir, image };
-    const char *const why[] = { "does not exist", "a directory", "the image's name too" };
-    for (int k = 0; k < 3; k++) {
+    snprintf(spelled, sizeof spelled, "%s/./x.png", dir);   /* the image, spelled otherwise */
+    const char *const bad[] = { missing, dir, image, spelled };
+    const char *const why[] = { "does not exist", "a directory", "the image's name too", "the image's name too" };
+    for (int k = 0; k < 4; k++) {
         const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", image,
                                "--stats", bad[k], NULL };
         assert_int_equal(run_both(argv, out, sizeof out, err, sizeof err), 2);
