@@ -328,7 +328,7 @@ int sr_bench_main(int argc, char **argv)
         if (b.breakdown) sr_bench_print_breakdown(stdout, rows, done);
         if (b.csv && !s) s = sr_bench_write_csv(b.csv, rows, done, b.breakdown, &err);
         const sr_bench_setup setup = {
-            .scene = b.c.scene_path, .backend = be.kind == SR_BACKEND_CUDA ? "cuda" : "cpu",
+            .scene = b.c.scene_path, .backend = sr_backend_kind_name(be.kind),
             .integrator = scene.integrator == SR_INTEGRATOR_PATH ? "path" : "whitted",
             .sort_key = sr_sort_key_name(b.c.render.sort_key), .date = iso_date,
             .width = scene.width, .height = scene.height, .warmup = b.warmup, .frames = b.frames,

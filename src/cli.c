@@ -107,7 +107,7 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON_AddStringToObject(root, "stencilray", SR_VERSION);
     cJSON_AddStringToObject(root, "scene", r->c->scene_path);
     cJSON_AddStringToObject(root, "output", r->out);
-    cJSON_AddStringToObject(root, "backend", r->be->kind == SR_BACKEND_CUDA ? "cuda" : "cpu");
+    cJSON_AddStringToObject(root, "backend", sr_backend_kind_name(r->be->kind));
     cJSON_AddStringToObject(root, "device", r->be->device_name);
     cJSON_AddNumberToObject(root, "width", r->scene->width);
     cJSON_AddNumberToObject(root, "height", r->scene->height);
@@ -221,7 +221,7 @@ static int sr_cmd_render(int argc, char **argv)
         FILE *line = stats && !strcmp(stats, "-") ? stderr : stdout;
         if (!c.quiet)
             fprintf(line, "%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup) | %.2f M rays, "
-                    "%.1f Mrays/s -> %s\n", be.kind == SR_BACKEND_CUDA ? "cuda" : "cpu", be.device_name, scene.width,
+                    "%.1f Mrays/s -> %s\n", sr_backend_kind_name(be.kind), be.device_name, scene.width,
                     scene.height, scene.spp, scene.max_depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
                     sr_mrays_per_s(&st), out);
         if (stats && (s = sr_write_render_stats(stats, &sum, &err)))

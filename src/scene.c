@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A file loader's error (mesh, texture, environment map) at the scene's "file" value. */
+static sr_status loader_fail(sr_json_doc *c, const cJSON *file, const char *fjp, sr_status st, const sr_error *merr);
+
 #define MAX_SCENE_BYTES ((size_t)256 << 20)   /* a scene is text; anything bigger is a mistake */
 
 /* Value ranges (sr_json_range: lower and upper bound, each none, inclusive or exclusive). */
@@ -152,10 +155,7 @@ static sr_status parse_texture(sr_json_doc *c, const cJSON *t, const char *jp, i
     uint32_t index = 0;
     sr_status st = sr_texture_load(resolved, color, (uint32_t)wrap, (uint32_t)filter, &s->tex, &index, &terr);
     free(resolved);
-    char clean[sizeof terr.msg];
-    sr_json_sanitize(clean, sizeof clean, terr.msg);
-    if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, fjp, "%s", clean);
-    if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+    SR_TRY(loader_fail(c, file, fjp, st, &terr));
     *tex = index + 1u;
     return SR_OK;
 }
@@ -398,8 +398,6 @@ static char *resolve_path(const char *scene_path, const char *file)
     return out;
 }
 
-static sr_status mesh_fail(sr_json_doc *c, const cJSON *file, const char *fjp, sr_status st, const sr_error *merr);
-
 static bool textured(const sr_scene *s, uint32_t mat)
 {
     return (s->materials[mat].color_tex | s->materials[mat].rough_tex) != 0;
@@ -513,7 +511,7 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     free(fm);
     free(resolved);
     if (st2 != SR_OK) return st2;
-    SR_TRY(mesh_fail(c, file, fjp, st, &merr));
+    SR_TRY(loader_fail(c, file, fjp, st, &merr));
     if (mo.keep_uv)
         for (uint32_t i = first; i < *prims->count; i++)
             if (textured(s, (*prims->items)[i].material) && (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV))) {
@@ -526,9 +524,9 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     return SR_OK;
 }
 
-/* A mesh loader's error at the scene's "file" value. The message quotes the path (and
- * assimp's words): no control bytes on the terminal. */
-static sr_status mesh_fail(sr_json_doc *c, const cJSON *file, const char *fjp, sr_status st, const sr_error *merr)
+/* A file loader's error at the scene's "file" value. The message quotes the path (and the
+ * library's words): no control bytes on the terminal. */
+static sr_status loader_fail(sr_json_doc *c, const cJSON *file, const char *fjp, sr_status st, const sr_error *merr)
 {
     char clean[sizeof merr->msg];
     sr_json_sanitize(clean, sizeof clean, merr->msg);
@@ -558,7 +556,7 @@ static sr_status check_mesh_inputs(sr_json_doc *c, const cJSON *objs)
         uint64_t size = 0, ref_bytes = 0;
         sr_status st = sr_mesh_inputs_check(resolved, &size, &ref_bytes, &merr);
         free(resolved);
-        SR_TRY(mesh_fail(c, file, fjp, st, &merr));
+        SR_TRY(loader_fail(c, file, fjp, st, &merr));
     }
     return SR_OK;
 }
@@ -767,10 +765,7 @@ static sr_status parse_environment(sr_json_doc *c, const cJSON *root, sr_scene *
         st = sr_check_host_memory(sr_env_build_bytes(t->width, t->height), what, "", &terr);
         if (st == SR_OK) st = sr_env_build(t, s->tex.texels, &s->env_marginal, &s->env_conditional, &s->env_pdf, &terr);
     }
-    char clean[sizeof terr.msg];
-    sr_json_sanitize(clean, sizeof clean, terr.msg);
-    if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, "environment.file", "%s", clean);
-    if (st != SR_OK) return sr_fail(c->err, st, "%s: environment.file: %s", c->path, clean);
+    SR_TRY(loader_fail(c, file, "environment.file", st, &terr));
     s->env_tex = index + 1u;
     return SR_OK;
 }
