@@ -122,6 +122,57 @@ static void test_bilinear_weights_and_wrap(void **state)
     assert_true(c.x == 4.0f);
 }
 
+/* Any size is a texture: a 3x5 image (no power of two) and a 1x1 one load with their own
+ * size, and sampling them returns their texels: nearest at each texel's centre, and the one
+ * texel of a 1x1 image everywhere, both filters, both wraps. */
+static void test_odd_sizes(void **state)
+{
+    (void)state;
+    char png[512];
+    unsigned char px[3 * 5 * 3];
+    for (int k = 0; k < 3 * 5 * 3; k++) px[k] = (unsigned char)(7 * k + 1);
+    sr_test_tmp_path(png, sizeof png, "tex_3x5.png");
+    assert_true(stbi_write_png(png, 3, 5, 3, px, 3 * 3) != 0);
+    char one[512];
+    const unsigned char single[3] = { 200, 100, 50 };
+    sr_test_tmp_path(one, sizeof one, "tex_1x1.png");
+    assert_true(stbi_write_png(one, 1, 1, 3, single, 3) != 0);
+    sr_texture_set set = { 0 };
+    sr_error e = { 0 };
+    uint32_t a = 9, b = 9;
+    assert_int_equal(sr_texture_load(png, 0, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &a, &e), SR_OK);
+    assert_int_equal(sr_texture_load(one, 0, SR_WRAP_CLAMP, SR_FILTER_BILINEAR, &set, &b, &e), SR_OK);
+    assert_int_equal(set.items[a].width, 3);
+    assert_int_equal(set.items[a].height, 5);
+    assert_int_equal(set.items[b].width, 1);
+    assert_int_equal(set.items[b].height, 1);
+    sr_scene_view v;
+    memset(&v, 0, sizeof v);
+    v.texels = set.texels;
+    /* v = 1 is the top row (row 0 of the file): texel (i, j) is at u = (i + 0.5) / 3,
+     * v = 1 - (j + 0.5) / 5 */
+    for (int j = 0; j < 5; j++)
+        for (int i = 0; i < 3; i++) {
+            const sr_vec3 c = sr_tex_sample(&v, &set.items[a], (i + 0.5f) / 3.0f, 1.0f - (j + 0.5f) / 5.0f);
+            assert_true(c.x == (float)px[3 * (j * 3 + i)] / 255.0f);
+            assert_true(c.z == (float)px[3 * (j * 3 + i) + 2] / 255.0f);
+        }
+    for (int w = 0; w < 2; w++)
+        for (int f = 0; f < 2; f++) {
+            sr_texture t = set.items[b];
+            t.wrap = w ? SR_WRAP_REPEAT : SR_WRAP_CLAMP;
+            t.filter = f ? SR_FILTER_BILINEAR : SR_FILTER_NEAREST;
+            const float uv[4][2] = { { 0.5f, 0.5f }, { 0.0f, 0.0f }, { 0.99f, 0.01f }, { 3.3f, -2.7f } };
+            for (int k = 0; k < 4; k++) {
+                const sr_vec3 c = sr_tex_sample(&v, &t, uv[k][0], uv[k][1]);
+                assert_float_equal(c.x, 200.0 / 255.0, 1e-6);
+                assert_float_equal(c.y, 100.0 / 255.0, 1e-6);
+                assert_float_equal(c.z, 50.0 / 255.0, 1e-6);
+            }
+        }
+    sr_texture_set_free(&set);
+}
+
 /* A 2x2 quad at z = 0 facing a pinhole camera at z = 3, lit only by an ambient term of 1:
  * each pixel shows the albedo texture's value at its UV. */
 static void test_quad_returns_texels(void **state)
@@ -312,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_srgb_decode),
         cmocka_unit_test(test_load_colour_and_data),
         cmocka_unit_test(test_bilinear_weights_and_wrap),
+        cmocka_unit_test(test_odd_sizes),
         cmocka_unit_test(test_quad_returns_texels),
         cmocka_unit_test(test_bad_textures),
         cmocka_unit_test(test_huge_textures),
