@@ -65,3 +65,19 @@ void sr_backend_destroy(sr_backend *be)
     if (be && be->ops) be->ops->destroy(be->impl);
     if (be) memset(be, 0, sizeof *be);
 }
+
+sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
+{
+    sr_params p;
+    memset(&p, 0, sizeof p);
+    p.scene = k->view;
+    p.ray = k->pool[k->current];
+    p.hit_t = k->hit_t;
+    p.hit_prim = k->hit_prim;
+    p.film = k->film;
+    p.ray_count = ray_count;
+    p.n = k->n;
+    p.sample = k->sample;
+    p.seed = k->seed;
+    return p;
+}

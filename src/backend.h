@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "status.h"
 #include "../kernels/types.h"
+#include "../kernels/raystate.h"
 
 typedef enum sr_backend_kind { SR_BACKEND_AUTO = 0, SR_BACKEND_CPU, SR_BACKEND_CUDA } sr_backend_kind;
 
@@ -97,6 +98,22 @@ sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
 void sr_backend_destroy(sr_backend *be);
 
 const char *sr_mask_name(sr_mask mask);
+/* What both backends hold of a sample's rays, so that it is declared once: the scene (host
+ * or device pointers), the two pool halves, the hit records, the two masks, the film, and the
+ * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half). */
+typedef struct sr_pool_state {
+    sr_scene_view view;
+    sr_ray_soa pool[2];        /* ping-pong halves                                          */
+    int current;
+    float *hit_t;
+    uint32_t *hit_prim, *stencil, *flags;
+    float *film;
+    uint32_t capacity, words, n, sample, seed;
+} sr_pool_state;
+
+/* The per-ray code's parameters for the current pool half, counting into ray_count. */
+sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count);
+
 /* The wave mask's queue entries for a pool of `slots`: all of them, unless the test switch
  * $SR_WAVE_QUEUE_LIMIT (kernels/wave.h) asks for fewer. */
 uint32_t sr_wave_queue_limit(uint32_t slots);

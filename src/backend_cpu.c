@@ -76,15 +76,8 @@ uint32_t sr_stencil_popcount(const uint32_t *stencil, uint32_t words)
 /* ---- the backend ---------------------------------------------------------------------- */
 
 typedef struct sr_cpu {
-    sr_scene_view view;        /* host pointers owned by the caller (render.c)             */
-    sr_ray_soa pool[2];        /* ping-pong halves                                          */
-    int current;
-    float *hit_t;
-    uint32_t *hit_prim;
-    uint32_t *stencil, *flags;
+    sr_pool_state core;        /* the scene (host pointers owned by render.c), pool, masks  */
     uint32_t *queue_stencil;     /* the wave mask's queue's stencil, zero between samples      */
-    float *film;
-    uint32_t capacity, words, n, sample, seed;
     uint32_t slots;            /* pool slots: capacity, or the wave mask's tiled slots       */
     uint32_t queue_cap;        /* the wave mask's queue entries (slots, or a test's limit)   */
     uint32_t ray_count[SR_MAX_DEPTH];
@@ -119,33 +112,19 @@ static sr_status cpu_fault(const char *stage, uint32_t bounce, sr_error *err)
                    f == SR_FAULT_LAUNCH ? "launching" : "running", stage, bounce, sr_fault_spec());
 }
 
-static sr_params cpu_params(sr_cpu *c)
-{
-    sr_params p;
-    memset(&p, 0, sizeof p);
-    p.scene = c->view;
-    p.ray = c->pool[c->current];
-    p.hit_t = c->hit_t;
-    p.hit_prim = c->hit_prim;
-    p.film = c->film;
-    p.ray_count = c->ray_count;
-    p.n = c->n;
-    p.sample = c->sample;
-    p.seed = c->seed;
-    return p;
-}
+static sr_params cpu_params(sr_cpu *c) { return sr_pool_params(&c->core, c->ray_count); }
 
 static void cpu_free_pool(sr_cpu *c)
 {
     for (int h = 0; h < 2; h++) {
-#define SR_X_FREE(type, name) free(c->pool[h].name); c->pool[h].name = NULL;
+#define SR_X_FREE(type, name) free(c->core.pool[h].name); c->core.pool[h].name = NULL;
         SR_RAY_FIELDS(SR_X_FREE)
 #undef SR_X_FREE
     }
-    free(c->hit_t); free(c->hit_prim); free(c->stencil); free(c->flags); free(c->film);
+    free(c->core.hit_t); free(c->core.hit_prim); free(c->core.stencil); free(c->core.flags); free(c->core.film);
     free(c->queue_stencil);
     c->queue_stencil = NULL;
-    c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL; c->film = NULL;
+    c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL; c->core.film = NULL;
     sr_cpu_sorter_free(&c->sorter);
 }
 
@@ -153,32 +132,32 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
 {
     sr_cpu *c = (sr_cpu *)impl;
     cpu_free_pool(c);
-    c->view = *view;
-    c->capacity = view->width * view->height;
+    c->core.view = *view;
+    c->core.capacity = view->width * view->height;
     c->slots = (uint32_t)sr_pool_slots(view->width, view->height, 1u);
     c->queue_cap = sr_wave_queue_limit(c->slots);
-    c->words = (c->slots + 31u) / 32u;
+    c->core.words = (c->slots + 31u) / 32u;
     char what[96];
     snprintf(what, sizeof what, "the CPU backend's ray pool and film for a %ux%u image", view->width, view->height);
     sr_status mem = sr_check_host_memory(sr_cpu_pool_bytes(view->width, view->height), what, "", err);
-    if (mem) { c->capacity = c->words = c->slots = 0; return mem; }
+    if (mem) { c->core.capacity = c->core.words = c->slots = 0; return mem; }
     bool ok = sr_fault_check(SR_FAULT_ALLOC, NULL) == SR_FAULT_NONE;
     for (int h = 0; h < 2; h++) {
-#define SR_X_ALLOC(type, name) ok = ok && (c->pool[h].name = (type *)malloc(sizeof(type) * c->slots)) != NULL;
+#define SR_X_ALLOC(type, name) ok = ok && (c->core.pool[h].name = (type *)malloc(sizeof(type) * c->slots)) != NULL;
         SR_RAY_FIELDS(SR_X_ALLOC)
 #undef SR_X_ALLOC
     }
-    ok = ok && (c->hit_t = (float *)malloc(sizeof(float) * c->slots)) != NULL;
-    ok = ok && (c->hit_prim = (uint32_t *)malloc(sizeof(uint32_t) * c->slots)) != NULL;
-    ok = ok && (c->stencil = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
-    ok = ok && (c->queue_stencil = (uint32_t *)calloc(c->words, sizeof(uint32_t))) != NULL;
-    ok = ok && (c->flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
-    ok = ok && (c->film = (float *)calloc((size_t)c->capacity * 3u, sizeof(float))) != NULL;
+    ok = ok && (c->core.hit_t = (float *)malloc(sizeof(float) * c->slots)) != NULL;
+    ok = ok && (c->core.hit_prim = (uint32_t *)malloc(sizeof(uint32_t) * c->slots)) != NULL;
+    ok = ok && (c->core.stencil = (uint32_t *)calloc(c->core.words, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->queue_stencil = (uint32_t *)calloc(c->core.words, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->core.flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->core.film = (float *)calloc((size_t)c->core.capacity * 3u, sizeof(float))) != NULL;
     if (!ok) {
         cpu_free_pool(c);
         return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %ux%u ray pool (%.1f MiB)",
                        view->width, view->height,
-                       (double)c->capacity * (2.0 * SR_RAY_BYTES + SR_HIT_BYTES + 16.0) / 1048576.0);
+                       (double)c->core.capacity * (2.0 * SR_RAY_BYTES + SR_HIT_BYTES + 16.0) / 1048576.0);
     }
     return SR_OK;
 }
@@ -187,7 +166,7 @@ static sr_status cpu_clear_film(void *impl, sr_error *err)
 {
     (void)err;
     sr_cpu *c = (sr_cpu *)impl;
-    memset(c->film, 0, sizeof(float) * 3u * c->capacity);
+    memset(c->core.film, 0, sizeof(float) * 3u * c->core.capacity);
     return SR_OK;
 }
 
@@ -195,15 +174,15 @@ static sr_status cpu_begin_sample(void *impl, sr_mask mask, uint32_t sample, uin
 {
     (void)err;
     sr_cpu *c = (sr_cpu *)impl;
-    c->current = 0;
-    c->n = c->capacity;
-    c->sample = sample;
-    c->seed = seed;
+    c->core.current = 0;
+    c->core.n = c->core.capacity;
+    c->core.sample = sample;
+    c->core.seed = seed;
     memset(c->ray_count, 0, sizeof c->ray_count);
     if (mask == SR_MASK_FLAGS)
-        for (uint32_t i = 0; i < c->n; i++) c->flags[i] = 1;
+        for (uint32_t i = 0; i < c->core.n; i++) c->core.flags[i] = 1;
     else
-        sr_stencil_fill_prefix(c->stencil, c->words, c->n);
+        sr_stencil_fill_prefix(c->core.stencil, c->core.words, c->core.n);
     return SR_OK;
 }
 
@@ -213,10 +192,10 @@ static sr_status cpu_count_live(void *impl, sr_mask mask, uint32_t *live, sr_err
     sr_cpu *c = (sr_cpu *)impl;
     if (mask == SR_MASK_FLAGS) {
         uint32_t sum = 0;
-        for (uint32_t i = 0; i < c->n; i++) sum += c->flags[i] != 0;
+        for (uint32_t i = 0; i < c->core.n; i++) sum += c->core.flags[i] != 0;
         *live = sum;
     } else {
-        *live = sr_stencil_popcount(c->stencil, (c->n + 31u) / 32u);
+        *live = sr_stencil_popcount(c->core.stencil, (c->core.n + 31u) / 32u);
     }
     return SR_OK;
 }
@@ -237,8 +216,8 @@ static sr_status cpu_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32_
         cpu_count_live(impl, mask, &live, err);
         c->ray_count[bounce] += live;
     }
-    if (mask == SR_MASK_FLAGS) sr_cpu_flags_frame(c->flags, c->n, fn, &call);
-    else sr_cpu_stencil_frame(c->stencil, c->n, fn, &call);
+    if (mask == SR_MASK_FLAGS) sr_cpu_flags_frame(c->core.flags, c->core.n, fn, &call);
+    else sr_cpu_stencil_frame(c->core.stencil, c->core.n, fn, &call);
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
 }
 
@@ -256,13 +235,13 @@ static sr_status cpu_compact(void *impl, uint32_t expected, uint32_t *live, sr_e
     sr_status f = cpu_fault("compact", 0, err);
     if (f) return f;
     sr_cpu_move m;
-    m.src = c->pool[c->current];
-    m.dst = c->pool[1 - c->current];
-    uint32_t count = sr_cpu_ballot_partition(c->stencil, c->n, cpu_move, &m);
-    uint32_t old_words = (c->n + 31u) / 32u;
-    c->current = 1 - c->current;
-    c->n = count;
-    sr_stencil_fill_prefix(c->stencil, old_words, count);
+    m.src = c->core.pool[c->core.current];
+    m.dst = c->core.pool[1 - c->core.current];
+    uint32_t count = sr_cpu_ballot_partition(c->core.stencil, c->core.n, cpu_move, &m);
+    uint32_t old_words = (c->core.n + 31u) / 32u;
+    c->core.current = 1 - c->core.current;
+    c->core.n = count;
+    sr_stencil_fill_prefix(c->core.stencil, old_words, count);
     if (live) *live = count;
     return SR_OK;
 }
@@ -272,16 +251,16 @@ static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_e
     sr_cpu *c = (sr_cpu *)impl;
     sr_status f = cpu_fault("megakernel", 0, err);
     if (f) return f;
-    c->current = 0;
-    c->n = c->capacity;
-    c->sample = sample;
-    c->seed = seed;
+    c->core.current = 0;
+    c->core.n = c->core.capacity;
+    c->core.sample = sample;
+    c->core.seed = seed;
     memset(c->ray_count, 0, sizeof c->ray_count);
     sr_params p = cpu_params(c);
-    const bool path = c->view.integrator == SR_INTEGRATOR_PATH;
+    const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH;
     uint64_t total = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
-    for (int64_t i = 0; i < (int64_t)c->n; i++) {
+    for (int64_t i = 0; i < (int64_t)c->core.n; i++) {
         if (sr_interrupt_pending()) continue;
         total += sr_megakernel_pixel(&p, (uint32_t)i, path);
     }
@@ -337,8 +316,8 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
             if (!((m >> lane) & 1u)) continue;
             const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
             if (to >= cap) continue;
-            if (fits) sr_ray_copy(c->pool[1], to, p->ray, w * SR_WARP + lane);
-            c->pool[1].bounce[to] = fits ? (uint8_t)bounce[lane] : (uint8_t)SR_WAVE_TOMBSTONE;
+            if (fits) sr_ray_copy(c->core.pool[1], to, p->ray, w * SR_WARP + lane);
+            c->core.pool[1].bounce[to] = fits ? (uint8_t)bounce[lane] : (uint8_t)SR_WAVE_TOMBSTONE;
             const uint32_t bit = 1u << (to & 31u);
 #pragma omp atomic
             c->queue_stencil[to >> 5] |= bit;
@@ -353,21 +332,21 @@ static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t d
     sr_cpu *c = (sr_cpu *)impl;
     sr_status f = cpu_fault("wave", 0, err);
     if (f) return f;
-    c->current = 0;
-    c->n = sr_tiled_slots(c->view.width, c->view.height);
-    c->sample = sample;
-    c->seed = seed;
+    c->core.current = 0;
+    c->core.n = sr_tiled_slots(c->core.view.width, c->core.view.height);
+    c->core.sample = sample;
+    c->core.seed = seed;
     memset(c->ray_count, 0, sizeof c->ray_count);
-    sr_stencil_fill_prefix(c->stencil, (c->n + 31u) / 32u, c->n);
-    const bool queue = c->view.max_depth > 1u;
+    sr_stencil_fill_prefix(c->core.stencil, (c->core.n + 31u) / 32u, c->core.n);
+    const bool queue = c->core.view.max_depth > 1u;
     uint32_t queued = 0;
     sr_params p = cpu_params(c);
 #pragma omp parallel for schedule(dynamic, 16)
-    for (int64_t w = 0; w < (int64_t)((c->n + 31u) / 32u); w++)
-        cpu_wave_warp(c, &p, c->stencil, (uint32_t)w, true, dense_min, queue, &queued);
+    for (int64_t w = 0; w < (int64_t)((c->core.n + 31u) / 32u); w++)
+        cpu_wave_warp(c, &p, c->core.stencil, (uint32_t)w, true, dense_min, queue, &queued);
     /* The queue's chunks: full ones in passes (a pass may queue more behind them), then the
      * partial last one to the end. */
-    p.ray = c->pool[1];
+    p.ray = c->core.pool[1];
     for (uint32_t taken = 0;;) {
         if (sr_interrupt_pending()) break;
         const uint32_t n = queued < c->queue_cap ? queued : c->queue_cap, full = n / 32u;
@@ -382,7 +361,7 @@ static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t d
         break;
     }
     if (sr_interrupt_pending()) {   /* leave the queue's stencil empty for the next render */
-        memset(c->queue_stencil, 0, sizeof(uint32_t) * c->words);
+        memset(c->queue_stencil, 0, sizeof(uint32_t) * c->core.words);
         return SR_INTERRUPTED;
     }
     return SR_OK;
@@ -399,7 +378,7 @@ static sr_status cpu_read_film(void *impl, float *rgb, float scale, sr_error *er
 {
     (void)err;
     sr_cpu *c = (sr_cpu *)impl;
-    for (size_t i = 0; i < (size_t)c->capacity * 3u; i++) rgb[i] = c->film[i] * scale;
+    for (size_t i = 0; i < (size_t)c->core.capacity * 3u; i++) rgb[i] = c->core.film[i] * scale;
     return SR_OK;
 }
 
@@ -412,9 +391,9 @@ static sr_status cpu_resolve_device(void *impl, float *dst, float scale, sr_erro
 static sr_status cpu_set_view(void *impl, const sr_scene_view *view, sr_error *err)
 {
     sr_cpu *c = (sr_cpu *)impl;
-    if (view->width * view->height != c->capacity)
+    if (view->width * view->height != c->core.capacity)
         return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
-    c->view = *view;
+    c->core.view = *view;
     return SR_OK;
 }
 
@@ -456,15 +435,15 @@ static sr_status cpu_sort_prepare(void *impl, int key, sr_error *err)
 {
     sr_cpu *c = (sr_cpu *)impl;
     sr_params p = cpu_params(c);
-    return sr_cpu_sort_prepare(&c->sorter, key, &p, c->stencil, c->capacity, err);
+    return sr_cpu_sort_prepare(&c->sorter, key, &p, c->core.stencil, c->core.capacity, err);
 }
 
 static sr_status cpu_sort(void *impl, int algo, int key, sr_error *err)
 {
     sr_cpu *c = (sr_cpu *)impl;
     sr_params p = cpu_params(c);
-    sr_status s = sr_cpu_sort_pool(&c->sorter, algo, key, &p, c->pool[1 - c->current], c->capacity, err);
-    if (!s) c->current = 1 - c->current;
+    sr_status s = sr_cpu_sort_pool(&c->sorter, algo, key, &p, c->core.pool[1 - c->core.current], c->core.capacity, err);
+    if (!s) c->core.current = 1 - c->core.current;
     return s;
 }
 

@@ -102,22 +102,18 @@ static sr_status cuda_fault(const char *stage, uint32_t bounce, sr_params *p, sr
 typedef struct sr_cuda {
     int device;
     cudaStream_t stream;
-    sr_scene_view view;             /* device pointers                                      */
+    sr_pool_state core;             /* the scene (device pointers), pool, masks, film       */
     void *scene_mem[12];            /* prims, nodes, planes, materials, lights, emitters,
                                        triangle attributes, texture table, texels, and the
                                        environment map's marginal, conditional and pdf       */
-    sr_ray_soa pool[2];
-    int current;
-    float *hit_t;
-    uint32_t *hit_prim, *stencil, *flags, *ray_count, *counter;
-    float *film;
+    uint32_t *ray_count, *counter;
     uint32_t *counter_host;         /* pinned: the compacted count comes back here          */
     uint32_t *live_n;               /* [2]: the compact path's device-side live counts, which
                                        compaction ping-pongs (the other one is its counter) */
     int cur_n;                      /* which count is current                               */
     uint32_t n_est;                 /* the host's estimate of *live_n, sizes the launches   */
     int compacted;                  /* this sample has compacted: launch the live kernels   */
-    uint32_t capacity, aligned, words, n, sample, seed;
+    uint32_t aligned;               /* pool slots: capacity and the tiled slots, rounded    */
     uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
     uint32_t wave_slots, wave_parity, wave_queue_cap;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
@@ -215,13 +211,13 @@ void sr_cuda_gpu_summary(int device, char *buf, size_t cap)
 static void cuda_free_all(sr_cuda *c)
 {
     for (int k = 0; k < (int)(sizeof c->scene_mem / sizeof c->scene_mem[0]); k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
-    sr_cuda_soa_free(&c->pool[0]);   /* both halves */
-    memset(&c->pool[1], 0, sizeof c->pool[1]);
-    cudaFree(c->hit_t); cudaFree(c->hit_prim); cudaFree(c->stencil); cudaFree(c->flags);
-    cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->film); cudaFree(c->live_n);
+    sr_cuda_soa_free(&c->core.pool[0]);   /* both halves */
+    memset(&c->core.pool[1], 0, sizeof c->core.pool[1]);
+    cudaFree(c->core.hit_t); cudaFree(c->core.hit_prim); cudaFree(c->core.stencil); cudaFree(c->core.flags);
+    cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->core.film); cudaFree(c->live_n);
     c->live_n = NULL;
-    c->hit_t = NULL; c->hit_prim = NULL; c->stencil = NULL; c->flags = NULL;
-    c->ray_count = NULL; c->counter = NULL; c->film = NULL;
+    c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL;
+    c->ray_count = NULL; c->counter = NULL; c->core.film = NULL;
     for (int k = 0; k < 2; k++) { cudaFree(c->wave_first[k]); c->wave_first[k] = NULL; }
     cudaFree(c->wave_queue_stencil);
     c->wave_queue_stencil = NULL;
@@ -243,7 +239,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     sr_cuda *c = (sr_cuda *)impl;
     cuda_free_all(c);
     SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
-    c->view = *v;
+    c->core.view = *v;
     sr_status st;
     uint64_t texel_bytes = 0, texel_floats = 0;
     const size_t env_w = v->env_tex ? v->textures[v->env_tex - 1u].width : 0;
@@ -261,31 +257,31 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
                            "free; use smaller images or --backend cpu", (double)texel_bytes / 1048576.0,
                            (double)cap / 1048576.0);
     }
-    if ((st = cuda_copy_array(c, 0, v->prims, sizeof(sr_prim) * v->prim_count, (const void **)&c->view.prims, err)) ||
-        (st = cuda_copy_array(c, 1, v->nodes, sizeof(sr_bvh_node) * v->node_count, (const void **)&c->view.nodes, err)) ||
-        (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->view.planes, err)) ||
-        (st = cuda_copy_array(c, 3, v->materials, sizeof(sr_material) * v->material_count, (const void **)&c->view.materials, err)) ||
-        (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->view.lights, err)) ||
-        (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->view.emitters, err)) ||
+    if ((st = cuda_copy_array(c, 0, v->prims, sizeof(sr_prim) * v->prim_count, (const void **)&c->core.view.prims, err)) ||
+        (st = cuda_copy_array(c, 1, v->nodes, sizeof(sr_bvh_node) * v->node_count, (const void **)&c->core.view.nodes, err)) ||
+        (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->core.view.planes, err)) ||
+        (st = cuda_copy_array(c, 3, v->materials, sizeof(sr_material) * v->material_count, (const void **)&c->core.view.materials, err)) ||
+        (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->core.view.lights, err)) ||
+        (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->core.view.emitters, err)) ||
         (st = cuda_copy_array(c, 6, v->attrs, v->attrs ? sizeof(sr_tri_attr) * v->prim_count : 0,
-                              (const void **)&c->view.attrs, err)) ||
-        (st = cuda_copy_array(c, 7, v->textures, sizeof(sr_texture) * v->texture_count, (const void **)&c->view.textures, err)) ||
-        (st = cuda_copy_array(c, 8, v->texels, texel_floats * sizeof(float), (const void **)&c->view.texels, err)) ||
+                              (const void **)&c->core.view.attrs, err)) ||
+        (st = cuda_copy_array(c, 7, v->textures, sizeof(sr_texture) * v->texture_count, (const void **)&c->core.view.textures, err)) ||
+        (st = cuda_copy_array(c, 8, v->texels, texel_floats * sizeof(float), (const void **)&c->core.view.texels, err)) ||
         (st = cuda_copy_array(c, 9, v->env_marginal, v->env_tex ? sizeof(float) * (env_h + 1u) : 0,
-                              (const void **)&c->view.env_marginal, err)) ||
+                              (const void **)&c->core.view.env_marginal, err)) ||
         (st = cuda_copy_array(c, 10, v->env_conditional, v->env_tex ? sizeof(float) * env_h * (env_w + 1u) : 0,
-                              (const void **)&c->view.env_conditional, err)) ||
+                              (const void **)&c->core.view.env_conditional, err)) ||
         (st = cuda_copy_array(c, 11, v->env_pdf, v->env_tex ? sizeof(float) * env_h * env_w : 0,
-                              (const void **)&c->view.env_pdf, err)))
+                              (const void **)&c->core.view.env_pdf, err)))
         return st;
 
-    c->capacity = v->width * v->height;
+    c->core.capacity = v->width * v->height;
     /* The wave mask's tiled slots overhang the image's edges: size the pool for the larger. */
     const uint32_t tiled = sr_tiled_slots(v->width, v->height);
     c->wave_slots = (tiled + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
     c->aligned = (uint32_t)sr_pool_slots(v->width, v->height, SR_POOL_ALIGN);
-    c->words = c->aligned / 32u;
-    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->words;
+    c->core.words = c->aligned / 32u;
+    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words;
     size_t free_b = 0, total_b = 0;
     SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
     free_b = (size_t)sr_device_memory_cap(free_b);   /* $SR_DEVICE_MEM_LIMIT (mem_limits.h) */
@@ -300,52 +296,38 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     }
     /* One allocation per field for both halves, pool[1] right after pool[0]: the wave mask
      * addresses its queue (pool[1]) through pool[0]'s pointers. */
-    SR_TRY(sr_cuda_soa_alloc(&c->pool[0], 2u * c->aligned, "allocating the ray pool", err));
-#define SR_X_HALF(type, name) c->pool[1].name = c->pool[0].name + c->aligned;
+    SR_TRY(sr_cuda_soa_alloc(&c->core.pool[0], 2u * c->aligned, "allocating the ray pool", err));
+#define SR_X_HALF(type, name) c->core.pool[1].name = c->core.pool[0].name + c->aligned;
     SR_RAY_FIELDS(SR_X_HALF)
 #undef SR_X_HALF
-    SR_CUDA_TRY(cudaMalloc((void **)&c->hit_t, sizeof(float) * c->aligned), "allocating hits");
-    SR_CUDA_TRY(cudaMalloc((void **)&c->hit_prim, sizeof(uint32_t) * c->aligned), "allocating hits");
-    SR_CUDA_TRY(cudaMalloc((void **)&c->stencil, sizeof(uint32_t) * c->words), "allocating the stencil");
-    SR_CUDA_TRY(cudaMalloc((void **)&c->flags, sizeof(uint32_t) * c->aligned), "allocating flags");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.hit_t, sizeof(float) * c->aligned), "allocating hits");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.hit_prim, sizeof(uint32_t) * c->aligned), "allocating hits");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.stencil, sizeof(uint32_t) * c->core.words), "allocating the stencil");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.flags, sizeof(uint32_t) * c->aligned), "allocating flags");
     /* The ray counts, then the wave mask's queue counters: one clear and one read a sample. */
     SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * (SR_COUNT_WORDS + SR_WAVE_CTL)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
-    SR_CUDA_TRY(cudaMalloc((void **)&c->film, sizeof(float) * 3u * c->capacity), "allocating the film");
-    SR_CUDA_TRY(cudaMemsetAsync(c->stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
-    SR_CUDA_TRY(cudaMemsetAsync(c->flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.film, sizeof(float) * 3u * c->core.capacity), "allocating the film");
+    SR_CUDA_TRY(cudaMemsetAsync(c->core.stencil, 0, sizeof(uint32_t) * c->core.words, c->stream), "clearing the stencil");
+    SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
     for (int k = 0; k < 2; k++) {
-        SR_CUDA_TRY(cudaMalloc((void **)&c->wave_first[k], sizeof(uint32_t) * c->words), "allocating the stencil");
-        SR_CUDA_TRY(cudaMemsetAsync(c->wave_first[k], 0xff, sizeof(uint32_t) * c->words, c->stream), "filling the stencil");
+        SR_CUDA_TRY(cudaMalloc((void **)&c->wave_first[k], sizeof(uint32_t) * c->core.words), "allocating the stencil");
+        SR_CUDA_TRY(cudaMemsetAsync(c->wave_first[k], 0xff, sizeof(uint32_t) * c->core.words, c->stream), "filling the stencil");
     }
-    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_queue_stencil, sizeof(uint32_t) * c->words), "allocating the stencil");
-    SR_CUDA_TRY(cudaMemsetAsync(c->wave_queue_stencil, 0, sizeof(uint32_t) * c->words, c->stream), "clearing the stencil");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_queue_stencil, sizeof(uint32_t) * c->core.words), "allocating the stencil");
+    SR_CUDA_TRY(cudaMemsetAsync(c->wave_queue_stencil, 0, sizeof(uint32_t) * c->core.words, c->stream), "clearing the stencil");
     c->wave_parity = 0;
     c->wave_queue_cap = sr_wave_queue_limit(c->aligned);
     return SR_OK;
 }
 
-static sr_params cuda_params(const sr_cuda *c)
-{
-    sr_params p;
-    memset(&p, 0, sizeof p);
-    p.scene = c->view;
-    p.ray = c->pool[c->current];
-    p.hit_t = c->hit_t;
-    p.hit_prim = c->hit_prim;
-    p.film = c->film;
-    p.ray_count = c->ray_count;
-    p.n = c->n;
-    p.sample = c->sample;
-    p.seed = c->seed;
-    return p;
-}
+static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
 
 static sr_status cuda_clear_film(void *impl, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(cudaMemsetAsync(c->film, 0, sizeof(float) * 3u * c->capacity, c->stream), "clearing the film");
+    SR_CUDA_TRY(cudaMemsetAsync(c->core.film, 0, sizeof(float) * 3u * c->core.capacity, c->stream), "clearing the film");
     return SR_OK;
 }
 
@@ -353,10 +335,10 @@ static sr_status cuda_clear_film(void *impl, sr_error *err)
  * the wave mask's queue counters) zeroed. */
 static sr_status cuda_start(sr_cuda *c, uint32_t n, uint32_t sample, uint32_t seed, uint32_t counters, sr_error *err)
 {
-    c->current = 0;
-    c->n = n;
-    c->sample = sample;
-    c->seed = seed;
+    c->core.current = 0;
+    c->core.n = n;
+    c->core.sample = sample;
+    c->core.seed = seed;
     SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * counters, c->stream), "clearing counters");
     return SR_OK;
 }
@@ -365,16 +347,16 @@ static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, ui
 {
     sr_cuda *c = (sr_cuda *)impl;
     sr_cuda_launches_reset();
-    SR_TRY(cuda_start(c, c->capacity, sample, seed, SR_COUNT_WORDS, err));
+    SR_TRY(cuda_start(c, c->core.capacity, sample, seed, SR_COUNT_WORDS, err));
     if (mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
-        SR_CUDA_TRY(cudaMemsetAsync(c->flags, 1, sizeof(uint32_t) * c->n, c->stream), "setting flags");
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, 1, sizeof(uint32_t) * c->core.n, c->stream), "setting flags");
     else {
         c->cur_n = 0;
         c->compacted = 0;
-        c->n_est = c->n;
+        c->n_est = c->core.n;
         SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, sizeof(uint32_t), c->stream), "clearing counters");
         sr_cuda_launched("stencil fill", 0);
-        SR_CUDA_TRY(sr_launch_stencil_prefix(c->stencil, c->words, NULL, c->n, &c->live_n[0], c->stream),
+        SR_CUDA_TRY(sr_launch_stencil_prefix(c->core.stencil, c->core.words, NULL, c->core.n, &c->live_n[0], c->stream),
                     "launching stencil fill");
     }
     return SR_OK;
@@ -392,11 +374,11 @@ static sr_status cuda_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32
     /* After a compaction, grid-stride kernels over the device-side live count; before it,
      * the plain one-thread-per-slot frame, which measured ~4% faster on a full pool. */
     if (mask == SR_MASK_COMPACT && c->compacted)
-        SR_CUDA_TRY(sr_launch_stage_live(k, &p, c->stencil, bounce, &c->live_n[c->cur_n],
+        SR_CUDA_TRY(sr_launch_stage_live(k, &p, c->core.stencil, bounce, &c->live_n[c->cur_n],
                                          sr_grid_for(c->n_est, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
                     sr_cuda_what(what[k], bounce));
     else
-        SR_CUDA_TRY(sr_launch_stage(k, &p, mask == SR_MASK_FLAGS ? NULL : c->stencil, c->flags, bounce, c->stream),
+        SR_CUDA_TRY(sr_launch_stage(k, &p, mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, bounce, c->stream),
                     sr_cuda_what(what[k], bounce));
     return SR_OK;
 }
@@ -409,13 +391,13 @@ static sr_status cuda_compact(void *impl, uint32_t expected, uint32_t *live, sr_
 {
     sr_cuda *c = (sr_cuda *)impl;
     uint32_t *next_n = &c->live_n[1 - c->cur_n];
-    sr_ray_soa dst = c->pool[1 - c->current];
+    sr_ray_soa dst = c->core.pool[1 - c->core.current];
     sr_status f = cuda_fault("compact", 0, NULL, &dst, err);
     if (f) return f;
     sr_cuda_launched("compact", sr_cuda_launches.hi);
-    SR_CUDA_TRY(sr_launch_compact_live(c->pool[c->current], dst, c->stencil, &c->live_n[c->cur_n],
+    SR_CUDA_TRY(sr_launch_compact_live(c->core.pool[c->core.current], dst, c->core.stencil, &c->live_n[c->cur_n],
                                        next_n, c->n_est, c->stream), "launching compact");
-    c->current = 1 - c->current;
+    c->core.current = 1 - c->core.current;
     c->cur_n = 1 - c->cur_n;
     c->compacted = 1;
     c->n_est = expected < c->n_est ? expected : c->n_est;
@@ -423,8 +405,8 @@ static sr_status cuda_compact(void *impl, uint32_t expected, uint32_t *live, sr_
         SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, next_n, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
                     "reading the live count");
         SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
-        c->n = c->n_est = *c->counter_host;
-        *live = c->n;
+        c->core.n = c->n_est = *c->counter_host;
+        *live = c->core.n;
     }
     return SR_OK;
 }
@@ -433,7 +415,7 @@ static sr_status cuda_count_live(void *impl, sr_mask mask, uint32_t *live, sr_er
 {
     sr_cuda *c = (sr_cuda *)impl;
     SR_CUDA_TRY(cudaMemsetAsync(c->counter, 0, sizeof(uint32_t), c->stream), "clearing a counter");
-    SR_CUDA_TRY(sr_launch_count_live(mask == SR_MASK_FLAGS ? NULL : c->stencil, c->flags, c->n, c->counter, c->stream),
+    SR_CUDA_TRY(sr_launch_count_live(mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, c->core.n, c->counter, c->stream),
                 "launching count_live");
     SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->counter, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
                 "reading the live count");
@@ -445,7 +427,7 @@ static sr_status cuda_count_live(void *impl, sr_mask mask, uint32_t *live, sr_er
 static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    SR_TRY(cuda_start(c, c->capacity, sample, seed, SR_COUNT_WORDS, err));
+    SR_TRY(cuda_start(c, c->core.capacity, sample, seed, SR_COUNT_WORDS, err));
     sr_params p = cuda_params(c);
     sr_status f = cuda_fault("megakernel", 0, &p, NULL, err);
     if (f) return f;
@@ -471,8 +453,8 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     w.capacity = c->wave_queue_cap;
     w.parity = c->wave_parity;
     w.dense_min = dense_min;   /* 1..32: the frame driver clamps it */
-    w.tiles_x = sr_tiles_x(c->view.width);
-    w.tiles_y = (c->view.height + SR_TILE_H - 1u) / SR_TILE_H;
+    w.tiles_x = sr_tiles_x(c->core.view.width);
+    w.tiles_y = (c->core.view.height + SR_TILE_H - 1u) / SR_TILE_H;
     sr_cuda_launches_reset();
     sr_cuda_launched("wave", 0);
     SR_CUDA_TRY(sr_launch_wave(&p, &w, c->stream), "launching the wave kernel");
@@ -497,8 +479,8 @@ static sr_status cuda_read_ray_counts(void *impl, uint32_t *counts, sr_error *er
 static sr_status cuda_read_film(void *impl, float *rgb, float scale, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    size_t count = (size_t)c->capacity * 3u;
-    SR_CUDA_TRY(cudaMemcpyAsync(rgb, c->film, sizeof(float) * count, cudaMemcpyDeviceToHost, c->stream), "reading the film");
+    size_t count = (size_t)c->core.capacity * 3u;
+    SR_CUDA_TRY(cudaMemcpyAsync(rgb, c->core.film, sizeof(float) * count, cudaMemcpyDeviceToHost, c->stream), "reading the film");
     SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
     for (size_t i = 0; i < count; i++) rgb[i] *= scale;
     return SR_OK;
@@ -507,7 +489,7 @@ static sr_status cuda_read_film(void *impl, float *rgb, float scale, sr_error *e
 static sr_status cuda_resolve_device(void *impl, float *dst, float scale, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(sr_launch_film_scale(c->film, dst, c->capacity * 3u, scale, c->stream), "launching film resolve");
+    SR_CUDA_TRY(sr_launch_film_scale(c->core.film, dst, c->core.capacity * 3u, scale, c->stream), "launching film resolve");
     return SR_OK;
 }
 
@@ -515,10 +497,10 @@ static sr_status cuda_resolve_display(void *impl, uint64_t surface, uint32_t wid
                                       float exposure, int tonemap, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    if (width != c->view.width || height != c->view.height)   /* a surface write past its edge traps */
+    if (width != c->core.view.width || height != c->core.view.height)   /* a surface write past its edge traps */
         return sr_fail(err, SR_ERR_RUNTIME, "display resolve: the texture is %ux%u, the film %ux%u", width, height,
-                       c->view.width, c->view.height);
-    SR_CUDA_TRY(sr_launch_resolve_display(c->film, c->view.width, c->view.height, scale, exposure, tonemap,
+                       c->core.view.width, c->core.view.height);
+    SR_CUDA_TRY(sr_launch_resolve_display(c->core.film, c->core.view.width, c->core.view.height, scale, exposure, tonemap,
                                           (cudaSurfaceObject_t)surface, c->stream),
                 "launching the display resolve");
     return SR_OK;
@@ -532,15 +514,15 @@ static void *cuda_queue(void *impl)
 static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    if (v->width != c->view.width || v->height != c->view.height)   /* the wave mask's tiles too */
+    if (v->width != c->core.view.width || v->height != c->core.view.height)   /* the wave mask's tiles too */
         return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
-    sr_scene_view keep = c->view;
-    c->view = *v;   /* scalars from v, device arrays from before */
-    c->view.prims = keep.prims; c->view.nodes = keep.nodes; c->view.planes = keep.planes;
-    c->view.materials = keep.materials; c->view.lights = keep.lights; c->view.emitters = keep.emitters;
-    c->view.attrs = keep.attrs; c->view.textures = keep.textures; c->view.texels = keep.texels;
-    c->view.env_marginal = keep.env_marginal; c->view.env_conditional = keep.env_conditional;
-    c->view.env_pdf = keep.env_pdf;
+    sr_scene_view keep = c->core.view;
+    c->core.view = *v;   /* scalars from v, device arrays from before */
+    c->core.view.prims = keep.prims; c->core.view.nodes = keep.nodes; c->core.view.planes = keep.planes;
+    c->core.view.materials = keep.materials; c->core.view.lights = keep.lights; c->core.view.emitters = keep.emitters;
+    c->core.view.attrs = keep.attrs; c->core.view.textures = keep.textures; c->core.view.texels = keep.texels;
+    c->core.view.env_marginal = keep.env_marginal; c->core.view.env_conditional = keep.env_conditional;
+    c->core.view.env_pdf = keep.env_pdf;
     return SR_OK;
 }
 
@@ -590,8 +572,8 @@ static sr_status cuda_sort_prepare(void *impl, int key, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
     sr_params p = cuda_params(c);
-    SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->capacity), "allocating the sort's memory");
-    SR_CUDA_TRY(sr_gpu_sort_prepare(&c->sorter, key, &p, c->stencil, &c->live_n[c->cur_n],
+    SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
+    SR_CUDA_TRY(sr_gpu_sort_prepare(&c->sorter, key, &p, c->core.stencil, &c->live_n[c->cur_n],
                                     sr_grid_for(c->n_est, 256u, c->aligned / 256u), c->stream),
                 "launching the sort keys");
     return SR_OK;
@@ -601,12 +583,12 @@ static sr_status cuda_sort(void *impl, int algo, int key, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
     sr_params p = cuda_params(c);
-    const uint32_t m = c->n_est < c->capacity ? c->n_est : c->capacity;
-    SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->capacity), "allocating the sort's memory");
-    SR_CUDA_TRY(sr_gpu_sort_pool(&c->sorter, algo, key, &p, c->pool[1 - c->current], &c->live_n[c->cur_n], m,
+    const uint32_t m = c->n_est < c->core.capacity ? c->n_est : c->core.capacity;
+    SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
+    SR_CUDA_TRY(sr_gpu_sort_pool(&c->sorter, algo, key, &p, c->core.pool[1 - c->core.current], &c->live_n[c->cur_n], m,
                                  sr_grid_for(m, 256u, c->aligned / 256u), c->stream),
                 "sorting live rays");
-    c->current = 1 - c->current;
+    c->core.current = 1 - c->core.current;
     return SR_OK;
 }
 
