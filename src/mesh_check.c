@@ -518,6 +518,39 @@ static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len
     return SR_OK;
 }
 
+/* An MTL file as assimp 5.2 reads it: a texture statement (map_*, bump, disp, norm, refl,
+ * decal) before the first newmtl has no material to go to, and assimp's reader dereferences
+ * a null material there (found by tests/fuzz). Refused with its line. */
+static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
+{
+    FILE *f = fopen(mtl, "rb");
+    if (!f) return SR_OK;   /* assimp goes without it */
+    static const char *const textures[] = { "map_", "bump", "disp", "norm", "refl", "decal" };
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned long no = 0;
+    int material = 0;
+    sr_status st = SR_OK;
+    while (!st && !material && getline(&line, &cap, f) > 0) {
+        no++;
+        const char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!strncmp(p, "newmtl", 6)) {
+            material = 1;
+            break;
+        }
+        for (size_t k = 0; k < sizeof textures / sizeof textures[0]; k++)
+            if (!strncmp(p, textures[k], strlen(textures[k]))) {
+                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture ('%s') before any "
+                             "'newmtl'; expected 'newmtl NAME' first", obj, mtl, no, textures[k]);
+                break;
+            }
+    }
+    free(line);
+    fclose(f);
+    return st;
+}
+
 static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -525,6 +558,8 @@ static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
     char *line = NULL;
     size_t cap = 0;
     sr_status st = SR_OK;
+    const char *slash = strrchr(path, '/');
+    const int dir = slash ? (int)(slash - path) + 1 : 0;
     while (!st && getline(&line, &cap, f) > 0) {
         const char *p = line;
         while (*p == ' ' || *p == '\t') p++;
@@ -533,7 +568,28 @@ static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
             while (*p == ' ' || *p == '\t') p++;
             const char *e = p;
             while (*e && *e != ' ' && *e != '\t' && *e != '\r' && *e != '\n') e++;
-            st = sr_ref_file(path, p, (size_t)(e - p), bytes, err);
+            int empty_part = e > p && e[-1] == '/';   /* a folder's name, there or not */
+            for (const char *q = p; q + 1 < e; q++) empty_part |= q[0] == '/' && q[1] == '/';
+            if (empty_part) {   /* assimp leaked on both (tests/fuzz): no file needs them */
+                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: mtllib %.*s has an empty path part (a '/' at its end "
+                             "or '//'); expected the name of a material file", path, (int)(e - p), p);
+                break;
+            }
+            if (e > p) {
+                st = sr_ref_file(path, p, (size_t)(e - p), bytes, err);
+                /* Where it is missing, assimp opens the OBJ's own name with "mtl" for its last
+                 * three letters instead. */
+                char mtl[4096];
+                struct stat sb;
+                snprintf(mtl, sizeof mtl, "%.*s%.*s", dir, path, (int)(e - p), p);
+                if (!st && stat(mtl, &sb) != 0 && strlen(path) > 3 && strlen(path) < sizeof mtl) {
+                    snprintf(mtl, sizeof mtl, "%.*smtl", (int)(strlen(path) - 3), path);
+                    const char *base = strrchr(mtl, '/');
+                    base = base ? base + 1 : mtl;
+                    st = sr_ref_file(path, base, strlen(base), bytes, err);
+                }
+                if (!st) st = sr_mtl_check(path, mtl, err);
+            }
             p = *e == '\r' || *e == '\n' ? "" : e;
         }
     }

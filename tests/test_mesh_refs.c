@@ -77,6 +77,41 @@ static void test_obj_mtllib_budgeted(void **state)
     unlink(big);
 }
 
+/* An MTL whose texture statement comes before any newmtl crashed assimp's reader (a null
+ * material; tests/fuzz found it), also when the named mtllib is missing and assimp falls
+ * back to the OBJ's own name with "mtl": refused with the MTL's line. A well-formed MTL with
+ * the same statement after newmtl still renders. */
+static void test_mtl_texture_before_newmtl(void **state)
+{
+    (void)state;
+    char obj[256];
+    const char bad[] = "# a comment\nKd 1 1 1\nmap_Kd tex.png\nnewmtl a\n";
+    write_file("early.mtl", bad, strlen(bad));
+    snprintf(obj, sizeof obj, tri_obj, "early.mtl");
+    write_file("early.obj", obj, strlen(obj));
+    sr_child c;
+    expect(render_mesh("early.obj", NULL, &c), &c, "early.mtl:3: a texture ('map_') before any 'newmtl'");
+    /* the named file is missing: assimp reads fallback.mtl, next to fallback.obj */
+    const char bump[] = "bump b.png\n";
+    write_file("fallback.mtl", bump, strlen(bump));
+    snprintf(obj, sizeof obj, tri_obj, "not-there.mtl");
+    write_file("fallback.obj", obj, strlen(obj));
+    expect(render_mesh("fallback.obj", NULL, &c), &c, "fallback.mtl:1: a texture ('bump') before any 'newmtl'");
+    /* an mtllib with an empty path part (assimp leaked on both, found by tests/fuzz) */
+    snprintf(obj, sizeof obj, tri_obj, "mats//x.mtl");
+    write_file("slashes.obj", obj, strlen(obj));
+    expect(render_mesh("slashes.obj", NULL, &c), &c, "mtllib mats//x.mtl has an empty path part");
+    snprintf(obj, sizeof obj, tri_obj, "mats/");
+    write_file("folder.obj", obj, strlen(obj));
+    expect(render_mesh("folder.obj", NULL, &c), &c, "mtllib mats/ has an empty path part");
+    const char good[] = "newmtl a\nKd 1 1 1\nmap_Kd missing.png\n";
+    write_file("good.mtl", good, strlen(good));
+    snprintf(obj, sizeof obj, tri_obj, "good.mtl");
+    write_file("good.obj", obj, strlen(obj));
+    const int code = render_mesh("good.obj", NULL, &c);
+    if (code != 0) fail_msg("a well-formed MTL was refused (exit %d):\n%s", code, c.err);
+}
+
 static void test_glb_header_checked(void **state)
 {
     (void)state;
@@ -213,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_obj_mtllib_fifo),
         cmocka_unit_test(test_obj_mtllib_budgeted),
+        cmocka_unit_test(test_mtl_texture_before_newmtl),
         cmocka_unit_test(test_glb_header_checked),
         cmocka_unit_test(test_gltf_buffer_fifo),
         cmocka_unit_test(test_gltf_only_as_gltf2),
