@@ -29,7 +29,7 @@ static void match(uint32_t depth)
     for (size_t k = 0; k < sizeof scenes / sizeof scenes[0]; k++) {
         sr_scene s;
         load_small(scenes[k], &s, depth);
-        assert_true(sr_test_gpu_matches_cpu(&s, scenes[k], 16));
+        assert_true(sr_test_gpu_matches_cpu(&s, scenes[k]));
         sr_scene_free(&s);
     }
 }

@@ -70,11 +70,10 @@ void sr_test_load_shipped(const char *rel, sr_scene *out);
 /* Write a scene of `count` diffuse spheres on a 100 x 100 grid, layer after layer, to path. */
 void sr_test_write_sphere_scene(const char *path, int count);
 
-/* Render `scene` on the CPU and on the GPU (compact mask, seed 3) and compare: print one line
- * under `label`, fail if more than 8 pixels differ by over 1e-3 absolute + 1e-3 relative in
- * any channel (one wrong stencil word is 32 rays), or if the rays entering any bounce differ
- * by more than max_bounce_diff. Returns 0 without a CUDA device (nothing checked), else 1. */
-int sr_test_gpu_matches_cpu(const sr_scene *scene, const char *label, uint32_t max_bounce_diff);
+/* Render `scene` on the CPU and on the GPU (the wave mask, seed 3) and compare: print one
+ * line under `label`, fail unless every pixel is bit-identical and the rays entering every
+ * bounce are the same number. Returns 0 without a CUDA device (nothing checked), else 1. */
+int sr_test_gpu_matches_cpu(const sr_scene *scene, const char *label);
 
 /* Write a unit UV sphere as OBJ to path: segs around the y axis, rings pole to pole, faces
  * counter-clockwise from outside; with_vn: exact unit vertex normals; with_vt: texture
