@@ -4,6 +4,7 @@
  * through interop) or from host memory, tonemapped by shaders/display.frag. Needs only a
  * current context. */
 #include "display.h"
+#include "datadir.h"
 
 #include <GL/glew.h>
 #include <errno.h>
@@ -81,27 +82,31 @@ sr_status sr_display_find_shaders(const char *dir, char *out, size_t cap, sr_err
         snprintf(out, cap, "%s", dir);
         return SR_OK;
     }
-    char exe[PATH_MAX] = "";
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash) *slash = '\0';
+    /* next to the program (a build folder), then where datadir.c finds installed data or the
+     * source tree */
+    char exe[PATH_MAX] = "", here[PATH_MAX + 16] = "";
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = n > 0 ? (exe[n] = '\0', strrchr(exe, '/')) : NULL;
+    if (slash) {
+        *slash = '\0';
+        snprintf(here, sizeof here, "%s/shaders", exe);
+        if (sr_shaders_in(here)) {
+            snprintf(out, cap, "%s", here);
+            return SR_OK;
+        }
     }
-    char tried[3][PATH_MAX + 64];
-    snprintf(tried[0], sizeof tried[0], "%s/shaders", exe);
-    snprintf(tried[1], sizeof tried[1], "%s/../share/stencilray/shaders", exe);
-    snprintf(tried[2], sizeof tried[2], "%s/shaders", SR_DATA_DIR);
-    for (int i = n > 0 ? 0 : 2; i < 3; i++) {
-        if (sr_shaders_in(tried[i])) {
-            snprintf(out, cap, "%s", tried[i]);
+    char data[2 * PATH_MAX + 64], shaders[PATH_MAX];
+    if (sr_data_dir("shaders/display.frag", data, sizeof data)) {
+        const int len = snprintf(shaders, sizeof shaders, "%s/shaders", data);
+        if (len > 0 && (size_t)len < sizeof shaders && sr_shaders_in(shaders)) {
+            snprintf(out, cap, "%s", shaders);
             return SR_OK;
         }
     }
     return sr_fail(err, SR_ERR_RUNTIME,
-                   "cannot find the display shaders (display.vert, display.frag); looked in %s, %s and %s. "
+                   "cannot find the display shaders (display.vert, display.frag); looked in %s%sshaders/ under %s. "
                    "The build copies shaders/ next to the binary; or pass --shader-dir DIR",
-                   tried[0], tried[1], tried[2]);
+                   here, here[0] ? " and " : "", data);
 }
 
 static char *sr_read_text(const char *path, sr_error *err)
