@@ -844,30 +844,24 @@ static sr_status sr_view_choose_path(sr_viewer *v, sr_error *err)
     }
     char why[2048];
     const sr_display_path got = sr_display_enable_interop(&v->disp, (int)v->o->c.device, choice->path, why, sizeof why);
-    const char *how = sr_display_blits(&v->disp) ? "blitted" : "drawn";
-    if (got == SR_DISPLAY_EXTMEM && choice->present == SR_PRESENT_DRAW_ROWS && !sr_display_draws_rows(&v->disp))
-        fprintf(stderr, "stencilray view: the shared rows are more texels than a GL buffer texture holds; copying them "
-                        "to a texture instead\n");
-    if (got != choice->path && got != SR_DISPLAY_HOST)   /* not what was asked for: say why even with -q */
-        fprintf(stderr, "stencilray view: no %s path (%s)\n", sr_display_path_name(choice->path), why);
-    switch (got) {
-    case SR_DISPLAY_EXTMEM:
-        if (!quiet)
-            fprintf(stderr, "stencilray view: CUDA and OpenGL share memory on %s (external memory, no per-frame map): "
-                            "each frame is tonemapped into it and %s\n", v->disp.gl_renderer,
-                    sr_display_draws_rows(&v->disp) ? "drawn from there" : sr_display_blits(&v->disp)
-                        ? "copied to a texture, then blitted" : "copied to a texture, then drawn");
-        break;
-    case SR_DISPLAY_SURFACE:
-        if (!quiet || choice->path != SR_DISPLAY_SURFACE)
-            fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s: each frame is tonemapped straight into the GL "
-                            "texture and %s\n", v->disp.gl_renderer, how);
-        break;
-    case SR_DISPLAY_PIXEL_BUFFER:   /* slower, so say it even with -q */
-        fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s through a pixel buffer\n", v->disp.gl_renderer);
-        break;
-    default:
+    const char *how = sr_display_draws_rows(&v->disp) ? "drawn straight from the shared memory"
+                      : got == SR_DISPLAY_EXTMEM ? (sr_display_blits(&v->disp) ? "copied to a texture and blitted"
+                                                                                 : "copied to a texture and drawn")
+                      : sr_display_blits(&v->disp) ? "blitted" : "drawn";
+    const char *where = got == SR_DISPLAY_EXTMEM ? "shared memory (external memory, no per-frame map)"
+                        : got == SR_DISPLAY_SURFACE ? "the GL texture (mapped for CUDA each frame)"
+                        : "a pixel buffer (mapped each frame; GL copies and tonemaps)";
+    if (got == SR_DISPLAY_HOST) {
         fprintf(stderr, "stencilray view: no CUDA-OpenGL interop (%s); copying each frame through host memory\n", why);
+    } else if (got != choice->path) {   /* not what was asked for: one line, even with -q */
+        fprintf(stderr, "stencilray view: no %s path (%s); each frame goes to %s and is %s\n",
+                sr_display_path_name(choice->path), why, where, how);
+    } else if (choice->present == SR_PRESENT_DRAW_ROWS && !sr_display_draws_rows(&v->disp)) {
+        fprintf(stderr, "stencilray view: the frame has more texels than a GL buffer texture holds; each frame goes to %s "
+                        "and is %s\n", where, how);
+    } else if (!quiet) {
+        fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s: each frame is tonemapped into %s and %s\n",
+                v->disp.gl_renderer, where, how);
     }
     return SR_OK;
 }
