@@ -102,17 +102,29 @@ static void use_path(sr_display *d, sr_display_path want)
     assert_int_equal(d->path, want);
 }
 
-/* One of SR_DISPLAY_PATH's choices, as the viewer takes it; 0 (with a note) if it is the
- * external-memory path and this GL lacks its extensions, which the viewer falls back from. */
+/* One of SR_DISPLAY_PATH's choices, as the viewer takes it. 1 if taken; 0 (with a note) if it
+ * is the external-memory path and this GL lacks its extensions, which the viewer falls back
+ * from; -1 (said loudly) if the external-memory path failed otherwise, after checking that it
+ * fell back to the surface path as the viewer would. Any other path must be taken. */
 static int use_choice(sr_display *d, const sr_display_choice *c)
 {
-    char why[512];
+    char why[2048];
     if (c->path == SR_DISPLAY_EXTMEM && !sr_display_extmem_supported(why, sizeof why)) {
         printf("note: %s path not tested: %s\n", c->name, why);
         return 0;
     }
     sr_display_set_present(d, c->present);
-    use_path(d, c->path);
+    if (c->path == SR_DISPLAY_EXTMEM) {
+        const sr_display_path got = sr_display_enable_interop(d, 0, c->path, why, sizeof why);
+        if (got != c->path) {
+            printf("FAILED: the %s path could not be set up (%s); the viewer would take the %s path\n", c->name, why,
+                   sr_display_path_name(got));
+            assert_int_equal(got, SR_DISPLAY_SURFACE);
+            return -1;
+        }
+    } else {
+        use_path(d, c->path);
+    }
     assert_int_equal(sr_display_blits(d), c->present == SR_PRESENT_BLIT);
     return 1;
 }
@@ -160,9 +172,11 @@ static void test_interop_matches_render(void **state)
      * bit-identical). */
     int n = 0;
     const sr_display_choice *choices = sr_display_choices(&n);
-    int tested = 0;
+    int tested = 0, failed = 0;
     for (int k = 0; k < n; k++) {
-        if (!use_choice(&d, &choices[k])) continue;
+        const int taken = use_choice(&d, &choices[k]);
+        failed += taken < 0;
+        if (taken <= 0) continue;
         tested++;
         char what[160];
         uint8_t *px = show(&d, &r, spp, w, h, 1.0f, SR_TONEMAP_CLAMP);
@@ -184,11 +198,8 @@ static void test_interop_matches_render(void **state)
         assert_int_equal(sr_display_stale(&d, exposure, SR_TONEMAP_REINHARD), encoded);
     }
     assert_true(tested >= 4);   /* blit, draw, pbo, host at least */
-    char why[512];
-    if (sr_display_extmem_supported(why, sizeof why)) {   /* NVIDIA's GL allows 2^27 texels */
-        use_choice(&d, sr_display_choice_find("extmem-rows", NULL, 0));
-        assert_true(sr_display_draws_rows(&d));
-    }
+    if (use_choice(&d, sr_display_choice_find("extmem-rows", NULL, 0)) > 0)
+        assert_true(sr_display_draws_rows(&d));   /* NVIDIA's GL allows 2^27 texels */
 
     /* A framebuffer of another size than the film (a resize still pending in the viewer): the
      * blit stretches as the draw does, nearest texel, the film's top row at the top. 320
@@ -199,7 +210,7 @@ static void test_interop_matches_render(void **state)
     const char *first_name = "";
     for (int k = 0; k < n; k++) {
         if (choices[k].path != SR_DISPLAY_SURFACE && choices[k].path != SR_DISPLAY_EXTMEM) continue;
-        if (!use_choice(&d, &choices[k])) continue;
+        if (use_choice(&d, &choices[k]) <= 0) continue;
         uint8_t *px = show_at(&d, &r, spp, fw, fh);
         if (!first) {
             first = px;
@@ -212,6 +223,7 @@ static void test_interop_matches_render(void **state)
         free(px);
     }
     free(first);
+    assert_int_equal(failed, 0);   /* every path the GL has the extensions for works */
 
     free(gpu8_aces); free(cpu8); free(gpu8); free(cpu); free(gpu);
     sr_display_free(&d);
@@ -420,7 +432,10 @@ static void test_interop_cost_1080p(void **state)
         const char *label = choices[k].name;
         for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
             if (!strcmp(labels[i][0], choices[k].name)) label = labels[i][1];
-        if (!use_choice(&d, &choices[k])) continue;
+        if (use_choice(&d, &choices[k]) <= 0) {
+            printf("display cost %-52s not measured (above)\n", label);
+            continue;
+        }
         double render_ms, total_ms, cuda_ms, update_ms, draw_ms;
         time_frames(&d, &r, &render_ms, &total_ms);
         const double gl_ms = sr_display_draw_ms(&d);   /* whole frames: the copy and the draw or blit */
