@@ -81,6 +81,10 @@ cudaError_t sr_launch_film_scale(const float *film, float *dst, uint32_t count, 
  * `surface` (alpha 255), film row y to surface row y. */
 cudaError_t sr_launch_resolve_display(const float *film, uint32_t width, uint32_t height, float scale, float exposure,
                                       int tonemap, cudaSurfaceObject_t surface, cudaStream_t stream);
+/* The same texels as packed RGBA8 rows (width * 4 bytes each, row 0 = the film's top) into
+ * device memory at `rows`. */
+cudaError_t sr_launch_resolve_display_rows(const float *film, uint32_t width, uint32_t height, float scale,
+                                           float exposure, int tonemap, void *rows, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

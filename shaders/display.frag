@@ -7,7 +7,10 @@ uniform vec2 u_viewport;   // framebuffer size in pixels
 uniform float u_exposure;
 uniform int u_tonemap;     // sr_tonemap: 0 clamp, 1 reinhard, 2 aces
 uniform int u_encoded;     // 1: the texture holds display values already (RGBA8 written by the
-                           // CUDA kernel with kernels/tonemap.h): shown as they are
+                           // CUDA kernel with kernels/tonemap.h): shown as they are; 2: so do
+                           // u_rows, read straight from the memory CUDA shares with GL
+uniform samplerBuffer u_rows;   // RGBA8 texels, row 0 = top, u_rows_size.x to a row (u_encoded 2)
+uniform ivec2 u_rows_size;
 
 out vec4 o_color;
 
@@ -27,6 +30,12 @@ float sr_srgb_encode(float x)
 
 void main()
 {
+    if (u_encoded == 2) {   // the same mapping as below, from rows that start at the top
+        ivec2 r = ivec2(gl_FragCoord.xy * vec2(u_rows_size) / u_viewport);
+        r = clamp(r, ivec2(0), u_rows_size - 1);
+        o_color = vec4(texelFetch(u_rows, (u_rows_size.y - 1 - r.y) * u_rows_size.x + r.x).rgb, 1.0);
+        return;
+    }
     // texelFetch, not filtering: at the film's own size each fragment reads exactly its pixel;
     // while a resize is pending the old film is stretched, nearest texel.
     ivec2 size = textureSize(u_film, 0);

@@ -55,7 +55,8 @@ typedef struct sr_backend_ops {
      * arrays and the image size stay. For the viewer and the benchmark's depth sweep. */
     sr_status (*set_view)(void *impl, const sr_scene_view *view, sr_error *err);
     /* Timing marks: record mark `id` (< SR_MAX_MARKS) in the work queue now; elapsed(a, b)
-     * is the milliseconds of queued work between two recorded marks (after finish). CUDA
+     * is the milliseconds of queued work between two recorded marks (it waits for mark b,
+     * not for the rest of the queue, if the device has not passed it yet). CUDA
      * events on the GPU, the wall clock on the CPU (whose work is synchronous). */
     sr_status (*mark)(void *impl, uint32_t id, sr_error *err);
     sr_status (*elapsed_ms)(void *impl, uint32_t a, uint32_t b, float *ms, sr_error *err);
@@ -82,6 +83,11 @@ typedef struct sr_backend_ops {
     /* The CUDA stream (cudaStream_t) the backend queues its work on, for interop that must be
      * ordered with it; NULL on the CPU. */
     void *(*queue)(void *impl);
+    /* As resolve_display, but as packed RGBA8 rows (width * 4 bytes, row 0 = the top) into
+     * device memory at `rows` (memory GL imported once, the display's external-memory path).
+     * Queued, not waited for. CPU backend: SR_ERR_RUNTIME. */
+    sr_status (*resolve_display_rows)(void *impl, void *rows, uint32_t width, uint32_t height, float scale,
+                                      float exposure, int tonemap, sr_error *err);
 } sr_backend_ops;
 
 typedef struct sr_backend {

@@ -454,6 +454,13 @@ static sr_status cpu_resolve_display(void *impl, uint64_t surface, uint32_t widt
     return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write a CUDA surface; use read_film");
 }
 
+static sr_status cpu_resolve_display_rows(void *impl, void *rows, uint32_t width, uint32_t height, float scale,
+                                          float exposure, int tonemap, sr_error *err)
+{
+    (void)impl; (void)rows; (void)width; (void)height; (void)scale; (void)exposure; (void)tonemap;
+    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write device memory; use read_film");
+}
+
 static void *cpu_queue(void *impl)
 {
     (void)impl;
@@ -464,6 +471,7 @@ static const sr_backend_ops sr_cpu_ops = {
     cpu_upload, cpu_clear_film, cpu_begin_sample, cpu_run_stage, cpu_compact, cpu_count_live,
     cpu_megakernel, cpu_read_ray_counts, cpu_read_film, cpu_resolve_device, cpu_set_view, cpu_mark, cpu_elapsed_ms,
     cpu_finish, cpu_destroy, cpu_sort_prepare, cpu_sort, cpu_wave, cpu_resolve_display, cpu_queue,
+    cpu_resolve_display_rows,
 };
 
 sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)

@@ -537,6 +537,18 @@ static sr_status cuda_resolve_display(void *impl, uint64_t surface, uint32_t wid
     return SR_OK;
 }
 
+static sr_status cuda_resolve_display_rows(void *impl, void *rows, uint32_t width, uint32_t height, float scale,
+                                           float exposure, int tonemap, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (width != c->core.view.width || height != c->core.view.height)   /* rows past the end would overrun */
+        return sr_fail(err, SR_ERR_RUNTIME, "display resolve: the shared rows are %ux%u, the film %ux%u", width, height,
+                       c->core.view.width, c->core.view.height);
+    SR_CUDA_TRY(sr_launch_resolve_display_rows(c->core.film, width, height, scale, exposure, tonemap, rows, c->stream),
+                "launching the display resolve into shared memory");
+    return SR_OK;
+}
+
 static void *cuda_queue(void *impl)
 {
     return (void *)((sr_cuda *)impl)->stream;
@@ -571,6 +583,9 @@ static sr_status cuda_elapsed_ms(void *impl, uint32_t a, uint32_t b, float *ms, 
     sr_cuda *c = (sr_cuda *)impl;
     if (a >= SR_MAX_MARKS || b >= SR_MAX_MARKS || !c->marks[a] || !c->marks[b])
         return sr_fail(err, SR_ERR_RUNTIME, "timing marks %u..%u were not recorded", a, b);
+    /* A mark still ahead of the GPU: wait for it alone (not the whole queue), so that a
+     * caller reading marks a frame late stalls only when the GPU is that far behind. */
+    SR_CUDA_TRY(cudaEventSynchronize(c->marks[b]), "waiting for a timing event");
     SR_CUDA_TRY(cudaEventElapsedTime(ms, c->marks[a], c->marks[b]), "reading a timing event");
     return SR_OK;
 }
@@ -627,6 +642,7 @@ static const sr_backend_ops sr_cuda_ops = {
     cuda_upload, cuda_clear_film, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
     cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_resolve_device, cuda_set_view, cuda_mark, cuda_elapsed_ms,
     cuda_finish, cuda_destroy, cuda_sort_prepare, cuda_sort, cuda_wave, cuda_resolve_display, cuda_queue,
+    cuda_resolve_display_rows,
 };
 
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)

@@ -5,6 +5,7 @@
 #include <GL/glew.h>          /* before cuda_gl_interop.h, which includes GL/gl.h */
 #include <cuda_runtime_api.h>
 #include <cuda_gl_interop.h>
+#include <cuda.h>             /* the driver API's types, for exportable memory (entry points found at run time) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,4 +172,170 @@ void sr_interop_release(sr_interop *io)
         fprintf(stderr, "stencilray: CUDA-OpenGL interop: unregistering the %s failed: %s\n",
                 io->texture ? "display texture" : "pixel buffer", cudaGetErrorString(e));
     free(io);
+}
+
+/* ---- memory GL imports once ------------------------------------------------------------ */
+
+/* The driver API's virtual memory calls, found through the runtime (cudaGetDriverEntryPoint-
+ * ByVersion) so that the program needs no link against libcuda beyond what cudart loads. */
+typedef CUresult (*sr_cu_device_get_attribute)(int *, CUdevice_attribute, CUdevice);
+typedef CUresult (*sr_cu_granularity)(size_t *, const CUmemAllocationProp *, CUmemAllocationGranularity_flags);
+typedef CUresult (*sr_cu_mem_create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
+typedef CUresult (*sr_cu_address_reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+typedef CUresult (*sr_cu_mem_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+typedef CUresult (*sr_cu_set_access)(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+typedef CUresult (*sr_cu_export)(void *, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long);
+typedef CUresult (*sr_cu_unmap)(CUdeviceptr, size_t);
+typedef CUresult (*sr_cu_address_free)(CUdeviceptr, size_t);
+typedef CUresult (*sr_cu_release)(CUmemGenericAllocationHandle);
+
+static struct {
+    int loaded;
+    sr_cu_device_get_attribute device_get_attribute;
+    sr_cu_granularity granularity;
+    sr_cu_mem_create mem_create;
+    sr_cu_address_reserve address_reserve;
+    sr_cu_mem_map mem_map;
+    sr_cu_set_access set_access;
+    sr_cu_export export_handle;
+    sr_cu_unmap unmap;
+    sr_cu_address_free address_free;
+    sr_cu_release release;
+} sr_cu;
+
+struct sr_shared_mem {
+    CUmemGenericAllocationHandle handle;
+    CUdeviceptr ptr;
+    size_t size;            /* the allocation, rounded up to the granularity */
+    int handle_made, reserved, mapped;
+    cudaEvent_t done;       /* recorded by sr_shared_mem_fence */
+    int fenced;
+};
+
+static sr_status sr_cu_load(sr_error *err)
+{
+    if (sr_cu.loaded) return SR_OK;
+    const struct { const char *name; void **fn; } want[] = {
+        { "cuDeviceGetAttribute", (void **)&sr_cu.device_get_attribute },
+        { "cuMemGetAllocationGranularity", (void **)&sr_cu.granularity },
+        { "cuMemCreate", (void **)&sr_cu.mem_create },
+        { "cuMemAddressReserve", (void **)&sr_cu.address_reserve },
+        { "cuMemMap", (void **)&sr_cu.mem_map },
+        { "cuMemSetAccess", (void **)&sr_cu.set_access },
+        { "cuMemExportToShareableHandle", (void **)&sr_cu.export_handle },
+        { "cuMemUnmap", (void **)&sr_cu.unmap },
+        { "cuMemAddressFree", (void **)&sr_cu.address_free },
+        { "cuMemRelease", (void **)&sr_cu.release },
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        enum cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        /* 11020: the versions of these entry points that CUDA 11.2 and later have */
+        cudaError_t e = cudaGetDriverEntryPointByVersion(want[i].name, want[i].fn, 11020, cudaEnableDefault, &found);
+        if (e != cudaSuccess || found != cudaDriverEntryPointSuccess || !*want[i].fn) {
+            (void)cudaGetLastError();
+            return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: the CUDA driver has no %s (%s)", want[i].name,
+                           e != cudaSuccess ? cudaGetErrorString(e) : "symbol not found or driver too old");
+        }
+    }
+    sr_cu.loaded = 1;
+    return SR_OK;
+}
+
+#define SR_CU_TRY(call, what)                                                                     \
+    do {                                                                                          \
+        CUresult r_ = (call);                                                                     \
+        if (r_ != CUDA_SUCCESS) {                                                                 \
+            sr_shared_mem_release(m);                                                             \
+            return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: %s failed: CUresult %d", what, \
+                           (int)r_);                                                              \
+        }                                                                                         \
+    } while (0)
+
+sr_status sr_shared_mem_create(int device, size_t bytes, sr_shared_mem **out, sr_error *err)
+{
+    *out = NULL;
+    sr_status s = sr_cu_load(err);
+    if (s) return s;
+    SR_INTEROP_TRY(cudaSetDevice(device), "selecting the CUDA device");
+    SR_INTEROP_TRY(cudaFree(NULL), "starting the CUDA context");   /* the VMM calls need a current context */
+    sr_shared_mem *m = (sr_shared_mem *)calloc(1, sizeof *m);
+    if (!m) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory");
+    int exportable = 0;
+    SR_CU_TRY(sr_cu.device_get_attribute(&exportable, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+                                         (CUdevice)device), "asking whether memory exports to a file descriptor");
+    if (!exportable) {
+        sr_shared_mem_release(m);
+        return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: CUDA device %d cannot export memory to a file "
+                       "descriptor", device);
+    }
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device;
+    size_t granularity = 0;
+    SR_CU_TRY(sr_cu.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), "reading the allocation granularity");
+    if (!granularity) granularity = 2u << 20;
+    m->size = (bytes + granularity - 1) / granularity * granularity;
+    SR_CU_TRY(sr_cu.mem_create(&m->handle, m->size, &prop, 0), "allocating exportable device memory (cuMemCreate)");
+    m->handle_made = 1;
+    SR_CU_TRY(sr_cu.address_reserve(&m->ptr, m->size, granularity, 0, 0), "reserving device addresses");
+    m->reserved = 1;
+    SR_CU_TRY(sr_cu.mem_map(m->ptr, m->size, 0, m->handle, 0), "mapping the exportable memory");
+    m->mapped = 1;
+    CUmemAccessDesc access;
+    memset(&access, 0, sizeof access);
+    access.location = prop.location;
+    access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    SR_CU_TRY(sr_cu.set_access(m->ptr, m->size, &access, 1), "allowing the device to read and write the memory");
+    cudaError_t e = cudaEventCreateWithFlags(&m->done, cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+        m->done = NULL;
+        sr_shared_mem_release(m);
+        return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: creating an event failed: %s", cudaGetErrorString(e));
+    }
+    *out = m;
+    return SR_OK;
+}
+
+sr_status sr_shared_mem_export(sr_shared_mem *m, int *fd, uint64_t *size, sr_error *err)
+{
+    *fd = -1;
+    *size = m->size;
+    CUresult r = sr_cu.export_handle(fd, m->handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+    if (r != CUDA_SUCCESS || *fd < 0)
+        return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: exporting the memory to a file descriptor failed: "
+                       "CUresult %d", (int)r);
+    return SR_OK;
+}
+
+void *sr_shared_mem_ptr(const sr_shared_mem *m) { return (void *)(uintptr_t)m->ptr; }
+
+sr_status sr_shared_mem_fence(sr_shared_mem *m, void *stream, sr_error *err)
+{
+    SR_INTEROP_TRY(cudaEventRecord(m->done, (cudaStream_t)stream), "marking the end of the writes to shared memory");
+    m->fenced = 1;
+    return SR_OK;
+}
+
+sr_status sr_shared_mem_wait(sr_shared_mem *m, sr_error *err)
+{
+    if (!m->fenced) return SR_OK;
+    SR_INTEROP_TRY(cudaEventSynchronize(m->done), "waiting for the writes to shared memory");
+    return SR_OK;
+}
+
+void sr_shared_mem_release(sr_shared_mem *m)
+{
+    if (!m) return;
+    if (m->fenced) (void)cudaEventSynchronize(m->done);   /* no write may land in freed memory */
+    if (m->done) (void)cudaEventDestroy(m->done);
+    CUresult r = CUDA_SUCCESS;
+    if (m->mapped && r == CUDA_SUCCESS) r = sr_cu.unmap(m->ptr, m->size);
+    if (m->reserved && r == CUDA_SUCCESS) r = sr_cu.address_free(m->ptr, m->size);
+    if (m->handle_made && r == CUDA_SUCCESS) r = sr_cu.release(m->handle);
+    if (r != CUDA_SUCCESS)   /* nothing to return to; say it, since a leak here lasts */
+        fprintf(stderr, "stencilray: CUDA-OpenGL shared memory: freeing it failed: CUresult %d\n", (int)r);
+    free(m);
 }

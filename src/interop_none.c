@@ -51,3 +51,34 @@ sr_status sr_interop_unmap_surface(sr_interop *io, void *stream, sr_error *err)
 }
 
 void sr_interop_release(sr_interop *io) { (void)io; }
+
+sr_status sr_shared_mem_create(int device, size_t bytes, sr_shared_mem **out, sr_error *err)
+{
+    (void)device; (void)bytes;
+    *out = NULL;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: this stencilray was built without CUDA");
+}
+
+sr_status sr_shared_mem_export(sr_shared_mem *m, int *fd, uint64_t *size, sr_error *err)
+{
+    (void)m;
+    *fd = -1;
+    *size = 0;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: this stencilray was built without CUDA");
+}
+
+void *sr_shared_mem_ptr(const sr_shared_mem *m) { (void)m; return NULL; }
+
+sr_status sr_shared_mem_fence(sr_shared_mem *m, void *stream, sr_error *err)
+{
+    (void)m; (void)stream;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: this stencilray was built without CUDA");
+}
+
+sr_status sr_shared_mem_wait(sr_shared_mem *m, sr_error *err)
+{
+    (void)m;
+    return sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL shared memory: this stencilray was built without CUDA");
+}
+
+void sr_shared_mem_release(sr_shared_mem *m) { (void)m; }

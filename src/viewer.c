@@ -68,6 +68,13 @@ SR_HELP_CAMERA
 SR_HELP_SIZE SR_HELP_DEPTH SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_MASK SR_HELP_TUNING SR_HELP_SORT \
 SR_HELP_SORT_KEY SR_HELP_OUTPUT
 "\n"
+"Environment:\n"
+"  SR_DISPLAY_PATH=P       how a CUDA backend's frames reach the window (for measuring them):\n"
+"                          extmem (default: memory CUDA and OpenGL share, no per-frame map,\n"
+"                          blitted), blit or draw (the GL texture mapped for CUDA each frame,\n"
+"                          blitted or drawn by a shader), extmem-draw, extmem-rows (drawn\n"
+"                          straight from the shared memory), pbo, host\n"
+"\n"
 "Examples:\n"
 "  stencilray view                                          # the default scene\n"
 "  stencilray view scenes/mirror_hall.json --size 1280x720 --depth 4\n"
@@ -271,6 +278,8 @@ static int sr_view_parse(int argc, char **argv, sr_view_opts *o, int *help)
 
 /* ---- the viewer's state ------------------------------------------------------------------ */
 
+#define SR_VIEW_LAG 3u   /* frames whose timing marks may be in flight: read two frames late */
+
 typedef struct sr_viewer {
     sr_view_opts *o;
     sr_scene scene;
@@ -296,13 +305,19 @@ typedef struct sr_viewer {
     /* heads-up, over the last quarter second */
     double hud_t0, hud_busy;
     double hud_render_ms, hud_display_ms;   /* sums over the frames that traced / drew */
-    uint32_t hud_frames, hud_samples, hud_rendered;
+    uint32_t hud_frames, hud_samples, hud_rendered, hud_accounted;
     uint64_t hud_rays[SR_MAX_DEPTH];
     /* the whole run, for the scripted summary */
     uint32_t frames_total, run_rendered;
     double run_t0, run_render_ms, run_display_ms;
     /* script */
     uint32_t step, frames_left;
+    /* frames whose timing marks are read late (sr_view_account), by frames_total % SR_VIEW_LAG */
+    struct sr_view_pending {
+        int used, upload, queued;
+        uint32_t added;
+        double upload_s;
+    } pending[SR_VIEW_LAG];
 } sr_viewer;
 
 static char sr_glfw_last[512];
@@ -509,8 +524,12 @@ static sr_status sr_view_trace(sr_viewer *v, uint32_t *added, sr_error *err)
 static const char *sr_view_backend_label(const sr_viewer *v)
 {
     if (v->be.kind != SR_BACKEND_CUDA) return "cpu";
+    const int blit = sr_display_blits(&v->disp);
     switch (v->disp.path) {
-    case SR_DISPLAY_SURFACE: return "cuda, interop";
+    case SR_DISPLAY_EXTMEM:
+        return blit ? "cuda, external memory, blit"
+                    : sr_display_draws_rows(&v->disp) ? "cuda, external memory, rows" : "cuda, external memory";
+    case SR_DISPLAY_SURFACE: return blit ? "cuda, interop, blit" : "cuda, interop";
     case SR_DISPLAY_PIXEL_BUFFER: return "cuda, interop (pixel buffer)";
     default: return "cuda, host copy";
     }
@@ -544,38 +563,40 @@ static void sr_view_hud(sr_viewer *v, double frame_s)
     char title[1024];
     snprintf(title, sizeof title, "stencilray | %.1f FPS, %.1f ms%s | render %s, display %.2f ms | %u spp | depth %u | %s "
              "| mask %s | exposure %.2f | rays/bounce:%s", v->hud_frames / span, 1e3 * v->hud_busy / v->hud_frames,
-             v->vsync ? " (vsync)" : "", render, v->hud_display_ms / v->hud_frames, v->sample, v->depth,
-             sr_view_backend_label(v), sr_mask_name(v->mask), v->exposure, used ? rays : " -");
+             v->vsync ? " (vsync)" : "", render, v->hud_accounted ? v->hud_display_ms / v->hud_accounted : 0.0,
+             v->sample, v->depth,             sr_view_backend_label(v), sr_mask_name(v->mask), v->exposure, used ? rays : " -");
     glfwSetWindowTitle(v->win, title);
     v->hud_t0 = now;
     v->hud_busy = v->hud_render_ms = v->hud_display_ms = 0;
-    v->hud_frames = v->hud_samples = v->hud_rendered = 0;
+    v->hud_frames = v->hud_samples = v->hud_rendered = v->hud_accounted = 0;
     memset(v->hud_rays, 0, sizeof v->hud_rays);
 }
 
 /* ---- frames ------------------------------------------------------------------------------ */
 
 /* The backend's timing marks the viewer records each frame, past the ones a sample uses
- * (render.c: from 0, and the last two). */
-#define SR_VIEW_MARK_RENDER (SR_MAX_MARKS - 6u)    /* and +1: around the frame's samples      */
-#define SR_VIEW_MARK_DISPLAY (SR_MAX_MARKS - 4u)   /* and +1: around the surface path's upload */
+ * (render.c: from 0, and the last two): four a frame (around the samples, around the upload),
+ * for each of SR_VIEW_LAG frames in flight. */
+#define SR_VIEW_MARKS(slot) (SR_MAX_MARKS - 2u - 4u * SR_VIEW_LAG + 4u * (slot))
+#define SR_VIEW_MARK_RENDER(slot) SR_VIEW_MARKS(slot)          /* and +1 */
+#define SR_VIEW_MARK_DISPLAY(slot) (SR_VIEW_MARKS(slot) + 2u)  /* and +1 */
 
-/* The frame's render and display times for the title. render: the backend's marks around the
- * samples (CUDA events on the GPU, so the GPU's time; the wall clock on the CPU). display: the
- * upload, timed by CUDA events around map + resolve + unmap on the surface path (queued work)
- * and by the wall clock on the others (the CPU waits for them), plus the GPU time of a recent
- * draw (a GL timer query). Reading the events waits for this frame's CUDA work, which the
- * next frame's map would wait for on the GPU anyway. */
-static sr_status sr_view_account(sr_viewer *v, uint32_t added, int upload, int queued, double upload_s, sr_error *err)
+/* A frame's render and display times for the title, read two frames after it was made, so
+ * that the CPU never waits for the GPU to learn them (by then the GPU has passed them, or the
+ * read waits only for those marks). render: the backend's marks around the samples (CUDA
+ * events on the GPU, so the GPU's time; the wall clock on the CPU). display: the upload,
+ * timed by the marks around it on the surface and external-memory paths (queued work) and by
+ * the wall clock on the others (the CPU waits for them), plus the GPU time of a recent frame's
+ * GL work (a GL timer query, also read late). */
+static sr_status sr_view_account(sr_viewer *v, uint32_t slot, sr_error *err)
 {
+    struct sr_view_pending *p = &v->pending[slot];
+    if (!p->used) return SR_OK;
+    p->used = 0;
     const sr_backend_ops *ops = v->be.ops;
-    if (added || (upload && queued)) {
-        sr_status s = ops->finish(v->be.impl, err);
-        if (s) return s;
-    }
     float ms = 0.0f;
-    if (added) {
-        sr_status s = ops->elapsed_ms(v->be.impl, SR_VIEW_MARK_RENDER, SR_VIEW_MARK_RENDER + 1u, &ms, err);
+    if (p->added) {
+        sr_status s = ops->elapsed_ms(v->be.impl, SR_VIEW_MARK_RENDER(slot), SR_VIEW_MARK_RENDER(slot) + 1u, &ms, err);
         if (s) return s;
         v->hud_render_ms += ms;
         v->hud_rendered++;
@@ -583,17 +604,28 @@ static sr_status sr_view_account(sr_viewer *v, uint32_t added, int upload, int q
         v->run_rendered++;
     }
     double display_ms = 0.0;
-    if (upload && queued) {
-        sr_status s = ops->elapsed_ms(v->be.impl, SR_VIEW_MARK_DISPLAY, SR_VIEW_MARK_DISPLAY + 1u, &ms, err);
+    if (p->upload && p->queued) {
+        sr_status s = ops->elapsed_ms(v->be.impl, SR_VIEW_MARK_DISPLAY(slot), SR_VIEW_MARK_DISPLAY(slot) + 1u, &ms, err);
         if (s) return s;
         display_ms += ms;
-    } else if (upload) {
-        display_ms += 1e3 * upload_s;
+    } else if (p->upload) {
+        display_ms += 1e3 * p->upload_s;
     }
     const double draw = sr_display_draw_ms(&v->disp);
     if (draw > 0.0) display_ms += draw;
     v->hud_display_ms += display_ms;
     v->run_display_ms += display_ms;
+    v->hud_accounted++;
+    return SR_OK;
+}
+
+/* Every frame still waiting to be counted, oldest first (before the summary). */
+static sr_status sr_view_account_all(sr_viewer *v, sr_error *err)
+{
+    for (uint32_t k = 1; k <= SR_VIEW_LAG; k++) {
+        sr_status s = sr_view_account(v, (v->frames_total + k) % SR_VIEW_LAG, err);
+        if (s) return s;
+    }
     return SR_OK;
 }
 
@@ -606,8 +638,7 @@ static sr_status sr_view_draw(sr_viewer *v, sr_error *err)
     }
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(v->win, &fw, &fh);
-    glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
+    /* No clear: the draw and the blit both cover every pixel. */
     return sr_display_draw(&v->disp, fw, fh, v->exposure, v->tonemap, err);
 }
 
@@ -653,18 +684,21 @@ static sr_status sr_view_frame(sr_viewer *v, sr_error *err)
     if (!s && v->dirty) s = sr_view_restart(v, err);
     uint32_t added = 0;
     const sr_backend_ops *ops = v->be.ops;
-    if (!s) s = ops->mark(v->be.impl, SR_VIEW_MARK_RENDER, err);
+    const uint32_t slot = v->frames_total % SR_VIEW_LAG;
+    if (!s) s = sr_view_account(v, slot, err);   /* normally counted already, two frames ago */
+    if (!s) s = ops->mark(v->be.impl, SR_VIEW_MARK_RENDER(slot), err);
     if (!s) s = sr_view_trace(v, &added, err);
-    if (!s) s = ops->mark(v->be.impl, SR_VIEW_MARK_RENDER + 1u, err);
+    if (!s) s = ops->mark(v->be.impl, SR_VIEW_MARK_RENDER(slot) + 1u, err);
     /* A new film, or display values to make again with a new exposure or tonemap. */
     const int upload = !s && v->sample && (added || sr_display_stale(&v->disp, v->exposure, v->tonemap));
-    const int queued = v->disp.path == SR_DISPLAY_SURFACE;   /* timed by events, not the clock */
+    /* timed by events, not the clock */
+    const int queued = v->disp.path == SR_DISPLAY_SURFACE || v->disp.path == SR_DISPLAY_EXTMEM;
     double upload_s = 0.0;
     if (upload) {
         const double t_up = sr_now();
-        if (queued) s = ops->mark(v->be.impl, SR_VIEW_MARK_DISPLAY, err);
+        if (queued) s = ops->mark(v->be.impl, SR_VIEW_MARK_DISPLAY(slot), err);
         if (!s) s = sr_display_upload(&v->disp, &v->be, 1.0f / (float)v->sample, v->exposure, v->tonemap, err);
-        if (!s && queued) s = ops->mark(v->be.impl, SR_VIEW_MARK_DISPLAY + 1u, err);
+        if (!s && queued) s = ops->mark(v->be.impl, SR_VIEW_MARK_DISPLAY(slot) + 1u, err);
         upload_s = sr_now() - t_up;
     }
     if (!s) s = sr_view_draw(v, err);
@@ -675,8 +709,11 @@ static sr_status sr_view_frame(sr_viewer *v, sr_error *err)
         if ((s = sr_view_key_shot(v, err))) return s;
     }
     glfwSwapBuffers(v->win);
+    v->pending[slot] = (struct sr_view_pending){ .used = 1, .upload = upload, .queued = queued, .added = added,
+                                                 .upload_s = upload_s };
     v->frames_total++;
-    if ((s = sr_view_account(v, added, upload, queued, upload_s, err))) return s;
+    /* The frame made two frames ago: its marks have passed by now, as a rule. */
+    if ((s = sr_view_account(v, (slot + 1u) % SR_VIEW_LAG, err))) return s;
     sr_view_hud(v, glfwGetTime() - t0);
     if (!added && !v->scripted) glfwWaitEventsTimeout(0.05);   /* converged: do not spin */
     return SR_OK;
@@ -781,27 +818,52 @@ static sr_status sr_view_window(sr_viewer *v, sr_error *err)
     return sr_display_gl_load(err);
 }
 
-/* Interop for a CUDA backend, or say once why frames go through host memory. */
-static void sr_view_choose_path(sr_viewer *v)
+/* The display path: $SR_DISPLAY_PATH (sr_display_choices: extmem, blit, draw, extmem-draw,
+ * pbo, host), else the first choice, the one expected to be fastest. A CUDA backend gets it
+ * or the next that works, saying once why; the CPU backend goes through host memory. */
+static sr_status sr_view_choose_path(sr_viewer *v, sr_error *err)
 {
     const int quiet = v->o->c.quiet;
+    int n = 0;
+    const sr_display_choice *choice = sr_display_choices(&n);
+    const char *env = getenv("SR_DISPLAY_PATH");
+    if (env && *env) {
+        char expected[256];
+        choice = sr_display_choice_find(env, expected, sizeof expected);
+        if (!choice)
+            return sr_fail(err, SR_ERR_INPUT, "SR_DISPLAY_PATH=%s: unknown display path; expected one of %s", env, expected);
+    }
+    sr_display_set_present(&v->disp, choice->present);
     if (v->be.kind != SR_BACKEND_CUDA) {
         if (!quiet) fprintf(stderr, "stencilray view: CPU backend, frames uploaded from host memory to %s\n", v->disp.gl_renderer);
-        return;
+        return SR_OK;
     }
-    char why[1024];
-    switch (sr_display_enable_interop(&v->disp, (int)v->o->c.device, SR_DISPLAY_SURFACE, why, sizeof why)) {
-    case SR_DISPLAY_SURFACE:
-        if (!quiet)
-            fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s: each frame is tonemapped straight into the GL "
-                            "texture\n", v->disp.gl_renderer);
-        break;
-    case SR_DISPLAY_PIXEL_BUFFER:   /* slower, so say why even with -q */
-        fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s through a pixel buffer (%s)\n", v->disp.gl_renderer, why);
-        break;
-    default:
+    if (choice->path == SR_DISPLAY_HOST) {
+        if (!quiet) fprintf(stderr, "stencilray view: SR_DISPLAY_PATH=host: copying each frame through host memory\n");
+        return SR_OK;
+    }
+    char why[2048];
+    const sr_display_path got = sr_display_enable_interop(&v->disp, (int)v->o->c.device, choice->path, why, sizeof why);
+    const char *how = sr_display_draws_rows(&v->disp) ? "drawn straight from the shared memory"
+                      : got == SR_DISPLAY_EXTMEM ? (sr_display_blits(&v->disp) ? "copied to a texture and blitted"
+                                                                                 : "copied to a texture and drawn")
+                      : sr_display_blits(&v->disp) ? "blitted" : "drawn";
+    const char *where = got == SR_DISPLAY_EXTMEM ? "shared memory (external memory, no per-frame map)"
+                        : got == SR_DISPLAY_SURFACE ? "the GL texture (mapped for CUDA each frame)"
+                        : "a pixel buffer (mapped each frame; GL copies and tonemaps)";
+    if (got == SR_DISPLAY_HOST) {
         fprintf(stderr, "stencilray view: no CUDA-OpenGL interop (%s); copying each frame through host memory\n", why);
+    } else if (got != choice->path) {   /* not what was asked for: one line, even with -q */
+        fprintf(stderr, "stencilray view: no %s path (%s); each frame goes to %s and is %s\n",
+                sr_display_path_name(choice->path), why, where, how);
+    } else if (choice->present == SR_PRESENT_DRAW_ROWS && !sr_display_draws_rows(&v->disp)) {
+        fprintf(stderr, "stencilray view: the frame has more texels than a GL buffer texture holds; each frame goes to %s "
+                        "and is %s\n", where, how);
+    } else if (!quiet) {
+        fprintf(stderr, "stencilray view: CUDA-OpenGL interop on %s: each frame is tonemapped into %s and %s\n",
+                v->disp.gl_renderer, where, how);
     }
+    return SR_OK;
 }
 
 static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
@@ -828,7 +890,7 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
     v->seen_w = fw;
     v->seen_h = fh;
     if ((s = sr_view_reinit(v, (uint32_t)fw, (uint32_t)fh, err))) return s;
-    sr_view_choose_path(v);
+    if ((s = sr_view_choose_path(v, err))) return s;
     v->run_t0 = v->hud_t0 = v->last_frame = glfwGetTime();
     return SR_OK;
 }
@@ -851,6 +913,13 @@ int sr_view_main(int argc, char **argv)
     if (help) fputs(sr_view_help, stdout);
     if (code || help) { free(o.script); return code; }
 
+    const char *path_env = getenv("SR_DISPLAY_PATH");
+    char expected[256];
+    if (path_env && *path_env && !sr_display_choice_find(path_env, expected, sizeof expected)) {
+        fprintf(stderr, "stencilray view: SR_DISPLAY_PATH=%s: unknown display path; expected one of %s\n", path_env, expected);
+        free(o.script);
+        return 2;
+    }
     glfwSetErrorCallback(sr_glfw_error);
     if ((!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) || !glfwInit()) {
         free(o.script);
@@ -867,6 +936,7 @@ int sr_view_main(int argc, char **argv)
     sr_error err = { SR_OK, "" };
     sr_status s = sr_view_setup(&v, &err);
     if (!s) s = sr_view_loop(&v, &err);
+    if (!s) s = sr_view_account_all(&v, &err);   /* the last frames' times, for the summary */
     if (s) fprintf(stderr, "stencilray view: %s\n", err.msg);
     else if (v.scripted && !o.c.quiet) sr_view_summary(&v);
     if (v.win) sr_display_free(&v.disp);   /* needs the context, so before the window goes */

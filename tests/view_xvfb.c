@@ -144,6 +144,15 @@ static void test_view_matches_render(void **state)
                           "-q", "-o", r, NULL };
     render(ren);
     assert_same_png(v, r, 160, 90);
+    /* A display path for CUDA asked for on the CPU backend: frames still come through host
+     * memory, and the screenshot is the same. */
+    unlink(v);
+    setenv("SR_DISPLAY_PATH", "blit", 1);
+    const int code = run_view(view, out, sizeof out);
+    unsetenv("SR_DISPLAY_PATH");
+    assert_int_equal(code, 0);
+    assert_non_null(strstr(out, "host memory"));
+    assert_same_png(v, r, 160, 90);
 }
 
 /* Depth, tonemap and size change mid-run: each shot matches render at the settings of the
@@ -272,6 +281,14 @@ static void test_view_usage(void **state)
     assert_non_null(strstr(err, "zoom"));
     const char *help[] = { "view", "--help", NULL };
     assert_int_equal(sr_test_run_cli(help, err, sizeof err), 0);
+    /* The display path switch: a name it does not know is refused before any window opens,
+     * naming the variable, the value and what it takes. */
+    setenv("SR_DISPLAY_PATH", "fastest", 1);
+    const char *view[] = { "view", "--backend", "cpu", "--frames", "1", NULL };
+    assert_int_equal(sr_test_run_cli(view, err, sizeof err), 2);
+    unsetenv("SR_DISPLAY_PATH");
+    assert_non_null(strstr(err, "SR_DISPLAY_PATH=fastest"));
+    assert_non_null(strstr(err, "extmem, blit, draw"));
 }
 
 int main(void)
