@@ -123,51 +123,22 @@ __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_
     return true;
 }
 
-/* Tile rows a warp of the kernel without the queue takes, one below the other (1 or 2): their
- * stencil words are loaded together at the start, so a warp waits for one load instead of one
- * per tile (the wait was the largest stall of this kernel at depth 1). */
-#ifndef SR_WAVE_DIRECT_ROWS
-#define SR_WAVE_DIRECT_ROWS 2u
-#endif
-
 /* Without repacking (depth 1, or --wave-dense 1): each lane runs its path to the end on its
  * own, with no warp vote per bounce (measured faster: lanes need not wait for each other's
- * bounce); then the ballot write-back and the counts, for each of the warp's tiles. Its own
- * function: the queue's state kept alive across the bounces cost this loop registers. */
+ * bounce); then the ballot write-back and the counts. Its own function: the queue's state
+ * kept alive across the bounces cost this loop registers. */
 template <bool PATH>
-__device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave_args &w)
+__device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
-    const uint32_t lane = threadIdx.x & 31u;
-    const uint32_t tile_x = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5);
-    const uint32_t row0 = blockIdx.y * SR_WAVE_DIRECT_ROWS;
-    if (tile_x >= w.tiles_x) return;
-    /* Lane 0 loads the words of both rows before anything waits for either. */
-    uint32_t word0 = 0, word1 = 0;
-    const uint32_t *first = w.first[w.parity];
-    if (lane == 0) {
-        word0 = first[row0 * w.tiles_x + tile_x];
-        if (row0 + 1u < w.tiles_y) word1 = first[(row0 + 1u) * w.tiles_x + tile_x];
+    uint32_t i, word, bounce = 0;
+    bool alive;
+    if (!sr_wave_first(p, w, &i, &word, &alive)) return;
+    while (alive) {
+        alive = sr_wave_trace<PATH>(p, i, bounce);
+        bounce++;
     }
-#pragma unroll 1
-    for (uint32_t r = 0; r < SR_WAVE_DIRECT_ROWS; r++) {   /* the stages inlined once */
-        const uint32_t tile_y = row0 + r;
-        if (tile_y >= w.tiles_y) break;   /* warp-uniform */
-        const uint32_t i = ((tile_y * w.tiles_x + tile_x) << 5) + lane;
-        const uint32_t word = __shfl_sync(SR_FULL_MASK, r ? word1 : word0, 0);
-        if (lane == 0) w.first[w.parity ^ 1u][i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
-        bool alive = SR_STENCIL_TEST(word, i) && sr_stage_generate_tile(p, i, tile_x, tile_y);
-        /* Every lane runs to the end, so the ballot at the exit is 0 and the write-back stores
-         * iff the word had a live bit: keeping that bit instead of the word, and finding the
-         * block's counters only at the end, frees registers the bounce loop would spill. */
-        const bool had_live = word != 0u;
-        uint32_t bounce = 0;
-        while (alive) {
-            alive = sr_wave_trace<PATH>(p, i, bounce);
-            bounce++;
-        }
-        sr_stencil_write_back(w.first[w.parity], i, had_live ? SR_FULL_MASK : 0u, false);
-        sr_wave_count(sr_count_copy(p->ray_count), 0u, bounce);
-    }
+    sr_stencil_write_back(w.first[w.parity], i, word, false);
+    sr_wave_count(count, 0u, bounce);
 }
 
 /* One warp's whole life with the queue, written as one loop so that the stages are inlined
@@ -254,7 +225,7 @@ SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_BLOCKS_NO_QUEUE)                \
         NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
     {                                                                                                  \
-        sr_wave_direct<PATH>(&p, w);                                                                        \
+        sr_wave_direct<PATH>(&p, w, sr_count_copy(p.ray_count));                                       \
     }
 SR_WAVE_DIRECT_KERNEL(srk_wave_no_queue, false)
 SR_WAVE_DIRECT_KERNEL(srk_wave_no_queue_path, true)
@@ -267,9 +238,8 @@ extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w,
     /* Block (bx, by) covers tiles bx * 8 .. bx * 8 + 7 of tile row by (a warp per tile). */
     const dim3 grid((w->tiles_x + SR_WAVE_BLOCK / 32u - 1u) / (SR_WAVE_BLOCK / 32u), w->tiles_y);
     if (!queue) {
-        const dim3 rows(grid.x, (w->tiles_y + SR_WAVE_DIRECT_ROWS - 1u) / SR_WAVE_DIRECT_ROWS);
-        if (path) srk_wave_no_queue_path<<<rows, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-        else srk_wave_no_queue<<<rows, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+        if (path) srk_wave_no_queue_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+        else srk_wave_no_queue<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
         return cudaGetLastError();
     }
     if (path) srk_wave_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
