@@ -70,10 +70,10 @@ SR_HELP_SORT_KEY SR_HELP_OUTPUT
 "\n"
 "Environment:\n"
 "  SR_DISPLAY_PATH=P       how a CUDA backend's frames reach the window (for measuring them):\n"
-"                          extmem (default: memory CUDA and OpenGL share, no per-frame map,\n"
-"                          blitted), blit or draw (the GL texture mapped for CUDA each frame,\n"
-"                          blitted or drawn by a shader), extmem-draw, extmem-rows (drawn\n"
-"                          straight from the shared memory), pbo, host\n"
+"                          extmem-rows (default: memory CUDA and OpenGL share, no per-frame\n"
+"                          map, drawn straight from it), extmem (the same, copied to a\n"
+"                          texture and blitted), blit or draw (the GL texture mapped for CUDA\n"
+"                          each frame, blitted or drawn by a shader), extmem-draw, pbo, host\n"
 "\n"
 "Examples:\n"
 "  stencilray view                                          # the default scene\n"
@@ -818,8 +818,8 @@ static sr_status sr_view_window(sr_viewer *v, sr_error *err)
     return sr_display_gl_load(err);
 }
 
-/* The display path: $SR_DISPLAY_PATH (sr_display_choices: extmem, blit, draw, extmem-draw,
- * pbo, host), else the first choice, the one expected to be fastest. A CUDA backend gets it
+/* The display path: $SR_DISPLAY_PATH (sr_display_choices: extmem-rows, extmem, blit, draw,
+ * extmem-draw, pbo, host), else the first choice, the one measured fastest. A CUDA backend gets it
  * or the next that works, saying once why; the CPU backend goes through host memory. */
 static sr_status sr_view_choose_path(sr_viewer *v, sr_error *err)
 {
