@@ -66,6 +66,20 @@ void sr_backend_destroy(sr_backend *be)
     if (be) memset(be, 0, sizeof *be);
 }
 
+sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err)
+{
+    sr_status s = be->ops->read(be->impl, SR_BUFFER_FILM, rgb, err);
+    if (s) return s;
+    const size_t count = (size_t)be->state->capacity * 3u;
+    for (size_t i = 0; i < count; i++) rgb[i] *= scale;
+    return SR_OK;
+}
+
+sr_status sr_backend_clear_film(sr_backend *be, sr_error *err)
+{
+    return be->ops->fill(be->impl, SR_BUFFER_FILM, 0, SR_WHOLE, err);
+}
+
 sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
 {
     sr_params p;

@@ -28,10 +28,22 @@ typedef enum sr_stage { SR_STAGE_GENERATE = 0, SR_STAGE_INTERSECT, SR_STAGE_SHAD
 
 #define SR_MAX_MARKS 512u
 
+/* The buffers the frame driver fills and reads by name (fill, read). */
+typedef enum sr_buffer {
+    SR_BUFFER_FILM = 0,       /* width*height*3 floats: the sums over samples                  */
+    SR_BUFFER_FLAGS,          /* one uint32 per slot: the flags mask (fill only)                */
+    SR_BUFFER_RAY_COUNTS,     /* read: SR_MAX_DEPTH uint32, the rays that entered intersect at
+                                 each bounce of the sample; cleared once a sample, at its start */
+    SR_BUFFER_WAVE_COUNTERS,  /* the ray counts and the wave mask's queue counters, cleared in
+                                 one go at the start of a wave sample (fill only)              */
+    SR_BUFFER_COUNTER,        /* one uint32: count_live's result                                */
+    SR_BUFFER_KINDS
+} sr_buffer;
+#define SR_WHOLE UINT32_MAX
+
 typedef struct sr_backend_ops {
     /* Copy the scene (host arrays in `view`) and size the pool for width*height rays. */
     sr_status (*upload)(void *impl, const sr_scene_view *view, sr_error *err);
-    sr_status (*clear_film)(void *impl, sr_error *err);
     /* Start one sample pass: every pixel's ray slot live, per-bounce ray counts zeroed. */
     sr_status (*begin_sample)(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err);
     /* One stage over the pool under `mask` (flags or stencil; compact uses stencil). */
@@ -44,10 +56,11 @@ typedef struct sr_backend_ops {
     sr_status (*count_live)(void *impl, sr_mask mask, uint32_t *live, sr_error *err);
     /* The whole sample in one launch: generate and every bounce per pixel. */
     sr_status (*megakernel)(void *impl, uint32_t sample, uint32_t seed, sr_error *err);
-    /* Rays that entered intersect at each bounce of the last sample (SR_MAX_DEPTH entries). */
-    sr_status (*read_ray_counts)(void *impl, uint32_t *counts, sr_error *err);
-    /* The film (sums over samples) times `scale` into rgb (width*height*3). */
-    sr_status (*read_film)(void *impl, float *rgb, float scale, sr_error *err);
+    /* Memory: set the first `count` elements of buffer b (SR_WHOLE: all of it; the counters
+     * are always set whole) to bytes of value `byte`, queued like a launch. */
+    sr_status (*fill)(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err);
+    /* Memory: wait for queued work, then copy buffer b to host memory (see sr_buffer). */
+    sr_status (*read)(void *impl, sr_buffer b, void *host, sr_error *err);
     /* The film times `scale` as RGB floats into device memory at dst (e.g. a CUDA-mapped GL
      * pixel buffer), without a trip through the host. CPU backend: SR_ERR_RUNTIME. */
     sr_status (*resolve_device)(void *impl, float *dst, float scale, sr_error *err);
@@ -84,20 +97,6 @@ typedef struct sr_backend_ops {
     void *(*queue)(void *impl);
 } sr_backend_ops;
 
-typedef struct sr_backend {
-    const sr_backend_ops *ops;
-    void *impl;
-    sr_backend_kind kind;
-    char device_name[256];     /* "NVIDIA H200 (device 0)" or "CPU: 2 threads"         */
-} sr_backend;
-
-/* Open a backend. AUTO picks CUDA when a device is present and says why not otherwise
- * (the reason is left in `why_not_cuda`, may be NULL). */
-sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
-                            char *why_not_cuda, size_t why_cap, sr_error *err);
-void sr_backend_destroy(sr_backend *be);
-
-const char *sr_mask_name(sr_mask mask);
 /* What both backends hold of a sample's rays, so that it is declared once: the scene (host
  * or device pointers), the two pool halves, the hit records, the two masks, the film, and the
  * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half). */
@@ -110,6 +109,26 @@ typedef struct sr_pool_state {
     float *film;
     uint32_t capacity, words, n, sample, seed;
 } sr_pool_state;
+
+typedef struct sr_backend {
+    const sr_backend_ops *ops;
+    void *impl;
+    sr_backend_kind kind;
+    sr_pool_state *state;      /* the backend's, shared with the frame driver (render.c)  */
+    char device_name[256];     /* "NVIDIA H200 (device 0)" or "CPU: 2 threads"         */
+} sr_backend;
+
+/* Open a backend. AUTO picks CUDA when a device is present and says why not otherwise
+ * (the reason is left in `why_not_cuda`, may be NULL). */
+sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
+                            char *why_not_cuda, size_t why_cap, sr_error *err);
+void sr_backend_destroy(sr_backend *be);
+/* The film (sums over samples) times `scale` into rgb (width*height*3): read, then scale. */
+sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err);
+/* Zero the film. */
+sr_status sr_backend_clear_film(sr_backend *be, sr_error *err);
+
+const char *sr_mask_name(sr_mask mask);
 
 /* The per-ray code's parameters for the current pool half, counting into ray_count. */
 sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count);

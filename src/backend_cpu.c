@@ -81,6 +81,7 @@ typedef struct sr_cpu {
     uint32_t slots;            /* pool slots: capacity, or the wave mask's tiled slots       */
     uint32_t queue_cap;        /* the wave mask's queue entries (slots, or a test's limit)   */
     uint32_t ray_count[SR_MAX_DEPTH];
+    uint32_t counter;          /* count_live's result                                       */
     double marks[SR_MAX_MARKS];
     sr_cpu_sorter sorter;      /* the coherence sort's scratch (sort_cpu.c)                  */
 } sr_cpu;
@@ -159,14 +160,6 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
                        view->width, view->height,
                        (double)c->core.capacity * (2.0 * SR_RAY_BYTES + SR_HIT_BYTES + 16.0) / 1048576.0);
     }
-    return SR_OK;
-}
-
-static sr_status cpu_clear_film(void *impl, sr_error *err)
-{
-    (void)err;
-    sr_cpu *c = (sr_cpu *)impl;
-    memset(c->core.film, 0, sizeof(float) * 3u * c->core.capacity);
     return SR_OK;
 }
 
@@ -367,25 +360,43 @@ static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t d
     return SR_OK;
 }
 
-static sr_status cpu_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
+/* Memory: plain memsets and copies; the CPU's work is done when its call returns. */
+static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err)
 {
-    (void)err;
-    memcpy(counts, ((sr_cpu *)impl)->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH);
-    return SR_OK;
+    sr_cpu *c = (sr_cpu *)impl;
+    switch (b) {
+    case SR_BUFFER_FILM:
+        memset(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count));
+        return SR_OK;
+    case SR_BUFFER_FLAGS:
+        memset(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->slots : count));
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: case SR_BUFFER_WAVE_COUNTERS:   /* the wave's queue counter is local */
+        memset(c->ray_count, byte, sizeof c->ray_count);
+        return SR_OK;
+    case SR_BUFFER_COUNTER:
+        memset(&c->counter, byte, sizeof c->counter);
+        return SR_OK;
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot fill buffer %d", (int)b);
+    }
 }
 
-static sr_status cpu_read_film(void *impl, float *rgb, float scale, sr_error *err)
+static sr_status cpu_read(void *impl, sr_buffer b, void *host, sr_error *err)
 {
-    (void)err;
     sr_cpu *c = (sr_cpu *)impl;
-    for (size_t i = 0; i < (size_t)c->core.capacity * 3u; i++) rgb[i] = c->core.film[i] * scale;
-    return SR_OK;
+    switch (b) {
+    case SR_BUFFER_FILM: memcpy(host, c->core.film, sizeof(float) * 3u * (size_t)c->core.capacity); return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: memcpy(host, c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH); return SR_OK;
+    case SR_BUFFER_COUNTER: memcpy(host, &c->counter, sizeof c->counter); return SR_OK;
+    default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot read buffer %d", (int)b);
+    }
 }
 
 static sr_status cpu_resolve_device(void *impl, float *dst, float scale, sr_error *err)
 {
     (void)impl; (void)dst; (void)scale;
-    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use read_film");
+    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use sr_backend_read_film");
 }
 
 static sr_status cpu_set_view(void *impl, const sr_scene_view *view, sr_error *err)
@@ -451,7 +462,7 @@ static sr_status cpu_resolve_display(void *impl, uint64_t surface, uint32_t widt
                                      float exposure, int tonemap, sr_error *err)
 {
     (void)impl; (void)surface; (void)width; (void)height; (void)scale; (void)exposure; (void)tonemap;
-    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write a CUDA surface; use read_film");
+    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write a CUDA surface; use sr_backend_read_film");
 }
 
 static void *cpu_queue(void *impl)
@@ -461,8 +472,8 @@ static void *cpu_queue(void *impl)
 }
 
 static const sr_backend_ops sr_cpu_ops = {
-    cpu_upload, cpu_clear_film, cpu_begin_sample, cpu_run_stage, cpu_compact, cpu_count_live,
-    cpu_megakernel, cpu_read_ray_counts, cpu_read_film, cpu_resolve_device, cpu_set_view, cpu_mark, cpu_elapsed_ms,
+    cpu_upload, cpu_begin_sample, cpu_run_stage, cpu_compact, cpu_count_live,
+    cpu_megakernel, cpu_fill, cpu_read, cpu_resolve_device, cpu_set_view, cpu_mark, cpu_elapsed_ms,
     cpu_finish, cpu_destroy, cpu_sort_prepare, cpu_sort, cpu_wave, cpu_resolve_display, cpu_queue,
 };
 
@@ -473,6 +484,7 @@ sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)
     out->ops = &sr_cpu_ops;
     out->impl = c;
     out->kind = SR_BACKEND_CPU;
+    out->state = &c->core;
     snprintf(out->device_name, sizeof out->device_name, "CPU, %d threads", omp_get_max_threads());
     return SR_OK;
 }

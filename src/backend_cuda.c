@@ -324,13 +324,6 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
 
 static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
 
-static sr_status cuda_clear_film(void *impl, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(cudaMemsetAsync(c->core.film, 0, sizeof(float) * 3u * c->core.capacity, c->stream), "clearing the film");
-    return SR_OK;
-}
-
 /* A sample starts: n slots in the first pool half, and `counters` ray counts (and after them
  * the wave mask's queue counters) zeroed. */
 static sr_status cuda_start(sr_cuda *c, uint32_t n, uint32_t sample, uint32_t seed, uint32_t counters, sr_error *err)
@@ -462,28 +455,65 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     return SR_OK;
 }
 
-static sr_status cuda_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
+/* Memory: memsets queued on the stream; reads wait for it (their sync's message says what
+ * was running, since a kernel's fault surfaces there). */
+static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    uint32_t copies[SR_COUNT_WORDS];   /* the blocks' copies (launch.h), summed here */
-    SR_CUDA_TRY(cudaMemcpyAsync(copies, c->ray_count, sizeof copies, cudaMemcpyDeviceToHost, c->stream),
-                "reading ray counts");
-    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
-    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) {
-        counts[b] = 0;
-        for (uint32_t k = 0; k < SR_COUNT_COPIES; k++) counts[b] += copies[k * SR_MAX_DEPTH + b];
+    switch (b) {
+    case SR_BUFFER_FILM:
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count),
+                                    c->stream), "clearing the film");
+        return SR_OK;
+    case SR_BUFFER_FLAGS:
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->aligned : count),
+                                    c->stream), "setting flags");
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: case SR_BUFFER_WAVE_COUNTERS:
+        /* Cleared once a sample, at its start: so is the list of its launches (fault notes). */
+        sr_cuda_launches_reset();
+        SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, byte,
+                                    sizeof(uint32_t) * (SR_COUNT_WORDS + (b == SR_BUFFER_WAVE_COUNTERS ? SR_WAVE_CTL : 0u)),
+                                    c->stream), "clearing counters");
+        return SR_OK;
+    case SR_BUFFER_COUNTER:
+        SR_CUDA_TRY(cudaMemsetAsync(c->counter, byte, sizeof(uint32_t), c->stream), "clearing a counter");
+        return SR_OK;
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot fill buffer %d", (int)b);
     }
-    return SR_OK;
 }
 
-static sr_status cuda_read_film(void *impl, float *rgb, float scale, sr_error *err)
+static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    size_t count = (size_t)c->core.capacity * 3u;
-    SR_CUDA_TRY(cudaMemcpyAsync(rgb, c->core.film, sizeof(float) * count, cudaMemcpyDeviceToHost, c->stream), "reading the film");
-    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
-    for (size_t i = 0; i < count; i++) rgb[i] *= scale;
-    return SR_OK;
+    switch (b) {
+    case SR_BUFFER_FILM:
+        SR_CUDA_TRY(cudaMemcpyAsync(host, c->core.film, sizeof(float) * 3u * (size_t)c->core.capacity, cudaMemcpyDeviceToHost,
+                                    c->stream), "reading the film");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: {
+        uint32_t copies[SR_COUNT_WORDS];   /* the blocks' copies (launch.h), summed here */
+        uint32_t *counts = (uint32_t *)host;
+        SR_CUDA_TRY(cudaMemcpyAsync(copies, c->ray_count, sizeof copies, cudaMemcpyDeviceToHost, c->stream),
+                    "reading ray counts");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+        for (uint32_t d = 0; d < SR_MAX_DEPTH; d++) {
+            counts[d] = 0;
+            for (uint32_t k = 0; k < SR_COUNT_COPIES; k++) counts[d] += copies[k * SR_MAX_DEPTH + d];
+        }
+        return SR_OK;
+    }
+    case SR_BUFFER_COUNTER:
+        SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->counter, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
+                    "reading the live count");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "counting live rays");
+        *(uint32_t *)host = *c->counter_host;
+        return SR_OK;
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot read buffer %d", (int)b);
+    }
 }
 
 static sr_status cuda_resolve_device(void *impl, float *dst, float scale, sr_error *err)
@@ -593,8 +623,8 @@ static sr_status cuda_sort(void *impl, int algo, int key, sr_error *err)
 }
 
 static const sr_backend_ops sr_cuda_ops = {
-    cuda_upload, cuda_clear_film, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
-    cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_resolve_device, cuda_set_view, cuda_mark, cuda_elapsed_ms,
+    cuda_upload, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
+    cuda_megakernel, cuda_fill, cuda_read, cuda_resolve_device, cuda_set_view, cuda_mark, cuda_elapsed_ms,
     cuda_finish, cuda_destroy, cuda_sort_prepare, cuda_sort, cuda_wave, cuda_resolve_display, cuda_queue,
 };
 
@@ -606,6 +636,7 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
     out->ops = &sr_cuda_ops;
     out->impl = c;
     out->kind = SR_BACKEND_CUDA;
+    out->state = &c->core;
     struct cudaDeviceProp prop;
     sr_status st = SR_OK;
     cudaError_t e = cudaSetDevice(device);
@@ -618,6 +649,7 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
         cuda_destroy(c);
         out->ops = NULL;
         out->impl = NULL;
+        out->state = NULL;
         return st;
     }
     snprintf(out->device_name, sizeof out->device_name, "%.200s (device %d)", prop.name, device);

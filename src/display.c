@@ -404,7 +404,7 @@ static sr_status sr_upload_host(sr_display *d, sr_backend *be, float scale, sr_e
         d->host = (float *)malloc(sizeof(float) * 3u * (size_t)d->width * d->height);
         if (!d->host) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %ux%u film", d->width, d->height);
     }
-    sr_status s = be->ops->read_film(be->impl, d->host, scale, err);
+    sr_status s = sr_backend_read_film(be, d->host, scale, err);
     if (s) return s;
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glBindTexture(GL_TEXTURE_2D, d->tex);

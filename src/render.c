@@ -304,7 +304,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     if (o->times && (s = sr_collect_times(r, o, &marks, err))) return s;
     if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 1u, err))) return s;
     uint32_t counts[SR_MAX_DEPTH];
-    if ((s = ops->read_ray_counts(be, counts, err))) return s;   /* waits for the sample */
+    if ((s = ops->read(be, SR_BUFFER_RAY_COUNTS, counts, err))) return s;   /* waits for the sample */
     if (tuning) {
         float ms = 0.0f;
         if ((s = ops->elapsed_ms(be, SR_MAX_MARKS - 2u, SR_MAX_MARKS - 1u, &ms, err))) return s;
@@ -348,7 +348,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
     const sr_backend_ops *ops = r->be->ops;
-    sr_status s = ops->clear_film(r->be->impl, err);
+    sr_status s = sr_backend_clear_film(r->be, err);
     if (s) return s;
     const double t0 = sr_now();
     int shown = 0;
@@ -374,7 +374,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
         }
         if (o->keep_partial && done < r->view.spp && sr_now() - snap_at >= 20.0 * snap_cost) {
             const double c0 = sr_now();
-            if ((s = ops->read_film(r->be->impl, rgb, 1.0f, err))) break;
+            if ((s = sr_backend_read_film(r->be, rgb, 1.0f, err))) break;
             snap = done;
             snap_at = sr_now();
             snap_cost = snap_at - c0;
@@ -385,7 +385,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
     if (shown && tty) fputc('\n', stderr);
     if (s == SR_INTERRUPTED && o->keep_partial) {
         if (!mid_sample && done > 0) {          /* between samples: the film is exact */
-            s = ops->read_film(r->be->impl, rgb, 1.0f / (float)done, err);
+            s = sr_backend_read_film(r->be, rgb, 1.0f / (float)done, err);
             st->partial_samples = s ? 0 : done;
             return s ? s : SR_INTERRUPTED;
         }
@@ -396,5 +396,5 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
         }
     }
     if (s) return s;
-    return ops->read_film(r->be->impl, rgb, 1.0f / (float)r->view.spp, err);
+    return sr_backend_read_film(r->be, rgb, 1.0f / (float)r->view.spp, err);
 }

@@ -113,7 +113,7 @@ static uint8_t *show(sr_display *d, sr_renderer *r, uint32_t spp, uint32_t w, ui
     sr_error err = { SR_OK, "" };
     sr_render_opts o;
     sr_render_opts_default(&o);
-    check(r->be->ops->clear_film(r->be->impl, &err), &err);
+    check(sr_backend_clear_film(r->be, &err), &err);
     for (uint32_t i = 0; i < spp; i++) check(sr_render_sample(r, &o, i, NULL, &err), &err);
     check(sr_display_upload(d, r->be, 1.0f / (float)spp, exposure, op, &err), &err);
     check(sr_display_draw(d, (int)w, (int)h, exposure, op, &err), &err);
@@ -288,7 +288,7 @@ static void time_frames(sr_display *d, sr_renderer *r, double *render_ms, double
     enum { N = SR_COST_FRAMES };
     double rend[N], shw[N], tr, ts;
     sr_error err = { SR_OK, "" };
-    check(r->be->ops->clear_film(r->be->impl, &err), &err);
+    check(sr_backend_clear_film(r->be, &err), &err);
     for (uint32_t k = 0; k < 3; k++) frame(d, r, k, &tr, &ts);   /* warm-up */
     for (int k = 0; k < N; k++) frame(d, r, 3u + (uint32_t)k, &rend[k], &shw[k]);
     *render_ms = 1e3 * median(rend, N);
@@ -322,7 +322,7 @@ static void time_parts(sr_display *d, sr_renderer *r, double *cuda_ms, double *u
             check(r->be->ops->finish(r->be->impl, &err), &err);
             check(sr_interop_unmap(d->interop, &err), &err);
         } else {
-            check(r->be->ops->read_film(r->be->impl, host, 1.0f, &err), &err);
+            check(sr_backend_read_film(r->be, host, 1.0f, &err), &err);
         }
         double t1 = sr_now();
         if (d->path != SR_DISPLAY_SURFACE) {
