@@ -17,6 +17,11 @@ uint32_t sr_wave_queue_limit(uint32_t slots)
     return *end || n >= slots ? slots : (uint32_t)n;
 }
 
+static const char *const sr_kernel_names[SR_KERNELS] = { "generate", "intersect", "shade", "stencil fill", "compact",
+                                                         "count_live", "sort keys", "sort", "megakernel", "wave" };
+
+const char *sr_kernel_name(sr_kernel k) { return (unsigned)k < SR_KERNELS ? sr_kernel_names[k] : "?"; }
+
 const char *sr_mask_name(sr_mask mask) { return (unsigned)mask < SR_MASK_COUNT ? sr_mask_names[mask] : "?"; }
 
 int sr_mask_parse(const char *name)
