@@ -18,7 +18,8 @@ uint32_t sr_wave_queue_limit(uint32_t slots)
 }
 
 static const char *const sr_kernel_names[SR_KERNELS] = { "generate", "intersect", "shade", "stencil fill", "compact",
-                                                         "count_live", "sort keys", "sort", "megakernel", "wave" };
+                                                         "count_live", "sort keys", "sort", "megakernel", "wave",
+                                                         "film resolve" };
 
 const char *sr_kernel_name(sr_kernel k) { return (unsigned)k < SR_KERNELS ? sr_kernel_names[k] : "?"; }
 
@@ -83,6 +84,16 @@ sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error
 sr_status sr_backend_clear_film(sr_backend *be, sr_error *err)
 {
     return be->ops->fill(be->impl, SR_BUFFER_FILM, 0, SR_WHOLE, err);
+}
+
+sr_status sr_backend_resolve_film(sr_backend *be, float *dst, float scale, sr_error *err)
+{
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.n = be->state->capacity;
+    a.dst = dst;
+    a.scale = scale;
+    return be->ops->launch(be->impl, SR_KERNEL_FILM_RESOLVE, &a, err);
 }
 
 sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)

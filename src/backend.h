@@ -62,6 +62,8 @@ typedef enum sr_kernel {
     SR_KERNEL_MEGAKERNEL,     /* the whole sample: every bounce of n pixels                     */
     SR_KERNEL_WAVE,           /* the whole sample as the wave mask runs it (kernels/wave.h),
                                  over n = sr_tiled_slots of the image                          */
+    SR_KERNEL_FILM_RESOLVE,   /* the film times `scale` as RGB floats into device memory at dst
+                                 (a CUDA-mapped GL pixel buffer); the CPU has none: refused    */
     SR_KERNELS
 } sr_kernel;
 
@@ -75,6 +77,8 @@ typedef struct sr_launch_args {
     uint32_t dense_min;  /* wave: a warp keeps bouncing while this many lanes live (1..32)   */
     int sort_algo;       /* sort: sr_sort_algo (kernels/sortkey.h)                            */
     int sort_key;        /* sort keys, sort: sr_sort_key                                      */
+    float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */
+    float scale;         /* film resolve: 1 / samples                                         */
 } sr_launch_args;
 
 /* "generate", "intersect", ..., as fault switches and error messages name them. */
@@ -91,9 +95,6 @@ typedef struct sr_backend_ops {
     /* Queue one launch of kernel k over the current pool half (sr_kernel, sr_launch_args).
      * A failure names the kernel and the bounce; SR_FAULT (fault.h) is checked here. */
     sr_status (*launch)(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err);
-    /* The film times `scale` as RGB floats into device memory at dst (e.g. a CUDA-mapped GL
-     * pixel buffer), without a trip through the host. CPU backend: SR_ERR_RUNTIME. */
-    sr_status (*resolve_device)(void *impl, float *dst, float scale, sr_error *err);
     /* Replace the scalar settings (camera, depth, spp, colours) of the uploaded scene; the
      * arrays and the image size stay. For the viewer and the benchmark's depth sweep. */
     sr_status (*set_view)(void *impl, const sr_scene_view *view, sr_error *err);
@@ -119,7 +120,9 @@ typedef struct sr_backend_ops {
 
 /* What both backends hold of a sample's rays, so that it is declared once: the scene (host
  * or device pointers), the two pool halves, the hit records, the two masks, the film, and the
- * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half). */
+ * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half).
+ * The backend sets the pointers, capacity and words (upload); the frame driver sets current,
+ * n, sample and seed (sr_backend.state) before the launches that read them. */
 typedef struct sr_pool_state {
     sr_scene_view view;
     sr_ray_soa pool[2];        /* ping-pong halves                                          */
@@ -147,6 +150,8 @@ void sr_backend_destroy(sr_backend *be);
 sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err);
 /* Zero the film. */
 sr_status sr_backend_clear_film(sr_backend *be, sr_error *err);
+/* The film times `scale` into device memory at dst (the film resolve kernel), queued. */
+sr_status sr_backend_resolve_film(sr_backend *be, float *dst, float scale, sr_error *err);
 
 const char *sr_mask_name(sr_mask mask);
 

@@ -349,12 +349,6 @@ static sr_status cpu_read(void *impl, sr_buffer b, void *host, sr_error *err)
     }
 }
 
-static sr_status cpu_resolve_device(void *impl, float *dst, float scale, sr_error *err)
-{
-    (void)impl; (void)dst; (void)scale;
-    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use sr_backend_read_film");
-}
-
 static sr_status cpu_set_view(void *impl, const sr_scene_view *view, sr_error *err)
 {
     sr_cpu *c = (sr_cpu *)impl;
@@ -423,6 +417,8 @@ static sr_status cpu_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr
     case SR_KERNEL_SORT_KEYS: case SR_KERNEL_SORT: return cpu_sort(c, k, a, err);
     case SR_KERNEL_MEGAKERNEL: return cpu_megakernel(c, a);
     case SR_KERNEL_WAVE: return cpu_wave(c, a);
+    case SR_KERNEL_FILM_RESOLVE:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use sr_backend_read_film");
     default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no kernel %d", (int)k);
     }
 }
@@ -442,7 +438,7 @@ static void *cpu_queue(void *impl)
 
 static const sr_backend_ops sr_cpu_ops = {
     .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
-    .resolve_device = cpu_resolve_device, .set_view = cpu_set_view, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
+    .set_view = cpu_set_view, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
     .finish = cpu_finish, .destroy = cpu_destroy, .resolve_display = cpu_resolve_display, .queue = cpu_queue,
 };
 

@@ -326,7 +326,7 @@ static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core,
 static const char *const sr_cuda_doing[SR_KERNELS] = {
     "launching generate", "launching intersect", "launching shade", "launching stencil fill", "launching compact",
     "launching count_live", "launching the sort keys", "sorting live rays", "launching the megakernel",
-    "launching the wave kernel",
+    "launching the wave kernel", "launching film resolve",
 };
 
 /* generate, intersect, shade: over the device-side live count (after a compaction) the
@@ -424,6 +424,9 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
         SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing[k]);
         return SR_OK;
     case SR_KERNEL_WAVE: return cuda_wave(c, &p, a, err);
+    case SR_KERNEL_FILM_RESOLVE:   /* a->n pixels: the film's */
+        SR_CUDA_TRY(sr_launch_film_scale(c->core.film, a->dst, a->n * 3u, a->scale, c->stream), sr_cuda_doing[k]);
+        return SR_OK;
     default: return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend has no kernel %d", (int)k);
     }
 }
@@ -493,13 +496,6 @@ static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
     default:
         return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot read buffer %d", (int)b);
     }
-}
-
-static sr_status cuda_resolve_device(void *impl, float *dst, float scale, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(sr_launch_film_scale(c->core.film, dst, c->core.capacity * 3u, scale, c->stream), "launching film resolve");
-    return SR_OK;
 }
 
 static sr_status cuda_resolve_display(void *impl, uint64_t surface, uint32_t width, uint32_t height, float scale,
@@ -575,7 +571,7 @@ static void cuda_destroy(void *impl)
 
 static const sr_backend_ops sr_cuda_ops = {
     .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
-    .resolve_device = cuda_resolve_device, .set_view = cuda_set_view, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
+    .set_view = cuda_set_view, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
     .finish = cuda_finish, .destroy = cuda_destroy, .resolve_display = cuda_resolve_display, .queue = cuda_queue,
 };
 

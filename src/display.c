@@ -384,7 +384,7 @@ static sr_status sr_upload_pixel_buffer(sr_display *d, sr_backend *be, float sca
     if (bytes < need)
         s = sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: the mapped pixel buffer holds %zu bytes, the film needs %zu",
                     bytes, need);
-    if (!s) s = be->ops->resolve_device(be->impl, (float *)ptr, scale, err);
+    if (!s) s = sr_backend_resolve_film(be, (float *)ptr, scale, err);
     /* Unmapping orders only work on the stream it is given; the backend has its own. */
     if (!s) s = be->ops->finish(be->impl, err);
     sr_status u = sr_interop_unmap(d->interop, s ? NULL : err);

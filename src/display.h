@@ -68,8 +68,8 @@ sr_display_path sr_display_enable_interop(sr_display *d, int device, sr_display_
  * - surface path: map the texture on the backend's queue, one kernel applies scale, exposure
  *   and tonemap (kernels/tonemap.h, as `render` does for PNGs) and writes RGBA8 texels, unmap;
  *   queued, the CPU does not wait, GL's next use of the texture waits on the GPU;
- * - pixel buffer: map (waits for GL), resolve_device, wait, unmap, GL copy buffer -> texture;
- * - host: read_film to host memory, glTexSubImage2D.
+ * - pixel buffer: map (waits for GL), the film resolve (sr_backend_resolve_film), wait, unmap, GL copy buffer -> texture;
+ * - host: sr_backend_read_film to host memory, glTexSubImage2D.
  * The last two store linear radiance and the draw applies exposure and tonemap. */
 sr_status sr_display_upload(sr_display *d, sr_backend *be, float scale, float exposure, sr_tonemap op, sr_error *err);
 

@@ -318,7 +318,7 @@ static void time_parts(sr_display *d, sr_renderer *r, double *cuda_ms, double *u
             void *ptr = NULL;
             size_t bytes = 0;
             check(sr_interop_map(d->interop, &ptr, &bytes, &err), &err);
-            check(r->be->ops->resolve_device(r->be->impl, (float *)ptr, 1.0f, &err), &err);
+            check(sr_backend_resolve_film(r->be, (float *)ptr, 1.0f, &err), &err);
             check(r->be->ops->finish(r->be->impl, &err), &err);
             check(sr_interop_unmap(d->interop, &err), &err);
         } else {
