@@ -17,6 +17,12 @@ uint32_t sr_wave_queue_limit(uint32_t slots)
     return *end || n >= slots ? slots : (uint32_t)n;
 }
 
+static const char *const sr_kernel_names[SR_KERNELS] = { "generate", "intersect", "shade", "stencil fill", "compact",
+                                                         "count_live", "sort keys", "sort", "megakernel", "wave",
+                                                         "film resolve" };
+
+const char *sr_kernel_name(sr_kernel k) { return (unsigned)k < SR_KERNELS ? sr_kernel_names[k] : "?"; }
+
 const char *sr_mask_name(sr_mask mask) { return (unsigned)mask < SR_MASK_COUNT ? sr_mask_names[mask] : "?"; }
 
 int sr_mask_parse(const char *name)
@@ -64,6 +70,30 @@ void sr_backend_destroy(sr_backend *be)
 {
     if (be && be->ops) be->ops->destroy(be->impl);
     if (be) memset(be, 0, sizeof *be);
+}
+
+sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err)
+{
+    sr_status s = be->ops->read(be->impl, SR_BUFFER_FILM, rgb, err);
+    if (s) return s;
+    const size_t count = (size_t)be->state->capacity * 3u;
+    for (size_t i = 0; i < count; i++) rgb[i] *= scale;
+    return SR_OK;
+}
+
+sr_status sr_backend_clear_film(sr_backend *be, sr_error *err)
+{
+    return be->ops->fill(be->impl, SR_BUFFER_FILM, 0, SR_WHOLE, err);
+}
+
+sr_status sr_backend_resolve_film(sr_backend *be, float *dst, float scale, sr_error *err)
+{
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.n = be->state->capacity;
+    a.dst = dst;
+    a.scale = scale;
+    return be->ops->launch(be->impl, SR_KERNEL_FILM_RESOLVE, &a, err);
 }
 
 sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)

@@ -23,34 +23,78 @@ typedef enum sr_mask {
     SR_MASK_COUNT
 } sr_mask;
 
-typedef enum sr_stage { SR_STAGE_GENERATE = 0, SR_STAGE_INTERSECT, SR_STAGE_SHADE, SR_STAGE_COMPACT, SR_STAGE_SORT,
-                        SR_STAGE_COUNT } sr_stage;
-
 #define SR_MAX_MARKS 512u
+
+/* The buffers the frame driver fills and reads by name (fill, read). */
+typedef enum sr_buffer {
+    SR_BUFFER_FILM = 0,       /* width*height*3 floats: the sums over samples                  */
+    SR_BUFFER_FLAGS,          /* one uint32 per slot: the flags mask (fill only)                */
+    SR_BUFFER_RAY_COUNTS,     /* read: SR_MAX_DEPTH uint32, the rays that entered intersect at
+                                 each bounce of the sample; cleared once a sample, at its start */
+    SR_BUFFER_WAVE_COUNTERS,  /* the ray counts and the wave mask's queue counters, cleared in
+                                 one go at the start of a wave sample (fill only)              */
+    SR_BUFFER_COUNTER,        /* one uint32: count_live's result                                */
+    SR_BUFFER_LIVE_COUNT,     /* one uint32: the device-side live count (read only; a read is a
+                                 round trip, so only the first sample's measurement reads it)  */
+    SR_BUFFER_KINDS
+} sr_buffer;
+#define SR_WHOLE UINT32_MAX
+
+/* The kernels a backend launches by name: the CPU backend maps each to its OpenMP loop over
+ * the per-ray code (the kernels/ headers), the CUDA backend to its launcher (kernels/launch.h).
+ * The frame driver (render.c) decides which runs when and keeps sr_pool_state's sample
+ * numbers, current half and slot count; after a kernel that fills the other half (compact,
+ * sort) the driver makes that half current. The "live count" is a count the device keeps of
+ * the current half's slots: stencil fill sets it to n, compaction to the rays it moved. */
+typedef enum sr_kernel {
+    SR_KERNEL_GENERATE = 0,   /* camera rays, under the mask                                   */
+    SR_KERNEL_INTERSECT,      /* a bounce's closest hits; counts the rays that enter           */
+    SR_KERNEL_SHADE,          /* a bounce's shading: film, and the next rays or death          */
+    SR_KERNEL_STENCIL_FILL,   /* the stencil's first n bits set, the rest clear; live count n  */
+    SR_KERNEL_COMPACT,        /* ballot partition of the live rays into the other half, its
+                                 stencil refilled to their count, which is the new live count */
+    SR_KERNEL_COUNT_LIVE,     /* the live rays of n slots (stencil or flags) into the counter  */
+    SR_KERNEL_SORT_KEYS,      /* coherence sort, before the compaction that precedes a sort by
+                                 a key compaction does not carry (the material): each live
+                                 ray's key, noted by its pixel                                  */
+    SR_KERNEL_SORT,           /* right after a compaction: the live rays reordered by key into
+                                 the other half (live count and stencil stay)                  */
+    SR_KERNEL_MEGAKERNEL,     /* the whole sample: every bounce of n pixels                     */
+    SR_KERNEL_WAVE,           /* the whole sample as the wave mask runs it (kernels/wave.h),
+                                 over n = sr_tiled_slots of the image                          */
+    SR_KERNEL_FILM_RESOLVE,   /* the film times `scale` as RGB floats into device memory at dst
+                                 (a CUDA-mapped GL pixel buffer); the CPU has none: refused    */
+    SR_KERNELS
+} sr_kernel;
+
+typedef struct sr_launch_args {
+    uint32_t n;          /* slots from the first, or with over_live the host's forecast of the
+                            live count (an upper estimate sizes the grids; any is correct)   */
+    int over_live;       /* cover the device-side live count of the current half            */
+    sr_mask mask;        /* stages and count_live: SR_MASK_FLAGS tests the flags, any other
+                            mask the stencil                                                  */
+    uint32_t bounce;
+    uint32_t dense_min;  /* wave: a warp keeps bouncing while this many lanes live (1..32)   */
+    int sort_algo;       /* sort: sr_sort_algo (kernels/sortkey.h)                            */
+    int sort_key;        /* sort keys, sort: sr_sort_key                                      */
+    float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */
+    float scale;         /* film resolve: 1 / samples                                         */
+} sr_launch_args;
+
+/* "generate", "intersect", ..., as fault switches and error messages name them. */
+const char *sr_kernel_name(sr_kernel k);
 
 typedef struct sr_backend_ops {
     /* Copy the scene (host arrays in `view`) and size the pool for width*height rays. */
     sr_status (*upload)(void *impl, const sr_scene_view *view, sr_error *err);
-    sr_status (*clear_film)(void *impl, sr_error *err);
-    /* Start one sample pass: every pixel's ray slot live, per-bounce ray counts zeroed. */
-    sr_status (*begin_sample)(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err);
-    /* One stage over the pool under `mask` (flags or stencil; compact uses stencil). */
-    sr_status (*run_stage)(void *impl, sr_mask mask, sr_stage stage, uint32_t bounce, sr_error *err);
-    /* Move live rays to the front of the other pool half. If live is not NULL it gets their
-     * count (on the GPU that costs a sync); with NULL the count stays on the device and
-     * `expected` (a forecast; any value is correct, a close one is fast) sizes launches. */
-    sr_status (*compact)(void *impl, uint32_t expected, uint32_t *live, sr_error *err);
-    /* Live rays in the pool now (popcount of the stencil, or of the flags). */
-    sr_status (*count_live)(void *impl, sr_mask mask, uint32_t *live, sr_error *err);
-    /* The whole sample in one launch: generate and every bounce per pixel. */
-    sr_status (*megakernel)(void *impl, uint32_t sample, uint32_t seed, sr_error *err);
-    /* Rays that entered intersect at each bounce of the last sample (SR_MAX_DEPTH entries). */
-    sr_status (*read_ray_counts)(void *impl, uint32_t *counts, sr_error *err);
-    /* The film (sums over samples) times `scale` into rgb (width*height*3). */
-    sr_status (*read_film)(void *impl, float *rgb, float scale, sr_error *err);
-    /* The film times `scale` as RGB floats into device memory at dst (e.g. a CUDA-mapped GL
-     * pixel buffer), without a trip through the host. CPU backend: SR_ERR_RUNTIME. */
-    sr_status (*resolve_device)(void *impl, float *dst, float scale, sr_error *err);
+    /* Memory: set the first `count` elements of buffer b (SR_WHOLE: all of it; the counters
+     * are always set whole) to bytes of value `byte`, queued like a launch. */
+    sr_status (*fill)(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err);
+    /* Memory: wait for queued work, then copy buffer b to host memory (see sr_buffer). */
+    sr_status (*read)(void *impl, sr_buffer b, void *host, sr_error *err);
+    /* Queue one launch of kernel k over the current pool half (sr_kernel, sr_launch_args).
+     * A failure names the kernel and the bounce; SR_FAULT (fault.h) is checked here. */
+    sr_status (*launch)(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err);
     /* Replace the scalar settings (camera, depth, spp, colours) of the uploaded scene; the
      * arrays and the image size stay. For the viewer and the benchmark's depth sweep. */
     sr_status (*set_view)(void *impl, const sr_scene_view *view, sr_error *err);
@@ -63,16 +107,6 @@ typedef struct sr_backend_ops {
     /* Wait for queued work; returns its error, if any. */
     sr_status (*finish)(void *impl, sr_error *err);
     void (*destroy)(void *impl);
-    /* Coherence sort (algo: sr_sort_algo, key: sr_sort_key, kernels/sortkey.h).
-     * sort_prepare, before the compaction that precedes a sort by a key compaction does not
-     * carry (the material of the last hit): note each live ray's key by its pixel. sort,
-     * right after a compaction: reorder the live rays by key into the other pool half (the
-     * live count and the stencil stay); the image does not change. */
-    sr_status (*sort_prepare)(void *impl, int key, sr_error *err);
-    sr_status (*sort)(void *impl, int algo, int key, sr_error *err);
-    /* The whole sample as the wave mask runs it (kernels/wave.h): a warp keeps bouncing
-     * while at least dense_min of its lanes are alive. */
-    sr_status (*wave)(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err);
     /* The viewer's frame: the film times `scale`, with exposure, tonemap (sr_tonemap) and
      * sRGB applied as kernels/tonemap.h does for PNGs, as RGBA8 texels into the CUDA surface
      * object `surface` (a cudaSurfaceObject_t over a mapped GL texture of width x height,
@@ -90,23 +124,11 @@ typedef struct sr_backend_ops {
                                       float exposure, int tonemap, sr_error *err);
 } sr_backend_ops;
 
-typedef struct sr_backend {
-    const sr_backend_ops *ops;
-    void *impl;
-    sr_backend_kind kind;
-    char device_name[256];     /* "NVIDIA H200 (device 0)" or "CPU: 2 threads"         */
-} sr_backend;
-
-/* Open a backend. AUTO picks CUDA when a device is present and says why not otherwise
- * (the reason is left in `why_not_cuda`, may be NULL). */
-sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
-                            char *why_not_cuda, size_t why_cap, sr_error *err);
-void sr_backend_destroy(sr_backend *be);
-
-const char *sr_mask_name(sr_mask mask);
 /* What both backends hold of a sample's rays, so that it is declared once: the scene (host
  * or device pointers), the two pool halves, the hit records, the two masks, the film, and the
- * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half). */
+ * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half).
+ * The backend sets the pointers, capacity and words (upload); the frame driver sets current,
+ * n, sample and seed (sr_backend.state) before the launches that read them. */
 typedef struct sr_pool_state {
     sr_scene_view view;
     sr_ray_soa pool[2];        /* ping-pong halves                                          */
@@ -116,6 +138,28 @@ typedef struct sr_pool_state {
     float *film;
     uint32_t capacity, words, n, sample, seed;
 } sr_pool_state;
+
+typedef struct sr_backend {
+    const sr_backend_ops *ops;
+    void *impl;
+    sr_backend_kind kind;
+    sr_pool_state *state;      /* the backend's, shared with the frame driver (render.c)  */
+    char device_name[256];     /* "NVIDIA H200 (device 0)" or "CPU: 2 threads"         */
+} sr_backend;
+
+/* Open a backend. AUTO picks CUDA when a device is present and says why not otherwise
+ * (the reason is left in `why_not_cuda`, may be NULL). */
+sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
+                            char *why_not_cuda, size_t why_cap, sr_error *err);
+void sr_backend_destroy(sr_backend *be);
+/* The film (sums over samples) times `scale` into rgb (width*height*3): read, then scale. */
+sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err);
+/* Zero the film. */
+sr_status sr_backend_clear_film(sr_backend *be, sr_error *err);
+/* The film times `scale` into device memory at dst (the film resolve kernel), queued. */
+sr_status sr_backend_resolve_film(sr_backend *be, float *dst, float scale, sr_error *err);
+
+const char *sr_mask_name(sr_mask mask);
 
 /* The per-ray code's parameters for the current pool half, counting into ray_count. */
 sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count);

@@ -81,13 +81,15 @@ typedef struct sr_cpu {
     uint32_t slots;            /* pool slots: capacity, or the wave mask's tiled slots       */
     uint32_t queue_cap;        /* the wave mask's queue entries (slots, or a test's limit)   */
     uint32_t ray_count[SR_MAX_DEPTH];
+    uint32_t counter;          /* count_live's result                                       */
+    uint32_t live;             /* the live count of the current half (the GPU's is on the device) */
     double marks[SR_MAX_MARKS];
     sr_cpu_sorter sorter;      /* the coherence sort's scratch (sort_cpu.c)                  */
 } sr_cpu;
 
 typedef struct sr_cpu_call { sr_params p; uint32_t bounce; } sr_cpu_call;
 
-/* After Ctrl-C the rest of a stage is skipped (its rays die) and run_stage says
+/* After Ctrl-C the rest of a stage is skipped (its rays die) and the launch says
  * SR_INTERRUPTED: the sample is abandoned, so a huge image still stops within a second. */
 static bool cpu_generate(const void *ctx, uint32_t slot)
 {
@@ -112,7 +114,13 @@ static sr_status cpu_fault(const char *stage, uint32_t bounce, sr_error *err)
                    f == SR_FAULT_LAUNCH ? "launching" : "running", stage, bounce, sr_fault_spec());
 }
 
-static sr_params cpu_params(sr_cpu *c) { return sr_pool_params(&c->core, c->ray_count); }
+/* The per-ray parameters for a launch over a->n slots, or over the live count. */
+static sr_params cpu_params(sr_cpu *c, const sr_launch_args *a)
+{
+    sr_params p = sr_pool_params(&c->core, c->ray_count);
+    p.n = a->over_live ? c->live : a->n;
+    return p;
+}
 
 static void cpu_free_pool(sr_cpu *c)
 {
@@ -162,62 +170,24 @@ static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err
     return SR_OK;
 }
 
-static sr_status cpu_clear_film(void *impl, sr_error *err)
+static uint32_t cpu_count_live(const sr_cpu *c, sr_mask mask, uint32_t n)
 {
-    (void)err;
-    sr_cpu *c = (sr_cpu *)impl;
-    memset(c->core.film, 0, sizeof(float) * 3u * c->core.capacity);
-    return SR_OK;
+    if (mask != SR_MASK_FLAGS) return sr_stencil_popcount(c->core.stencil, (n + 31u) / 32u);
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) sum += c->core.flags[i] != 0;
+    return sum;
 }
 
-static sr_status cpu_begin_sample(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err)
+static sr_status cpu_stage(sr_cpu *c, sr_kernel k, const sr_launch_args *a)
 {
-    (void)err;
-    sr_cpu *c = (sr_cpu *)impl;
-    c->core.current = 0;
-    c->core.n = c->core.capacity;
-    c->core.sample = sample;
-    c->core.seed = seed;
-    memset(c->ray_count, 0, sizeof c->ray_count);
-    if (mask == SR_MASK_FLAGS)
-        for (uint32_t i = 0; i < c->core.n; i++) c->core.flags[i] = 1;
-    else
-        sr_stencil_fill_prefix(c->core.stencil, c->core.words, c->core.n);
-    return SR_OK;
-}
-
-static sr_status cpu_count_live(void *impl, sr_mask mask, uint32_t *live, sr_error *err)
-{
-    (void)err;
-    sr_cpu *c = (sr_cpu *)impl;
-    if (mask == SR_MASK_FLAGS) {
-        uint32_t sum = 0;
-        for (uint32_t i = 0; i < c->core.n; i++) sum += c->core.flags[i] != 0;
-        *live = sum;
-    } else {
-        *live = sr_stencil_popcount(c->core.stencil, (c->core.n + 31u) / 32u);
-    }
-    return SR_OK;
-}
-
-static sr_status cpu_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32_t bounce, sr_error *err)
-{
-    sr_cpu *c = (sr_cpu *)impl;
     sr_cpu_call call;
-    call.p = cpu_params(c);
-    call.bounce = bounce;
-    sr_cpu_stage_fn fn = stage == SR_STAGE_GENERATE ? cpu_generate
-                       : stage == SR_STAGE_INTERSECT ? cpu_intersect : cpu_shade;
-    sr_status f = cpu_fault(stage == SR_STAGE_GENERATE ? "generate" : stage == SR_STAGE_INTERSECT ? "intersect" : "shade",
-                            bounce, err);
-    if (f) return f;
-    if (stage == SR_STAGE_INTERSECT && bounce < SR_MAX_DEPTH) {
-        uint32_t live = 0;
-        cpu_count_live(impl, mask, &live, err);
-        c->ray_count[bounce] += live;
-    }
-    if (mask == SR_MASK_FLAGS) sr_cpu_flags_frame(c->core.flags, c->core.n, fn, &call);
-    else sr_cpu_stencil_frame(c->core.stencil, c->core.n, fn, &call);
+    call.p = cpu_params(c, a);
+    call.bounce = a->bounce;
+    sr_cpu_stage_fn fn = k == SR_KERNEL_GENERATE ? cpu_generate : k == SR_KERNEL_INTERSECT ? cpu_intersect : cpu_shade;
+    if (k == SR_KERNEL_INTERSECT && a->bounce < SR_MAX_DEPTH)
+        c->ray_count[a->bounce] += cpu_count_live(c, a->mask, call.p.n);
+    if (a->mask == SR_MASK_FLAGS) sr_cpu_flags_frame(c->core.flags, call.p.n, fn, &call);
+    else sr_cpu_stencil_frame(c->core.stencil, call.p.n, fn, &call);
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
 }
 
@@ -228,39 +198,23 @@ static void cpu_move(const void *ctx, uint32_t from, uint32_t to)
     sr_ray_copy(m->dst, to, m->src, from);
 }
 
-static sr_status cpu_compact(void *impl, uint32_t expected, uint32_t *live, sr_error *err)
+static void cpu_compact(sr_cpu *c)
 {
-    (void)expected;   /* the CPU always knows the count */
-    sr_cpu *c = (sr_cpu *)impl;
-    sr_status f = cpu_fault("compact", 0, err);
-    if (f) return f;
     sr_cpu_move m;
     m.src = c->core.pool[c->core.current];
     m.dst = c->core.pool[1 - c->core.current];
-    uint32_t count = sr_cpu_ballot_partition(c->core.stencil, c->core.n, cpu_move, &m);
-    uint32_t old_words = (c->core.n + 31u) / 32u;
-    c->core.current = 1 - c->core.current;
-    c->core.n = count;
-    sr_stencil_fill_prefix(c->core.stencil, old_words, count);
-    if (live) *live = count;
-    return SR_OK;
+    const uint32_t count = sr_cpu_ballot_partition(c->core.stencil, c->live, cpu_move, &m);
+    sr_stencil_fill_prefix(c->core.stencil, (c->live + 31u) / 32u, count);
+    c->live = count;
 }
 
-static sr_status cpu_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_error *err)
+static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
 {
-    sr_cpu *c = (sr_cpu *)impl;
-    sr_status f = cpu_fault("megakernel", 0, err);
-    if (f) return f;
-    c->core.current = 0;
-    c->core.n = c->core.capacity;
-    c->core.sample = sample;
-    c->core.seed = seed;
-    memset(c->ray_count, 0, sizeof c->ray_count);
-    sr_params p = cpu_params(c);
+    sr_params p = cpu_params(c, a);
     const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH;
     uint64_t total = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
-    for (int64_t i = 0; i < (int64_t)c->core.n; i++) {
+    for (int64_t i = 0; i < (int64_t)p.n; i++) {
         if (sr_interrupt_pending()) continue;
         total += sr_megakernel_pixel(&p, (uint32_t)i, path);
     }
@@ -327,22 +281,16 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
     if (m != word) stencil[w] = m;   /* the ballot write-back */
 }
 
-static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err)
+/* Over a->n tiled slots (sr_tiled_slots). */
+static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
 {
-    sr_cpu *c = (sr_cpu *)impl;
-    sr_status f = cpu_fault("wave", 0, err);
-    if (f) return f;
-    c->core.current = 0;
-    c->core.n = sr_tiled_slots(c->core.view.width, c->core.view.height);
-    c->core.sample = sample;
-    c->core.seed = seed;
-    memset(c->ray_count, 0, sizeof c->ray_count);
-    sr_stencil_fill_prefix(c->core.stencil, (c->core.n + 31u) / 32u, c->core.n);
+    const uint32_t dense_min = a->dense_min;
+    sr_stencil_fill_prefix(c->core.stencil, (a->n + 31u) / 32u, a->n);
     const bool queue = c->core.view.max_depth > 1u;
     uint32_t queued = 0;
-    sr_params p = cpu_params(c);
+    sr_params p = cpu_params(c, a);
 #pragma omp parallel for schedule(dynamic, 16)
-    for (int64_t w = 0; w < (int64_t)((c->core.n + 31u) / 32u); w++)
+    for (int64_t w = 0; w < (int64_t)((p.n + 31u) / 32u); w++)
         cpu_wave_warp(c, &p, c->core.stencil, (uint32_t)w, true, dense_min, queue, &queued);
     /* The queue's chunks: full ones in passes (a pass may queue more behind them), then the
      * partial last one to the end. */
@@ -367,25 +315,38 @@ static sr_status cpu_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t d
     return SR_OK;
 }
 
-static sr_status cpu_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
+/* Memory: plain memsets and copies; the CPU's work is done when its call returns. */
+static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err)
 {
-    (void)err;
-    memcpy(counts, ((sr_cpu *)impl)->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH);
-    return SR_OK;
-}
-
-static sr_status cpu_read_film(void *impl, float *rgb, float scale, sr_error *err)
-{
-    (void)err;
     sr_cpu *c = (sr_cpu *)impl;
-    for (size_t i = 0; i < (size_t)c->core.capacity * 3u; i++) rgb[i] = c->core.film[i] * scale;
-    return SR_OK;
+    switch (b) {
+    case SR_BUFFER_FILM:
+        memset(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count));
+        return SR_OK;
+    case SR_BUFFER_FLAGS:
+        memset(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->slots : count));
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: case SR_BUFFER_WAVE_COUNTERS:   /* the wave's queue counter is local */
+        memset(c->ray_count, byte, sizeof c->ray_count);
+        return SR_OK;
+    case SR_BUFFER_COUNTER:
+        memset(&c->counter, byte, sizeof c->counter);
+        return SR_OK;
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot fill buffer %d", (int)b);
+    }
 }
 
-static sr_status cpu_resolve_device(void *impl, float *dst, float scale, sr_error *err)
+static sr_status cpu_read(void *impl, sr_buffer b, void *host, sr_error *err)
 {
-    (void)impl; (void)dst; (void)scale;
-    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use read_film");
+    sr_cpu *c = (sr_cpu *)impl;
+    switch (b) {
+    case SR_BUFFER_FILM: memcpy(host, c->core.film, sizeof(float) * 3u * (size_t)c->core.capacity); return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: memcpy(host, c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH); return SR_OK;
+    case SR_BUFFER_COUNTER: memcpy(host, &c->counter, sizeof c->counter); return SR_OK;
+    case SR_BUFFER_LIVE_COUNT: memcpy(host, &c->live, sizeof c->live); return SR_OK;
+    default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot read buffer %d", (int)b);
+    }
 }
 
 static sr_status cpu_set_view(void *impl, const sr_scene_view *view, sr_error *err)
@@ -431,27 +392,42 @@ static void cpu_destroy(void *impl)
 
 /* The coherence sort: the same keys as the GPU, sorted by the GPU merge sort's
  * algorithm (sort_cpu.c) or a radix sort, gathered into the other pool half. */
-static sr_status cpu_sort_prepare(void *impl, int key, sr_error *err)
+static sr_status cpu_sort(sr_cpu *c, sr_kernel k, const sr_launch_args *a, sr_error *err)
 {
-    sr_cpu *c = (sr_cpu *)impl;
-    sr_params p = cpu_params(c);
-    return sr_cpu_sort_prepare(&c->sorter, key, &p, c->core.stencil, c->core.capacity, err);
+    sr_params p = cpu_params(c, a);
+    if (k == SR_KERNEL_SORT_KEYS)
+        return sr_cpu_sort_prepare(&c->sorter, a->sort_key, &p, c->core.stencil, c->core.capacity, err);
+    return sr_cpu_sort_pool(&c->sorter, a->sort_algo, a->sort_key, &p, c->core.pool[1 - c->core.current],
+                            c->core.capacity, err);
 }
 
-static sr_status cpu_sort(void *impl, int algo, int key, sr_error *err)
+static sr_status cpu_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err)
 {
     sr_cpu *c = (sr_cpu *)impl;
-    sr_params p = cpu_params(c);
-    sr_status s = sr_cpu_sort_pool(&c->sorter, algo, key, &p, c->core.pool[1 - c->core.current], c->core.capacity, err);
-    if (!s) c->core.current = 1 - c->core.current;
-    return s;
+    sr_status f = cpu_fault(sr_kernel_name(k), a->bounce, err);
+    if (f) return f;
+    switch (k) {
+    case SR_KERNEL_GENERATE: case SR_KERNEL_INTERSECT: case SR_KERNEL_SHADE: return cpu_stage(c, k, a);
+    case SR_KERNEL_STENCIL_FILL:
+        sr_stencil_fill_prefix(c->core.stencil, c->core.words, a->n);
+        c->live = a->n;
+        return SR_OK;
+    case SR_KERNEL_COMPACT: cpu_compact(c); return SR_OK;
+    case SR_KERNEL_COUNT_LIVE: c->counter = cpu_count_live(c, a->mask, cpu_params(c, a).n); return SR_OK;
+    case SR_KERNEL_SORT_KEYS: case SR_KERNEL_SORT: return cpu_sort(c, k, a, err);
+    case SR_KERNEL_MEGAKERNEL: return cpu_megakernel(c, a);
+    case SR_KERNEL_WAVE: return cpu_wave(c, a);
+    case SR_KERNEL_FILM_RESOLVE:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use sr_backend_read_film");
+    default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no kernel %d", (int)k);
+    }
 }
 
 static sr_status cpu_resolve_display(void *impl, uint64_t surface, uint32_t width, uint32_t height, float scale,
                                      float exposure, int tonemap, sr_error *err)
 {
     (void)impl; (void)surface; (void)width; (void)height; (void)scale; (void)exposure; (void)tonemap;
-    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write a CUDA surface; use read_film");
+    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write a CUDA surface; use sr_backend_read_film");
 }
 
 static sr_status cpu_resolve_display_rows(void *impl, void *rows, uint32_t width, uint32_t height, float scale,
@@ -468,10 +444,10 @@ static void *cpu_queue(void *impl)
 }
 
 static const sr_backend_ops sr_cpu_ops = {
-    cpu_upload, cpu_clear_film, cpu_begin_sample, cpu_run_stage, cpu_compact, cpu_count_live,
-    cpu_megakernel, cpu_read_ray_counts, cpu_read_film, cpu_resolve_device, cpu_set_view, cpu_mark, cpu_elapsed_ms,
-    cpu_finish, cpu_destroy, cpu_sort_prepare, cpu_sort, cpu_wave, cpu_resolve_display, cpu_queue,
-    cpu_resolve_display_rows,
+    .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
+    .set_view = cpu_set_view, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
+    .finish = cpu_finish, .destroy = cpu_destroy, .resolve_display = cpu_resolve_display, .queue = cpu_queue,
+    .resolve_display_rows = cpu_resolve_display_rows,
 };
 
 sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)
@@ -481,6 +457,7 @@ sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)
     out->ops = &sr_cpu_ops;
     out->impl = c;
     out->kind = SR_BACKEND_CPU;
+    out->state = &c->core;
     snprintf(out->device_name, sizeof out->device_name, "CPU, %d threads", omp_get_max_threads());
     return SR_OK;
 }

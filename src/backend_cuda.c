@@ -111,8 +111,6 @@ typedef struct sr_cuda {
     uint32_t *live_n;               /* [2]: the compact path's device-side live counts, which
                                        compaction ping-pongs (the other one is its counter) */
     int cur_n;                      /* which count is current                               */
-    uint32_t n_est;                 /* the host's estimate of *live_n, sizes the launches   */
-    int compacted;                  /* this sample has compacted: launch the live kernels   */
     uint32_t aligned;               /* pool slots: capacity and the tiled slots, rounded    */
     uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
     uint32_t wave_slots, wave_parity, wave_queue_cap;
@@ -355,126 +353,37 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
 
 static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
 
-static sr_status cuda_clear_film(void *impl, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(cudaMemsetAsync(c->core.film, 0, sizeof(float) * 3u * c->core.capacity, c->stream), "clearing the film");
-    return SR_OK;
-}
+/* What a failing launch of each kernel was doing, for its message. */
+static const char *const sr_cuda_doing[SR_KERNELS] = {
+    "launching generate", "launching intersect", "launching shade", "launching stencil fill", "launching compact",
+    "launching count_live", "launching the sort keys", "sorting live rays", "launching the megakernel",
+    "launching the wave kernel", "launching film resolve",
+};
 
-/* A sample starts: n slots in the first pool half, and `counters` ray counts (and after them
- * the wave mask's queue counters) zeroed. */
-static sr_status cuda_start(sr_cuda *c, uint32_t n, uint32_t sample, uint32_t seed, uint32_t counters, sr_error *err)
+/* generate, intersect, shade: over the device-side live count (after a compaction) the
+ * grid-stride kernels, sized by the host's forecast a->n; otherwise the plain
+ * one-thread-per-slot frame, which measured ~4% faster on a full pool. */
+static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
-    c->core.current = 0;
-    c->core.n = n;
-    c->core.sample = sample;
-    c->core.seed = seed;
-    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * counters, c->stream), "clearing counters");
-    return SR_OK;
-}
-
-static sr_status cuda_begin_sample(void *impl, sr_mask mask, uint32_t sample, uint32_t seed, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    sr_cuda_launches_reset();
-    SR_TRY(cuda_start(c, c->core.capacity, sample, seed, SR_COUNT_WORDS, err));
-    if (mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
-        SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, 1, sizeof(uint32_t) * c->core.n, c->stream), "setting flags");
-    else {
-        c->cur_n = 0;
-        c->compacted = 0;
-        c->n_est = c->core.n;
-        SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, sizeof(uint32_t), c->stream), "clearing counters");
-        sr_cuda_launched("stencil fill", 0);
-        SR_CUDA_TRY(sr_launch_stencil_prefix(c->core.stencil, c->core.words, NULL, c->core.n, &c->live_n[0], c->stream),
-                    "launching stencil fill");
-    }
-    return SR_OK;
-}
-
-static sr_status cuda_run_stage(void *impl, sr_mask mask, sr_stage stage, uint32_t bounce, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    sr_params p = cuda_params(c);
-    static const char *const what[] = { "launching generate", "launching intersect", "launching shade" };
-    int k = stage == SR_STAGE_GENERATE ? SRK_GENERATE : stage == SR_STAGE_INTERSECT ? SRK_INTERSECT : SRK_SHADE;
-    sr_status f = cuda_fault(what[k] + 10, bounce, &p, NULL, err);
-    if (f) return f;
-    sr_cuda_launched(what[k] + 10, bounce);
-    /* After a compaction, grid-stride kernels over the device-side live count; before it,
-     * the plain one-thread-per-slot frame, which measured ~4% faster on a full pool. */
-    if (mask == SR_MASK_COMPACT && c->compacted)
-        SR_CUDA_TRY(sr_launch_stage_live(k, &p, c->core.stencil, bounce, &c->live_n[c->cur_n],
-                                         sr_grid_for(c->n_est, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
-                    sr_cuda_what(what[k], bounce));
+    const int stage = k == SR_KERNEL_GENERATE ? SRK_GENERATE : k == SR_KERNEL_INTERSECT ? SRK_INTERSECT : SRK_SHADE;
+    SR_TRY(cuda_fault(sr_kernel_name(k), a->bounce, p, NULL, err));
+    sr_cuda_launched(sr_kernel_name(k), a->bounce);
+    if (a->over_live)
+        SR_CUDA_TRY(sr_launch_stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
+                                         sr_grid_for(a->n, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
+                    sr_cuda_what(sr_cuda_doing[k], a->bounce));
     else
-        SR_CUDA_TRY(sr_launch_stage(k, &p, mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, bounce, c->stream),
-                    sr_cuda_what(what[k], bounce));
+        SR_CUDA_TRY(sr_launch_stage(stage, p, a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, a->bounce,
+                                    c->stream),
+                    sr_cuda_what(sr_cuda_doing[k], a->bounce));
     return SR_OK;
 }
 
-/* Compaction stays on the device: the new count goes to the other live_n entry, which the
- * next kernels read. Only when the caller asks for the count (live != NULL) does it come
- * back to the host, at the price of a sync; otherwise `expected` (the caller's forecast)
- * sizes the next launches. */
-static sr_status cuda_compact(void *impl, uint32_t expected, uint32_t *live, sr_error *err)
+/* The wave mask over the tiled image: its pool is the tiled slots, rounded (cuda_upload). */
+static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
-    sr_cuda *c = (sr_cuda *)impl;
-    uint32_t *next_n = &c->live_n[1 - c->cur_n];
-    sr_ray_soa dst = c->core.pool[1 - c->core.current];
-    sr_status f = cuda_fault("compact", 0, NULL, &dst, err);
-    if (f) return f;
-    sr_cuda_launched("compact", sr_cuda_launches.hi);
-    SR_CUDA_TRY(sr_launch_compact_live(c->core.pool[c->core.current], dst, c->core.stencil, &c->live_n[c->cur_n],
-                                       next_n, c->n_est, c->stream), "launching compact");
-    c->core.current = 1 - c->core.current;
-    c->cur_n = 1 - c->cur_n;
-    c->compacted = 1;
-    c->n_est = expected < c->n_est ? expected : c->n_est;
-    if (live) {
-        SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, next_n, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
-                    "reading the live count");
-        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
-        c->core.n = c->n_est = *c->counter_host;
-        *live = c->core.n;
-    }
-    return SR_OK;
-}
-
-static sr_status cuda_count_live(void *impl, sr_mask mask, uint32_t *live, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(cudaMemsetAsync(c->counter, 0, sizeof(uint32_t), c->stream), "clearing a counter");
-    SR_CUDA_TRY(sr_launch_count_live(mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, c->core.n, c->counter, c->stream),
-                "launching count_live");
-    SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->counter, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
-                "reading the live count");
-    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "counting live rays");
-    *live = *c->counter_host;
-    return SR_OK;
-}
-
-static sr_status cuda_megakernel(void *impl, uint32_t sample, uint32_t seed, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    SR_TRY(cuda_start(c, c->core.capacity, sample, seed, SR_COUNT_WORDS, err));
-    sr_params p = cuda_params(c);
-    sr_status f = cuda_fault("megakernel", 0, &p, NULL, err);
-    if (f) return f;
-    sr_cuda_launches_reset();
-    sr_cuda_launched("megakernel", 0);
-    SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), "launching the megakernel");
-    return SR_OK;
-}
-
-static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t dense_min, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    SR_TRY(cuda_start(c, c->wave_slots, sample, seed, SR_COUNT_WORDS + SR_WAVE_CTL, err));
-    sr_params p = cuda_params(c);
-    sr_status f = cuda_fault("wave", 0, &p, NULL, err);
-    if (f) return f;
+    p->n = c->wave_slots;
+    SR_TRY(cuda_fault("wave", 0, p, NULL, err));
     sr_wave_args w;
     memset(&w, 0, sizeof w);
     w.queue_base = c->aligned;   /* pool[1] continues pool[0] (cuda_upload) */
@@ -483,45 +392,141 @@ static sr_status cuda_wave(void *impl, uint32_t sample, uint32_t seed, uint32_t 
     w.ctl = c->ray_count + SR_COUNT_WORDS;
     w.capacity = c->wave_queue_cap;
     w.parity = c->wave_parity;
-    w.dense_min = dense_min;   /* 1..32: the frame driver clamps it */
+    w.dense_min = a->dense_min;   /* 1..32: the frame driver clamps it */
     w.tiles_x = sr_tiles_x(c->core.view.width);
     w.tiles_y = (c->core.view.height + SR_TILE_H - 1u) / SR_TILE_H;
-    sr_cuda_launches_reset();
     sr_cuda_launched("wave", 0);
-    SR_CUDA_TRY(sr_launch_wave(&p, &w, c->stream), "launching the wave kernel");
+    SR_CUDA_TRY(sr_launch_wave(p, &w, c->stream), sr_cuda_doing[SR_KERNEL_WAVE]);
     c->wave_parity ^= 1u;
     return SR_OK;
 }
 
-static sr_status cuda_read_ray_counts(void *impl, uint32_t *counts, sr_error *err)
+/* One launch (backend.h). The live count stays on the device: live_n[cur_n], which stencil
+ * fill sets and compaction ping-pongs (the other entry is its counter). The coherence sort's
+ * keys and sort cover the host's forecast a->n, padded past the live count with the pad
+ * key; its gather covers the device count, so a short forecast leaves a few rays unsorted,
+ * never lost. */
+static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    uint32_t copies[SR_COUNT_WORDS];   /* the blocks' copies (launch.h), summed here */
-    SR_CUDA_TRY(cudaMemcpyAsync(copies, c->ray_count, sizeof copies, cudaMemcpyDeviceToHost, c->stream),
-                "reading ray counts");
-    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
-    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) {
-        counts[b] = 0;
-        for (uint32_t k = 0; k < SR_COUNT_COPIES; k++) counts[b] += copies[k * SR_MAX_DEPTH + b];
+    sr_params p = cuda_params(c);
+    if (!a->over_live) p.n = a->n;
+    switch (k) {
+    case SR_KERNEL_GENERATE: case SR_KERNEL_INTERSECT: case SR_KERNEL_SHADE: return cuda_stage(c, k, &p, a, err);
+    case SR_KERNEL_STENCIL_FILL:
+        c->cur_n = 0;
+        SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, sizeof(uint32_t), c->stream), "clearing counters");
+        sr_cuda_launched("stencil fill", 0);
+        SR_CUDA_TRY(sr_launch_stencil_prefix(c->core.stencil, c->core.words, NULL, a->n, &c->live_n[0], c->stream),
+                    sr_cuda_doing[k]);
+        return SR_OK;
+    case SR_KERNEL_COMPACT: {   /* the new count goes to the other live_n entry */
+        sr_ray_soa dst = c->core.pool[1 - c->core.current];
+        SR_TRY(cuda_fault("compact", a->bounce, NULL, &dst, err));
+        sr_cuda_launched("compact", a->bounce);
+        SR_CUDA_TRY(sr_launch_compact_live(c->core.pool[c->core.current], dst, c->core.stencil, &c->live_n[c->cur_n],
+                                           &c->live_n[1 - c->cur_n], a->n, c->stream),
+                    sr_cuda_doing[k]);
+        c->cur_n = 1 - c->cur_n;
+        return SR_OK;
     }
-    return SR_OK;
+    case SR_KERNEL_COUNT_LIVE:
+        SR_CUDA_TRY(sr_launch_count_live(a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, p.n, c->counter,
+                                         c->stream),
+                    sr_cuda_doing[k]);
+        return SR_OK;
+    case SR_KERNEL_SORT_KEYS:
+        SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
+        SR_CUDA_TRY(sr_gpu_sort_prepare(&c->sorter, a->sort_key, &p, c->core.stencil, &c->live_n[c->cur_n],
+                                        sr_grid_for(a->n, 256u, c->aligned / 256u), c->stream),
+                    sr_cuda_doing[k]);
+        return SR_OK;
+    case SR_KERNEL_SORT: {
+        const uint32_t m = a->n < c->core.capacity ? a->n : c->core.capacity;
+        SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
+        SR_CUDA_TRY(sr_gpu_sort_pool(&c->sorter, a->sort_algo, a->sort_key, &p, c->core.pool[1 - c->core.current],
+                                     &c->live_n[c->cur_n], m, sr_grid_for(m, 256u, c->aligned / 256u), c->stream),
+                    sr_cuda_doing[k]);
+        return SR_OK;
+    }
+    case SR_KERNEL_MEGAKERNEL:
+        SR_TRY(cuda_fault("megakernel", 0, &p, NULL, err));
+        sr_cuda_launched("megakernel", 0);
+        SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing[k]);
+        return SR_OK;
+    case SR_KERNEL_WAVE: return cuda_wave(c, &p, a, err);
+    case SR_KERNEL_FILM_RESOLVE:   /* a->n pixels: the film's */
+        SR_CUDA_TRY(sr_launch_film_scale(c->core.film, a->dst, a->n * 3u, a->scale, c->stream), sr_cuda_doing[k]);
+        return SR_OK;
+    default: return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend has no kernel %d", (int)k);
+    }
 }
 
-static sr_status cuda_read_film(void *impl, float *rgb, float scale, sr_error *err)
+/* Memory: memsets queued on the stream; reads wait for it (their sync's message says what
+ * was running, since a kernel's fault surfaces there). */
+static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    size_t count = (size_t)c->core.capacity * 3u;
-    SR_CUDA_TRY(cudaMemcpyAsync(rgb, c->core.film, sizeof(float) * count, cudaMemcpyDeviceToHost, c->stream), "reading the film");
-    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
-    for (size_t i = 0; i < count; i++) rgb[i] *= scale;
-    return SR_OK;
+    switch (b) {
+    case SR_BUFFER_FILM:
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count),
+                                    c->stream), "clearing the film");
+        return SR_OK;
+    case SR_BUFFER_FLAGS:
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->aligned : count),
+                                    c->stream), "setting flags");
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: case SR_BUFFER_WAVE_COUNTERS:
+        /* Cleared once a sample, at its start: so is the list of its launches (fault notes). */
+        sr_cuda_launches_reset();
+        SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, byte,
+                                    sizeof(uint32_t) * (SR_COUNT_WORDS + (b == SR_BUFFER_WAVE_COUNTERS ? SR_WAVE_CTL : 0u)),
+                                    c->stream), "clearing counters");
+        return SR_OK;
+    case SR_BUFFER_COUNTER:
+        SR_CUDA_TRY(cudaMemsetAsync(c->counter, byte, sizeof(uint32_t), c->stream), "clearing a counter");
+        return SR_OK;
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot fill buffer %d", (int)b);
+    }
 }
 
-static sr_status cuda_resolve_device(void *impl, float *dst, float scale, sr_error *err)
+static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
-    SR_CUDA_TRY(sr_launch_film_scale(c->core.film, dst, c->core.capacity * 3u, scale, c->stream), "launching film resolve");
-    return SR_OK;
+    switch (b) {
+    case SR_BUFFER_FILM:
+        SR_CUDA_TRY(cudaMemcpyAsync(host, c->core.film, sizeof(float) * 3u * (size_t)c->core.capacity, cudaMemcpyDeviceToHost,
+                                    c->stream), "reading the film");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: {
+        uint32_t copies[SR_COUNT_WORDS];   /* the blocks' copies (launch.h), summed here */
+        uint32_t *counts = (uint32_t *)host;
+        SR_CUDA_TRY(cudaMemcpyAsync(copies, c->ray_count, sizeof copies, cudaMemcpyDeviceToHost, c->stream),
+                    "reading ray counts");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+        for (uint32_t d = 0; d < SR_MAX_DEPTH; d++) {
+            counts[d] = 0;
+            for (uint32_t k = 0; k < SR_COUNT_COPIES; k++) counts[d] += copies[k * SR_MAX_DEPTH + d];
+        }
+        return SR_OK;
+    }
+    case SR_BUFFER_LIVE_COUNT:   /* compaction's count, which stays on the device otherwise */
+        SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, &c->live_n[c->cur_n], sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                    c->stream), "reading the live count");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+        *(uint32_t *)host = *c->counter_host;
+        return SR_OK;
+    case SR_BUFFER_COUNTER:
+        SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->counter, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
+                    "reading the live count");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "counting live rays");
+        *(uint32_t *)host = *c->counter_host;
+        return SR_OK;
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot read buffer %d", (int)b);
+    }
 }
 
 static sr_status cuda_resolve_display(void *impl, uint64_t surface, uint32_t width, uint32_t height, float scale,
@@ -610,39 +615,11 @@ static void cuda_destroy(void *impl)
     free(c);
 }
 
-/* The coherence sort. The live count stays on the device: keys and the sort cover
- * the host's estimate n_est (exact after a counted compaction, else the forecast), padded
- * past the live count with the pad key; the gather covers the device count, so a short
- * estimate leaves a few rays unsorted, never lost. */
-static sr_status cuda_sort_prepare(void *impl, int key, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    sr_params p = cuda_params(c);
-    SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
-    SR_CUDA_TRY(sr_gpu_sort_prepare(&c->sorter, key, &p, c->core.stencil, &c->live_n[c->cur_n],
-                                    sr_grid_for(c->n_est, 256u, c->aligned / 256u), c->stream),
-                "launching the sort keys");
-    return SR_OK;
-}
-
-static sr_status cuda_sort(void *impl, int algo, int key, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    sr_params p = cuda_params(c);
-    const uint32_t m = c->n_est < c->core.capacity ? c->n_est : c->core.capacity;
-    SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
-    SR_CUDA_TRY(sr_gpu_sort_pool(&c->sorter, algo, key, &p, c->core.pool[1 - c->core.current], &c->live_n[c->cur_n], m,
-                                 sr_grid_for(m, 256u, c->aligned / 256u), c->stream),
-                "sorting live rays");
-    c->core.current = 1 - c->core.current;
-    return SR_OK;
-}
-
 static const sr_backend_ops sr_cuda_ops = {
-    cuda_upload, cuda_clear_film, cuda_begin_sample, cuda_run_stage, cuda_compact, cuda_count_live,
-    cuda_megakernel, cuda_read_ray_counts, cuda_read_film, cuda_resolve_device, cuda_set_view, cuda_mark, cuda_elapsed_ms,
-    cuda_finish, cuda_destroy, cuda_sort_prepare, cuda_sort, cuda_wave, cuda_resolve_display, cuda_queue,
-    cuda_resolve_display_rows,
+    .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
+    .set_view = cuda_set_view, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
+    .finish = cuda_finish, .destroy = cuda_destroy, .resolve_display = cuda_resolve_display, .queue = cuda_queue,
+    .resolve_display_rows = cuda_resolve_display_rows,
 };
 
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
@@ -653,6 +630,7 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
     out->ops = &sr_cuda_ops;
     out->impl = c;
     out->kind = SR_BACKEND_CUDA;
+    out->state = &c->core;
     struct cudaDeviceProp prop;
     sr_status st = SR_OK;
     cudaError_t e = cudaSetDevice(device);
@@ -665,6 +643,7 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
         cuda_destroy(c);
         out->ops = NULL;
         out->impl = NULL;
+        out->state = NULL;
         return st;
     }
     snprintf(out->device_name, sizeof out->device_name, "%.200s (device %d)", prop.name, device);

@@ -573,7 +573,7 @@ static sr_status sr_upload_pixel_buffer(sr_display *d, sr_backend *be, float sca
     if (bytes < need)
         s = sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: the mapped pixel buffer holds %zu bytes, the film needs %zu",
                     bytes, need);
-    if (!s) s = be->ops->resolve_device(be->impl, (float *)ptr, scale, err);
+    if (!s) s = sr_backend_resolve_film(be, (float *)ptr, scale, err);
     /* Unmapping orders only work on the stream it is given; the backend has its own. */
     if (!s) s = be->ops->finish(be->impl, err);
     sr_status u = sr_interop_unmap(d->interop, s ? NULL : err);
@@ -644,7 +644,7 @@ static sr_status sr_upload_host(sr_display *d, sr_backend *be, float scale, sr_e
         d->host = (float *)malloc(sizeof(float) * 3u * (size_t)d->width * d->height);
         if (!d->host) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %ux%u film", d->width, d->height);
     }
-    sr_status s = be->ops->read_film(be->impl, d->host, scale, err);
+    sr_status s = sr_backend_read_film(be, d->host, scale, err);
     if (s) return s;
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glBindTexture(GL_TEXTURE_2D, d->tex);

@@ -125,8 +125,8 @@ int sr_display_draws_rows(const sr_display *d);
  * - external memory: wait (CPU) for GL's last read of the shared rows (a GL fence, long
  *   passed as a rule), the same kernel writes RGBA8 rows into them, wait (CPU) for it, GL
  *   copies the rows into the RGBA8 texture and sets a fence;
- * - pixel buffer: map (waits for GL), resolve_device, wait, unmap, GL copy buffer -> texture;
- * - host: read_film to host memory, glTexSubImage2D.
+ * - pixel buffer: map (waits for GL), the film resolve (sr_backend_resolve_film), wait, unmap, GL copy buffer -> texture;
+ * - host: sr_backend_read_film to host memory, glTexSubImage2D.
  * The last two store linear radiance and the draw applies exposure and tonemap. */
 sr_status sr_display_upload(sr_display *d, sr_backend *be, float scale, float exposure, sr_tonemap op, sr_error *err);
 

@@ -130,7 +130,11 @@ void sr_renderer_free(sr_renderer *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Timing marks of one sample: which stage ended at each mark. */
+/* Timing marks of one sample: which stage ended at each mark (SR_STAGE_COUNT: the sample's
+ * start or end). */
+typedef enum sr_stage { SR_STAGE_GENERATE = 0, SR_STAGE_INTERSECT, SR_STAGE_SHADE, SR_STAGE_COMPACT, SR_STAGE_SORT,
+                        SR_STAGE_COUNT } sr_stage;
+
 typedef struct sr_marks { uint32_t count; uint8_t stage[SR_MAX_MARKS]; uint8_t bounce[SR_MAX_MARKS]; } sr_marks;
 
 static sr_status sr_mark(sr_renderer *r, const sr_render_opts *o, sr_marks *m, sr_stage stage, uint32_t bounce,
@@ -227,12 +231,140 @@ static bool sr_should_compact(const sr_render_opts *o, float live_frac, float po
     return live_frac < o->compact_below * pool_frac;
 }
 
+/* A sample starts in pool half 0 over n slots, its counters cleared. */
+static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, uint32_t seed, sr_buffer counters,
+                                 sr_error *err)
+{
+    sr_pool_state *ps = r->be->state;
+    ps->current = 0;
+    ps->n = n;
+    ps->sample = sample;
+    ps->seed = seed;
+    return r->be->ops->fill(r->be->impl, counters, 0, SR_WHOLE, err);
+}
+
+static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a, sr_error *err)
+{
+    return r->be->ops->launch(r->be->impl, k, a, err);
+}
+
+/* The megakernel and wave masks: the whole sample in one launch. */
+static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32_t sample, sr_error *err)
+{
+    const bool wave = o->mask == SR_MASK_WAVE;
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.mask = o->mask;
+    a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
+    a.dense_min = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
+    sr_status s = sr_sample_start(r, a.n, sample, o->seed, wave ? SR_BUFFER_WAVE_COUNTERS : SR_BUFFER_RAY_COUNTS, err);
+    if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
+    return s;
+}
+
+/* The live rays of the current half, on the host: count_live, then a read (one sync). */
+static sr_status sr_count_live(sr_renderer *r, sr_mask mask, uint32_t *live, sr_error *err)
+{
+    const sr_backend_ops *ops = r->be->ops;
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.mask = mask;
+    a.n = r->be->state->n;
+    sr_status s = ops->fill(r->be->impl, SR_BUFFER_COUNTER, 0, SR_WHOLE, err);
+    if (!s) s = sr_launch(r, SR_KERNEL_COUNT_LIVE, &a, err);
+    if (!s) s = ops->read(r->be->impl, SR_BUFFER_COUNTER, live, err);
+    return s;
+}
+
+/* The flags, stencil and compact masks: generate, then intersect and shade per bounce, one
+ * launch each; the compact mask compacts (and sorts) between bounces. The live count stays
+ * on the device: after a compaction the stages run over it, with grids sized by `forecast`
+ * (the last sample's live fractions), so no bounce waits for the host; only the first
+ * sample, which has no history, counts on the host. */
+static sr_status sr_sample_stages(sr_renderer *r, const sr_render_opts *o, uint32_t sample, sr_marks *marks,
+                                  sr_render_stats *st, sr_error *err)
+{
+    const sr_backend_ops *ops = r->be->ops;
+    void *be = r->be->impl;
+    sr_pool_state *ps = r->be->state;
+    const uint32_t n = r->view.width * r->view.height;
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.mask = o->mask;
+    a.n = n;
+    sr_status s = sr_sample_start(r, n, sample, o->seed, SR_BUFFER_RAY_COUNTS, err);
+    if (s) return s;
+    if (o->mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
+        s = ops->fill(be, SR_BUFFER_FLAGS, 1, n, err);
+    else
+        s = sr_launch(r, SR_KERNEL_STENCIL_FILL, &a, err);
+    if (s) return s;
+    if ((s = sr_launch(r, SR_KERNEL_GENERATE, &a, err))) return s;
+    if ((s = sr_mark(r, o, marks, SR_STAGE_GENERATE, 0, err))) return s;
+    float pool_frac = 1.0f;   /* the current pool's size, as a fraction of the full pool */
+    uint32_t forecast = n;    /* the host's upper estimate of the device-side live count */
+    for (uint32_t b = 0; b < r->view.max_depth; b++) {
+        if (sr_interrupt_pending()) return SR_INTERRUPTED;   /* queued kernels finish */
+        a.bounce = b;
+        a.n = a.over_live ? forecast : n;
+        if ((s = sr_launch(r, SR_KERNEL_INTERSECT, &a, err))) return s;
+        if ((s = sr_mark(r, o, marks, SR_STAGE_INTERSECT, b, err))) return s;
+        if ((s = sr_launch(r, SR_KERNEL_SHADE, &a, err))) return s;
+        if ((s = sr_mark(r, o, marks, SR_STAGE_SHADE, b, err))) return s;
+        if (o->mask != SR_MASK_COMPACT || b + 1 >= r->view.max_depth) continue;
+        /* flags and stencil launch over the whole pool every bounce, as they would; the
+         * compact strategy shrinks the pool when enough rays have died to pay for it. */
+        bool measure = !r->have_history;
+        uint32_t live = 0, expected = n;
+        float live_frac;                       /* of the full pool */
+        if (measure) {                         /* first sample: count (one sync) */
+            if ((s = sr_count_live(r, o->mask, &live, err))) return s;
+            if (live == 0) break;
+            live_frac = (float)live / (float)n;
+        } else {                               /* later: the last sample's forecast */
+            live_frac = r->live_after[b];
+            expected = (uint32_t)(live_frac * 1.05f * (float)n) + 256u;
+        }
+        const bool sort_now = o->sort != SR_SORT_NONE;
+        const bool compact_now = sr_should_compact(o, live_frac, pool_frac);
+        sr_launch_args live_args = a;          /* over the device-side live count */
+        live_args.over_live = 1;
+        live_args.n = forecast;
+        live_args.sort_algo = o->sort;
+        live_args.sort_key = o->sort_key;
+        /* A key that compaction does not carry is noted by pixel before it. */
+        if (sort_now && o->sort_key == SR_SORT_KEY_MATERIAL) {
+            if ((s = sr_launch(r, SR_KERNEL_SORT_KEYS, &live_args, err))) return s;
+            if ((s = sr_mark(r, o, marks, SR_STAGE_SORT, b, err))) return s;
+        }
+        if (compact_now) {
+            if ((s = sr_launch(r, SR_KERNEL_COMPACT, &live_args, err))) return s;
+            ps->current = 1 - ps->current;     /* the live rays are in the other half now */
+            a.over_live = 1;
+            forecast = expected < forecast ? expected : forecast;
+            if (measure) {                     /* the exact count: one more sync */
+                if ((s = ops->read(be, SR_BUFFER_LIVE_COUNT, &live, err))) return s;
+                ps->n = forecast = live;
+            }
+            if (st) st->compactions++;
+            pool_frac = live_frac;
+        }
+        if ((s = sr_mark(r, o, marks, SR_STAGE_COMPACT, b, err))) return s;
+        if (sort_now) {
+            live_args.n = forecast;
+            if ((s = sr_launch(r, SR_KERNEL_SORT, &live_args, err))) return s;
+            ps->current = 1 - ps->current;     /* sorted into the other half */
+            if ((s = sr_mark(r, o, marks, SR_STAGE_SORT, b, err))) return s;
+        }
+    }
+    return SR_OK;
+}
+
 sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sample,
                            sr_render_stats *st, sr_error *err)
 {
     const sr_backend_ops *ops = r->be->ops;
     void *be = r->be->impl;
-    const uint32_t n = r->view.width * r->view.height;
     sr_marks marks;
     marks.count = 0;
     sr_status s;
@@ -249,62 +381,19 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     }
     if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 2u, err))) return s;
     if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) {
-        const uint32_t dense = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
-        if ((s = o->mask == SR_MASK_WAVE ? ops->wave(be, sample, o->seed, dense, err)
-                                         : ops->megakernel(be, sample, o->seed, err)))
-            return s;
-        if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
+        s = sr_sample_whole(r, o, sample, err);
+        if (!s) s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err);
     } else {
-        if ((s = ops->begin_sample(be, o->mask, sample, o->seed, err))) return s;
-        if ((s = ops->run_stage(be, o->mask, SR_STAGE_GENERATE, 0, err))) return s;
-        if ((s = sr_mark(r, o, &marks, SR_STAGE_GENERATE, 0, err))) return s;
-        float pool_frac = 1.0f;   /* the current pool's size, as a fraction of the full pool */
-        for (uint32_t b = 0; b < r->view.max_depth; b++) {
-            if (sr_interrupt_pending()) return SR_INTERRUPTED;   /* queued kernels finish */
-            if ((s = ops->run_stage(be, o->mask, SR_STAGE_INTERSECT, b, err))) return s;
-            if ((s = sr_mark(r, o, &marks, SR_STAGE_INTERSECT, b, err))) return s;
-            if ((s = ops->run_stage(be, o->mask, SR_STAGE_SHADE, b, err))) return s;
-            if ((s = sr_mark(r, o, &marks, SR_STAGE_SHADE, b, err))) return s;
-            if (o->mask != SR_MASK_COMPACT || b + 1 >= r->view.max_depth) continue;
-            /* flags and stencil launch over the whole pool every bounce, as they would; the
-             * compact strategy shrinks the pool when enough rays have died to pay for it. */
-            bool measure = !r->have_history;
-            uint32_t live = 0, expected = n;
-            float live_frac;                       /* of the full pool */
-            if (measure) {                         /* first sample: count (one sync) */
-                if ((s = ops->count_live(be, o->mask, &live, err))) return s;
-                if (live == 0) break;
-                live_frac = (float)live / (float)n;
-            } else {                               /* later: the last sample's forecast */
-                live_frac = r->live_after[b];
-                expected = (uint32_t)(live_frac * 1.05f * (float)n) + 256u;
-            }
-            const bool sort_now = o->sort != SR_SORT_NONE;
-            const bool compact_now = sr_should_compact(o, live_frac, pool_frac);
-            /* A key that compaction does not carry is noted by pixel before it. */
-            if (sort_now && o->sort_key == SR_SORT_KEY_MATERIAL) {
-                if ((s = ops->sort_prepare(be, o->sort_key, err))) return s;
-                if ((s = sr_mark(r, o, &marks, SR_STAGE_SORT, b, err))) return s;
-            }
-            if (compact_now) {
-                if ((s = ops->compact(be, expected, measure ? &live : NULL, err))) return s;
-                if (st) st->compactions++;
-                pool_frac = live_frac;
-            }
-            if ((s = sr_mark(r, o, &marks, SR_STAGE_COMPACT, b, err))) return s;
-            if (sort_now) {
-                if ((s = ops->sort(be, o->sort, o->sort_key, err))) return s;
-                if ((s = sr_mark(r, o, &marks, SR_STAGE_SORT, b, err))) return s;
-            }
-        }
+        s = sr_sample_stages(r, o, sample, &marks, st, err);
     }
+    if (s) return s;
     if (o->times && !o->times->per_stage && o->mask != SR_MASK_MEGAKERNEL && o->mask != SR_MASK_WAVE &&
         (s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err)))   /* the sample's end */
         return s;
     if (o->times && (s = sr_collect_times(r, o, &marks, err))) return s;
     if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 1u, err))) return s;
     uint32_t counts[SR_MAX_DEPTH];
-    if ((s = ops->read_ray_counts(be, counts, err))) return s;   /* waits for the sample */
+    if ((s = ops->read(be, SR_BUFFER_RAY_COUNTS, counts, err))) return s;   /* waits for the sample */
     if (tuning) {
         float ms = 0.0f;
         if ((s = ops->elapsed_ms(be, SR_MAX_MARKS - 2u, SR_MAX_MARKS - 1u, &ms, err))) return s;
@@ -348,7 +437,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
     const sr_backend_ops *ops = r->be->ops;
-    sr_status s = ops->clear_film(r->be->impl, err);
+    sr_status s = sr_backend_clear_film(r->be, err);
     if (s) return s;
     const double t0 = sr_now();
     int shown = 0;
@@ -374,7 +463,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
         }
         if (o->keep_partial && done < r->view.spp && sr_now() - snap_at >= 20.0 * snap_cost) {
             const double c0 = sr_now();
-            if ((s = ops->read_film(r->be->impl, rgb, 1.0f, err))) break;
+            if ((s = sr_backend_read_film(r->be, rgb, 1.0f, err))) break;
             snap = done;
             snap_at = sr_now();
             snap_cost = snap_at - c0;
@@ -385,7 +474,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
     if (shown && tty) fputc('\n', stderr);
     if (s == SR_INTERRUPTED && o->keep_partial) {
         if (!mid_sample && done > 0) {          /* between samples: the film is exact */
-            s = ops->read_film(r->be->impl, rgb, 1.0f / (float)done, err);
+            s = sr_backend_read_film(r->be, rgb, 1.0f / (float)done, err);
             st->partial_samples = s ? 0 : done;
             return s ? s : SR_INTERRUPTED;
         }
@@ -396,5 +485,5 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
         }
     }
     if (s) return s;
-    return ops->read_film(r->be->impl, rgb, 1.0f / (float)r->view.spp, err);
+    return sr_backend_read_film(r->be, rgb, 1.0f / (float)r->view.spp, err);
 }

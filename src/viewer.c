@@ -491,7 +491,7 @@ static sr_status sr_view_restart(sr_viewer *v, sr_error *err)
      * samples are numbered 0, 1, 2... from here, so N frames equal render --spp N. */
     sv->spp = SR_MAX_SPP;
     sr_status s = v->be.ops->set_view(v->be.impl, sv, err);
-    if (!s) s = v->be.ops->clear_film(v->be.impl, err);
+    if (!s) s = sr_backend_clear_film(&v->be, err);
     if (s) return s;
     v->sample = 0;
     v->dirty = 0;

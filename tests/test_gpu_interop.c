@@ -68,7 +68,7 @@ static uint8_t *show_in(sr_display *d, sr_renderer *r, uint32_t spp, int fb_w, i
     sr_error err = { SR_OK, "" };
     sr_render_opts o;
     sr_render_opts_default(&o);
-    check(r->be->ops->clear_film(r->be->impl, &err), &err);
+    check(sr_backend_clear_film(r->be, &err), &err);
     for (uint32_t i = 0; i < spp; i++) check(sr_render_sample(r, &o, i, NULL, &err), &err);
     /* Something else there first, so that a draw or blit that wrote nothing shows. */
     glClearColor(1.0f, 0.0f, 1.0f, 1.0f);
@@ -319,7 +319,7 @@ static void time_frames(sr_display *d, sr_renderer *r, double *render_ms, double
     enum { N = SR_COST_FRAMES };
     double rend[N], shw[N], tr, ts;
     sr_error err = { SR_OK, "" };
-    check(r->be->ops->clear_film(r->be->impl, &err), &err);
+    check(sr_backend_clear_film(r->be, &err), &err);
     for (uint32_t k = 0; k < 3; k++) frame(d, r, k, &tr, &ts);   /* warm-up */
     for (int k = 0; k < N; k++) frame(d, r, 3u + (uint32_t)k, &rend[k], &shw[k]);
     *render_ms = 1e3 * median(rend, N);
@@ -354,11 +354,11 @@ static void time_parts(sr_display *d, sr_renderer *r, double *cuda_ms, double *u
             void *ptr = NULL;
             size_t bytes = 0;
             check(sr_interop_map(d->interop, &ptr, &bytes, &err), &err);
-            check(r->be->ops->resolve_device(r->be->impl, (float *)ptr, 1.0f, &err), &err);
+            check(sr_backend_resolve_film(r->be, (float *)ptr, 1.0f, &err), &err);
             check(r->be->ops->finish(r->be->impl, &err), &err);
             check(sr_interop_unmap(d->interop, &err), &err);
         } else {
-            check(r->be->ops->read_film(r->be->impl, host, 1.0f, &err), &err);
+            check(sr_backend_read_film(r->be, host, 1.0f, &err), &err);
         }
         double t1 = sr_now();
         if (d->path == SR_DISPLAY_EXTMEM) {

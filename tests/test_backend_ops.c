@@ -1,0 +1,241 @@
+/* test_backend_ops.c: the backend interface (backend.h) driven by hand, as the frame driver
+ * drives it: the live count that stencil fill and compaction leave, count_live against it,
+ * the flags fill, the film's fill and read, and a sample run stage by stage with a
+ * compaction after every bounce giving the same film and ray total as the megakernel. On
+ * the CPU backend (the GPU runs the same driver in test_gpu_match). */
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "render.h"
+#include "scene.h"
+
+/* A mirror sphere under a uniform sky: at every bounce some rays die (the sky) and some live. */
+static const char *sphere_scene =
+    "{\"camera\":{\"position\":[0,0,5],\"look_at\":[0,0,0],\"fov\":30},"
+    " \"image\":{\"width\":64,\"height\":48,\"spp\":1,\"max_depth\":4},"
+    " \"background\":[0.2,0.4,0.8],"
+    " \"materials\":{\"m\":{\"type\":\"mirror\",\"reflectance\":[0.9,0.5,0.25]},"
+    "                \"g\":{\"type\":\"diffuse\",\"albedo\":[0.5,0.5,0.5]}},"
+    " \"lights\":[{\"type\":\"point\",\"position\":[2,3,4],\"intensity\":20}],"
+    " \"objects\":[{\"type\":\"sphere\",\"center\":[0,0,0],\"radius\":1,\"material\":\"m\"},"
+    "             {\"type\":\"sphere\",\"center\":[1.2,0.8,-1.5],\"radius\":0.8,\"material\":\"g\"}]}";
+
+typedef struct fixture {
+    sr_scene scene;
+    sr_backend be;
+    sr_renderer r;
+    uint32_t n;
+} fixture;
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    sr_error err = { SR_OK, "" };
+    sr_test_parse("ops.json", sphere_scene, &f->scene);
+    assert_int_equal(sr_backend_create(SR_BACKEND_CPU, 0, &f->be, NULL, 0, &err), SR_OK);
+    assert_non_null(f->be.state);
+    assert_int_equal(sr_renderer_init(&f->r, &f->scene, &f->be, &err), SR_OK);
+    f->n = f->scene.width * f->scene.height;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = (fixture *)*state;
+    sr_renderer_free(&f->r);
+    sr_backend_destroy(&f->be);
+    sr_scene_free(&f->scene);
+    free(f);
+    return 0;
+}
+
+static void ok(sr_status s, const sr_error *err)
+{
+    if (s) fail_msg("%s", err->msg);
+}
+
+static sr_launch_args args(sr_mask mask, uint32_t n)
+{
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.mask = mask;
+    a.n = n;
+    return a;
+}
+
+static void start(fixture *f, uint32_t sample, sr_buffer counters)
+{
+    sr_error err = { SR_OK, "" };
+    f->be.state->current = 0;
+    f->be.state->n = f->n;
+    f->be.state->sample = sample;
+    f->be.state->seed = 1;
+    ok(f->be.ops->fill(f->be.impl, counters, 0, SR_WHOLE, &err), &err);
+}
+
+static void launch(fixture *f, sr_kernel k, const sr_launch_args *a)
+{
+    sr_error err = { SR_OK, "" };
+    ok(f->be.ops->launch(f->be.impl, k, a, &err), &err);
+}
+
+static uint32_t read_u32(fixture *f, sr_buffer b)
+{
+    sr_error err = { SR_OK, "" };
+    uint32_t v = 0xdeadbeefu;
+    ok(f->be.ops->read(f->be.impl, b, &v, &err), &err);
+    return v;
+}
+
+/* count_live over the first `slots` slots, through the counter. */
+static uint32_t count_live(fixture *f, sr_mask mask, uint32_t slots)
+{
+    sr_error err = { SR_OK, "" };
+    ok(f->be.ops->fill(f->be.impl, SR_BUFFER_COUNTER, 0, SR_WHOLE, &err), &err);
+    sr_launch_args a = args(mask, slots);
+    launch(f, SR_KERNEL_COUNT_LIVE, &a);
+    return read_u32(f, SR_BUFFER_COUNTER);
+}
+
+/* Stencil fill over k slots: k live rays, the live count k; the flags fill the same. */
+static void test_fills_set_the_live_count(void **state)
+{
+    fixture *f = (fixture *)*state;
+    sr_error err = { SR_OK, "" };
+    const uint32_t ks[] = { f->n, 1000u, 33u, 32u, 1u, 0u };
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        sr_launch_args a = args(SR_MASK_STENCIL, ks[i]);
+        launch(f, SR_KERNEL_STENCIL_FILL, &a);
+        assert_int_equal(read_u32(f, SR_BUFFER_LIVE_COUNT), ks[i]);
+        assert_int_equal(count_live(f, SR_MASK_STENCIL, f->n), ks[i]);
+        ok(f->be.ops->fill(f->be.impl, SR_BUFFER_FLAGS, 0, SR_WHOLE, &err), &err);
+        ok(f->be.ops->fill(f->be.impl, SR_BUFFER_FLAGS, 1, ks[i], &err), &err);
+        assert_int_equal(count_live(f, SR_MASK_FLAGS, f->n), ks[i]);
+    }
+}
+
+/* The film: zero after a fill; a read scaled by 2 is twice a read scaled by 1. */
+static void test_film_fill_and_read(void **state)
+{
+    fixture *f = (fixture *)*state;
+    sr_error err = { SR_OK, "" };
+    const size_t count = 3u * (size_t)f->n;
+    float *a = malloc(sizeof(float) * count), *b = malloc(sizeof(float) * count);
+    assert_non_null(a);
+    assert_non_null(b);
+    ok(sr_backend_clear_film(&f->be, &err), &err);
+    ok(sr_backend_read_film(&f->be, a, 1.0f, &err), &err);
+    for (size_t i = 0; i < count; i++) assert_true(a[i] == 0.0f);
+    start(f, 0, SR_BUFFER_RAY_COUNTS);
+    sr_launch_args m = args(SR_MASK_MEGAKERNEL, f->n);
+    launch(f, SR_KERNEL_MEGAKERNEL, &m);
+    ok(sr_backend_read_film(&f->be, a, 1.0f, &err), &err);
+    ok(sr_backend_read_film(&f->be, b, 2.0f, &err), &err);
+    size_t lit = 0;
+    for (size_t i = 0; i < count; i++) {
+        assert_true(b[i] == 2.0f * a[i]);
+        lit += a[i] > 0.0f;
+    }
+    assert_true(lit > count / 2);   /* the sky alone is most of the image */
+    free(a);
+    free(b);
+}
+
+/* One sample, stage by stage, compacting after every bounce and then launching over the
+ * device-side live count: the live count after each compaction is count_live's before it,
+ * the compacted rays fill a prefix of the other half, and the film and the rays traced are
+ * the megakernel's. */
+static void test_staged_sample_matches_megakernel(void **state)
+{
+    fixture *f = (fixture *)*state;
+    sr_error err = { SR_OK, "" };
+    const size_t count = 3u * (size_t)f->n;
+    float *staged = malloc(sizeof(float) * count), *mega = malloc(sizeof(float) * count);
+    assert_non_null(staged);
+    assert_non_null(mega);
+    uint32_t staged_counts[SR_MAX_DEPTH], mega_counts[SR_MAX_DEPTH];
+
+    ok(sr_backend_clear_film(&f->be, &err), &err);
+    start(f, 3, SR_BUFFER_RAY_COUNTS);
+    sr_launch_args a = args(SR_MASK_COMPACT, f->n);
+    launch(f, SR_KERNEL_STENCIL_FILL, &a);
+    launch(f, SR_KERNEL_GENERATE, &a);
+    uint32_t compactions = 0;
+    for (uint32_t b = 0; b < f->scene.max_depth; b++) {
+        a.bounce = b;
+        launch(f, SR_KERNEL_INTERSECT, &a);
+        launch(f, SR_KERNEL_SHADE, &a);
+        const uint32_t slots = a.over_live ? read_u32(f, SR_BUFFER_LIVE_COUNT) : f->n;
+        const uint32_t live = count_live(f, SR_MASK_COMPACT, slots);
+        assert_true(live <= slots);
+        sr_launch_args c = a;
+        c.over_live = 1;
+        c.n = b & 1u ? 1u : f->n;   /* a forecast: any value is correct */
+        launch(f, SR_KERNEL_COMPACT, &c);
+        f->be.state->current = 1 - f->be.state->current;
+        compactions++;
+        assert_int_equal(read_u32(f, SR_BUFFER_LIVE_COUNT), live);
+        assert_int_equal(count_live(f, SR_MASK_COMPACT, live), live);   /* a dense prefix */
+        if (b == 0) assert_true(live > 0 && live < f->n);
+        a.over_live = 1;
+        a.n = live;
+    }
+    assert_int_equal(compactions, f->scene.max_depth);
+    ok(f->be.ops->read(f->be.impl, SR_BUFFER_RAY_COUNTS, staged_counts, &err), &err);
+    assert_int_equal(staged_counts[0], f->n);   /* every camera ray enters intersect */
+    ok(sr_backend_read_film(&f->be, staged, 1.0f, &err), &err);
+
+    ok(sr_backend_clear_film(&f->be, &err), &err);
+    start(f, 3, SR_BUFFER_RAY_COUNTS);
+    sr_launch_args m = args(SR_MASK_MEGAKERNEL, f->n);
+    launch(f, SR_KERNEL_MEGAKERNEL, &m);
+    ok(f->be.ops->read(f->be.impl, SR_BUFFER_RAY_COUNTS, mega_counts, &err), &err);
+    ok(sr_backend_read_film(&f->be, mega, 1.0f, &err), &err);
+
+    uint64_t staged_total = 0, mega_total = 0;
+    for (uint32_t d = 0; d < SR_MAX_DEPTH; d++) {
+        staged_total += staged_counts[d];
+        mega_total += mega_counts[d];
+    }
+    assert_true(staged_total > f->n);   /* some rays bounced */
+    assert_int_equal(staged_total, mega_total);
+    assert_memory_equal(staged, mega, sizeof(float) * count);
+    free(staged);
+    free(mega);
+}
+
+/* A kernel or a buffer the backend does not have is refused with a message, not run. */
+static void test_unknown_kernel_and_buffer_refused(void **state)
+{
+    fixture *f = (fixture *)*state;
+    sr_error err = { SR_OK, "" };
+    sr_launch_args a = args(SR_MASK_STENCIL, f->n);
+    assert_int_equal(f->be.ops->launch(f->be.impl, SR_KERNELS, &a, &err), SR_ERR_RUNTIME);
+    assert_non_null(strstr(err.msg, "no kernel"));
+    uint32_t v = 0;
+    assert_int_equal(f->be.ops->read(f->be.impl, SR_BUFFER_FLAGS, &v, &err), SR_ERR_RUNTIME);
+    assert_non_null(strstr(err.msg, "cannot read"));
+    assert_int_equal(f->be.ops->fill(f->be.impl, SR_BUFFER_LIVE_COUNT, 0, SR_WHOLE, &err), SR_ERR_RUNTIME);
+    assert_non_null(strstr(err.msg, "cannot fill"));
+    float dst[3];
+    assert_int_equal(sr_backend_resolve_film(&f->be, dst, 1.0f, &err), SR_ERR_RUNTIME);   /* no device memory */
+    assert_non_null(strstr(err.msg, "no device memory"));
+    assert_string_equal(sr_kernel_name(SR_KERNEL_COMPACT), "compact");
+    assert_string_equal(sr_kernel_name(SR_KERNELS), "?");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_fills_set_the_live_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_film_fill_and_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_staged_sample_matches_megakernel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_kernel_and_buffer_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
