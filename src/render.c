@@ -198,6 +198,9 @@ static void sr_wave_way_timed(sr_renderer *r, float ms)
     uint32_t best = 0;
     for (uint32_t c = 1; c < SR_WAVE_WAYS; c++)
         if (r->wave_tune_ms[c] < r->wave_tune_ms[best]) best = c;
+    /* At depth 1 nothing is left to repack: both wave ways run the same kernel, and the name
+     * should not depend on which of the two timings was luckier. */
+    if (r->view.max_depth <= 1u && sr_wave_ways[best].mask == SR_MASK_WAVE) best = 0;
     r->wave_pick = best;
 }
 
