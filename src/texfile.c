@@ -1,6 +1,8 @@
 /* texfile.c: image textures through stb_image (libstb provides the implementation). The file
- * is checked (a regular file, its size, the dimensions in its header) and the memory for
- * decoding it budgeted before stb_image decodes it. */
+ * is opened once, checked through that descriptor (a regular file, its size), read whole into
+ * budgeted memory, and decoded from there: what was checked is what is decoded, even if the
+ * name is pointed elsewhere meanwhile. The dimensions in its header are checked and the memory
+ * for decoding it budgeted before stb_image decodes it. */
 #include "texfile.h"
 #include "mem_limits.h"
 #include "image_exr.h"
@@ -86,46 +88,65 @@ static sr_status load_exr(const char *path, uint32_t wrap, uint32_t filter, sr_t
     return st;
 }
 
-sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t filter, sr_texture_set *set,
-                          uint32_t *index, sr_error *err)
+/* The whole of the open regular file `fd` (`size` bytes by its fstat) into memory, budgeted
+ * first; a file that shrinks or grows while it is read is refused. */
+static sr_status read_whole(int fd, const char *path, uint64_t size, unsigned char **out, sr_error *err)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s", path, strerror(errno));
-    struct stat st;
-    const int stat_ok = fstat(fd, &st) == 0;
-    close(fd);
-    if (!stat_ok || !S_ISREG(st.st_mode))
-        return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: not a regular file", path);
-    char output[1100];
-    if (sr_output_guard_match(&st, output, sizeof output))
-        return sr_fail(err, SR_ERR_INPUT, "texture file %s is also the output (%s), which would overwrite it; choose "
-                       "another output name", path, output);
-    if ((uint64_t)st.st_size > SR_MAX_TEXTURE_FILE_BYTES)
-        return sr_fail(err, SR_ERR_INPUT, "texture file %s is %.1f MiB; at most %.0f MiB are supported", path,
-                       (double)st.st_size / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
-    const char *dot = strrchr(path, '.');
-    if (dot && !strcasecmp(dot, ".exr")) return load_exr(path, wrap, filter, set, index, err);
+    *out = NULL;
+    char what[600];
+    snprintf(what, sizeof what, "texture file %.400s", path);
+    SR_TRY(sr_check_host_memory(size, what, "", err));
+    unsigned char *buf = malloc(size ? (size_t)size : 1u);
+    if (!buf) return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading texture file %s", path);
+    uint64_t got = 0;
+    for (;;) {
+        unsigned char extra;
+        const ssize_t n = got < size ? read(fd, buf + got, (size_t)(size - got)) : read(fd, &extra, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int e = errno;
+            free(buf);
+            return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s", path, strerror(e));
+        }
+        if (n == 0) break;
+        if (got >= size) {   /* more than fstat said */
+            free(buf);
+            return sr_fail(err, SR_ERR_INPUT, "texture file %s changed while it was read; try again", path);
+        }
+        got += (uint64_t)n;
+    }
+    if (got != size) {
+        free(buf);
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s changed while it was read; try again", path);
+    }
+    *out = buf;
+    return SR_OK;
+}
+
+/* An 8-bit or Radiance HDR image, decoded by stb_image from the file's bytes. */
+static sr_status load_stb(const char *path, const unsigned char *bytes, int len, int srgb, uint32_t wrap, uint32_t filter,
+                          sr_texture_set *set, uint32_t *index, sr_error *err)
+{
     int w = 0, h = 0, comp = 0;
-    if (!stbi_info(path, &w, &h, &comp))
+    if (!stbi_info_from_memory(bytes, len, &w, &h, &comp))
         return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s; expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image",
                        path, stb_reason());
     if (w <= 0 || h <= 0 || (uint32_t)w > SR_MAX_TEXTURE_SIDE || (uint32_t)h > SR_MAX_TEXTURE_SIDE)
         return sr_fail(err, SR_ERR_INPUT, "texture file %s is %dx%d pixels; expected 1 to %u on a side", path, w, h,
                        SR_MAX_TEXTURE_SIDE);
     const uint64_t texels = (uint64_t)w * (uint64_t)h;
-    const int hdr = stbi_is_hdr(path);
+    const int hdr = stbi_is_hdr_from_memory(bytes, len);
     /* stb's decoded copy (3 floats or 3 bytes a texel), its working memory (up to 4 channels
      * and a row buffer: one more copy) and our linear floats. */
     char what[600];
     snprintf(what, sizeof what, "texture file %.400s (%dx%d)", path, w, h);
-    sr_status mem = sr_check_host_memory(texels * (hdr ? 2u * 16u : 2u * 4u) + texels * 12u, what, "", err);
-    if (mem) return mem;
+    SR_TRY(sr_check_host_memory(texels * (hdr ? 2u * 16u : 2u * 4u) + texels * 12u, what, "", err));
 
     SR_TRY(reserve_texture(path, texels, set, err));
     float *out = set->texels + set->texel_count * 3u;
     int lw = 0, lh = 0, lc = 0;
     if (hdr) {
-        float *px = stbi_loadf(path, &lw, &lh, &lc, 3);
+        float *px = stbi_loadf_from_memory(bytes, len, &lw, &lh, &lc, 3);
         if (!px || lw != w || lh != h) {
             if (px) stbi_image_free(px);
             return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: %s (a truncated or damaged file?)", path,
@@ -134,7 +155,7 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
         for (uint64_t i = 0; i < texels * 3u; i++) out[i] = isfinite(px[i]) && px[i] > 0.0f ? px[i] : 0.0f;
         stbi_image_free(px);
     } else {
-        unsigned char *px = stbi_load(path, &lw, &lh, &lc, 3);
+        unsigned char *px = stbi_load_from_memory(bytes, len, &lw, &lh, &lc, 3);
         if (!px || lw != w || lh != h) {
             if (px) stbi_image_free(px);
             return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: %s (a truncated or damaged file?)", path,
@@ -147,6 +168,37 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
     }
     commit_texture((uint32_t)w, (uint32_t)h, wrap, filter, set, index);
     return SR_OK;
+}
+
+sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t filter, sr_texture_set *set,
+                          uint32_t *index, sr_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s", path, strerror(errno));
+    struct stat st;
+    const int stat_ok = fstat(fd, &st) == 0;
+    sr_status status = SR_OK;
+    char output[1100];
+    if (!stat_ok || !S_ISREG(st.st_mode))
+        status = sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: not a regular file", path);
+    else if (sr_output_guard_match(&st, output, sizeof output))
+        status = sr_fail(err, SR_ERR_INPUT, "texture file %s is also the output (%s), which would overwrite it; choose "
+                         "another output name", path, output);
+    else if ((uint64_t)st.st_size > SR_MAX_TEXTURE_FILE_BYTES)
+        status = sr_fail(err, SR_ERR_INPUT, "texture file %s is %.1f MiB; at most %.0f MiB are supported", path,
+                         (double)st.st_size / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
+    const char *dot = strrchr(path, '.');
+    if (!status && dot && !strcasecmp(dot, ".exr")) {
+        close(fd);   /* OpenEXR's C library opens the file itself (image_exr.c) */
+        return load_exr(path, wrap, filter, set, index, err);
+    }
+    unsigned char *bytes = NULL;
+    if (!status) status = read_whole(fd, path, (uint64_t)st.st_size, &bytes, err);
+    close(fd);
+    if (status) return status;
+    status = load_stb(path, bytes, (int)st.st_size, srgb, wrap, filter, set, index, err);
+    free(bytes);
+    return status;
 }
 
 void sr_texture_set_free(sr_texture_set *set)
