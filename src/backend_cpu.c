@@ -434,7 +434,7 @@ static sr_status cpu_resolve_display_rows(void *impl, void *rows, uint32_t width
                                           float exposure, int tonemap, sr_error *err)
 {
     (void)impl; (void)rows; (void)width; (void)height; (void)scale; (void)exposure; (void)tonemap;
-    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write device memory; use read_film");
+    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write device memory; use sr_backend_read_film");
 }
 
 static void *cpu_queue(void *impl)
