@@ -83,7 +83,8 @@ extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<
 
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do, built
  * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the
- * wave mask's kernels (64 at 8 blocks of 128): a measurement switch, $SR_MEGAKERNEL_BOUNDED. */
+ * wave mask's kernel without a queue (56 at 9 blocks of 128): a measurement switch,
+ * $SR_MEGAKERNEL_BOUNDED. */
 #define SR_MEGAKERNEL(NAME, PATH, BOUNDS)                                                    \
     extern "C" __global__ void BOUNDS NAME(sr_params p)                                       \
     {                                                                                         \
@@ -93,12 +94,12 @@ extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 #define SR_UNBOUNDED
-#define SR_BOUNDED_64 __launch_bounds__(SR_STAGE_BLOCK, 8)
+#define SR_BOUNDED_WAVE __launch_bounds__(SR_STAGE_BLOCK, 9)
 
 SR_MEGAKERNEL(srk_megakernel, false, SR_UNBOUNDED)
 SR_MEGAKERNEL(srk_megakernel_path, true, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_bounded, false, SR_BOUNDED_64)
-SR_MEGAKERNEL(srk_megakernel_path_bounded, true, SR_BOUNDED_64)
+SR_MEGAKERNEL(srk_megakernel_bounded, false, SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel_path_bounded, true, SR_BOUNDED_WAVE)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 

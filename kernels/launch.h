@@ -50,7 +50,7 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
 }
 /* The wave mask (wave.h): one launch over the tiled image (tiles_x x tiles_y warps). */
 #ifndef SR_WAVE_BLOCK
-#define SR_WAVE_BLOCK 256u   /* measured against 64, 128 and 512 on the H200 (README) */
+#define SR_WAVE_BLOCK 128u   /* measured against 32, 64, 256 and 512 on the H200 (README) */
 #endif
 typedef struct sr_wave_args {
     uint32_t queue_base;    /* the queue's first slot in p->ray, after the camera rays'     */

@@ -19,15 +19,16 @@
 #include "wave.h"
 
 /* Resident blocks of SR_WAVE_BLOCK threads per SM each kernel must allow (so its registers
- * per thread), measured on the H200 (README): 4 (64 registers) for the kernels without a
- * queue, even where path tracing then spills a little; with a queue, 3 (up to 85 registers:
- * the bounce loop does not spill; at 64 it did, and cost 20 %). */
+ * per thread), measured on the H200 (README): 9 (56 registers, 36 warps) for the kernels
+ * without a queue: the occupancy pays for the spills (64 registers: 2-9 % slower at depth 1,
+ * 48: 5-16 % slower); with a queue, 6 (up to 85 registers: the bounce loop does not spill;
+ * at 64 it did, and cost 20 %). */
 #ifndef SR_WAVE_BLOCKS_NO_QUEUE
-#define SR_WAVE_BLOCKS_NO_QUEUE 4
+#define SR_WAVE_BLOCKS_NO_QUEUE 9
 #endif
 #ifndef SR_WAVE_BLOCKS_WHITTED_QUEUE
-#define SR_WAVE_BLOCKS_WHITTED_QUEUE 3
-#define SR_WAVE_BLOCKS_PATH 3
+#define SR_WAVE_BLOCKS_WHITTED_QUEUE 6
+#define SR_WAVE_BLOCKS_PATH 6
 #endif
 #define SR_NO_CHUNK 0xffffffffu
 
@@ -235,7 +236,8 @@ extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w,
 {
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
-    /* Block (bx, by) covers tiles bx * 8 .. bx * 8 + 7 of tile row by (a warp per tile). */
+    /* Block (bx, by) covers tiles bx * B .. bx * B + B - 1 of tile row by, B = SR_WAVE_BLOCK / 32
+     * (a warp per tile). */
     const dim3 grid((w->tiles_x + SR_WAVE_BLOCK / 32u - 1u) / (SR_WAVE_BLOCK / 32u), w->tiles_y);
     if (!queue) {
         if (path) srk_wave_no_queue_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
