@@ -75,6 +75,7 @@ typedef struct sr_launch_args {
                             mask the stencil                                                  */
     uint32_t bounce;
     uint32_t dense_min;  /* wave: a warp keeps bouncing while this many lanes live (1..32)   */
+    int refill;          /* wave: the refill way instead (kernels/wave.h)                    */
     int sort_algo;       /* sort: sr_sort_algo (kernels/sortkey.h)                            */
     int sort_key;        /* sort keys, sort: sr_sort_key                                      */
     float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */

@@ -168,6 +168,53 @@ static void test_help_lists_each_option_once(void **state)
     assert_non_null(strstr(err, "--spp does not apply to bench"));
 }
 
+static char *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t cap = 0;
+    *n = 0;
+    for (;;) {
+        if (*n == cap && !(buf = (char *)realloc(buf, cap = cap ? 2 * cap : 65536))) break;
+        const size_t got = fread(buf + *n, 1, cap - *n, f);
+        if (got == 0) break;
+        *n += got;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* --wave-refill renders what the stencil mask renders, and refuses --wave-dense beside it. */
+static void test_wave_refill_option(void **state)
+{
+    (void)state;
+    char scene[1024], dir[1024], a[1100], b[1100], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell_path.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_refill");
+    snprintf(a, sizeof a, "%s/refill.hdr", dir);
+    snprintf(b, sizeof b, "%s/stencil.hdr", dir);
+    const char *refill[] = { "render", scene, "--backend", "cpu", "--width", "37", "--height", "21", "--spp", "2",
+                             "--wave-refill", "-o", a, "-q", NULL };
+    int code = sr_test_run_cli(refill, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    const char *stencil[] = { "render", scene, "--backend", "cpu", "--width", "37", "--height", "21", "--spp", "2",
+                              "--mask", "stencil", "-o", b, "-q", NULL };
+    code = sr_test_run_cli(stencil, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    size_t na = 0, nb = 0;
+    char *ia = read_all(a, &na), *ib = read_all(b, &nb);
+    assert_non_null(ia);
+    assert_non_null(ib);
+    assert_true(na > 37u * 21u);
+    if (na != nb || memcmp(ia, ib, na)) fail_msg("--wave-refill changes the image");
+    free(ia);
+    free(ib);
+    const char *both[] = { "render", scene, "--backend", "cpu", "--wave-dense", "8", "--wave-refill", NULL };
+    assert_int_equal(sr_test_run_cli(both, err, sizeof err), 2);
+    if (!strstr(err, "expected either --wave-dense or --wave-refill, got both")) fail_msg("%s", err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -177,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_progress_in_a_log),
         cmocka_unit_test(test_info_assimp_version),
         cmocka_unit_test(test_help_lists_each_option_once),
+        cmocka_unit_test(test_wave_refill_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,6 +161,24 @@ def bounded_table(d):
     return "\n".join(out)
 
 
+def refill_table(d):
+    """The refill way (--wave-refill) against the megakernel and against the wave mask's choice."""
+    out = ["| scene | size | against | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |",
+           "|---|---|---|" + "---:|" * 8]
+    for scene in SCENES:
+        for size in ("1920", "3840"):
+            chosen = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
+            refill = by_depth(load(os.path.join(d, f"refill_{scene}_{size}.json")))
+            for against in ("megakernel", "wave"):
+                cells = []
+                for k in range(1, 9):
+                    x = refill[k]["wave"]["fps"] / chosen[k][against]["fps"]
+                    cells.append(f"**{x:.2f}**" if x >= 1.0 else f"{x:.2f}")
+                label = "megakernel" if against == "megakernel" else "wave (its choice)"
+                out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {label} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def main():
     d = sys.argv[1]
     print("### wave ÷ megakernel FPS\n\n" + ratio_table(d) + "\n")
@@ -172,6 +190,8 @@ def main():
         print("### showcase\n\n" + showcase_table(d) + "\n")
     if os.path.exists(os.path.join(d, "bounded_default_1920.json")):
         print("### wave / bounded megakernel\n\n" + bounded_table(d) + "\n")
+    if os.path.exists(os.path.join(d, "refill_default_1920.json")):
+        print("### refill ÷ megakernel and ÷ wave\n\n" + refill_table(d) + "\n")
     for scene in SCENES:
         for size in ("1920", "3840"):
             print(full_table(d, scene, size) + "\n")
