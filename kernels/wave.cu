@@ -282,22 +282,17 @@ SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
 SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
 SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
 SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
-#define SR_WAVE_DIRECT_KERNEL(NAME, PATH)                                                             \
+/* The kernels without a queue: no repacking, and the refill way. */
+#define SR_WAVE_NO_QUEUE_KERNEL(NAME, BODY, PATH)                                                     \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_BLOCKS_NO_QUEUE)                \
         NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
     {                                                                                                  \
-        sr_wave_direct<PATH>(&p, w, sr_count_copy(p.ray_count));                                       \
+        BODY<PATH>(&p, w, sr_count_copy(p.ray_count));                                                 \
     }
-SR_WAVE_DIRECT_KERNEL(srk_wave_no_queue, false)
-SR_WAVE_DIRECT_KERNEL(srk_wave_no_queue_path, true)
-#define SR_WAVE_REFILL_KERNEL(NAME, PATH)                                                             \
-    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_BLOCKS_NO_QUEUE)                \
-        NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
-    {                                                                                                  \
-        sr_wave_refill<PATH>(&p, w, sr_count_copy(p.ray_count));                                       \
-    }
-SR_WAVE_REFILL_KERNEL(srk_wave_refill, false)
-SR_WAVE_REFILL_KERNEL(srk_wave_refill_path, true)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, sr_wave_direct, false)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, sr_wave_direct, true)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_refill, sr_wave_refill, false)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_refill_path, sr_wave_refill, true)
 
 /* The refill way's grid: as many blocks as the GPU holds at once (asked once per kernel). */
 static uint32_t sr_refill_blocks(const void *kernel, int path)
