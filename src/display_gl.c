@@ -12,10 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <stb_image_write.h>
+#include "image.h"
 
 
 /* ---- errors ------------------------------------------------------------------------------ */
@@ -225,14 +224,6 @@ sr_status sr_display_read_rgb8(int w, int h, uint8_t *rgb, sr_error *err)
     return SR_OK;
 }
 
-/* The mode a plain fopen() would have given: 0666 less the umask (mkstemp makes 0600). */
-static mode_t sr_default_mode(void)
-{
-    mode_t mask = umask(0);
-    umask(mask);
-    return 0666 & ~mask;
-}
-
 sr_status sr_display_save_png(const char *path, int w, int h, sr_error *err)
 {
     if (w <= 0 || h <= 0) return sr_fail(err, SR_ERR_RUNTIME, "%s: nothing on screen to save (%dx%d)", path, w, h);
@@ -240,22 +231,7 @@ sr_status sr_display_save_png(const char *path, int w, int h, sr_error *err)
     if (!rgb) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %dx%d screenshot", w, h);
     sr_status s = sr_display_read_rgb8(w, h, rgb, err);
     if (s) { free(rgb); return s; }
-    /* A temporary name in the same folder, renamed over path: never a half-written PNG. */
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(rgb);
-        return sr_fail(err, SR_ERR_RUNTIME, "%s: cannot create a file next to it: %s", path, strerror(errno));
-    }
-    close(fd);
-    int ok = stbi_write_png(tmp, w, h, 3, rgb, w * 3);
+    s = sr_image_write_png8(path, rgb, (uint32_t)w, (uint32_t)h, err);   /* never a half-written PNG */
     free(rgb);
-    if (!ok || chmod(tmp, sr_default_mode()) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return sr_fail(err, SR_ERR_RUNTIME, "%s: cannot write the screenshot%s%s", path, ok ? ": " : " (PNG encoder failed)",
-                       ok ? strerror(e) : "");
-    }
-    return SR_OK;
+    return s;
 }

@@ -83,109 +83,107 @@ static mode_t default_file_mode(void)
 sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_t h,
                          float exposure, sr_tonemap op, sr_error *err)
 {
-    return sr_image_write_unless(path, rgb, w, h, exposure, op, NULL, err);
+    const sr_image_opts o = { .exposure = exposure, .tonemap = op, .exr_type = SR_EXR_HALF };
+    return sr_image_write_as(path, rgb, w, h, &o, NULL, err);
 }
 
-sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, uint32_t h, float exposure,
-                                sr_tonemap op, int (*stop)(void), sr_error *err)
+/* What one file holds: 8-bit sRGB bytes for PNG, scaled floats for HDR, or the film's floats
+ * with the exposure and sample type for EXR. */
+typedef struct sr_encoding {
+    int fmt;
+    uint32_t w, h;
+    const void *pixels;       /* PNG and HDR */
+    const float *rgb;         /* EXR */
+    float exposure;           /* EXR */
+    sr_exr_type exr_type;     /* EXR */
+} sr_encoding;
+
+/* Encode into fd and flush it to the disk; SR_INTERRUPTED when stop() interrupted a wait. */
+static sr_status sr_encode_into(int fd, const char *path, const sr_encoding *e, int (*stop)(void), sr_error *err)
 {
-    const sr_image_opts o = { .exposure = exposure, .tonemap = op, .exr_type = SR_EXR_HALF };
-    return sr_image_write_as(path, rgb, w, h, &o, stop, err);
+    sr_sink sink = { fd, 0, stop };
+    sr_status st = SR_OK;
+    int ok = 1;
+    if (e->fmt == SR_FMT_EXR)
+        st = sr_exr_encode(fd, path, e->rgb, e->w, e->h, e->exposure, e->exr_type, err);
+    else if (e->fmt == SR_FMT_PNG)
+        ok = stbi_write_png_to_func(sink_write, &sink, (int)e->w, (int)e->h, 3, e->pixels, (int)e->w * 3);
+    else
+        ok = stbi_write_hdr_to_func(sink_write, &sink, (int)e->w, (int)e->h, 3, (const float *)e->pixels);
+    while (!st && !sink.err && fsync(fd) != 0)
+        if (errno != EINTR || (stop && stop())) sink.err = errno;
+    if (close(fd) != 0 && !sink.err && !st && errno != EINTR) sink.err = errno;   /* EINTR: closed all the same (Linux) */
+    if (st) return st;
+    if (sink.err == EINTR) return SR_INTERRUPTED;   /* Ctrl-C or SIGTERM while a write waited */
+    if (sink.err) return sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(sink.err));
+    if (!ok)
+        return sr_fail(err, SR_ERR_RUNTIME, "%s: stb_image_write could not encode the image (out of memory?)", path);
+    return SR_OK;
+}
+
+/* Written to "<path>.tmp-<pid>-XXXXXX" beside it, then renamed over it: whatever fails, or
+ * when stop() says so once the file is encoded, the temporary goes and `path` is untouched. */
+static sr_status sr_write_replacing(const char *path, const sr_encoding *e, int (*stop)(void), sr_error *err)
+{
+    size_t tcap = strlen(path) + 48;
+    char *tmp = (char *)malloc(tcap);
+    if (!tmp) return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory", path);
+    snprintf(tmp, tcap, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
+    sr_status st = SR_OK;
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
+        free(tmp);
+        return st;   /* nothing was created */
+    }
+    if (fchmod(fd, default_file_mode()) != 0) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot set permissions on %s: %s", path, tmp, strerror(errno));
+        close(fd);
+    } else {
+        st = sr_encode_into(fd, path, e, stop, err);
+    }
+    if (!st && stop && stop()) st = SR_INTERRUPTED;   /* asked to stop while encoding */
+    if (!st && rename(tmp, path) != 0)
+        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot replace it with the new image: %s", path, strerror(errno));
+    if (st) unlink(tmp);
+    free(tmp);
+    return st;
+}
+
+/* stb works in int: (3w + 1) * h bytes must fit. */
+static sr_status sr_check_size(const char *path, uint32_t w, uint32_t h, sr_error *err)
+{
+    if (w == 0 || h == 0 || ((uint64_t)w * 3 + 1) * h > (uint64_t)INT_MAX)
+        return sr_fail(err, SR_ERR_INPUT, "%s: cannot write a %ux%u image (empty or too large)",
+                       path, (unsigned)w, (unsigned)h);
+    return SR_OK;
 }
 
 sr_status sr_image_write_as(const char *path, const float *rgb, uint32_t w, uint32_t h, const sr_image_opts *o,
                             int (*stop)(void), sr_error *err)
 {
-    const float exposure = o->exposure;
-    const sr_tonemap op = o->tonemap;
-    int fmt = sr_image_format_known(path);
+    const int fmt = sr_image_format_known(path);
     if (!fmt)
         return sr_fail(err, SR_ERR_INPUT,
                        "%s: unknown image format; supported extensions are .png (8-bit sRGB) "
                        "and .hdr (Radiance RGBE, linear), .exr (OpenEXR, linear)", path ? path : "(null)");
-    /* stb works in int: (3w + 1) * h bytes must fit. */
-    if (w == 0 || h == 0 || ((uint64_t)w * 3 + 1) * h > (uint64_t)INT_MAX)
-        return sr_fail(err, SR_ERR_INPUT, "%s: cannot write a %ux%u image (empty or too large)",
-                       path, (unsigned)w, (unsigned)h);
-
-    long n = (long)w * (long)h * 3;
-    /* EXR reads `rgb` as it is (image_exr.c scales a copy when exposure != 1). */
-    void *pixels = fmt == SR_FMT_EXR ? malloc(1) : malloc(fmt == SR_FMT_PNG ? (size_t)n : (size_t)n * sizeof(float));
-    if (!pixels) return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory for a %ux%u image",
-                                path, (unsigned)w, (unsigned)h);
-    if (fmt == SR_FMT_PNG) sr_image_to_srgb8(rgb, w, h, exposure, op, (uint8_t *)pixels);
-    else if (fmt == SR_FMT_HDR) hdr_scale(rgb, n, exposure, (float *)pixels);
-
-    size_t tcap = strlen(path) + 48;
-    char *tmp = (char *)malloc(tcap);
-    if (!tmp) {
-        free(pixels);
-        return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory", path);
-    }
-    snprintf(tmp, tcap, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
-
-    sr_status st = SR_OK;
-    sr_sink sink = { -1, 0, stop };
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot create a temporary file next to it: %s",
-                     path, strerror(errno));
-        goto done; /* nothing was created */
-    }
-    if (fchmod(fd, default_file_mode()) != 0) {
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot set permissions on %s: %s", path, tmp,
-                     strerror(errno));
-        close(fd);
-        goto fail;
-    }
-    if (fmt == SR_FMT_EXR) {
-        st = sr_exr_encode(fd, path, rgb, w, h, exposure, o->exr_type, err);
-        int werr = 0;
-        while (!st && !werr && fsync(fd) != 0)
-            if (errno != EINTR || (stop && stop())) werr = errno;
-        if (close(fd) != 0 && !werr && !st && errno != EINTR) werr = errno;
-        if (!st && werr == EINTR) st = SR_INTERRUPTED;   /* a stop while the write waited */
-        else if (!st && werr) st = sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(werr));
-        if (st) goto fail;
-        goto finish;
-    }
-    sink.fd = fd;
-
-    int ok = fmt == SR_FMT_PNG
-        ? stbi_write_png_to_func(sink_write, &sink, (int)w, (int)h, 3, pixels, (int)w * 3)
-        : stbi_write_hdr_to_func(sink_write, &sink, (int)w, (int)h, 3, (const float *)pixels);
-    while (!sink.err && fsync(fd) != 0)
-        if (errno != EINTR || (stop && stop())) sink.err = errno;
-    if (close(fd) != 0 && !sink.err && errno != EINTR) sink.err = errno;   /* EINTR: closed all the same (Linux) */
-    if (sink.err == EINTR) {   /* Ctrl-C or SIGTERM while a write waited: nothing is renamed */
-        st = SR_INTERRUPTED;
-        goto fail;
-    }
-    if (sink.err) {
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(sink.err));
-        goto fail;
-    }
-    if (!ok) {
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: stb_image_write could not encode the image "
-                     "(out of memory?)", path);
-        goto fail;
-    }
-finish:
-    if (stop && stop()) {   /* asked to stop while encoding: nothing is renamed into place */
-        st = SR_INTERRUPTED;
-        goto fail;
-    }
-    if (rename(tmp, path) != 0) {
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot replace it with the new image: %s", path,
-                     strerror(errno));
-        goto fail;
-    }
-    goto done;
-
-fail:
-    unlink(tmp);
-done:
-    free(tmp);
+    SR_TRY(sr_check_size(path, w, h, err));
+    sr_encoding e = { .fmt = fmt, .w = w, .h = h, .rgb = rgb, .exposure = o->exposure, .exr_type = o->exr_type };
+    if (fmt == SR_FMT_EXR) return sr_write_replacing(path, &e, stop, err);   /* image_exr.c scales a copy */
+    const long n = (long)w * (long)h * 3;
+    void *pixels = malloc(fmt == SR_FMT_PNG ? (size_t)n : (size_t)n * sizeof(float));
+    if (!pixels) return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory for a %ux%u image", path, (unsigned)w, (unsigned)h);
+    if (fmt == SR_FMT_PNG) sr_image_to_srgb8(rgb, w, h, o->exposure, o->tonemap, (uint8_t *)pixels);
+    else hdr_scale(rgb, n, o->exposure, (float *)pixels);
+    e.pixels = pixels;
+    const sr_status st = sr_write_replacing(path, &e, stop, err);
     free(pixels);
     return st;
+}
+
+sr_status sr_image_write_png8(const char *path, const uint8_t *rgb8, uint32_t w, uint32_t h, sr_error *err)
+{
+    SR_TRY(sr_check_size(path, w, h, err));
+    const sr_encoding e = { .fmt = SR_FMT_PNG, .w = w, .h = h, .pixels = rgb8 };
+    return sr_write_replacing(path, &e, NULL, err);
 }

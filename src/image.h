@@ -15,10 +15,6 @@
  * Any other extension is SR_ERR_INPUT. Nothing is left at `path` on failure. */
 sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_t h,
                          float exposure, sr_tonemap op, sr_error *err);
-/* The same, but if stop() (may be NULL) says so once the file is encoded, the temporary is
- * removed and nothing replaces `path`: SR_INTERRUPTED (Ctrl-C while encoding). */
-sr_status sr_image_write_unless(const char *path, const float *rgb, uint32_t w, uint32_t h, float exposure,
-                                sr_tonemap op, int (*stop)(void), sr_error *err);
 
 /* Everything that decides the file's content apart from the pixels. */
 typedef struct sr_image_opts {
@@ -26,8 +22,12 @@ typedef struct sr_image_opts {
     sr_tonemap tonemap;     /* PNG only */
     sr_exr_type exr_type;   /* EXR only: half (default) or float */
 } sr_image_opts;
+/* The same with every option; if stop() (may be NULL) says so once the file is encoded, the
+ * temporary is removed and nothing replaces `path`: SR_INTERRUPTED (Ctrl-C while encoding). */
 sr_status sr_image_write_as(const char *path, const float *rgb, uint32_t w, uint32_t h, const sr_image_opts *o,
                             int (*stop)(void), sr_error *err);
+/* w x h 8-bit RGB bytes (row 0 = top, e.g. a screenshot) as a PNG, the same way. */
+sr_status sr_image_write_png8(const char *path, const uint8_t *rgb8, uint32_t w, uint32_t h, sr_error *err);
 
 /* Linear RGB floats -> 8-bit sRGB RGB bytes (w*h*3), for PNG and for tests. */
 void sr_image_to_srgb8(const float *rgb, uint32_t w, uint32_t h, float exposure,

@@ -505,7 +505,8 @@ static void test_stop_while_encoding_keeps_old_file(void **state)
     write_text(path, "old contents");
     float *rgb = gradient(4, 3);
     sr_error err = { 0 };
-    assert_int_equal(sr_image_write_unless(path, rgb, 4, 3, 1.0f, SR_TONEMAP_CLAMP, always_stop, &err), SR_INTERRUPTED);
+    const sr_image_opts o = { .exposure = 1.0f, .tonemap = SR_TONEMAP_CLAMP, .exr_type = SR_EXR_HALF };
+    assert_int_equal(sr_image_write_as(path, rgb, 4, 3, &o, always_stop, &err), SR_INTERRUPTED);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     char buf[32] = "";
