@@ -28,6 +28,9 @@ sr_status sr_ply_check(const char *path, sr_error *err);
 sr_status sr_obj_check(const char *path, sr_error *err);
 sr_status sr_stl_check(const char *path, uint64_t size, sr_error *err);
 
+/* The text checks' number: a decimal number (integer: digits only), nan or inf; 1 if t is one. */
+int sr_mesh_number(const char *t, int integer);
+
 /* The files a mesh pulls in (an OBJ's mtllib, a glTF's buffers and images): each must be a
  * regular file of a bounded size; their sizes add up in *ref_bytes (for the memory budget).
  * A .glb's header and chunk lengths must fit its file_size. ext: ".obj", ".glb"... */

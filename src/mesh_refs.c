@@ -1,0 +1,373 @@
+/* mesh_refs.c: the files a mesh pulls in, and the glTF/GLB structure assimp's glTF 2 reader
+ * needs (see mesh_check.h). */
+#include "mesh_check.h"
+#include "mem_limits.h"
+#include "outpath.h"
+
+#include <cJSON.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- files a mesh pulls in, and sizes its header declares -------------------------------- */
+
+/* A file the mesh refers to (an OBJ's mtllib, a glTF's buffer or image): resolved next to
+ * the mesh, it must be a regular file (a FIFO would block assimp forever) of a bounded size,
+ * and its size counts towards the import's memory budget. */
+static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len, uint64_t *bytes, sr_error *err)
+{
+    char path[4096];
+    const char *slash = strrchr(mesh, '/');
+    const int dir = slash ? (int)(slash - mesh) + 1 : 0;
+    if (name_len == 0) return SR_OK;
+    if ((size_t)dir + name_len + 1 > sizeof path)
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to a file whose name is too long", mesh);
+    snprintf(path, sizeof path, "%.*s%.*s", dir, mesh, (int)name_len, name);
+    struct stat st;
+    if (stat(path, &st) != 0) return SR_OK;   /* missing: assimp says so, or goes without it */
+    if (!S_ISREG(st.st_mode))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is not a regular file (a FIFO, device, "
+                       "socket or directory); expected a regular file", mesh, path);
+    char out[PATH_MAX + 32];
+    if (sr_output_guard_match(&st, out, sizeof out))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is also the output (%s) and would be "
+                       "overwritten; choose another output name", mesh, path, out);
+    if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s of %.1f GiB; at most %.1f GiB are supported", mesh,
+                       path, (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
+    *bytes += (uint64_t)st.st_size;
+    return SR_OK;
+}
+
+/* An MTL file as assimp 5.2 reads it: a texture statement (map_*, bump, disp, norm, refl,
+ * decal) before the first newmtl has no material to go to, and assimp's reader dereferences
+ * a null material there (found by tests/fuzz). Refused with its line. */
+static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
+{
+    FILE *f = fopen(mtl, "rb");
+    if (!f) return SR_OK;   /* assimp goes without it */
+    static const char *const textures[] = { "map_", "bump", "disp", "norm", "refl", "decal" };
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned long no = 0;
+    int material = 0;
+    sr_status st = SR_OK;
+    while (!st && !material && getline(&line, &cap, f) > 0) {
+        no++;
+        const char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (!strncmp(p, "newmtl", 6)) {
+            material = 1;
+            break;
+        }
+        for (size_t k = 0; k < sizeof textures / sizeof textures[0]; k++)
+            if (!strncmp(p, textures[k], strlen(textures[k]))) {
+                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture ('%s') before any "
+                             "'newmtl'; expected 'newmtl NAME' first", obj, mtl, no, textures[k]);
+                break;
+            }
+    }
+    free(line);
+    fclose(f);
+    return st;
+}
+
+static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return SR_OK;   /* sr_obj_check reports it */
+    char *line = NULL;
+    size_t cap = 0;
+    sr_status st = SR_OK;
+    const char *slash = strrchr(path, '/');
+    const int dir = slash ? (int)(slash - path) + 1 : 0;
+    while (!st && getline(&line, &cap, f) > 0) {
+        const char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, "mtllib", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) continue;
+        for (p += 6; !st && *p;) {   /* one or more names, as assimp reads them */
+            while (*p == ' ' || *p == '\t') p++;
+            const char *e = p;
+            while (*e && *e != ' ' && *e != '\t' && *e != '\r' && *e != '\n') e++;
+            int empty_part = e > p && e[-1] == '/';   /* a folder's name, there or not */
+            for (const char *q = p; q + 1 < e; q++) empty_part |= q[0] == '/' && q[1] == '/';
+            if (empty_part) {   /* assimp leaked on both (tests/fuzz): no file needs them */
+                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: mtllib %.*s has an empty path part (a '/' at its end "
+                             "or '//'); expected the name of a material file", path, (int)(e - p), p);
+                break;
+            }
+            if (e > p) {
+                st = sr_ref_file(path, p, (size_t)(e - p), bytes, err);
+                /* Where it is missing, assimp opens the OBJ's own name with "mtl" for its last
+                 * three letters instead. */
+                char mtl[4096];
+                struct stat sb;
+                snprintf(mtl, sizeof mtl, "%.*s%.*s", dir, path, (int)(e - p), p);
+                if (!st && stat(mtl, &sb) != 0 && strlen(path) > 3 && strlen(path) < sizeof mtl) {
+                    snprintf(mtl, sizeof mtl, "%.*smtl", (int)(strlen(path) - 3), path);
+                    const char *base = strrchr(mtl, '/');
+                    base = base ? base + 1 : mtl;
+                    st = sr_ref_file(path, base, strlen(base), bytes, err);
+                }
+                if (!st) st = sr_mtl_check(path, mtl, err);
+            }
+            p = *e == '\r' || *e == '\n' ? "" : e;
+        }
+    }
+    free(line);
+    fclose(f);
+    return st;
+}
+
+/* ---- glTF: what makes assimp's glTF 2 reader take the file ---------------------------------
+ *
+ * .gltf and .glb are claimed by two assimp readers (glTF 1 and 2), so assimp asks each whether
+ * it can read the file; when neither can, it offers the file to every reader by content, and
+ * an OBJ text saved as .gltf was imported by the OBJ reader, past our OBJ checks (and leaked:
+ * found by tests/fuzz). So a glTF is accepted only when the glTF 2 reader surely takes it: JSON
+ * that rapidjson parses (checked strictly, RFC 8259, here), an object whose "asset" is an
+ * object with a "version" string starting with 2; a .glb also needs version 2 and its first
+ * chunk JSON (and a BIN chunk where its header says one follows). */
+
+typedef struct sr_json_scan { const char *t; size_t len, at; int depth; const char *why; } sr_json_scan;
+
+static int sr_scan_fail(sr_json_scan *j, const char *why)
+{
+    j->why = why;
+    return 0;
+}
+
+static void sr_scan_ws(sr_json_scan *j)
+{
+    while (j->at < j->len && (j->t[j->at] == ' ' || j->t[j->at] == '\t' || j->t[j->at] == '\n' || j->t[j->at] == '\r'))
+        j->at++;
+}
+
+static int sr_scan_hex4(sr_json_scan *j, unsigned *u)
+{
+    *u = 0;
+    for (int k = 0; k < 4; k++, j->at++) {
+        const char c = j->at < j->len ? j->t[j->at] : '\0';
+        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return sr_scan_fail(j, "a \\u escape without four hex digits");
+        *u = *u << 4 | (unsigned)d;
+    }
+    return 1;
+}
+
+static int sr_scan_string(sr_json_scan *j)
+{
+    for (j->at++; j->at < j->len; j->at++) {
+        const unsigned char c = (unsigned char)j->t[j->at];
+        if (c == '"') { j->at++; return 1; }
+        if (c < 0x20) return sr_scan_fail(j, "a control byte in a string");
+        if (c != '\\') continue;
+        if (++j->at >= j->len) break;
+        const char e = j->t[j->at];
+        if (strchr("\"\\/bfnrt", e) && e) continue;
+        if (e != 'u') return sr_scan_fail(j, "an unknown escape in a string");
+        unsigned u, lo;
+        j->at++;
+        if (!sr_scan_hex4(j, &u)) return 0;
+        if (u >= 0xDC00 && u <= 0xDFFF) return sr_scan_fail(j, "a lone low surrogate");
+        if (u >= 0xD800 && u <= 0xDBFF) {   /* a pair: \uD8xx\uDCxx */
+            if (j->at + 2 > j->len || j->t[j->at] != '\\' || j->t[j->at + 1] != 'u')
+                return sr_scan_fail(j, "a high surrogate without its low half");
+            j->at += 2;
+            if (!sr_scan_hex4(j, &lo)) return 0;
+            if (lo < 0xDC00 || lo > 0xDFFF) return sr_scan_fail(j, "a high surrogate without its low half");
+        }
+        j->at--;   /* the loop steps past the last hex digit */
+    }
+    return sr_scan_fail(j, "a string without its closing quote");
+}
+
+static int sr_scan_number(sr_json_scan *j)
+{
+    const size_t from = j->at;
+    const char *t = j->t;
+#define SR_DIGIT(i) ((i) < j->len && t[i] >= '0' && t[i] <= '9')
+    if (j->at < j->len && t[j->at] == '-') j->at++;
+    if (!SR_DIGIT(j->at)) return sr_scan_fail(j, "a number without digits");
+    if (t[j->at] == '0') j->at++;
+    else while (SR_DIGIT(j->at)) j->at++;
+    if (j->at < j->len && t[j->at] == '.') {
+        if (!SR_DIGIT(j->at + 1)) return sr_scan_fail(j, "a number with no digit after its point");
+        for (j->at++; SR_DIGIT(j->at); j->at++) {}
+    }
+    if (j->at < j->len && (t[j->at] == 'e' || t[j->at] == 'E')) {
+        j->at++;
+        if (j->at < j->len && (t[j->at] == '+' || t[j->at] == '-')) j->at++;
+        if (!SR_DIGIT(j->at)) return sr_scan_fail(j, "a number with no digit in its exponent");
+        while (SR_DIGIT(j->at)) j->at++;
+    }
+#undef SR_DIGIT
+    char num[64];
+    if (j->at - from >= sizeof num) return sr_scan_fail(j, "a number of 64 characters or more");
+    memcpy(num, t + from, j->at - from);
+    num[j->at - from] = '\0';
+    const double v = strtod(num, NULL);   /* rapidjson refuses what does not fit a double */
+    if (!(v >= -1e300 && v <= 1e300)) return sr_scan_fail(j, "a number too large for a double");
+    return 1;
+}
+
+static int sr_scan_value(sr_json_scan *j)
+{
+    sr_scan_ws(j);
+    if (j->at >= j->len) return sr_scan_fail(j, "the end of the text where a value belongs");
+    const char c = j->t[j->at];
+    if (c == '"') return sr_scan_string(j);
+    if (c == '-' || (c >= '0' && c <= '9')) return sr_scan_number(j);
+    static const char *const words[] = { "true", "false", "null" };
+    for (int k = 0; k < 3; k++)
+        if (j->len - j->at >= strlen(words[k]) && !memcmp(j->t + j->at, words[k], strlen(words[k]))) {
+            j->at += strlen(words[k]);
+            return 1;
+        }
+    if (c != '{' && c != '[') return sr_scan_fail(j, "a byte that starts no JSON value");
+    if (++j->depth > 64) return sr_scan_fail(j, "arrays and objects nested more than 64 deep");
+    const char close = c == '{' ? '}' : ']';
+    j->at++;
+    sr_scan_ws(j);
+    if (j->at < j->len && j->t[j->at] == close) {
+        j->at++;
+        j->depth--;
+        return 1;
+    }
+    for (;;) {
+        if (close == '}') {
+            sr_scan_ws(j);
+            if (j->at >= j->len || j->t[j->at] != '"') return sr_scan_fail(j, "an object member without a quoted name");
+            if (!sr_scan_string(j)) return 0;
+            sr_scan_ws(j);
+            if (j->at >= j->len || j->t[j->at] != ':') return sr_scan_fail(j, "an object member without ':'");
+            j->at++;
+        }
+        if (!sr_scan_value(j)) return 0;
+        sr_scan_ws(j);
+        if (j->at < j->len && j->t[j->at] == ',') { j->at++; continue; }
+        if (j->at < j->len && j->t[j->at] == close) { j->at++; j->depth--; return 1; }
+        return sr_scan_fail(j, close == '}' ? "an object without ',' or '}' after a member" : "an array without ',' or ']' after an element");
+    }
+}
+
+/* SR_OK when `json` is glTF 2 JSON that assimp's glTF 2 reader accepts as such. */
+static sr_status sr_gltf_json_check(const char *path, const char *json, size_t len, sr_error *err)
+{
+    sr_json_scan j = { json, len, 0, 0, NULL };
+    int ok = sr_scan_value(&j);
+    if (ok) {
+        sr_scan_ws(&j);
+        if (j.at < j.len) ok = sr_scan_fail(&j, "more after the top-level value");
+    }
+    if (!ok)
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its glTF JSON is malformed at byte %zu (%s)", path,
+                       j.at, j.why);
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(root, "asset");
+    const cJSON *version = cJSON_GetObjectItemCaseSensitive(asset, "version");
+    const cJSON *profile = cJSON_GetObjectItemCaseSensitive(asset, "profile");
+    const int glTF2 = cJSON_IsObject(root) && cJSON_IsObject(asset) && cJSON_IsString(version) &&
+                      version->valuestring[0] == '2' && (!profile || cJSON_IsObject(profile));
+    cJSON_Delete(root);
+    if (!glTF2)
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: not glTF 2 (expected a JSON object whose \"asset\" "
+                       "is an object with a \"version\" string starting with 2)", path);
+    return SR_OK;
+}
+
+/* glTF JSON (a .gltf file, or a .glb's JSON chunk): every buffer and image "uri" that is not a
+ * data: URI names a file next to the mesh. */
+static sr_status sr_gltf_refs(const char *path, const char *json, size_t len, uint64_t *bytes, sr_error *err)
+{
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    if (!root) return SR_OK;   /* assimp says what is wrong with it */
+    sr_status st = SR_OK;
+    static const char *const lists[] = { "buffers", "images" };
+    for (int l = 0; l < 2 && !st; l++) {
+        const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, lists[l]), *it;
+        cJSON_ArrayForEach(it, arr) {
+            const cJSON *uri = cJSON_GetObjectItemCaseSensitive(it, "uri");
+            if (!cJSON_IsString(uri) || !strncmp(uri->valuestring, "data:", 5)) continue;
+            if ((st = sr_ref_file(path, uri->valuestring, strlen(uri->valuestring), bytes, err))) break;
+        }
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+static uint32_t sr_le32(const unsigned char *b) { return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
+
+sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes, sr_error *err)
+{
+    *ref_bytes = 0;
+    if (!strcmp(ext, ".obj")) return sr_obj_refs(path, ref_bytes, err);
+    if (strcmp(ext, ".gltf") && strcmp(ext, ".glb")) return SR_OK;
+    FILE *f = fopen(path, "rb");
+    if (!f) return SR_OK;
+    sr_status st = SR_OK;
+    char *json = NULL;
+    size_t json_len = 0;
+    int have_json = 0;
+    if (!strcmp(ext, ".glb")) {
+        /* 12-byte header (magic, version, total length), then chunks (length, type, data):
+         * every length must fit the file, or assimp allocates what the header claims. */
+        unsigned char h[12];
+        if (fread(h, 1, 12, f) != 12 || memcmp(h, "glTF", 4) != 0) {
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: not a binary glTF (expected the magic 'glTF' "
+                         "and a 12-byte header)", path);
+        } else if (sr_le32(h + 4) != 2) {
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a binary glTF of version %u; expected 2", path,
+                         sr_le32(h + 4));
+        } else if (sr_le32(h + 8) != file_size) {
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its header declares %u bytes but the file "
+                         "has %llu", path, sr_le32(h + 8), (unsigned long long)file_size);
+        }
+        uint64_t bin_at = 0;   /* where assimp looks for the BIN chunk (0: it does not) */
+        for (uint64_t at = 12; !st && at + 8 <= file_size;) {
+            unsigned char c[8];
+            if (fseek(f, (long)at, SEEK_SET) != 0 || fread(c, 1, 8, f) != 8) break;
+            const uint64_t clen = sr_le32(c);
+            if (clen > file_size - at - 8) {
+                st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a chunk at byte %llu declares %llu bytes, "
+                             "past the end of the file", path, (unsigned long long)at, (unsigned long long)clen);
+                break;
+            }
+            if (at == 12) {
+                if (memcmp(c + 4, "JSON", 4)) {
+                    st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its first chunk is not JSON", path);
+                    break;
+                }
+                json = malloc(clen + 1);
+                have_json = json && fread(json, 1, clen, f) == clen;
+                json_len = clen;
+                const uint64_t padded = (clen + 3) & ~(uint64_t)3;
+                if (file_size >= 12 + 8 + padded + 8) bin_at = 12 + 8 + padded;
+            } else if (at == bin_at && memcmp(c + 4, "BIN\0", 4)) {
+                st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: the chunk after the JSON is not BIN", path);
+                break;
+            }
+            at += 8 + clen;
+        }
+        if (!st && bin_at && bin_at != 12 + 8 + json_len)   /* padding the chunk walk above did not step over */
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its JSON chunk is not padded to 4 bytes", path);
+        if (!st && !json_len)
+            st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a binary glTF without a JSON chunk", path);
+    } else if (file_size <= SR_MAX_MESH_BYTES) {
+        json = malloc(file_size + 1);
+        have_json = json && fread(json, 1, file_size, f) == file_size;
+        json_len = file_size;
+    }
+    fclose(f);
+    if (!st && !have_json)
+        st = sr_fail(err, SR_ERR_RUNTIME, "cannot read mesh file %s: %s", path, json ? "read failed" : "out of memory");
+    if (!st) st = sr_gltf_json_check(path, json, json_len, err);
+    if (!st) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
+    free(json);
+    return st;
+}
