@@ -59,6 +59,8 @@ sr_status sr_json_oom(sr_json_doc *doc);
 size_t sr_json_key_off(const sr_json_doc *doc, const cJSON *node);
 /* "at LINE:COL" of node's key, or "earlier" when not known. */
 void sr_json_where(const sr_json_doc *doc, const cJSON *node, char *buf, size_t cap);
+/* A number value as the file writes it (cut with "..." past cap). */
+void sr_json_number_text(const sr_json_doc *doc, const cJSON *n, char *buf, size_t cap);
 
 /* ---- paths and text for messages ---------------------------------------------------------- */
 
