@@ -204,7 +204,8 @@ static int sr_cmd_render(int argc, char **argv)
         if (!rgb) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", scene.width, scene.height);
         if (!s) s = sr_render_image(&r, &c.render, rgb, &st, &err);
         if (!s) s = sr_image_write_as(out, rgb, scene.width, scene.height, &io, sr_interrupt_pending, &err);
-        snprintf(way, sizeof way, "%s", sr_wave_way_name(&r));
+        const char *name = sr_wave_way_name(&r, &c.render);
+        snprintf(way, sizeof way, "%s", name ? name : "");
         sr_renderer_free(&r);
     }
     if (s == SR_INTERRUPTED) {
@@ -212,7 +213,7 @@ static int sr_cmd_render(int argc, char **argv)
     } else if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
     } else {
-        const int chose = sr_wave_chooses(&c.render);
+        const int chose = way[0] != '\0';
         char mask[96];
         if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
         else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.render.mask));

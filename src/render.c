@@ -217,8 +217,10 @@ int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o)
     return r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS;
 }
 
-const char *sr_wave_way_name(const sr_renderer *r)
+const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o)
 {
+    if (o->mask == SR_MASK_WAVE && o->wave_refill) return "wave, refill";
+    if (!sr_wave_chooses(o)) return NULL;
     if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return "measuring";
     static const char *const names[] = { "wave, no repacking", "wave, repacking at 16", "compact" };
     return names[r->wave_pick];

@@ -80,8 +80,10 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
 
 double sr_now(void);   /* monotonic seconds */
 
-/* What the wave mask chose (its measurement), for summaries: "measuring", "compact", ... */
-const char *sr_wave_way_name(const sr_renderer *r);
+/* The way the wave mask ran samples with options o, for summaries: what it measured fastest
+ * ("measuring", "compact", ...), "wave, refill" when o asks for it, NULL when o names no way
+ * (another mask, or --wave-dense). */
+const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o);
 /* Whether options o leave the way to run a sample to the wave mask's measurement, and whether
  * the next sample with them would still be one of its measuring samples. */
 int sr_wave_chooses(const sr_render_opts *o);

@@ -6,6 +6,7 @@
 #include "hardutil.h"
 
 #include <assimp/version.h>
+#include <cJSON.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -189,13 +190,14 @@ static char *read_all(const char *path, size_t *n)
 static void test_wave_refill_option(void **state)
 {
     (void)state;
-    char scene[1024], dir[1024], a[1100], b[1100], err[8192];
+    char scene[1024], dir[1024], a[1100], b[1100], stats[1100], err[8192];
     sr_test_source_path(scene, sizeof scene, "scenes/cornell_path.json");
     sr_hard_fresh_dir(dir, sizeof dir, "cli_refill");
     snprintf(a, sizeof a, "%s/refill.hdr", dir);
     snprintf(b, sizeof b, "%s/stencil.hdr", dir);
+    snprintf(stats, sizeof stats, "%s/refill.json", dir);
     const char *refill[] = { "render", scene, "--backend", "cpu", "--width", "37", "--height", "21", "--spp", "2",
-                             "--wave-refill", "-o", a, "-q", NULL };
+                             "--wave-refill", "-o", a, "--stats", stats, "-q", NULL };
     int code = sr_test_run_cli(refill, err, sizeof err);
     if (code) fail_msg("exit %d:\n%s", code, err);
     const char *stencil[] = { "render", scene, "--backend", "cpu", "--width", "37", "--height", "21", "--spp", "2",
@@ -210,6 +212,17 @@ static void test_wave_refill_option(void **state)
     if (na != nb || memcmp(ia, ib, na)) fail_msg("--wave-refill changes the image");
     free(ia);
     free(ib);
+    size_t ns = 0;
+    char *js = read_all(stats, &ns);   /* the summary names the way */
+    assert_non_null(js);
+    js[ns ? ns - 1 : 0] = '\0';
+    cJSON *root = cJSON_Parse(js);
+    assert_non_null(root);
+    const cJSON *way = cJSON_GetObjectItem(root, "wave_way");
+    if (!cJSON_IsString(way) || strcmp(way->valuestring, "wave, refill"))
+        fail_msg("--stats does not name the refill way:\n%s", js);
+    cJSON_Delete(root);
+    free(js);
     const char *both[] = { "render", scene, "--backend", "cpu", "--wave-dense", "8", "--wave-refill", NULL };
     assert_int_equal(sr_test_run_cli(both, err, sizeof err), 2);
     if (!strstr(err, "expected either --wave-dense or --wave-refill, got both")) fail_msg("%s", err);
