@@ -65,14 +65,11 @@ static sr_status parse_camera(sr_json_doc *c, const cJSON *cam, sr_camera_desc *
     SR_TRY(sr_json_opt_float(c, cam, "camera", "aperture", R_NONNEG, 0.0f, &d->aperture));
     SR_TRY(sr_json_opt_float(c, cam, "camera", "focus_distance", R_NONNEG, 0.0f, &d->focus_distance));
 
-    sr_vec3 view = sr_v3s(0.0f);
-    if (!sr_json_unit_vector(sr_sub(d->look_at, d->position), &view))
+    if (!sr_json_unit_vector(sr_sub(d->look_at, d->position), NULL))
         return sr_json_fail_val(c, sr_json_field(cam, "look_at"), "camera.look_at",
                                 "must differ from camera.position (both are [%g, %g, %g]); the camera looks from position towards look_at",
                                 d->position.x, d->position.y, d->position.z);
-    sr_vec3 up = sr_v3s(0.0f);
-    sr_json_unit_vector(d->up, &up);
-    if (sr_length(sr_cross(up, view)) < 1e-5f) {
+    if (!sr_camera_up_ok(d)) {
         const cJSON *at = sr_json_field(cam, "up");
         return sr_json_fail_val(c, at ? at : cam, "camera.up",
                                 "%sup [%g, %g, %g] is parallel to the view direction (look_at - position); "
@@ -320,6 +317,14 @@ void sr_scene_free(sr_scene *scene)
     free(scene->planes);
     free(scene->lights);
     memset(scene, 0, sizeof *scene);
+}
+
+int sr_camera_up_ok(const sr_camera_desc *d)
+{
+    sr_vec3 view = sr_v3s(0.0f), up = sr_v3s(0.0f);
+    if (!sr_json_unit_vector(sr_sub(d->look_at, d->position), &view)) return 0;
+    if (!sr_json_unit_vector(d->up, &up)) return 0;
+    return sr_length(sr_cross(up, view)) >= 1e-5f;
 }
 
 sr_camera sr_camera_make(const sr_camera_desc *d, uint32_t width, uint32_t height)
