@@ -6,6 +6,7 @@
 #include "scene_parse.h"
 #include "mem_limits.h"
 #include "envmap.h"
+#include "rotation.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -169,21 +170,6 @@ static sr_status parse_sky(sr_json_doc *c, const cJSON *root, sr_scene *s)
     return SR_OK;
 }
 
-/* A rotation's columns: X, then Y, then Z, in degrees (as meshes turn), in double. */
-static void rotation_columns(sr_vec3 deg, sr_vec3 cols[3])
-{
-    const double k = 3.14159265358979323846 / 180.0;
-    const double sx = sin(deg.x * k), cx = cos(deg.x * k), sy = sin(deg.y * k), cy = cos(deg.y * k);
-    const double sz = sin(deg.z * k), cz = cos(deg.z * k);
-    for (int a = 0; a < 3; a++) {
-        double x = a == 0, y = a == 1, z = a == 2, p, q;
-        p = y * cx - z * sx; q = y * sx + z * cx; y = p; z = q;
-        p = x * cy + z * sy; q = -x * sy + z * cy; x = p; z = q;
-        p = x * cz - y * sz; q = x * sz + y * cz; x = p; y = q;
-        cols[a] = sr_v3((float)x, (float)y, (float)z);
-    }
-}
-
 /* "environment": {"file", "rotate", "intensity"}: an equirectangular map around the scene. */
 static sr_status parse_environment(sr_json_doc *c, const cJSON *root, sr_scene *s)
 {
@@ -210,7 +196,8 @@ static sr_status parse_environment(sr_json_doc *c, const cJSON *root, sr_scene *
     sr_vec3 rot;
     SR_TRY(sr_json_opt_vec3(c, env, "environment", "rotate", SR_JSON_VEC_ANY, sr_v3s(0), &rot));
     SR_TRY(sr_json_opt_float(c, env, "environment", "intensity", R_NONNEG, 1.0f, &s->env_intensity));
-    rotation_columns(rot, s->env_rot);
+    const sr_rotation turn = sr_rotation_deg(rot);   /* as meshes turn */
+    sr_rotation_columns(&turn, s->env_rot);
     char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
     sr_error terr;
