@@ -18,15 +18,6 @@ static int sr_camera_why(char *why, size_t cap, const char *fmt, ...)
     return 0;
 }
 
-/* Same test as a scene's camera (scene.c): up must not be parallel to the view direction. */
-static int sr_camera_up_ok(const sr_camera_desc *c)
-{
-    sr_vec3 view = sr_v3s(0.0f), up = sr_v3s(0.0f);
-    if (!sr_json_unit_vector(sr_sub(c->look_at, c->position), &view)) return 0;
-    if (!sr_json_unit_vector(c->up, &up)) return 0;
-    return sr_length(sr_cross(up, view)) >= 1e-5f;
-}
-
 int sr_camera_arg_parse(const char *text, sr_camera_arg *out, char *why, size_t cap)
 {
     memset(out, 0, sizeof *out);

@@ -7,6 +7,7 @@
 #include "jsondoc.h"
 #include "interrupt.h"
 #include "outpath.h"
+#include "rotation.h"
 
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
@@ -35,55 +36,29 @@
 #define SR_MESH_FLAGS (aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_PreTransformVertices | \
                        aiProcess_JoinIdenticalVertices | aiProcess_SortByPType)
 
-/* sin and cos of an angle in degrees, exact at multiples of 90 so that a quarter turn moves
- * (1, 0, 0) to exactly (0, 0, -1) and not to (-4.4e-8, 0, -1). */
-static void sincos_deg(double deg, double *s, double *c)
-{
-    double r = fmod(deg, 360.0);
-    if (r < 0.0) r += 360.0;
-    if (r == 0.0)        { *s = 0.0;  *c = 1.0; }
-    else if (r == 90.0)  { *s = 1.0;  *c = 0.0; }
-    else if (r == 180.0) { *s = 0.0;  *c = -1.0; }
-    else if (r == 270.0) { *s = -1.0; *c = 0.0; }
-    else {
-        double rad = r * (3.14159265358979323846 / 180.0);
-        *s = sin(rad);
-        *c = cos(rad);
-    }
-}
-
 typedef struct xform {
-    double scale, sx, cx, sy, cy, sz, cz, tx, ty, tz;
+    double scale;
+    sr_rotation rot;
+    double tx, ty, tz;
 } xform;
 
 static xform xform_make(const sr_mesh_transform *xf)
 {
     xform t;
     t.scale = xf ? xf->scale : 1.0;
-    sincos_deg(xf ? xf->rotate_deg.x : 0.0, &t.sx, &t.cx);
-    sincos_deg(xf ? xf->rotate_deg.y : 0.0, &t.sy, &t.cy);
-    sincos_deg(xf ? xf->rotate_deg.z : 0.0, &t.sz, &t.cz);
+    t.rot = sr_rotation_deg(xf ? xf->rotate_deg : sr_v3s(0.0f));
     t.tx = xf ? xf->translate.x : 0.0;
     t.ty = xf ? xf->translate.y : 0.0;
     t.tz = xf ? xf->translate.z : 0.0;
     return t;
 }
 
-/* Rotate about X, then Y, then Z, in double (normals: no scale, no translation). */
-static void xform_rotate(const xform *t, double *px, double *py, double *pz)
-{
-    double x = *px, y = *py, z = *pz, a, b;
-    a = y * t->cx - z * t->sx; b = y * t->sx + z * t->cx; y = a; z = b;   /* X */
-    a = x * t->cy + z * t->sy; b = -x * t->sy + z * t->cy; x = a; z = b;  /* Y */
-    a = x * t->cz - y * t->sz; b = x * t->sz + y * t->cz; x = a; y = b;   /* Z */
-    *px = x; *py = y; *pz = z;
-}
-
-/* A file's normal, rotated with the mesh and made unit length; false if it has none. */
+/* A file's normal, rotated with the mesh (no scale, no translation) and made unit length;
+ * false if it has none. */
 static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
 {
     double x = v.x, y = v.y, z = v.z;
-    xform_rotate(t, &x, &y, &z);
+    sr_rotation_apply(&t->rot, &x, &y, &z);
     double len = sqrt(x * x + y * y + z * z);
     if (!(len > 0.0) || !isfinite(len)) return false;
     *out = sr_v3((float)(x / len), (float)(y / len), (float)(z / len));
@@ -93,10 +68,8 @@ static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
 /* Scale, then rotate about X, then Y, then Z (right-handed), then translate. */
 static sr_vec3 xform_apply(const xform *t, struct aiVector3D p)
 {
-    double x = p.x * t->scale, y = p.y * t->scale, z = p.z * t->scale, a, b;
-    a = y * t->cx - z * t->sx; b = y * t->sx + z * t->cx; y = a; z = b;   /* X */
-    a = x * t->cy + z * t->sy; b = -x * t->sy + z * t->cy; x = a; z = b;  /* Y */
-    a = x * t->cz - y * t->sz; b = x * t->sz + y * t->cz; x = a; y = b;   /* Z */
+    double x = p.x * t->scale, y = p.y * t->scale, z = p.z * t->scale;
+    sr_rotation_apply(&t->rot, &x, &y, &z);
     return sr_v3((float)(x + t->tx), (float)(y + t->ty), (float)(z + t->tz));
 }
 

@@ -52,6 +52,10 @@ sr_status sr_scene_parse(const char *path, const char *text, size_t len, sr_scen
 
 void sr_scene_free(sr_scene *scene);
 
+/* Whether the camera can be built: look_at differs from position and up is not parallel to
+ * the view direction (look_at - position). A scene's camera and --camera are checked by it. */
+int sr_camera_up_ok(const sr_camera_desc *desc);
+
 /* The camera the stages use, for an image of width x height. */
 sr_camera sr_camera_make(const sr_camera_desc *desc, uint32_t width, uint32_t height);
 
