@@ -10,31 +10,36 @@
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
+/* Load path and fail unless it is refused as SR_ERR_INPUT with the scene left empty; returns
+ * the message (valid until the next call). */
+static const char *load_refused(const char *path)
+{
+    static sr_error e;
+    sr_scene s;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(sr_scene_load(path, &s, &e), SR_ERR_INPUT);
+    assert_true(sr_test_is_zero(&s, sizeof s));
+    return e.msg;
+}
+
 static void test_load_errors(void **state)
 {
     (void)state;
-    sr_scene s;
-    sr_error e;
     char path[512];
-    memset(&e, 0, sizeof e);
     sr_test_tmp_path(path, sizeof path, "no_such_scene.json");
-    assert_int_equal(sr_scene_load(path, &s, &e), SR_ERR_INPUT);
-    assert_non_null(strstr(e.msg, path));
-    assert_non_null(strstr(e.msg, "cannot read scene file: No such file or directory"));
-    assert_true(sr_test_is_zero(&s, sizeof s));
+    const char *msg = load_refused(path);
+    assert_non_null(strstr(msg, path));
+    assert_non_null(strstr(msg, "cannot read scene file: No such file or directory"));
 
     sr_test_tmp_path(path, sizeof path, "");
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_load(path, &s, &e), SR_ERR_INPUT);
-    assert_non_null(strstr(e.msg, "cannot read scene file: it is a directory"));
+    assert_non_null(strstr(load_refused(path), "cannot read scene file: it is a directory"));
 
     /* a bad file through the loader names the path as given */
     sr_test_write_file(path, sizeof path, "bad_scene.json", "{\n  \"camera\": 5, \"materials\": {}, \"objects\": []\n}\n");
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_load(path, &s, &e), SR_ERR_INPUT);
+    msg = load_refused(path);
     char want[600];
     snprintf(want, sizeof want, "%s:2:13: camera: expected an object", path);
-    if (strncmp(e.msg, want, strlen(want)) != 0) fail_msg("%s", e.msg);
+    if (strncmp(msg, want, strlen(want)) != 0) fail_msg("%s", msg);
 }
 
 /* ---- the CLI: a bad scene exits 2, says where on stderr and writes no image -------------- */

@@ -195,31 +195,22 @@ static void test_shipped_scenes(void **state)
     (void)state;
     const char *files[] = {"scenes/default.json", "scenes/cornell.json", "scenes/mirror_hall.json", "scenes/mesh.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char path[1024];
-        sr_test_source_path(path, sizeof path, files[i]);
         sr_scene s;
-        sr_error e;
-        memset(&e, 0, sizeof e);
-        if (sr_scene_load(path, &s, &e) != SR_OK) fail_msg("%s: %s", files[i], e.msg);
+        sr_test_load_shipped(files[i], &s);
         assert_true(s.prim_count + s.plane_count > 0);
         assert_true(s.light_count > 0);
         assert_true(s.width <= 800 && s.height <= 800);
         sr_scene_free(&s);
     }
-    char path[1024];
     sr_scene s;
-    sr_error e;
-    sr_test_source_path(path, sizeof path, "scenes/cornell.json");
-    assert_int_equal(sr_scene_load(path, &s, &e), SR_OK);
+    sr_test_load_shipped("scenes/cornell.json", &s);
     assert_int_equal(s.width, 512);
     assert_int_equal(s.height, 512);
     sr_scene_free(&s);
-    sr_test_source_path(path, sizeof path, "scenes/mirror_hall.json");
-    assert_int_equal(sr_scene_load(path, &s, &e), SR_OK);
+    sr_test_load_shipped("scenes/mirror_hall.json", &s);
     assert_int_equal(s.max_depth, 32);
     sr_scene_free(&s);
-    sr_test_source_path(path, sizeof path, "scenes/mesh.json");
-    assert_int_equal(sr_scene_load(path, &s, &e), SR_OK);
+    sr_test_load_shipped("scenes/mesh.json", &s);
     assert_true(s.prim_count >= 5000);   /* the torus knot's triangles */
     sr_scene_free(&s);
 }

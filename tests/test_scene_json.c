@@ -80,12 +80,9 @@ static void test_malformed_nul_byte(void **state)
 {
     (void)state;
     const char text[] = "{\"camera\":\0 {}}";
-    sr_scene s;
-    sr_error e;
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_parse("t.json", text, sizeof text - 1, &s, &e), SR_ERR_INPUT);
-    assert_non_null(strstr(e.msg, "t.json:1:11: malformed JSON"));
-    assert_non_null(strstr(e.msg, "NUL"));
+    const char *msg = sr_test_parse_refused("t.json", text, sizeof text - 1);
+    assert_non_null(strstr(msg, "t.json:1:11: malformed JSON"));
+    assert_non_null(strstr(msg, "NUL"));
 }
 
 static void test_malformed_too_deep(void **state)
@@ -99,12 +96,9 @@ static void test_malformed_too_deep(void **state)
     for (int i = 0; i < 1001; i++) text[n++] = '[';
     for (int i = 0; i < 1001; i++) text[n++] = ']';
     text[n++] = '}';
-    sr_scene s;
-    sr_error e;
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_parse("t.json", text, n, &s, &e), SR_ERR_INPUT);
-    assert_non_null(strstr(e.msg, "nested too deeply"));
-    assert_non_null(strstr(e.msg, "t.json:1:1005:"));
+    const char *msg = sr_test_parse_refused("t.json", text, n);
+    assert_non_null(strstr(msg, "nested too deeply"));
+    assert_non_null(strstr(msg, "t.json:1:1005:"));
 }
 
 static void test_empty_file(void **state)
@@ -112,11 +106,7 @@ static void test_empty_file(void **state)
     (void)state;
     EXPECT_ERR("@", NULL, "malformed JSON", "the file is empty");
     EXPECT_ERR("@  \n\t \n", NULL, "malformed JSON", "the file is empty");
-    sr_scene s;
-    sr_error e;
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_parse("t.json", NULL, 0, &s, &e), SR_ERR_INPUT);
-    assert_non_null(strstr(e.msg, "t.json:1:1: malformed JSON: the file is empty"));
+    assert_non_null(strstr(sr_test_parse_refused("t.json", NULL, 0), "t.json:1:1: malformed JSON: the file is empty"));
 }
 
 static void test_top_level_not_object(void **state)
@@ -136,11 +126,8 @@ static void test_utf8_and_crlf_positions(void **state)
                        "\"materials\": {\"m\": {\"type\": \"diffuse\"}},\r\n"
                        "\"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}],\r\n"
                        "\"background\": [0, 0, 0], \"\xC3\xA9t\xC3\xA9\": 1}";
-    sr_scene s;
-    sr_error e;
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_parse("t.json", text, strlen(text), &s, &e), SR_ERR_INPUT);
-    if (!strstr(e.msg, "t.json:4:26: [\"\xC3\xA9t\xC3\xA9\"]: unknown key")) fail_msg("%s", e.msg);
+    const char *msg = sr_test_parse_refused("t.json", text, strlen(text));
+    if (!strstr(msg, "t.json:4:26: [\"\xC3\xA9t\xC3\xA9\"]: unknown key")) fail_msg("%s", msg);
 }
 
 /* Invalid UTF-8 anywhere (a material name of 0xFF 0xFE, an overlong '/', a surrogate, a
@@ -161,20 +148,15 @@ static void test_invalid_utf8_refused(void **state)
                  "\"materials\": {\"%s\": {\"type\": \"diffuse\"}},\n"
                  "\"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}]}",
                  bad[k].bytes);
-        sr_scene s;
-        sr_error e;
-        memset(&e, 0, sizeof e);
-        assert_int_equal(sr_scene_parse("t.json", text, strlen(text), &s, &e), SR_ERR_INPUT);
-        if (!strstr(e.msg, bad[k].where)) fail_msg("case %zu: %s", k, e.msg);
+        const char *msg = sr_test_parse_refused("t.json", text, strlen(text));
+        if (!strstr(msg, bad[k].where)) fail_msg("case %zu: %s", k, msg);
     }
     const char *good = "{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 1, 0]},\n"
                        "\"materials\": {\"\xc3\xa9\xf0\x9d\x84\x9e\": {\"type\": \"diffuse\"}},\n"
                        "\"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, "
                        "\"material\": \"\xc3\xa9\xf0\x9d\x84\x9e\"}]}";
     sr_scene s;
-    sr_error e;
-    memset(&e, 0, sizeof e);
-    if (sr_scene_parse("t.json", good, strlen(good), &s, &e) != SR_OK) fail_msg("%s", e.msg);
+    sr_test_parse("t.json", good, &s);
     sr_scene_free(&s);
 }
 
@@ -186,14 +168,11 @@ static void test_bom_accepted(void **state)
     strcpy(text, "\xEF\xBB\xBF");
     sr_test_unmark("{" CAM ", " MATS ", " OBJS "}", text + 3, sizeof text - 3, &l, &c);
     sr_scene s;
-    sr_error e;
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_parse("t.json", text, strlen(text), &s, &e), SR_OK);
+    sr_test_parse("t.json", text, &s);
     sr_scene_free(&s);
     /* and columns do not count it */
     sr_test_unmark("{@'x': 1}", text + 3, sizeof text - 3, &l, &c);
-    assert_int_equal(sr_scene_parse("t.json", text, strlen(text), &s, &e), SR_ERR_INPUT);
-    assert_non_null(strstr(e.msg, "t.json:1:2: x: unknown key"));
+    assert_non_null(strstr(sr_test_parse_refused("t.json", text, strlen(text)), "t.json:1:2: x: unknown key"));
 }
 
 /* ---- damage ------------------------------------------------------------------------------ */

@@ -28,13 +28,10 @@ static void test_mesh_missing_file(void **state)
     const char *text = "{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 1, 0]},\n"
                        " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n"
                        " \"objects\": [{\"type\": \"mesh\", \"file\": \"nope/none.obj\", \"material\": \"m\"}]}\n";
-    sr_scene s;
-    sr_error e;
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_parse(scene, text, strlen(text), &s, &e), SR_ERR_INPUT);
+    const char *msg = sr_test_parse_refused(scene, text, strlen(text));
     char expect[2048];
     snprintf(expect, sizeof expect, "%s:3:39: objects[0].file: cannot read mesh file %s/nope/none.obj: No such file", scene, dir);
-    if (strncmp(e.msg, expect, strlen(expect)) != 0) fail_msg("%s\nexpected\n%s", e.msg, expect);
+    if (strncmp(msg, expect, strlen(expect)) != 0) fail_msg("%s\nexpected\n%s", msg, expect);
 }
 
 static void test_mesh_bad_files(void **state)
@@ -46,12 +43,13 @@ static void test_mesh_bad_files(void **state)
     sr_test_tmp_path(dir, sizeof dir, "scene_dir.obj");
     mkdir(dir, 0755);
 
-    snprintf(src, sizeof src, SCENE_OBJ("{'type': 'mesh', 'file': @'%s', 'material': 'm'}"), garbage);
-    EXPECT_ERR(src, "objects[0].file", "cannot parse mesh file", garbage);
-    snprintf(src, sizeof src, SCENE_OBJ("{'type': 'mesh', 'file': @'%s', 'material': 'm'}"), empty);
-    EXPECT_ERR(src, "objects[0].file", "has no triangles", empty);
-    snprintf(src, sizeof src, SCENE_OBJ("{'type': 'mesh', 'file': @'%s', 'material': 'm'}"), dir);
-    EXPECT_ERR(src, "objects[0].file", "directory");
+    const struct { const char *file, *what; } bad[] = {
+        { garbage, "cannot parse mesh file" }, { empty, "has no triangles" }, { dir, "directory" },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(src, sizeof src, SCENE_OBJ("{'type': 'mesh', 'file': @'%s', 'material': 'm'}"), bad[k].file);
+        EXPECT_ERR(src, "objects[0].file", bad[k].what, bad[k].file);
+    }
     EXPECT_ERR(SCENE_OBJ("{'type': 'mesh', 'file': @'', 'material': 'm'}"), "objects[0].file", "must not be empty");
 }
 
@@ -59,22 +57,14 @@ static void test_mesh_path_relative_to_scene(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    sr_test_tmp_path(dir, sizeof dir, "scene_rel");
-    mkdir(dir, 0755);
-    snprintf(path, sizeof path, "%s/tri.obj", dir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/scene.json", dir);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 1, 0]},\n"
-          " \"materials\": {\"a\": {\"type\": \"diffuse\"}, \"b\": {\"type\": \"metal\"}},\n"
-          " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"a\"},\n"
-          "             {\"type\": \"mesh\", \"file\": \"tri.obj\", \"material\": \"b\", \"scale\": 2,\n"
-          "              \"translate\": [10, 20, 30], \"rotate\": [0, 0, 90]}]}\n", f);
-    fclose(f);
+    mkdir(sr_test_tmp_path(dir, sizeof dir, "scene_rel"), 0755);
+    sr_test_write_file(path, sizeof path, "scene_rel/tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+    sr_test_write_file(path, sizeof path, "scene_rel/scene.json",
+                       "{\"camera\": {\"position\": [0, 1, 5], \"look_at\": [0, 1, 0]},\n"
+                       " \"materials\": {\"a\": {\"type\": \"diffuse\"}, \"b\": {\"type\": \"metal\"}},\n"
+                       " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"a\"},\n"
+                       "             {\"type\": \"mesh\", \"file\": \"tri.obj\", \"material\": \"b\", \"scale\": 2,\n"
+                       "              \"translate\": [10, 20, 30], \"rotate\": [0, 0, 90]}]}\n");
 
     /* from a working directory that is not the scene's folder */
     sr_scene s;

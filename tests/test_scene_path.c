@@ -96,12 +96,8 @@ static void test_shipped_path_scenes_parse(void **state)
     (void)state;
     const char *files[] = {"scenes/cornell_path.json", "scenes/sphere_field.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char path[1024];
-        sr_test_source_path(path, sizeof path, files[i]);
         sr_scene s;
-        sr_error e;
-        memset(&e, 0, sizeof e);
-        if (sr_scene_load(path, &s, &e) != SR_OK) fail_msg("%s: %s", files[i], e.msg);
+        sr_test_load_shipped(files[i], &s);
         assert_int_equal(s.integrator, SR_INTEGRATOR_PATH);
         assert_true(s.width <= 800 && s.height <= 800);
         sr_scene_free(&s);

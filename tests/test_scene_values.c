@@ -115,11 +115,8 @@ static void test_radius_message_exact(void **state)
         " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n"
         " \"objects\": [\n"
         "   {\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": -1, \"material\": \"m\"}]}\n";
-    sr_scene s;
-    sr_error e;
-    memset(&e, 0, sizeof e);
-    assert_int_equal(sr_scene_parse("scenes/x.json", text, strlen(text), &s, &e), SR_ERR_INPUT);
-    assert_string_equal(e.msg, "scenes/x.json:4:54: objects[0].radius: must be greater than 0, got -1");
+    assert_string_equal(sr_test_parse_refused("scenes/x.json", text, strlen(text)),
+                        "scenes/x.json:4:54: objects[0].radius: must be greater than 0, got -1");
 }
 
 static void test_fov_range(void **state)

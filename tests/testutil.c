@@ -369,6 +369,7 @@ const char *sr_test_parse_refused(const char *name, const char *text, size_t len
     sr_scene s;
     memset(&e, 0, sizeof e);
     assert_int_equal(sr_scene_parse(name, text, len, &s, &e), SR_ERR_INPUT);
+    assert_true(sr_test_is_zero(&s, sizeof s));
     return e.msg;
 }
 

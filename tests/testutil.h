@@ -132,8 +132,8 @@ void sr_test_expect_scene_err(const char *src, const char *jp, ...);
 /* Parse src (as "t.json", marks as above) and fail the test unless it succeeds. */
 void sr_test_parse_ok(const char *src, sr_scene *s);
 
-/* Parse text (len bytes, named name) and fail the test unless it is refused as SR_ERR_INPUT;
- * returns the message (valid until the next call). */
+/* Parse text (len bytes, named name) and fail the test unless it is refused as SR_ERR_INPUT
+ * with the scene left empty; returns the message (valid until the next call). */
 const char *sr_test_parse_refused(const char *name, const char *text, size_t len);
 
 /* Exact, and within eps in every component. */
