@@ -87,6 +87,28 @@ static int file_has_text(const char *path, const char *text)
     return got == strlen(text) && memcmp(buf, text, got) == 0;
 }
 
+/* Read back a written file, as floats if its name ends in .hdr, else as bytes: it must be
+ * w x h with 3 channels. Free with stbi_image_free. */
+static void *load_back(const char *path, uint32_t w, uint32_t h)
+{
+    const char *dot = strrchr(path, '.');
+    int x = 0, y = 0, comp = 0;
+    void *got = dot && strcmp(dot, ".hdr") == 0 ? (void *)stbi_loadf(path, &x, &y, &comp, 0)
+                                                : (void *)stbi_load(path, &x, &y, &comp, 0);
+    assert_non_null(got);
+    assert_int_equal(x, w);
+    assert_int_equal(y, h);
+    assert_int_equal(comp, 3);
+    return got;
+}
+
+/* Write one pixel (1, 0.5, 0.25) to path: the failure tests' image. */
+static sr_status write_pixel(const char *path, sr_error *err)
+{
+    const float rgb[3] = { 1.0f, 0.5f, 0.25f };
+    return sr_image_write(path, rgb, 1, 1, 1.0f, SR_TONEMAP_CLAMP, err);
+}
+
 #define assert_close(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
 /* ---- tonemap.h ----------------------------------------------------------------------- */
@@ -238,20 +260,14 @@ static void test_png_round_trip(void **state)
     (void)state;
     const uint32_t w = 7, h = 5;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_png");
-    snprintf(path, sizeof path, "%s/out.png", dir);
+    snprintf(path, sizeof path, "%s/out.png", fresh_dir(dir, sizeof dir, "image_png"));
     float *rgb = gradient(w, h);
     uint8_t want[7 * 5 * 3];
     sr_image_to_srgb8(rgb, w, h, 1.5f, SR_TONEMAP_REINHARD, want);
 
     sr_error err = { 0 };
     assert_int_equal(sr_image_write(path, rgb, w, h, 1.5f, SR_TONEMAP_REINHARD, &err), SR_OK);
-    int x = 0, y = 0, comp = 0;
-    uint8_t *got = stbi_load(path, &x, &y, &comp, 0);
-    assert_non_null(got);
-    assert_int_equal(x, w);
-    assert_int_equal(y, h);
-    assert_int_equal(comp, 3);
+    uint8_t *got = load_back(path, w, h);
     assert_memory_equal(got, want, sizeof want);
     /* row 0 is the top: the first pixel is the darkest red, the last row full green */
     assert_int_equal(got[0], 0);
@@ -274,18 +290,12 @@ static void test_overwrite_existing(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_overwrite");
-    snprintf(path, sizeof path, "%s/out.PNG", dir);
+    snprintf(path, sizeof path, "%s/out.PNG", fresh_dir(dir, sizeof dir, "image_overwrite"));
     write_text(path, "old contents");
     float *rgb = gradient(4, 3);
     sr_error err = { 0 };
     assert_int_equal(sr_image_write(path, rgb, 4, 3, 1.0f, SR_TONEMAP_CLAMP, &err), SR_OK);
-    int x = 0, y = 0, comp = 0;
-    uint8_t *got = stbi_load(path, &x, &y, &comp, 0);
-    assert_non_null(got);
-    assert_int_equal(x, 4);
-    assert_int_equal(y, 3);
-    stbi_image_free(got);
+    stbi_image_free(load_back(path, 4, 3));
     assert_int_equal(count_entries(dir, NULL), 1);
     free(rgb);
 }
@@ -295,19 +305,13 @@ static void test_hdr_round_trip(void **state)
     (void)state;
     const uint32_t w = 9, h = 4;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_hdr");
-    snprintf(path, sizeof path, "%s/out.hdr", dir);
+    snprintf(path, sizeof path, "%s/out.hdr", fresh_dir(dir, sizeof dir, "image_hdr"));
     float *rgb = gradient(w, h);
     rgb[5] = 1000.0f; /* a highlight far over 1 keeps its value */
 
     sr_error err = { 0 };
     assert_int_equal(sr_image_write(path, rgb, w, h, 1.0f, SR_TONEMAP_ACES, &err), SR_OK);
-    int x = 0, y = 0, comp = 0;
-    float *got = stbi_loadf(path, &x, &y, &comp, 0);
-    assert_non_null(got);
-    assert_int_equal(x, w);
-    assert_int_equal(y, h);
-    assert_int_equal(comp, 3);
+    float *got = load_back(path, w, h);
     for (size_t p = 0; p < (size_t)w * h; p++) {
         const float *a = rgb + p * 3, *b = got + p * 3;
         float m = fmaxf(a[0], fmaxf(a[1], a[2])); /* RGBE shares one exponent per pixel */
@@ -325,18 +329,13 @@ static void test_hdr_exposure_doubles(void **state)
     (void)state;
     const uint32_t w = 6, h = 6;
     char dir[512], p1[600], p2[600];
-    fresh_dir(dir, sizeof dir, "image_exposure");
-    snprintf(p1, sizeof p1, "%s/e1.hdr", dir);
+    snprintf(p1, sizeof p1, "%s/e1.hdr", fresh_dir(dir, sizeof dir, "image_exposure"));
     snprintf(p2, sizeof p2, "%s/e2.hdr", dir);
     float *rgb = gradient(w, h);
     sr_error err = { 0 };
     assert_int_equal(sr_image_write(p1, rgb, w, h, 1.0f, SR_TONEMAP_CLAMP, &err), SR_OK);
     assert_int_equal(sr_image_write(p2, rgb, w, h, 2.0f, SR_TONEMAP_CLAMP, &err), SR_OK);
-    int x, y, comp;
-    float *a = stbi_loadf(p1, &x, &y, &comp, 3);
-    float *b = stbi_loadf(p2, &x, &y, &comp, 3);
-    assert_non_null(a);
-    assert_non_null(b);
+    float *a = load_back(p1, w, h), *b = load_back(p2, w, h);
     double sum = 0.0;
     for (size_t i = 0; i < (size_t)w * h * 3; i++) {
         assert_close(b[i], 2.0 * a[i], 1e-6 * fabs(b[i]));
@@ -362,14 +361,11 @@ static void test_hdr_nonfinite_written_as_black(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_hdr_nan");
-    snprintf(path, sizeof path, "%s/out.hdr", dir);
+    snprintf(path, sizeof path, "%s/out.hdr", fresh_dir(dir, sizeof dir, "image_hdr_nan"));
     float rgb[2 * 3] = { NAN, -1.0f, 0.5f, 0.0f, 0.0f, 0.0f };
     sr_error err = { 0 };
     assert_int_equal(sr_image_write(path, rgb, 2, 1, 1.0f, SR_TONEMAP_CLAMP, &err), SR_OK);
-    int x, y, comp;
-    float *got = stbi_loadf(path, &x, &y, &comp, 3);
-    assert_non_null(got);
+    float *got = load_back(path, 2, 1);
     assert_true(got[0] == 0.0f && got[1] == 0.0f);
     assert_close(got[2], 0.5, 0.5 / 128.0);
     assert_true(got[3] == 0.0f && got[4] == 0.0f && got[5] == 0.0f);
@@ -382,11 +378,9 @@ static void test_unknown_extension(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_ext");
-    snprintf(path, sizeof path, "%s/out.jpg", dir);
-    float rgb[3] = { 1.0f, 0.5f, 0.25f };
+    snprintf(path, sizeof path, "%s/out.jpg", fresh_dir(dir, sizeof dir, "image_ext"));
     sr_error err = { 0 };
-    assert_int_equal(sr_image_write(path, rgb, 1, 1, 1.0f, SR_TONEMAP_CLAMP, &err), SR_ERR_INPUT);
+    assert_int_equal(write_pixel(path, &err), SR_ERR_INPUT);
     assert_int_equal(err.status, SR_ERR_INPUT);
     assert_non_null(strstr(err.msg, path));
     assert_non_null(strstr(err.msg, ".png"));
@@ -402,8 +396,7 @@ static void test_empty_image_is_input_error(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_empty");
-    snprintf(path, sizeof path, "%s/out.png", dir);
+    snprintf(path, sizeof path, "%s/out.png", fresh_dir(dir, sizeof dir, "image_empty"));
     float rgb[3] = { 0 };
     sr_error err = { 0 };
     assert_int_equal(sr_image_write(path, rgb, 0, 1, 1.0f, SR_TONEMAP_CLAMP, &err), SR_ERR_INPUT);
@@ -417,11 +410,9 @@ static void test_missing_folder(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_missing");
-    snprintf(path, sizeof path, "%s/no/such/folder/out.png", dir);
-    float rgb[3] = { 1.0f, 0.5f, 0.25f };
+    snprintf(path, sizeof path, "%s/no/such/folder/out.png", fresh_dir(dir, sizeof dir, "image_missing"));
     sr_error err = { 0 };
-    assert_int_equal(sr_image_write(path, rgb, 1, 1, 1.0f, SR_TONEMAP_CLAMP, &err), SR_ERR_RUNTIME);
+    assert_int_equal(write_pixel(path, &err), SR_ERR_RUNTIME);
     assert_int_equal(err.status, SR_ERR_RUNTIME);
     assert_non_null(strstr(err.msg, path));
     assert_non_null(strstr(err.msg, strerror(ENOENT)));
@@ -433,12 +424,10 @@ static void test_destination_is_directory(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_isdir");
-    snprintf(path, sizeof path, "%s/out.hdr", dir);
+    snprintf(path, sizeof path, "%s/out.hdr", fresh_dir(dir, sizeof dir, "image_isdir"));
     assert_int_equal(mkdir(path, 0777), 0);
-    float rgb[3] = { 1.0f, 0.5f, 0.25f };
     sr_error err = { 0 };
-    assert_int_equal(sr_image_write(path, rgb, 1, 1, 1.0f, SR_TONEMAP_CLAMP, &err), SR_ERR_RUNTIME);
+    assert_int_equal(write_pixel(path, &err), SR_ERR_RUNTIME);
     assert_non_null(strstr(err.msg, path));
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
@@ -455,8 +444,7 @@ static void test_failed_write_keeps_existing_file(void **state)
     (void)state;
     const uint32_t w = 64, h = 64;
     char dir[512], png[600], hdr[600];
-    fresh_dir(dir, sizeof dir, "image_fsize");
-    snprintf(png, sizeof png, "%s/out.png", dir);
+    snprintf(png, sizeof png, "%s/out.png", fresh_dir(dir, sizeof dir, "image_fsize"));
     snprintf(hdr, sizeof hdr, "%s/out.hdr", dir);
     write_text(png, "old png");
     write_text(hdr, "old hdr");
@@ -500,19 +488,13 @@ static void test_stop_while_encoding_keeps_old_file(void **state)
 {
     (void)state;
     char dir[512], path[600];
-    fresh_dir(dir, sizeof dir, "image_stop");
-    snprintf(path, sizeof path, "%s/out.png", dir);
+    snprintf(path, sizeof path, "%s/out.png", fresh_dir(dir, sizeof dir, "image_stop"));
     write_text(path, "old contents");
     float *rgb = gradient(4, 3);
     sr_error err = { 0 };
     const sr_image_opts o = { .exposure = 1.0f, .tonemap = SR_TONEMAP_CLAMP, .exr_type = SR_EXR_HALF };
     assert_int_equal(sr_image_write_as(path, rgb, 4, 3, &o, always_stop, &err), SR_INTERRUPTED);
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char buf[32] = "";
-    assert_non_null(fgets(buf, sizeof buf, f));
-    fclose(f);
-    assert_string_equal(buf, "old contents");
+    assert_true(file_has_text(path, "old contents"));
     assert_int_equal(count_entries(dir, NULL), 1);
     free(rgb);
 }

@@ -9,12 +9,6 @@
 #include "testutil.h"
 #include "mesh.h"
 
-static void assert_vec(sr_vec3 v, float x, float y, float z)
-{
-    if (v.x != x || v.y != y || v.z != z)
-        fail_msg("vector (%.9g, %.9g, %.9g) != (%.9g, %.9g, %.9g)", v.x, v.y, v.z, x, y, z);
-}
-
 static sr_mesh_transform identity(void)
 {
     sr_mesh_transform xf;
@@ -38,6 +32,24 @@ static uint32_t load_ok(const char *path, const sr_mesh_transform *xf, uint32_t 
     return *count;
 }
 
+/* The same untransformed, into a new array; returns the count. */
+static uint32_t load_plain(const char *path, uint32_t material, sr_prim **prims)
+{
+    uint32_t count = 0;
+    sr_mesh_transform xf = identity();
+    *prims = NULL;
+    return load_ok(path, &xf, material, prims, &count);
+}
+
+/* Rotated by rx, ry, rz degrees (nothing else), into *prims (reused). */
+static void load_rotated(const char *path, float rx, float ry, float rz, sr_prim **prims)
+{
+    uint32_t count = 0;
+    sr_mesh_transform xf = identity();
+    xf.rotate_deg = sr_v3(rx, ry, rz);
+    load_ok(path, &xf, 0, prims, &count);
+}
+
 static void load_fails(const char *path, const char *word1, const char *word2)
 {
     sr_prim *prims = NULL;
@@ -54,20 +66,25 @@ static void load_fails(const char *path, const char *word1, const char *word2)
     free(prims);
 }
 
+/* Write text to tmp/name, then load_fails with word. */
+static void file_fails(const char *name, const char *text, const char *word)
+{
+    char path[512];
+    load_fails(sr_test_write_file(path, sizeof path, name, text), word, NULL);
+}
+
 static void test_obj_triangle(void **state)
 {
     (void)state;
     char path[512];
     write_tmp(path, sizeof path, "mesh_tri.obj", "# one triangle\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
-    sr_prim *prims = NULL;
-    uint32_t count = 0;
-    sr_mesh_transform xf = identity();
-    assert_int_equal(load_ok(path, &xf, 7, &prims, &count), 1);
+    sr_prim *prims;
+    assert_int_equal(load_plain(path, 7, &prims), 1);
     assert_int_equal(prims[0].kind, SR_PRIM_TRIANGLE);
     assert_int_equal(prims[0].material, 7);
-    assert_vec(prims[0].a, 0, 0, 0);
-    assert_vec(prims[0].b, 1, 0, 0);
-    assert_vec(prims[0].c, 0, 1, 0);
+    sr_test_assert_vec(prims[0].a, 0, 0, 0);
+    sr_test_assert_vec(prims[0].b, 1, 0, 0);
+    sr_test_assert_vec(prims[0].c, 0, 1, 0);
     free(prims);
 }
 
@@ -85,40 +102,28 @@ static void test_transform_order(void **state)
     xf.rotate_deg = sr_v3(0, 90, 0);
     xf.translate = sr_v3(1, 2, 3);
     load_ok(path, &xf, 0, &prims, &count);
-    assert_vec(prims[0].a, 1, 2, 3);
-    assert_vec(prims[0].b, 1, 2, 1);   /* (2, 0, 0) -> (0, 0, -2) */
-    assert_vec(prims[0].c, 1, 4, 3);   /* (0, 2, 0) is on the axis */
+    sr_test_assert_vec(prims[0].a, 1, 2, 3);
+    sr_test_assert_vec(prims[0].b, 1, 2, 1);   /* (2, 0, 0) -> (0, 0, -2) */
+    sr_test_assert_vec(prims[0].c, 1, 4, 3);   /* (0, 2, 0) is on the axis */
 
     /* X first, then Y: (0, 1, 0) -X90-> (0, 0, 1) -Y90-> (1, 0, 0). Y first would give (0, 0, 1). */
-    count = 0;
-    xf = identity();
-    xf.rotate_deg = sr_v3(90, 90, 0);
-    load_ok(path, &xf, 0, &prims, &count);
-    assert_vec(prims[0].c, 1, 0, 0);
+    load_rotated(path, 90, 90, 0, &prims);
+    sr_test_assert_vec(prims[0].c, 1, 0, 0);
     /* and (1, 0, 0): X leaves it, Y90 takes it to (0, 0, -1) */
-    assert_vec(prims[0].b, 0, 0, -1);
+    sr_test_assert_vec(prims[0].b, 0, 0, -1);
 
     /* Y, then Z: (1, 0, 0) -Y90-> (0, 0, -1) -Z90-> (0, 0, -1); (0, 1, 0) -Z90-> (-1, 0, 0) */
-    count = 0;
-    xf = identity();
-    xf.rotate_deg = sr_v3(0, 90, 90);
-    load_ok(path, &xf, 0, &prims, &count);
-    assert_vec(prims[0].b, 0, 0, -1);
-    assert_vec(prims[0].c, -1, 0, 0);
+    load_rotated(path, 0, 90, 90, &prims);
+    sr_test_assert_vec(prims[0].b, 0, 0, -1);
+    sr_test_assert_vec(prims[0].c, -1, 0, 0);
 
     /* a half turn and a negative angle are exact too */
-    count = 0;
-    xf = identity();
-    xf.rotate_deg = sr_v3(180, 0, -90);
-    load_ok(path, &xf, 0, &prims, &count);
-    assert_vec(prims[0].b, 0, -1, 0);   /* (1, 0, 0) -X180-> same -Z-90-> (0, -1, 0) */
-    assert_vec(prims[0].c, -1, 0, 0);   /* (0, 1, 0) -X180-> (0, -1, 0) -Z-90-> (-1, 0, 0) */
+    load_rotated(path, 180, 0, -90, &prims);
+    sr_test_assert_vec(prims[0].b, 0, -1, 0);   /* (1, 0, 0) -X180-> same -Z-90-> (0, -1, 0) */
+    sr_test_assert_vec(prims[0].c, -1, 0, 0);   /* (0, 1, 0) -X180-> (0, -1, 0) -Z-90-> (-1, 0, 0) */
 
     /* a general angle: 30 degrees about Z */
-    count = 0;
-    xf = identity();
-    xf.rotate_deg = sr_v3(0, 0, 30);
-    load_ok(path, &xf, 0, &prims, &count);
+    load_rotated(path, 0, 0, 30, &prims);
     assert_true(fabsf(prims[0].b.x - 0.8660254f) < 1e-6f);
     assert_true(fabsf(prims[0].b.y - 0.5f) < 1e-6f);
     free(prims);
@@ -129,10 +134,8 @@ static void test_obj_quad_triangulated(void **state)
     (void)state;
     char path[512];
     write_tmp(path, sizeof path, "mesh_quad.obj", "v 0 0 0\nv 2 0 0\nv 2 3 0\nv 0 3 0\nf 1 2 3 4\n");
-    sr_prim *prims = NULL;
-    uint32_t count = 0;
-    sr_mesh_transform xf = identity();
-    assert_int_equal(load_ok(path, &xf, 0, &prims, &count), 2);
+    sr_prim *prims;
+    assert_int_equal(load_plain(path, 0, &prims), 2);
     /* both triangles lie in the quad, keep its winding (+z normal) and cover its area (6) */
     float area = 0.0f;
     for (int i = 0; i < 2; i++) {
@@ -175,12 +178,12 @@ static void test_ply_ascii(void **state)
     xf.scale = 0.5f;
     xf.translate = sr_v3(10, 0, -10);
     assert_int_equal(load_ok(path, &xf, 3, &prims, &count), 2);
-    assert_vec(prims[0].a, 10, 0, -10);
-    assert_vec(prims[0].b, 10, 0, -9.5f);
-    assert_vec(prims[0].c, 10.5f, 0, -9.5f);
-    assert_vec(prims[1].a, 10, 0, -10);
-    assert_vec(prims[1].b, 10.5f, 0, -9.5f);
-    assert_vec(prims[1].c, 10.5f, 0, -10);
+    sr_test_assert_vec(prims[0].a, 10, 0, -10);
+    sr_test_assert_vec(prims[0].b, 10, 0, -9.5f);
+    sr_test_assert_vec(prims[0].c, 10.5f, 0, -9.5f);
+    sr_test_assert_vec(prims[1].a, 10, 0, -10);
+    sr_test_assert_vec(prims[1].b, 10.5f, 0, -9.5f);
+    sr_test_assert_vec(prims[1].c, 10.5f, 0, -10);
     assert_int_equal(prims[1].material, 3);
     free(prims);
 }
@@ -216,11 +219,9 @@ static void test_degenerate_skipped(void **state)
     /* a collinear face, a face with a repeated vertex, and one good face */
     write_tmp(path, sizeof path, "mesh_degen.obj",
               "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 0 1\nf 1 2 3\nf 1 2 2\nf 1 2 4\n");
-    sr_prim *prims = NULL;
-    uint32_t count = 0;
-    sr_mesh_transform xf = identity();
-    assert_int_equal(load_ok(path, &xf, 0, &prims, &count), 1);
-    assert_vec(prims[0].c, 0, 0, 1);
+    sr_prim *prims;
+    assert_int_equal(load_plain(path, 0, &prims), 1);
+    sr_test_assert_vec(prims[0].c, 0, 0, 1);
     free(prims);
 }
 
@@ -245,25 +246,17 @@ static void test_directory(void **state)
 static void test_garbage_files(void **state)
 {
     (void)state;
-    char path[512];
-    write_tmp(path, sizeof path, "mesh_garbage.ply", "\x01\x02\x03 this is not a mesh \xff\xfe\n");
-    load_fails(path, "cannot parse mesh file", NULL);
-    write_tmp(path, sizeof path, "mesh_garbage.xyz", "hello\n");
-    load_fails(path, "cannot parse mesh file", NULL);
-    write_tmp(path, sizeof path, "mesh_bad_index.obj", "v 0 0 0\nf 1 2 3\n");
-    load_fails(path, "cannot parse mesh file", NULL);
+    file_fails("mesh_garbage.ply", "\x01\x02\x03 this is not a mesh \xff\xfe\n", "cannot parse mesh file");
+    file_fails("mesh_garbage.xyz", "hello\n", "cannot parse mesh file");
+    file_fails("mesh_bad_index.obj", "v 0 0 0\nf 1 2 3\n", "cannot parse mesh file");
 }
 
 static void test_no_triangles(void **state)
 {
     (void)state;
-    char path[512];
-    write_tmp(path, sizeof path, "mesh_points.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\n");
-    load_fails(path, "has no triangles", NULL);
-    write_tmp(path, sizeof path, "mesh_lines.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\nl 2 3\n");
-    load_fails(path, "has no triangles", NULL);
-    write_tmp(path, sizeof path, "mesh_flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n");
-    load_fails(path, "no triangles with a non-zero area", NULL);
+    file_fails("mesh_points.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\n", "has no triangles");
+    file_fails("mesh_lines.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nl 1 2\nl 2 3\n", "has no triangles");
+    file_fails("mesh_flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n", "no triangles with a non-zero area");
 }
 
 static void test_shipped_torus_knot(void **state)
@@ -271,10 +264,8 @@ static void test_shipped_torus_knot(void **state)
     (void)state;
     char path[1024];
     sr_test_source_path(path, sizeof path, "assets/torus_knot.obj");
-    sr_prim *prims = NULL;
-    uint32_t count = 0;
-    sr_mesh_transform xf = identity();
-    load_ok(path, &xf, 0, &prims, &count);
+    sr_prim *prims;
+    uint32_t count = load_plain(path, 0, &prims);
     assert_true(count >= 5000 && count <= 20000);
     /* a closed tube: the signed volume is positive (outward winding) and near pi r^2 L */
     double vol = 0.0;

@@ -295,3 +295,141 @@ void sr_test_write_uv_sphere(const char *path, int segs, int rings, int with_vn,
         }
     fclose(f);
 }
+
+/* ---- scene reader tests ---------------------------------------------------------------- */
+
+size_t sr_test_unmark(const char *src, char *out, size_t cap, unsigned long *line, unsigned long *col)
+{
+    size_t n = 0;
+    unsigned long l = 1, c = 1;
+    *line = 0;
+    *col = 0;
+    for (const char *s = src; *s; s++) {
+        if (*s == '@') { *line = l; *col = c; continue; }
+        char ch = *s == '\'' ? '"' : (*s == '`' ? '\'' : *s);
+        assert_true(n + 1 < cap);
+        out[n++] = ch;
+        if (ch == '\n') { l++; c = 1; }
+        else if (((unsigned char)ch & 0xC0) != 0x80) c++;
+    }
+    out[n] = '\0';
+    return n;
+}
+
+int sr_test_is_zero(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        if (b[i]) return 0;
+    return 1;
+}
+
+#define SR_TEST_TEXT_CAP 8192
+
+void sr_test_expect_scene_err(const char *src, const char *jp, ...)
+{
+    static char text[SR_TEST_TEXT_CAP];
+    unsigned long line, col;
+    size_t len = sr_test_unmark(src, text, sizeof text, &line, &col);
+    sr_scene s;
+    memset(&s, 0xAB, sizeof s);
+    sr_error e;
+    memset(&e, 0, sizeof e);
+    sr_status st = sr_scene_parse("t.json", text, len, &s, &e);
+    if (st != SR_ERR_INPUT) fail_msg("expected SR_ERR_INPUT, got %d (%s) for\n%s", (int)st, e.msg, text);
+    assert_int_equal(e.status, SR_ERR_INPUT);
+    assert_true(sr_test_is_zero(&s, sizeof s));
+
+    char prefix[300];
+    if (line) snprintf(prefix, sizeof prefix, "t.json:%lu:%lu: %s%s", line, col, jp ? jp : "", jp ? ": " : "");
+    else snprintf(prefix, sizeof prefix, "t.json: %s%s", jp ? jp : "", jp ? ": " : "");
+    if (strncmp(e.msg, prefix, strlen(prefix)) != 0)
+        fail_msg("message\n  %s\ndoes not start with\n  %s", e.msg, prefix);
+    va_list ap;
+    va_start(ap, jp);
+    for (const char *w = va_arg(ap, const char *); w; w = va_arg(ap, const char *))
+        if (!strstr(e.msg, w)) fail_msg("message\n  %s\ndoes not contain\n  %s", e.msg, w);
+    va_end(ap);
+}
+
+void sr_test_parse_ok(const char *src, sr_scene *s)
+{
+    static char text[SR_TEST_TEXT_CAP];
+    unsigned long line, col;
+    size_t len = sr_test_unmark(src, text, sizeof text, &line, &col);
+    sr_error e;
+    memset(&e, 0, sizeof e);
+    sr_status st = sr_scene_parse("t.json", text, len, s, &e);
+    if (st != SR_OK) fail_msg("expected success, got %d: %s\nfor\n%s", (int)st, e.msg, text);
+}
+
+const char *sr_test_parse_refused(const char *name, const char *text, size_t len)
+{
+    static sr_error e;
+    sr_scene s;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(sr_scene_parse(name, text, len, &s, &e), SR_ERR_INPUT);
+    assert_true(sr_test_is_zero(&s, sizeof s));
+    return e.msg;
+}
+
+void sr_test_assert_vec(sr_vec3 v, float x, float y, float z)
+{
+    if (v.x != x || v.y != y || v.z != z)
+        fail_msg("vector (%.9g, %.9g, %.9g) != (%.9g, %.9g, %.9g)", v.x, v.y, v.z, x, y, z);
+}
+
+void sr_test_assert_vec_near(sr_vec3 v, float x, float y, float z, float eps)
+{
+    if (fabsf(v.x - x) > eps || fabsf(v.y - y) > eps || fabsf(v.z - z) > eps)
+        fail_msg("vector (%.9g, %.9g, %.9g) != (%.9g, %.9g, %.9g) within %g", v.x, v.y, v.z, x, y, z, eps);
+}
+
+/* ---- path tracer tests ----------------------------------------------------------------- */
+
+float *sr_test_render_cpu(const sr_scene *s, uint32_t seed)
+{
+    return sr_test_render(s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, seed, NULL);
+}
+
+void sr_test_stat_add(sr_test_stat *a, double value, double expected)
+{
+    double r = value - expected;
+    a->sum_r += r;
+    a->sum_r2 += r * r;
+    a->sum_e += expected;
+    a->n++;
+}
+
+#define Z_MAX 5.0
+
+/* A systematic offset the renderer may have, relative to the expected value: float rounding,
+ * and shading points lifted off their surface by 1e-4 of the coordinates' size (a lamp 3
+ * units above a floor is then 1e-4 of its distance nearer, 7e-5 brighter). Without it, a
+ * noiseless render (a mirror in a furnace) would fail on its rounding alone. */
+#define SYS_TOL 3e-4
+
+void sr_test_stat_check(const char *what, const sr_test_stat *a, double rel_tol)
+{
+    double excess = fabs(a->sum_r) - SYS_TOL * fabs(a->sum_e);
+    double z = excess > 0 && a->sum_r2 > 0 ? copysign(excess, a->sum_r) / sqrt(a->sum_r2) : 0.0;
+    double mean_e = a->sum_e / a->n, mean_r = a->sum_r / a->n;
+    double rel = mean_e != 0 ? fabs(mean_r / mean_e) : fabs(mean_r);
+    printf("  %-52s n %5u  mean %.5f  expected %.5f  z %+.2f  rel %.4f\n", what, a->n, mean_e + mean_r, mean_e,
+           z, rel);
+    if (!(fabs(z) < Z_MAX)) fail_msg("%s: mean %.6f, expected %.6f: z = %.2f", what, mean_e + mean_r, mean_e, z);
+    if (!(rel <= rel_tol)) fail_msg("%s: mean %.6f, expected %.6f: off by %.4f (allowed %.4f)", what, mean_e + mean_r,
+                                    mean_e, rel, rel_tol);
+}
+
+void sr_test_check_constant(const char *what, const float *img, uint32_t pixels, const double expect[3], double rel_tol)
+{
+    for (int c = 0; c < 3; c++) {
+        sr_test_stat a;
+        memset(&a, 0, sizeof a);
+        for (uint32_t i = 0; i < pixels; i++) sr_test_stat_add(&a, img[3 * i + c], expect[c]);
+        char name[128];
+        snprintf(name, sizeof name, "%s [%c]", what, "rgb"[c]);
+        sr_test_stat_check(name, &a, rel_tol);
+    }
+}

@@ -46,9 +46,11 @@ static inline d3 d3norm(d3 a) { double l = sqrt(d3dot(a, a)); return d3v(a.x / l
 static inline d3 d3cross(d3 a, d3 b) { return d3v(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x); }
 
 /* Signed distance (in radii) of the pixel centre's ray from the sphere's silhouette: < 0 on
- * the sphere. Pinhole camera at eye looking at look, up (0,1,0), vertical fov in degrees. */
-static inline double sphere_margin(d3 eye, d3 look, double fov_deg, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
-                                   d3 centre, double radius)
+ * the sphere. Pinhole camera at eye looking at look, up (0,1,0), vertical fov in degrees.
+ * *mu: the cosine between the ray and the sphere's normal where the ray enters it (0 when
+ * it misses). */
+static inline double sphere_margin_mu(d3 eye, d3 look, double fov_deg, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
+                                      d3 centre, double radius, double *mu)
 {
     d3 wv = d3norm(d3sub(eye, look)), u = d3norm(d3cross(d3v(0, 1, 0), wv)), v = d3cross(wv, u);
     double th = tan(fov_deg * M_PI / 360.0), aspect = (double)w / h;
@@ -57,10 +59,16 @@ static inline double sphere_margin(d3 eye, d3 look, double fov_deg, uint32_t w, 
     d3 oc = d3sub(centre, eye);
     double along = d3dot(oc, dir);
     double dist2 = d3dot(oc, oc) - along * along;
+    *mu = dist2 < radius * radius ? sqrt(radius * radius - dist2) / radius : 0.0;
     return (sqrt(dist2 > 0 ? dist2 : 0) - radius) / radius;
 }
 
-#endif
+static inline double sphere_margin(d3 eye, d3 look, double fov_deg, uint32_t w, uint32_t h, uint32_t x, uint32_t y,
+                                   d3 centre, double radius)
+{
+    double mu;
+    return sphere_margin_mu(eye, look, fov_deg, w, h, x, y, centre, radius, &mu);
+}
 
 /* ---- rendering helpers ---------------------------------------------------------------- */
 #include "render.h"
@@ -103,3 +111,65 @@ float *sr_test_masks_agree(const sr_scene *scene, sr_backend_kind kind, uint32_t
  * --sort and --sort-key: the image must be bit-identical to the unsorted one, and a sorted
  * render must compact at every bounce that has a next one. */
 void sr_test_sorts_keep_images(sr_backend_kind kind, unsigned w, unsigned h, unsigned spp);
+
+/* ---- scene reader tests ---------------------------------------------------------------- *
+ * Scenes are written with ' for " (and ` for a literal '), and '@' marks where an error must
+ * point; the helpers remove the mark and work out its line and column. */
+
+/* ' -> ", ` -> ', '@' removed and its line:column returned (0:0 when there is none). Returns
+ * the length written to out. */
+size_t sr_test_unmark(const char *src, char *out, size_t cap, unsigned long *line, unsigned long *col);
+
+/* Whether n bytes at p are all zero. */
+int sr_test_is_zero(const void *p, size_t n);
+
+/* Parse src (as "t.json") and check it fails with SR_ERR_INPUT, a message that starts with
+ * "t.json:L:C: JP: " (L:C from the '@' mark; no "JP: " when jp is NULL), and contains every
+ * word (the list ends with NULL); *out must be left empty. */
+void sr_test_expect_scene_err(const char *src, const char *jp, ...);
+#define EXPECT_ERR(src, jp, ...) sr_test_expect_scene_err(src, jp, __VA_ARGS__, (const char *)NULL)
+
+/* Parse src (as "t.json", marks as above) and fail the test unless it succeeds. */
+void sr_test_parse_ok(const char *src, sr_scene *s);
+
+/* Parse text (len bytes, named name) and fail the test unless it is refused as SR_ERR_INPUT
+ * with the scene left empty; returns the message (valid until the next call). */
+const char *sr_test_parse_refused(const char *name, const char *text, size_t len);
+
+/* Exact, and within eps in every component. */
+void sr_test_assert_vec(sr_vec3 v, float x, float y, float z);
+void sr_test_assert_vec_near(sr_vec3 v, float x, float y, float z, float eps);
+
+/* A valid scene's parts, to build bad ones from. */
+#define CAM "'camera': {'position': [0, 1, 5], 'look_at': [0, 1, 0]}"
+#define MATS "'materials': {'m': {'type': 'diffuse'}}"
+#define OBJS "'objects': [{'type': 'sphere', 'center': [0, 0, 0], 'radius': 1, 'material': 'm'}]"
+#define SCENE_WITH(extra) "{" CAM ", " MATS ", " OBJS ", " extra "}"
+#define SCENE_OBJ(obj) "{" CAM ", 'materials': {'m': {'type': 'diffuse'}, 'lamp': {'type': 'emissive', 'radiance': [1, 1, 1]}}, 'objects': [" obj "]}"
+#define SCENE_MAT(mat) "{" CAM ", 'materials': {'m': " mat "}, " OBJS "}"
+#define SCENE_CAM(cam) "{'camera': " cam ", " MATS ", " OBJS "}"
+#define SCENE_LIGHT(l) SCENE_WITH("'lights': [" l "]")
+
+/* ---- path tracer tests: Monte Carlo against expected values ---------------------------- *
+ * Results are compared by the self-normalised statistic z = sum(r) / sqrt(sum(r^2)) over the
+ * residuals r of independent pixels (each pixel has its own random numbers): under an
+ * unbiased estimator it is about N(0, 1), so |z| < 5 fails by chance about once in 10^6 runs,
+ * while a bias of a few standard errors of the image mean fails it. A relative bound on the
+ * mean residual keeps the test sharp when the noise is large. */
+
+/* Render on the CPU backend (compact mask, the 0.5 policy) with seed; malloc'd w*h*3. */
+float *sr_test_render_cpu(const sr_scene *s, uint32_t seed);
+
+typedef struct sr_test_stat { double sum_r, sum_r2, sum_e; uint32_t n; } sr_test_stat;
+
+void sr_test_stat_add(sr_test_stat *a, double value, double expected);
+
+/* Print one line under `what` and fail unless the residuals are consistent with zero mean:
+ * |z| < 5 (z of the part of the sum beyond a small systematic tolerance, 3e-4 of the expected
+ * sum) and the mean residual within rel_tol of the mean expected value. */
+void sr_test_stat_check(const char *what, const sr_test_stat *a, double rel_tol);
+
+/* Every channel of every pixel against one constant colour. */
+void sr_test_check_constant(const char *what, const float *img, uint32_t pixels, const double expect[3], double rel_tol);
+
+#endif
