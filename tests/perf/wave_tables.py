@@ -27,17 +27,22 @@ def by_depth(doc):
     return rows
 
 
+def ratio_cells(num, den, num_mask="wave", den_mask="megakernel"):
+    """FPS ratios at depths 1-8 as table cells, bold where the numerator is at least as fast."""
+    cells = []
+    for k in range(1, 9):
+        x = num[k][num_mask]["fps"] / den[k][den_mask]["fps"]
+        cells.append(f"**{x:.2f}**" if x >= 1.0 else f"{x:.2f}")
+    return " | ".join(cells)
+
+
 def ratio_table(d):
     out = ["| scene | size | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |",
            "|---|---|" + "---:|" * 8]
     for scene in SCENES:
         for size in ("1920", "3840"):
             rows = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
-            cells = []
-            for k in range(1, 9):
-                x = rows[k]["wave"]["fps"] / rows[k]["megakernel"]["fps"]
-                cells.append(f"**{x:.2f}**" if x >= 1.0 else f"{x:.2f}")
-            out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | " + " | ".join(cells) + " |")
+            out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {ratio_cells(rows, rows)} |")
     return "\n".join(out)
 
 
@@ -153,11 +158,7 @@ def bounded_table(d):
     for scene in SCENES:
         wave = by_depth(load(os.path.join(d, f"bench_{scene}_1920.json")))
         bounded = by_depth(load(os.path.join(d, f"bounded_{scene}_1920.json")))
-        cells = []
-        for k in range(1, 9):
-            x = wave[k]["wave"]["fps"] / bounded[k]["megakernel"]["fps"]
-            cells.append(f"**{x:.2f}**" if x >= 1.0 else f"{x:.2f}")
-        out.append(f"| {scene} | " + " | ".join(cells) + " |")
+        out.append(f"| {scene} | {ratio_cells(wave, bounded)} |")
     return "\n".join(out)
 
 
@@ -170,12 +171,9 @@ def refill_table(d):
             chosen = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
             refill = by_depth(load(os.path.join(d, f"refill_{scene}_{size}.json")))
             for against in ("megakernel", "wave"):
-                cells = []
-                for k in range(1, 9):
-                    x = refill[k]["wave"]["fps"] / chosen[k][against]["fps"]
-                    cells.append(f"**{x:.2f}**" if x >= 1.0 else f"{x:.2f}")
                 label = "megakernel" if against == "megakernel" else "wave (its choice)"
-                out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {label} | " + " | ".join(cells) + " |")
+                out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {label} | "
+                           f"{ratio_cells(refill, chosen, den_mask=against)} |")
     return "\n".join(out)
 
 
