@@ -144,10 +144,11 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
 
 /* The refill way (wave.h): a persistent warp claims a tile (its first from the grid, the rest
  * from a counter), tests the tile's stencil word and writes it back empty through the ballot
- * (its camera rays move to the warp's lanes); then every lane whose path has ended takes the
- * tile's next camera ray, until the tile is handed out and the next is claimed. Each pass of
- * the loop traces one bounce of every busy lane. Rays entering intersect are counted by path
- * length in shared memory (a path of length L entered bounces 0..L-1), added at the end. */
+ * (its camera rays move to the warp's lanes); then, once refill_min lanes are idle, every lane
+ * whose path has ended takes the tile's next camera ray, until the tile is handed out and the
+ * next is claimed. Each pass of the loop traces one bounce of every busy lane. Rays entering
+ * intersect are counted by path length in shared memory (a path of length L entered bounces
+ * 0..L-1), added at the end. */
 template <bool PATH>
 __device__ __forceinline__ void sr_wave_refill(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
@@ -160,7 +161,7 @@ __device__ __forceinline__ void sr_wave_refill(const sr_params *p, const sr_wave
     bool alive = false, more = true;   /* more: the warp may still claim tiles */
     for (;;) {
         uint32_t idle = __ballot_sync(SR_FULL_MASK, !alive);
-        while (idle != 0 && (pend != 0 || more)) {   /* warp-uniform */
+        while (idle != 0 && (uint32_t)__popc(idle) >= w.refill_min && (pend != 0 || more)) {   /* warp-uniform */
             if (pend == 0) {
                 if (own == SR_NO_CHUNK) {
                     if (lane == 0) own = gridDim.x * (SR_WAVE_BLOCK / 32u) + atomicAdd(&w.ctl[SR_WAVE_TILES], 1u);

@@ -95,4 +95,10 @@ SR_HD uint32_t sr_refill_rest(uint32_t idle, uint32_t pend)
  * end where they are. SR_WAVE_QUEUE_LIMIT=N (tests) makes it N entries, to exercise that. */
 #define SR_WAVE_QUEUE_LIMIT_ENV "SR_WAVE_QUEUE_LIMIT"
 
+/* The refill way hands camera rays out once at least this many lanes are idle (a warp with
+ * none alive always refills): each hand-out generates rays in a partial warp, so waiting for
+ * a few idle lanes may pay. SR_WAVE_REFILL_MIN=N (1..32) sets it, to measure. */
+#define SR_WAVE_REFILL_MIN_ENV "SR_WAVE_REFILL_MIN"
+#define SR_WAVE_REFILL_MIN 1u
+
 #endif

@@ -294,11 +294,12 @@ static void cpu_wave_refill(sr_cpu *c, const sr_params *p, uint32_t *claimed)
 {
     const uint32_t width = c->core.view.width, height = c->core.view.height, tiles_x = sr_tiles_x(width);
     const uint32_t tiles = sr_tiled_slots(width, height) / SR_WARP;
+    const uint32_t refill_min = sr_wave_refill_min();
     uint32_t slot[SR_WARP], bounce[SR_WARP], alive = 0, pend = 0, tile = 0;
     bool more = true;
     for (;;) {
         uint32_t idle = ~alive;
-        while (idle != 0 && (pend != 0 || more)) {
+        while (idle != 0 && sr_popc(idle) >= refill_min && (pend != 0 || more)) {
             if (pend == 0) {
                 uint32_t t;
 #pragma omp atomic capture

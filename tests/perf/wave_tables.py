@@ -177,6 +177,17 @@ def refill_table(d):
     return "\n".join(out)
 
 
+def refill_min_table(d):
+    """The refill way ÷ the megakernel at 1080p by the idle lanes a warp waits for."""
+    out = ["| scene | idle lanes | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |", "|---|---:|" + "---:|" * 8]
+    for scene in ("default", "mesh", "sphere_field"):
+        mega = by_depth(load(os.path.join(d, f"bench_{scene}_1920.json")))
+        for m in ("", "4", "8", "16"):
+            refill = by_depth(load(os.path.join(d, f"refill{m}_{scene}_1920.json")))
+            out.append(f"| {scene} | {m or '1'} | {ratio_cells(refill, mega)} |")
+    return "\n".join(out)
+
+
 def main():
     d = sys.argv[1]
     print("### wave ÷ megakernel FPS\n\n" + ratio_table(d) + "\n")
@@ -190,6 +201,8 @@ def main():
         print("### wave / bounded megakernel\n\n" + bounded_table(d) + "\n")
     if os.path.exists(os.path.join(d, "refill_default_1920.json")):
         print("### refill ÷ megakernel and ÷ wave\n\n" + refill_table(d) + "\n")
+    if os.path.exists(os.path.join(d, "refill8_mesh_1920.json")):
+        print("### refill ÷ megakernel by idle lanes\n\n" + refill_min_table(d) + "\n")
     for scene in SCENES:
         for size in ("1920", "3840"):
             print(full_table(d, scene, size) + "\n")
