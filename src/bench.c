@@ -312,17 +312,21 @@ int sr_bench_main(int argc, char **argv)
     sr_bench_row *rows = calloc(pairs, sizeof *rows);
     double *frame_ms = malloc(sizeof(double) * b.frames);
     if (!s && (!rows || !frame_ms)) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory");
+    /* On a terminal one line redrawn per pair; in a log a whole line at most every 5 s. */
+    const int tty = isatty(2);
+    double shown_at = -1e9;
     for (uint32_t d = b.depth_lo; !s && d <= b.depth_hi; d++)
         for (int m = 0; !s && m < vars; m++) {
-            if (!b.c.quiet) {
-                fprintf(stderr, "\rbench: depth %u, mask %-10s sort %-5s (%u/%u) ", d, sr_mask_name((sr_mask)var_mask[m]),
-                        sr_sort_algo_name(var_sort[m]), done + 1, pairs);
+            if (!b.c.quiet && (tty || sr_now() - shown_at >= 5.0)) {
+                fprintf(stderr, "%sbench: depth %u, mask %-10s sort %-5s (%u/%u)%s", tty ? "\r" : "", d,
+                        sr_mask_name((sr_mask)var_mask[m]), sr_sort_algo_name(var_sort[m]), done + 1, pairs, tty ? " " : "\n");
                 fflush(stderr);
+                shown_at = sr_now();
             }
             s = sr_bench_pair(&r, &b, d, (sr_mask)var_mask[m], var_sort[m], frame_ms, &rows[done], &err);
             if (!s) done++;
         }
-    if (!b.c.quiet) fprintf(stderr, "\r%60s\r", "");
+    if (!b.c.quiet && tty) fprintf(stderr, "\r%60s\r", "");
     if (!s) {
         sr_bench_print_table(stdout, rows, done);
         if (b.breakdown) sr_bench_print_breakdown(stdout, rows, done);

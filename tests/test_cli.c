@@ -104,6 +104,12 @@ static void test_progress_in_a_log(void **state)
     sr_child c;
     assert_int_equal(sr_hard_run(&c, argv, NULL, 300.0), 0);
     assert_null(strchr(c.err, '\r'));
+    /* The benchmark's progress too: whole lines, the first pair's among them. */
+    const char *bench[] = { "bench", scene, "--backend", "cpu", "--width", "32", "--height", "16", "--depth", "1-2",
+                            "--frames", "2", NULL };
+    assert_int_equal(sr_hard_run(&c, bench, NULL, 300.0), 0);
+    assert_null(strchr(c.err, '\r'));
+    if (!strstr(c.err, "bench: depth 1, mask ")) fail_msg("no progress line in:\n%s", c.err);
 }
 
 /* What `stencilray ARGS` prints on standard output (into buf). */
