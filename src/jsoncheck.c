@@ -2,7 +2,7 @@
  * up; this checker follows cJSON 1.7's grammar and says what it expected there (and hints
  * at the usual causes: comments, single quotes, unquoted keys, trailing commas). */
 #include "jsoncheck.h"
-#include "jsondoc.h"   /* sr_json_sanitize */
+#include "status.h"   /* sr_sanitize */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +38,7 @@ static void jc_found(const jcheck *j, size_t at, char *buf, size_t cap)
     }
     tok[n] = '\0';
     char safe[48];
-    sr_json_sanitize(safe, sizeof safe, tok);
+    sr_sanitize(safe, sizeof safe, tok);
     snprintf(buf, cap, "'%s'", safe);
 }
 
@@ -132,7 +132,7 @@ static bool jc_string(jcheck *j)
             j->at = bs;
             char safe[8];
             char raw[2] = {e, '\0'};
-            sr_json_sanitize(safe, sizeof safe, raw);
+            sr_sanitize(safe, sizeof safe, raw);
             snprintf(j->msg, sizeof j->msg,
                      "invalid escape '\\%s' in a string; expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX", safe);
             return false;

@@ -66,9 +66,6 @@ void sr_json_number_text(const sr_json_doc *doc, const cJSON *n, char *buf, size
 
 void sr_json_path_key(char *dst, size_t cap, const char *parent, const char *key);
 void sr_json_path_index(char *dst, size_t cap, const char *parent, size_t i);
-/* Copy user text for a message: control bytes become '?', long text is cut at a UTF-8
- * character boundary and marked with "...". */
-void sr_json_sanitize(char *dst, size_t cap, const char *src);
 /* What a value is, in words: "a number (1e999)", "an array of 2 elements", "nothing". */
 void sr_json_describe(const sr_json_doc *doc, const cJSON *n, char *buf, size_t cap);
 /* "a, b, c" from a key list (required_only: the '*' ones). */

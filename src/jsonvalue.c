@@ -17,7 +17,7 @@ void sr_json_path_key(char *dst, size_t cap, const char *parent, const char *key
     for (const char *k = key; *k; k++)
         if (!is_word_char(*k) && *k != '-') ident = false;
     char safe[96];
-    sr_json_sanitize(safe, sizeof safe, key);
+    sr_sanitize(safe, sizeof safe, key);
     int w = ident ? snprintf(dst, cap, "%s%s%s", parent, *parent ? "." : "", safe)
                   : snprintf(dst, cap, "%s[\"%s\"]", parent, safe);
     if (w < 0 && cap) dst[0] = '\0';   /* a long path is cut, which is fine for a message */
@@ -35,7 +35,7 @@ void sr_json_describe(const sr_json_doc *c, const cJSON *n, char *buf, size_t ca
     if (!n) { snprintf(buf, cap, "nothing"); return; }
     switch (n->type & 0xFF) {
     case cJSON_Number: sr_json_number_text(c, n, tok, sizeof tok); snprintf(buf, cap, "a number (%s)", tok); break;
-    case cJSON_String: sr_json_sanitize(tok, 40, n->valuestring); snprintf(buf, cap, "a string (\"%s\")", tok); break;
+    case cJSON_String: sr_sanitize(tok, 40, n->valuestring); snprintf(buf, cap, "a string (\"%s\")", tok); break;
     case cJSON_Array: {
         int k = cJSON_GetArraySize(n);
         snprintf(buf, cap, "an array of %d element%s", k, k == 1 ? "" : "s");
@@ -98,7 +98,7 @@ void sr_json_suggest(char *buf, size_t cap, const char *given, const char *const
     }
     if (pick) {
         char safe[64];
-        sr_json_sanitize(safe, sizeof safe, pick);
+        sr_sanitize(safe, sizeof safe, pick);
         snprintf(buf, cap, " (did you mean \"%s\"?)", safe);
     } else {
         buf[0] = '\0';
@@ -120,7 +120,7 @@ sr_status sr_json_check_keys(sr_json_doc *c, const cJSON *obj, const char *jp, c
         const char *name = k->string ? k->string : "";
         char kjp[SR_JSON_PATH_MAX], safe[64];
         sr_json_path_key(kjp, sizeof kjp, jp, name);
-        sr_json_sanitize(safe, sizeof safe, name);
+        sr_sanitize(safe, sizeof safe, name);
         size_t i = 0;
         while (keys[i] && strcmp(key_name(keys[i]), name) != 0) i++;
         if (!keys[i]) {
@@ -333,7 +333,7 @@ sr_status sr_json_read_name(sr_json_doc *c, const cJSON *n, const char *jp, cons
     for (int i = 0; names[i]; i++)
         if (strcmp(names[i], n->valuestring) == 0) { *out = i; return SR_OK; }
     char sug[96];
-    sr_json_sanitize(got, 48, n->valuestring);
+    sr_sanitize(got, 48, n->valuestring);
     sr_json_suggest(sug, sizeof sug, n->valuestring, names, sr_json_list_len(names), false);
     return sr_json_fail_val(c, n, jp, "unknown %s \"%s\"%s; expected one of: %s", what, got, sug, list);
 }

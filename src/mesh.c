@@ -162,7 +162,7 @@ static void file_material(const struct aiMaterial *mat, const char *mesh_path, s
         /* the file's words reach messages and the material table: no control bytes */
         char raw[sizeof out->name];
         snprintf(raw, sizeof raw, "%.*s", (int)name.length, name.data);
-        sr_json_sanitize(out->name, sizeof out->name, raw);
+        sr_sanitize(out->name, sizeof out->name, raw);
     }
     sr_vec3 c;
     float f;

@@ -210,7 +210,7 @@ sr_status sr_scene_parse_materials(sr_json_doc *c, const cJSON *mats, sr_scene *
         const cJSON *a = cJSON_GetArrayItem(mats, (int)first), *b = cJSON_GetArrayItem(mats, (int)dup);
         char jp[SR_JSON_PATH_MAX], safe[64], where[48];
         sr_json_path_key(jp, sizeof jp, "materials", s->material_names[dup]);
-        sr_json_sanitize(safe, sizeof safe, s->material_names[dup]);
+        sr_sanitize(safe, sizeof safe, s->material_names[dup]);
         sr_json_where(c, a, where, sizeof where);
         return sr_json_fail_key(c, b, jp, "duplicate material name \"%s\" (first given %s); give each material a different name",
                                 safe, where);
@@ -247,7 +247,7 @@ sr_status sr_scene_lookup_material(sr_json_doc *c, const cJSON *obj, const char 
             return SR_OK;
         }
     }
-    sr_json_sanitize(got, 48, m->valuestring);
+    sr_sanitize(got, 48, m->valuestring);
     if (!named)
         return sr_json_fail_val(c, m, mjp, "unknown material \"%s\"; no materials are defined (add it to \"materials\")", got);
     char list[400], sug[96];
@@ -255,7 +255,7 @@ sr_status sr_scene_lookup_material(sr_json_doc *c, const cJSON *obj, const char 
     list[0] = '\0';
     for (uint32_t i = 0; i < named; i++) {
         char safe[48];
-        sr_json_sanitize(safe, sizeof safe, s->material_names[i]);
+        sr_sanitize(safe, sizeof safe, s->material_names[i]);
         int w = snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", safe);
         if (w < 0 || (size_t)w >= sizeof list - n) {
             if (n + 5 < sizeof list) strcpy(list + n, ", ...");
@@ -296,7 +296,7 @@ sr_status sr_scene_add_file_materials(sr_json_doc *c, const cJSON *file, const c
         uint32_t index = 0;
         sr_status st = sr_texture_load(fm[k].texture, 1, SR_WRAP_REPEAT, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
         char clean[sizeof terr.msg];
-        sr_json_sanitize(clean, sizeof clean, terr.msg);
+        sr_sanitize(clean, sizeof clean, terr.msg);
         if (st == SR_ERR_INPUT)
             return sr_json_fail_val(c, file, fjp, "material \"%s\" of the mesh file: %s", fm[k].name, clean);
         if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);

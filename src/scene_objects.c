@@ -48,7 +48,7 @@ static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *mesh, const
     if (!what[0]) return SR_OK;
     char line[1536];
     char clean[1024];
-    sr_json_sanitize(clean, sizeof clean, mesh);
+    sr_sanitize(clean, sizeof clean, mesh);
     snprintf(line, sizeof line, "notice: mesh file %s: not used: %s\n", clean, what);
     size_t have = s->notices ? strlen(s->notices) : 0, add = strlen(line);
     char *grown = realloc(s->notices, have + add + 1);
@@ -121,7 +121,7 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
             if (sr_scene_textured(s, (*prims->items)[i].material) &&
                 (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV))) {
                 char clean[sizeof merr.msg];
-                sr_json_sanitize(clean, sizeof clean, file->valuestring);
+                sr_sanitize(clean, sizeof clean, file->valuestring);
                 return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF TEXCOORD_0), "
                                         "but material \"%s\" has a texture; expected a mesh with UVs or an untextured material",
                                         clean, s->material_names[(*prims->items)[i].material]);

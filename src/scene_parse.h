@@ -18,7 +18,7 @@ static const sr_json_range R_FOV = {0, 180, SR_JSON_BOUND_EXCL, SR_JSON_BOUND_EX
 static const sr_json_range R_IOR = {1, 0, SR_JSON_BOUND_INCL, SR_JSON_BOUND_NONE};
 static const sr_json_range R_CREASE = {0, 180, SR_JSON_BOUND_INCL, SR_JSON_BOUND_INCL};
 
-/* ---- files the scene refers to (scene.c) ---- */
+/* ---- files the scene refers to (scene_files.c) ---- */
 
 /* A file path relative to the scene file's folder; absolute paths are kept. malloc'd. */
 char *sr_scene_resolve_path(const char *scene_path, const char *file);

@@ -3,6 +3,8 @@
 #ifndef SR_STATUS_H
 #define SR_STATUS_H
 
+#include <stddef.h>
+
 typedef enum sr_status {
     SR_OK = 0,
     SR_ERR_RUNTIME = 1, /* the machine failed us: CUDA error, I/O error, out of memory  */
@@ -19,6 +21,11 @@ typedef struct sr_error {
  * `return sr_fail(err, SR_ERR_INPUT, "%s: ...", path);`. */
 sr_status sr_fail(sr_error *err, sr_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Copy user text (a file's words, a library's message) for a message: control bytes become
+ * '?', so nothing from an input moves the terminal; long text is cut at a UTF-8 character
+ * boundary and marked with "...". */
+void sr_sanitize(char *dst, size_t cap, const char *src);
 
 /* Return the status of x from the calling function unless it is SR_OK. */
 #define SR_TRY(x) do { sr_status st_ = (x); if (st_ != SR_OK) return st_; } while (0)
