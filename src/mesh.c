@@ -4,7 +4,6 @@
 #include "mesh.h"
 #include "mem_limits.h"
 #include "mesh_check.h"
-#include "jsondoc.h"
 #include "interrupt.h"
 #include "outpath.h"
 #include "rotation.h"
