@@ -1,5 +1,6 @@
 /* bench_report.c: the benchmark's statistics and outputs (bench_report.h). */
 #include "bench_report.h"
+#include "outfile.h"
 #include "sort_cpu.h"
 #include "textout.h"
 
@@ -251,11 +252,15 @@ sr_status sr_bench_write_plot(const char *path, const char *title, const sr_benc
     const char *terminal = sr_bench_plot_terminal(path);
     if (!terminal)
         return sr_fail(err, SR_ERR_INPUT, "--plot %s: expected a name ending in .png, .svg or .pdf", path);
-    char data[4096], tmp[4096], script[] = "/tmp/stencilray-plot-XXXXXX";
-    snprintf(data, sizeof data, "%s.data-%ld", path, (long)getpid());
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld%s", path, (long)getpid(), path + strlen(path) - 4);
-    FILE *d = fopen(data, "w");
-    if (!d) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s", data);
+    /* The data and the script in the temporary folder; the chart itself written whole or not
+     * at all (outfile.h): gnuplot writes into the temporary we made, which is renamed after. */
+    char data[] = "/tmp/stencilray-plot-data-XXXXXX", script[] = "/tmp/stencilray-plot-XXXXXX";
+    const int dfd = mkstemp(data);
+    FILE *d = dfd >= 0 ? fdopen(dfd, "w") : NULL;
+    if (!d) {
+        if (dfd >= 0) { close(dfd); remove(data); }
+        return sr_fail(err, SR_ERR_RUNTIME, "cannot create a temporary file for gnuplot's data");
+    }
     /* One line per (mask, sort): the rows of the first depth list them in order. */
     uint32_t lines = 0;
     while (lines < n && rows[lines].depth == rows[0].depth) lines++;
@@ -283,18 +288,23 @@ sr_status sr_bench_write_plot(const char *path, const char *title, const sr_benc
     }
     fprintf(g, "\n");
     fclose(g);
-    char *argv[] = { (char *)"gnuplot", (char *)"-c", script, tmp, (char *)title, data, NULL };
+    sr_outfile out;
+    sr_status s = sr_outfile_open(&out, path, err);
+    if (s) {
+        remove(script);
+        remove(data);
+        return s;
+    }
+    char *argv[] = { (char *)"gnuplot", (char *)"-c", script, out.tmp, (char *)title, data, NULL };
     const int rc = sr_run_gnuplot(argv);
     remove(script);
     remove(data);
-    if (rc < 0) {
-        remove(tmp);
-        return sr_fail(err, SR_ERR_RUNTIME, "--plot %s: cannot run gnuplot (Debian: apt-get install gnuplot-nox); "
-                       "the table, --csv and --json do not need it", path);
-    }
-    if (rc != 0 || rename(tmp, path) != 0) {
-        remove(tmp);
+    if (rc != 0) {
+        sr_outfile_abandon(&out);
+        if (rc < 0)
+            return sr_fail(err, SR_ERR_RUNTIME, "--plot %s: cannot run gnuplot (Debian: apt-get install gnuplot-nox); "
+                           "the table, --csv and --json do not need it", path);
         return sr_fail(err, SR_ERR_RUNTIME, "gnuplot failed to write %s", path);
     }
-    return SR_OK;
+    return sr_outfile_commit(&out, NULL, err);
 }

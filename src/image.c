@@ -1,7 +1,8 @@
 /* image.c: linear radiance to PNG / HDR files through stb_image_write (libstb provides the
- * implementation) and to EXR through image_exr.c. Files are written to "<path>.tmp-<pid>-XXXXXX" in the same folder and
- * renamed over the destination, so a failure never leaves a partial file at `path`. */
+ * implementation) and to EXR through image_exr.c, each written whole or not at all
+ * (outfile.h): a failure never leaves a partial file at `path`. */
 #include "image.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -72,14 +73,6 @@ static void sink_write(void *ctx, void *data, int size)
     }
 }
 
-/* The mode a plain fopen() would have given: 0666 less the umask (mkstemp makes 0600). */
-static mode_t default_file_mode(void)
-{
-    mode_t mask = umask(0);
-    umask(mask);
-    return 0666 & ~mask;
-}
-
 sr_status sr_image_write(const char *path, const float *rgb, uint32_t w, uint32_t h,
                          float exposure, sr_tonemap op, sr_error *err)
 {
@@ -98,22 +91,14 @@ typedef struct sr_encoding {
     sr_exr_type exr_type;     /* EXR */
 } sr_encoding;
 
-/* Encode into fd and flush it to the disk; SR_INTERRUPTED when stop() interrupted a wait. */
+/* Encode into fd; SR_INTERRUPTED when stop() interrupted a write. */
 static sr_status sr_encode_into(int fd, const char *path, const sr_encoding *e, int (*stop)(void), sr_error *err)
 {
+    if (e->fmt == SR_FMT_EXR) return sr_exr_encode(fd, path, e->rgb, e->w, e->h, e->exposure, e->exr_type, err);
     sr_sink sink = { fd, 0, stop };
-    sr_status st = SR_OK;
-    int ok = 1;
-    if (e->fmt == SR_FMT_EXR)
-        st = sr_exr_encode(fd, path, e->rgb, e->w, e->h, e->exposure, e->exr_type, err);
-    else if (e->fmt == SR_FMT_PNG)
-        ok = stbi_write_png_to_func(sink_write, &sink, (int)e->w, (int)e->h, 3, e->pixels, (int)e->w * 3);
-    else
-        ok = stbi_write_hdr_to_func(sink_write, &sink, (int)e->w, (int)e->h, 3, (const float *)e->pixels);
-    while (!st && !sink.err && fsync(fd) != 0)
-        if (errno != EINTR || (stop && stop())) sink.err = errno;
-    if (close(fd) != 0 && !sink.err && !st && errno != EINTR) sink.err = errno;   /* EINTR: closed all the same (Linux) */
-    if (st) return st;
+    const int ok = e->fmt == SR_FMT_PNG
+                       ? stbi_write_png_to_func(sink_write, &sink, (int)e->w, (int)e->h, 3, e->pixels, (int)e->w * 3)
+                       : stbi_write_hdr_to_func(sink_write, &sink, (int)e->w, (int)e->h, 3, (const float *)e->pixels);
     if (sink.err == EINTR) return SR_INTERRUPTED;   /* Ctrl-C or SIGTERM while a write waited */
     if (sink.err) return sr_fail(err, SR_ERR_RUNTIME, "%s: write failed: %s", path, strerror(sink.err));
     if (!ok)
@@ -121,33 +106,17 @@ static sr_status sr_encode_into(int fd, const char *path, const sr_encoding *e, 
     return SR_OK;
 }
 
-/* Written to "<path>.tmp-<pid>-XXXXXX" beside it, then renamed over it: whatever fails, or
- * when stop() says so once the file is encoded, the temporary goes and `path` is untouched. */
+/* The file appears whole at `path` or not at all (outfile.h). */
 static sr_status sr_write_replacing(const char *path, const sr_encoding *e, int (*stop)(void), sr_error *err)
 {
-    size_t tcap = strlen(path) + 48;
-    char *tmp = (char *)malloc(tcap);
-    if (!tmp) return sr_fail(err, SR_ERR_RUNTIME, "%s: out of memory", path);
-    snprintf(tmp, tcap, "%s.tmp-%ld-XXXXXX", path, (long)getpid());
-    sr_status st = SR_OK;
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot create a temporary file next to it: %s", path, strerror(errno));
-        free(tmp);
-        return st;   /* nothing was created */
+    sr_outfile o;
+    SR_TRY(sr_outfile_open(&o, path, err));
+    const sr_status st = sr_encode_into(o.fd, path, e, stop, err);
+    if (st) {
+        sr_outfile_abandon(&o);
+        return st;
     }
-    if (fchmod(fd, default_file_mode()) != 0) {
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot set permissions on %s: %s", path, tmp, strerror(errno));
-        close(fd);
-    } else {
-        st = sr_encode_into(fd, path, e, stop, err);
-    }
-    if (!st && stop && stop()) st = SR_INTERRUPTED;   /* asked to stop while encoding */
-    if (!st && rename(tmp, path) != 0)
-        st = sr_fail(err, SR_ERR_RUNTIME, "%s: cannot replace it with the new image: %s", path, strerror(errno));
-    if (st) unlink(tmp);
-    free(tmp);
-    return st;
+    return sr_outfile_commit(&o, stop, err);
 }
 
 /* stb works in int: (3w + 1) * h bytes must fit. */

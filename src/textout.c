@@ -1,3 +1,4 @@
+/* textout.c: text results written whole or not at all (textout.h, outfile.h). */
 #include "textout.h"
 
 #include <cJSON.h>
@@ -9,14 +10,23 @@
 sr_status sr_textout_open(sr_textout *t, const char *path, sr_error *err)
 {
     t->path = path;
+    t->out.fd = -1;
+    t->out.tmp = NULL;
     if (!strcmp(path, "-")) {   /* standard output: nothing to rename */
-        t->tmp[0] = '\0';
         t->f = stdout;
         return SR_OK;
     }
-    snprintf(t->tmp, sizeof t->tmp, "%s.tmp-%ld", path, (long)getpid());
-    t->f = fopen(t->tmp, "w");
-    if (!t->f) return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s: %s", path, strerror(errno));
+    SR_TRY(sr_outfile_open(&t->out, path, err));
+    /* stdio writes through a duplicate, so that fclose() leaves the temporary's own descriptor
+     * for the flush to the disk and the rename. */
+    const int dup_fd = dup(t->out.fd);
+    t->f = dup_fd >= 0 ? fdopen(dup_fd, "w") : NULL;
+    if (!t->f) {
+        const int e = errno;
+        if (dup_fd >= 0) close(dup_fd);
+        sr_outfile_abandon(&t->out);
+        return sr_fail(err, SR_ERR_RUNTIME, "cannot create %s: %s", path, strerror(e));
+    }
     return SR_OK;
 }
 
@@ -31,12 +41,12 @@ sr_status sr_textout_commit(sr_textout *t, sr_error *err)
     int bad = ferror(t->f);
     bad |= fclose(t->f) != 0;
     t->f = NULL;
-    if (bad || rename(t->tmp, t->path) != 0) {
-        int e = errno;
-        remove(t->tmp);
+    if (bad) {
+        const int e = errno;
+        sr_outfile_abandon(&t->out);
         return sr_fail(err, SR_ERR_RUNTIME, "cannot write %s: %s", t->path, strerror(e));
     }
-    return SR_OK;
+    return sr_outfile_commit(&t->out, NULL, err);
 }
 
 sr_status sr_textout_json(const char *path, cJSON *root, sr_error *err)

@@ -1,15 +1,15 @@
-/* textout.h: text results (CSV, JSON, plot data) written through a temporary name in the
- * same folder and renamed when complete, like images: a failure never leaves a half-written
- * file at the destination. */
+/* textout.h: text results (CSV, JSON, plot data) written whole or not at all, like images
+ * (outfile.h): a failure never leaves a half-written file at the destination. */
 #ifndef SR_TEXTOUT_H
 #define SR_TEXTOUT_H
 
 #include <stdio.h>
 #include "status.h"
+#include "outfile.h"
 
 typedef struct sr_textout {
-    FILE *f;
-    char tmp[4096];
+    FILE *f;           /* where to write: the temporary, or standard output for "-" */
+    sr_outfile out;    /* the temporary (unused for "-") */
     const char *path;
 } sr_textout;
 

@@ -4,6 +4,7 @@
  * name's ending when gnuplot is present and refuses other endings before running, and bad
  * arguments exit 2. */
 #include "testutil.h"
+#include "hardutil.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -273,6 +274,36 @@ static void test_bad_arguments(void **state)
     assert_int_equal(sr_test_run_cli(frames, err, sizeof err), 2);
 }
 
+/* Every result file appears whole under its own name, nothing else is left beside it, and
+ * each has the mode a plain fopen() gives (0666 less the umask), though written through an
+ * exclusive temporary (mkstemp makes 0600). */
+static void test_outputs_whole_with_their_mode(void **state)
+{
+    (void)state;
+    const int plot = system("command -v gnuplot >/dev/null 2>&1") == 0;
+    char scene[1024], dir[1024], csv[1100], json[1100], svg[1100], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "bench_modes");
+    snprintf(csv, sizeof csv, "%s/b.csv", dir);
+    snprintf(json, sizeof json, "%s/b.json", dir);
+    snprintf(svg, sizeof svg, "%s/b.svg", dir);
+    const mode_t old = umask(027);
+    const char *argv[] = { "bench", scene, "--backend", "cpu", "--width", "16", "--height", "8", "--depth", "1",
+                           "--frames", "1", "--csv", csv, "--json", json, plot ? "--plot" : "-q", plot ? svg : "-q",
+                           "-q", NULL };
+    const int code = sr_test_run_cli(argv, err, sizeof err);
+    umask(old);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    const char *const files[] = { csv, json, svg };
+    for (int k = 0; k < 2 + plot; k++) {
+        struct stat st;
+        assert_int_equal(stat(files[k], &st), 0);
+        if ((st.st_mode & 0777) != 0640) fail_msg("%s: mode %o, expected 640", files[k], (unsigned)(st.st_mode & 0777));
+        assert_true(st.st_size > 0);
+    }
+    assert_int_equal(sr_hard_count_files(dir), 2 + plot);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_plot_format_refused),
         cmocka_unit_test(test_plot_names_are_not_code),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_outputs_whole_with_their_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
