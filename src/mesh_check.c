@@ -31,6 +31,32 @@ int sr_mesh_number(const char *t, int integer)
     return !*p;
 }
 
+long sr_mesh_line(FILE *f, char **line, size_t *cap, int *end)
+{
+    size_t n = 0;
+    int ch;
+    for (;;) {
+        if (n + 1 >= *cap) {   /* room for this byte and the terminator */
+            const size_t grown = *cap ? 2 * *cap : 256;
+            char *p = (char *)realloc(*line, grown);
+            if (!p) return -1;
+            *line = p;
+            *cap = grown;
+        }
+        ch = getc(f);
+        if (ch == EOF || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\0') break;
+        (*line)[n++] = (char)ch;
+    }
+    (*line)[n] = '\0';
+    *end = ch;
+    if (ch == EOF && n == 0) return -1;
+    if (ch == '\r') {   /* "\r\n" ends one line */
+        const int next = getc(f);
+        if (next != '\n' && next != EOF) ungetc(next, f);
+    }
+    return (long)n;
+}
+
 /* ---- OBJ ------------------------------------------------------------------------------------ */
 
 /* Indices of an f, l or p statement (v, v/vt, v/vt/vn, v//vn; negative = from the end of
@@ -48,12 +74,12 @@ sr_status sr_obj_check(const char *path, sr_error *err)
      * count, the indices after it would be off (and assimp leaks; found by tests/fuzz). */
     sr_status st = SR_OK;
     unsigned long lineno = 0;
-    ssize_t got;
-    while (st == SR_OK && (got = getline(&line, &cap, f)) > 0) {
+    int ended = 0;
+    while (st == SR_OK && sr_mesh_line(f, &line, &cap, &ended) >= 0) {
         lineno++;
-        /* assimp ends a line at a NUL byte, so what follows it is a line of its own that
-         * these checks (which stop at the NUL) never see: an mtllib naming a folder leaked. */
-        if (memchr(line, '\0', (size_t)got)) {
+        /* assimp ends a line at a NUL byte too, and an OBJ with one is not text (an mtllib
+         * naming a folder after one leaked, when these checks stopped at the NUL). */
+        if (ended == '\0') {
             st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: OBJ line %lu holds a NUL byte; an OBJ file is "
                          "text", path, lineno);
             break;
@@ -81,7 +107,7 @@ sr_status sr_obj_check(const char *path, sr_error *err)
     }
     rewind(f);
     lineno = 0;
-    while (st == SR_OK && getline(&line, &cap, f) > 0) {
+    while (st == SR_OK && sr_mesh_line(f, &line, &cap, &ended) >= 0) {
         lineno++;
         char *p = line;
         while (*p == ' ' || *p == '\t') p++;

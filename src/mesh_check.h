@@ -21,6 +21,7 @@
 #define SR_MESH_CHECK_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "status.h"
 
 /* SR_OK, or SR_ERR_INPUT "cannot parse mesh file PATH: ..." saying what does not add up. */
@@ -30,6 +31,13 @@ sr_status sr_stl_check(const char *path, uint64_t size, sr_error *err);
 
 /* The text checks' number: a decimal number (integer: digits only), nan or inf; 1 if t is one. */
 int sr_mesh_number(const char *t, int integer);
+
+/* The next line of an OBJ or MTL file as assimp reads it: assimp ends a line at '\n', '\r',
+ * '\f' and NUL alike ("\r\n" is one end), so a statement after a lone '\r' is a line of its
+ * own. The line goes to *line (NUL-terminated, without its end; *line grows as getline's
+ * does) and the byte that ended it to *end (EOF at the end of the file). Returns its length,
+ * or -1 at the end of the file (or out of memory). */
+long sr_mesh_line(FILE *f, char **line, size_t *cap, int *end);
 
 /* The files a mesh pulls in (an OBJ's mtllib, a glTF's buffers and images): each must be a
  * regular file of a bounded size; their sizes add up in *ref_bytes (for the memory budget).

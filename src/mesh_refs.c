@@ -44,9 +44,10 @@ static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len
     return SR_OK;
 }
 
-/* An MTL file as assimp 5.2 reads it: a texture statement (map_*, bump, disp, norm, refl,
- * decal) before the first newmtl has no material to go to, and assimp's reader dereferences
- * a null material there (found by tests/fuzz). Refused with its line. */
+/* An MTL file as assimp 5.2 reads it (lines as sr_mesh_line splits them): a texture
+ * statement (map_*, bump, disp, norm, refl, decal) or an anisotropy value (any statement
+ * starting with 'a') before the first newmtl has no material to go to, and assimp's reader
+ * writes through a null material there (both found by tests/fuzz). Refused with its line. */
 static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
 {
     FILE *f = fopen(mtl, "rb");
@@ -55,22 +56,22 @@ static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
     char *line = NULL;
     size_t cap = 0;
     unsigned long no = 0;
-    int material = 0;
+    int end = 0;
     sr_status st = SR_OK;
-    while (!st && !material && getline(&line, &cap, f) > 0) {
+    while (!st && sr_mesh_line(f, &line, &cap, &end) >= 0) {
         no++;
         const char *p = line;
         while (*p == ' ' || *p == '\t') p++;
-        if (!strncmp(p, "newmtl", 6)) {
-            material = 1;
-            break;
-        }
+        if (!strncmp(p, "newmtl", 6)) break;
         for (size_t k = 0; k < sizeof textures / sizeof textures[0]; k++)
             if (!strncmp(p, textures[k], strlen(textures[k]))) {
                 st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture ('%s') before any "
                              "'newmtl'; expected 'newmtl NAME' first", obj, mtl, no, textures[k]);
                 break;
             }
+        if (!st && p[0] == 'a')
+            st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: an anisotropy value ('a...') before "
+                         "any 'newmtl'; expected 'newmtl NAME' first", obj, mtl, no);
     }
     free(line);
     fclose(f);
@@ -86,7 +87,8 @@ static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
     sr_status st = SR_OK;
     const char *slash = strrchr(path, '/');
     const int dir = slash ? (int)(slash - path) + 1 : 0;
-    while (!st && getline(&line, &cap, f) > 0) {
+    int end = 0;
+    while (!st && sr_mesh_line(f, &line, &cap, &end) >= 0 && end != '\0') {   /* NUL: not text, sr_obj_check refuses it */
         const char *p = line;
         while (*p == ' ' || *p == '\t') p++;
         if (strncmp(p, "mtllib", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) continue;

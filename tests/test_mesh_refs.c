@@ -112,6 +112,29 @@ static void test_mtl_texture_before_newmtl(void **state)
     if (code != 0) fail_msg("a well-formed MTL was refused (exit %d):\n%s", code, c.err);
 }
 
+/* assimp's OBJ and MTL readers end a line at a lone carriage return too, so what follows one
+ * is a statement of its own: an anisotropy value ('a') before newmtl there wrote through a
+ * null material (tests/fuzz), and a face there escaped the index check (assimp leaked). Both
+ * are refused with the line as assimp counts it; an OBJ whose lines all end in '\r' renders. */
+static void test_lines_end_at_carriage_returns(void **state)
+{
+    (void)state;
+    char obj[256];
+    const char aniso[] = "# a comment\ra 1\nnewmtl a\n";
+    write_file("aniso.mtl", aniso, strlen(aniso));
+    snprintf(obj, sizeof obj, tri_obj, "aniso.mtl");
+    write_file("aniso.obj", obj, strlen(obj));
+    sr_child c;
+    expect(render_mesh("aniso.obj", NULL, &c), &c, "aniso.mtl:2: an anisotropy value ('a...') before any 'newmtl'");
+    const char hidden[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\no second\n# c\rf 1 2 99\n";
+    write_file("hidden.obj", hidden, strlen(hidden));
+    expect(render_mesh("hidden.obj", NULL, &c), &c, "OBJ line 7: vertex index 99 is out of range (the file has 3)");
+    const char mac[] = "v 0 0 0\rv 1 0 0\rv 0 1 0\rf 1 2 3\r";
+    write_file("mac.obj", mac, strlen(mac));
+    const int code = render_mesh("mac.obj", NULL, &c);
+    if (code != 0) fail_msg("an OBJ with carriage-return line ends was refused (exit %d):\n%s", code, c.err);
+}
+
 static void test_glb_header_checked(void **state)
 {
     (void)state;
@@ -249,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_obj_mtllib_fifo),
         cmocka_unit_test(test_obj_mtllib_budgeted),
         cmocka_unit_test(test_mtl_texture_before_newmtl),
+        cmocka_unit_test(test_lines_end_at_carriage_returns),
         cmocka_unit_test(test_glb_header_checked),
         cmocka_unit_test(test_gltf_buffer_fifo),
         cmocka_unit_test(test_gltf_only_as_gltf2),
