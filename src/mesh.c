@@ -313,8 +313,14 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
     if (!ext[0])
         return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: unsupported format; expected a name ending in "
                        ".obj, .ply, .stl, .gltf or .glb", path);
-    /* What it pulls in, and what its header declares, before anything is imported. */
+    /* What it pulls in, and what its header declares, before anything is imported: read
+     * from the file (a glTF's JSON whole), so budgeted first as the import of the file alone. */
     *size = (uint64_t)st.st_size;
+    char what[PATH_MAX_MSG];
+    snprintf(what, sizeof what, "importing mesh file %s (%.1f MiB, about %ux that)", path,
+             (double)*size / 1048576.0, SR_MESH_IMPORT_FACTOR);
+    sr_status mem = sr_check_host_memory(*size * SR_MESH_IMPORT_FACTOR, what, "", err);
+    if (mem) return mem;
     return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
 }
 
@@ -335,6 +341,7 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
     if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
+    if (!strcmp(ext, ".obj") && (mem = sr_obj_mtl_check(path, err))) return mem;
     if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, size, err))) return mem;
 
     unsigned flags = SR_MESH_FLAGS;

@@ -78,7 +78,9 @@ static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
     return st;
 }
 
-static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
+/* Every material file an OBJ names, as assimp finds it: with `bytes`, each is checked and
+ * sized (sr_ref_file); without, each is read (sr_mtl_check). */
+static sr_status sr_obj_mtllibs(const char *path, uint64_t *bytes, sr_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return SR_OK;   /* sr_obj_check reports it */
@@ -104,7 +106,7 @@ static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
                 break;
             }
             if (e > p) {
-                st = sr_ref_file(path, p, (size_t)(e - p), bytes, err);
+                if (bytes) st = sr_ref_file(path, p, (size_t)(e - p), bytes, err);
                 /* Where it is missing, assimp opens the OBJ's own name with "mtl" for its last
                  * three letters instead. */
                 char mtl[4096];
@@ -114,9 +116,9 @@ static sr_status sr_obj_refs(const char *path, uint64_t *bytes, sr_error *err)
                     snprintf(mtl, sizeof mtl, "%.*smtl", (int)(strlen(path) - 3), path);
                     const char *base = strrchr(mtl, '/');
                     base = base ? base + 1 : mtl;
-                    st = sr_ref_file(path, base, strlen(base), bytes, err);
+                    if (bytes) st = sr_ref_file(path, base, strlen(base), bytes, err);
                 }
-                if (!st) st = sr_mtl_check(path, mtl, err);
+                if (!st && !bytes) st = sr_mtl_check(path, mtl, err);
             }
             p = *e == '\r' || *e == '\n' ? "" : e;
         }
@@ -308,7 +310,7 @@ static uint32_t sr_le32(const unsigned char *b) { return b[0] | (uint32_t)b[1] <
 sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes, sr_error *err)
 {
     *ref_bytes = 0;
-    if (!strcmp(ext, ".obj")) return sr_obj_refs(path, ref_bytes, err);
+    if (!strcmp(ext, ".obj")) return sr_obj_mtllibs(path, ref_bytes, err);
     if (strcmp(ext, ".gltf") && strcmp(ext, ".glb")) return SR_OK;
     FILE *f = fopen(path, "rb");
     if (!f) return SR_OK;
@@ -373,3 +375,5 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
     free(json);
     return st;
 }
+
+sr_status sr_obj_mtl_check(const char *path, sr_error *err) { return sr_obj_mtllibs(path, NULL, err); }

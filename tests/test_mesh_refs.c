@@ -77,6 +77,20 @@ static void test_obj_mtllib_budgeted(void **state)
     unlink(big);
 }
 
+/* A glTF is read whole to find what it refers to, so the file is budgeted before that: with
+ * too little memory for its import the budget refuses it, not the JSON reader. */
+static void test_gltf_budgeted_before_read(void **state)
+{
+    (void)state;
+    static char big[200 * 1024];
+    memset(big, ' ', sizeof big);
+    big[0] = '[';   /* not a glTF: read, it would be refused as one */
+    write_file("big.gltf", big, sizeof big);
+    sr_child c;
+    expect(render_mesh("big.gltf", "1M", &c), &c, "importing mesh file");
+    if (strstr(c.err, "glTF")) fail_msg("the file was read before it was budgeted:\n%s", c.err);
+}
+
 /* An MTL whose texture statement comes before any newmtl crashed assimp's reader (a null
  * material; tests/fuzz found it), also when the named mtllib is missing and assimp falls
  * back to the OBJ's own name with "mtl": refused with the MTL's line. A well-formed MTL with
@@ -273,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_obj_mtllib_budgeted),
         cmocka_unit_test(test_mtl_texture_before_newmtl),
         cmocka_unit_test(test_lines_end_at_carriage_returns),
+        cmocka_unit_test(test_gltf_budgeted_before_read),
         cmocka_unit_test(test_glb_header_checked),
         cmocka_unit_test(test_gltf_buffer_fifo),
         cmocka_unit_test(test_gltf_only_as_gltf2),
