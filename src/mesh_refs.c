@@ -105,6 +105,13 @@ static sr_status sr_obj_mtllibs(const char *path, uint64_t *bytes, sr_error *err
                              "or '//'); expected the name of a material file", path, (int)(e - p), p);
                 break;
             }
+            const char *last = e;   /* its last part: "." or ".." name a folder (assimp opened one and leaked) */
+            while (last > p && last[-1] != '/') last--;
+            if ((e - last == 1 && last[0] == '.') || (e - last == 2 && last[0] == '.' && last[1] == '.')) {
+                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: mtllib %.*s names a folder ('.' or '..' at its end); "
+                             "expected the name of a material file", path, (int)(e - p), p);
+                break;
+            }
             if (e > p) {
                 if (bytes) st = sr_ref_file(path, p, (size_t)(e - p), bytes, err);
                 /* Where it is missing, assimp opens the OBJ's own name with "mtl" for its last

@@ -118,6 +118,12 @@ static void test_mtl_texture_before_newmtl(void **state)
     snprintf(obj, sizeof obj, tri_obj, "mats/");
     write_file("folder.obj", obj, strlen(obj));
     expect(render_mesh("folder.obj", NULL, &c), &c, "mtllib mats/ has an empty path part");
+    snprintf(obj, sizeof obj, tri_obj, "nowhere/.");   /* assimp opened a folder for it and leaked */
+    write_file("dot.obj", obj, strlen(obj));
+    expect(render_mesh("dot.obj", NULL, &c), &c, "mtllib nowhere/. names a folder");
+    snprintf(obj, sizeof obj, tri_obj, "..");
+    write_file("dotdot.obj", obj, strlen(obj));
+    expect(render_mesh("dotdot.obj", NULL, &c), &c, "mtllib .. names a folder");
     const char good[] = "newmtl a\nKd 1 1 1\nmap_Kd missing.png\n";
     write_file("good.mtl", good, strlen(good));
     snprintf(obj, sizeof obj, tri_obj, "good.mtl");
