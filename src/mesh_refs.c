@@ -78,8 +78,43 @@ static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
     return st;
 }
 
-/* Every material file an OBJ names, as assimp finds it: with `bytes`, each is checked and
- * sized (sr_ref_file); without, each is read (sr_mtl_check). */
+/* One material file name of an OBJ's mtllib (name_len bytes at name), as assimp finds it:
+ * with `bytes`, checked and sized (sr_ref_file); without, read (sr_mtl_check). */
+static sr_status sr_obj_mtllib(const char *path, const char *name, size_t name_len, uint64_t *bytes, sr_error *err)
+{
+    const char *p = name, *e = name + name_len;
+    if (e == p) return SR_OK;
+    int empty_part = e[-1] == '/';   /* a folder's name, there or not */
+    for (const char *q = p; q + 1 < e; q++) empty_part |= q[0] == '/' && q[1] == '/';
+    if (empty_part)   /* assimp leaked on both (tests/fuzz): no file needs them */
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s: mtllib %.*s has an empty path part (a '/' at its end or "
+                       "'//'); expected the name of a material file", path, (int)name_len, name);
+    const char *last = e;   /* its last part: "." or ".." name a folder (assimp opened one and leaked) */
+    while (last > p && last[-1] != '/') last--;
+    if ((e - last == 1 && last[0] == '.') || (e - last == 2 && last[0] == '.' && last[1] == '.'))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s: mtllib %.*s names a folder ('.' or '..' at its end); "
+                       "expected the name of a material file", path, (int)name_len, name);
+    sr_status st = bytes ? sr_ref_file(path, name, name_len, bytes, err) : SR_OK;
+    /* Where it is missing, assimp opens the OBJ's own name with "mtl" for its last three
+     * letters instead. */
+    const char *slash = strrchr(path, '/');
+    const int dir = slash ? (int)(slash - path) + 1 : 0;
+    char mtl[4096];
+    struct stat sb;
+    snprintf(mtl, sizeof mtl, "%.*s%.*s", dir, path, (int)name_len, name);
+    if (!st && stat(mtl, &sb) != 0 && strlen(path) > 3 && strlen(path) < sizeof mtl) {
+        snprintf(mtl, sizeof mtl, "%.*smtl", (int)(strlen(path) - 3), path);
+        const char *base = strrchr(mtl, '/');
+        base = base ? base + 1 : mtl;
+        if (bytes) st = sr_ref_file(path, base, strlen(base), bytes, err);
+    }
+    if (!st && !bytes) st = sr_mtl_check(path, mtl, err);
+    return st;
+}
+
+/* Every material file an OBJ names (sr_obj_mtllib). assimp 5.2 opens the whole rest of an
+ * mtllib line as one name, spaces and all (a FIFO named "x y" for "mtllib x y" blocked it
+ * forever); the names it lists by the format's rules are checked too. */
 static sr_status sr_obj_mtllibs(const char *path, uint64_t *bytes, sr_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -87,47 +122,19 @@ static sr_status sr_obj_mtllibs(const char *path, uint64_t *bytes, sr_error *err
     char *line = NULL;
     size_t cap = 0;
     sr_status st = SR_OK;
-    const char *slash = strrchr(path, '/');
-    const int dir = slash ? (int)(slash - path) + 1 : 0;
     int end = 0;
     while (!st && sr_mesh_line(f, &line, &cap, &end) >= 0 && end != '\0') {   /* NUL: not text, sr_obj_check refuses it */
         const char *p = line;
         while (*p == ' ' || *p == '\t') p++;
         if (strncmp(p, "mtllib", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) continue;
-        for (p += 6; !st && *p;) {   /* one or more names, as assimp reads them */
-            while (*p == ' ' || *p == '\t') p++;
+        for (p += 6; *p == ' ' || *p == '\t'; p++) {}
+        const size_t whole = strlen(p);
+        st = sr_obj_mtllib(path, p, whole, bytes, err);
+        while (!st && *p) {   /* the parts, where there are several */
             const char *e = p;
-            while (*e && *e != ' ' && *e != '\t' && *e != '\r' && *e != '\n') e++;
-            int empty_part = e > p && e[-1] == '/';   /* a folder's name, there or not */
-            for (const char *q = p; q + 1 < e; q++) empty_part |= q[0] == '/' && q[1] == '/';
-            if (empty_part) {   /* assimp leaked on both (tests/fuzz): no file needs them */
-                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: mtllib %.*s has an empty path part (a '/' at its end "
-                             "or '//'); expected the name of a material file", path, (int)(e - p), p);
-                break;
-            }
-            const char *last = e;   /* its last part: "." or ".." name a folder (assimp opened one and leaked) */
-            while (last > p && last[-1] != '/') last--;
-            if ((e - last == 1 && last[0] == '.') || (e - last == 2 && last[0] == '.' && last[1] == '.')) {
-                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: mtllib %.*s names a folder ('.' or '..' at its end); "
-                             "expected the name of a material file", path, (int)(e - p), p);
-                break;
-            }
-            if (e > p) {
-                if (bytes) st = sr_ref_file(path, p, (size_t)(e - p), bytes, err);
-                /* Where it is missing, assimp opens the OBJ's own name with "mtl" for its last
-                 * three letters instead. */
-                char mtl[4096];
-                struct stat sb;
-                snprintf(mtl, sizeof mtl, "%.*s%.*s", dir, path, (int)(e - p), p);
-                if (!st && stat(mtl, &sb) != 0 && strlen(path) > 3 && strlen(path) < sizeof mtl) {
-                    snprintf(mtl, sizeof mtl, "%.*smtl", (int)(strlen(path) - 3), path);
-                    const char *base = strrchr(mtl, '/');
-                    base = base ? base + 1 : mtl;
-                    if (bytes) st = sr_ref_file(path, base, strlen(base), bytes, err);
-                }
-                if (!st && !bytes) st = sr_mtl_check(path, mtl, err);
-            }
-            p = *e == '\r' || *e == '\n' ? "" : e;
+            while (*e && *e != ' ' && *e != '\t') e++;
+            if ((size_t)(e - p) < whole) st = sr_obj_mtllib(path, p, (size_t)(e - p), bytes, err);
+            for (p = e; *p == ' ' || *p == '\t'; p++) {}
         }
     }
     free(line);

@@ -59,6 +59,13 @@ static void test_obj_mtllib_fifo(void **state)
     write_file("fifo.obj", obj, strlen(obj));
     sr_child c;
     expect(render_mesh("fifo.obj", NULL, &c), &c, "pipe.mtl, which is not a regular file");
+    /* assimp opens the whole rest of the line as one name, spaces and all */
+    snprintf(fifo, sizeof fifo, "%s/two words.mtl", dir);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    snprintf(obj, sizeof obj, tri_obj, "two words.mtl");
+    write_file("spaced.obj", obj, strlen(obj));
+    expect(render_mesh("spaced.obj", NULL, &c), &c, "two words.mtl, which is not a regular file");
 }
 
 static void test_obj_mtllib_budgeted(void **state)
