@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- files a mesh pulls in, and sizes its header declares -------------------------------- */
 
@@ -45,7 +46,7 @@ static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len
 }
 
 /* An MTL file as assimp 5.2 reads it (lines as sr_mesh_line splits them): a texture
- * statement (map_*, bump, disp, norm, refl, decal) or an anisotropy value (any statement
+ * statement (map_*, bump, disp, norm, refl, decal, in any case) or an anisotropy value (any statement
  * starting with 'a') before the first newmtl has no material to go to, and assimp's reader
  * writes through a null material there (both found by tests/fuzz). Refused with its line. */
 static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
@@ -63,8 +64,8 @@ static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
         const char *p = line;
         while (*p == ' ' || *p == '\t') p++;
         if (!strncmp(p, "newmtl", 6)) break;
-        for (size_t k = 0; k < sizeof textures / sizeof textures[0]; k++)
-            if (!strncmp(p, textures[k], strlen(textures[k]))) {
+        for (size_t k = 0; k < sizeof textures / sizeof textures[0]; k++)   /* assimp ignores their case */
+            if (!strncasecmp(p, textures[k], strlen(textures[k]))) {
                 st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture ('%s') before any "
                              "'newmtl'; expected 'newmtl NAME' first", obj, mtl, no, textures[k]);
                 break;

@@ -118,6 +118,11 @@ static void test_mtl_texture_before_newmtl(void **state)
     snprintf(obj, sizeof obj, tri_obj, "not-there.mtl");
     write_file("fallback.obj", obj, strlen(obj));
     expect(render_mesh("fallback.obj", NULL, &c), &c, "fallback.mtl:1: a texture ('bump') before any 'newmtl'");
+    const char norm[] = "# a comment\n   Norm n.png\n";   /* assimp reads the keyword in any case */
+    write_file("upper.mtl", norm, strlen(norm));
+    snprintf(obj, sizeof obj, tri_obj, "upper.mtl");
+    write_file("upper.obj", obj, strlen(obj));
+    expect(render_mesh("upper.obj", NULL, &c), &c, "upper.mtl:2: a texture ('norm') before any 'newmtl'");
     /* an mtllib with an empty path part (assimp leaked on both, found by tests/fuzz) */
     snprintf(obj, sizeof obj, tri_obj, "mats//x.mtl");
     write_file("slashes.obj", obj, strlen(obj));
