@@ -123,11 +123,36 @@ static sr_status read_whole(int fd, const char *path, uint64_t size, unsigned ch
     return SR_OK;
 }
 
+/* Whether the bytes are a format this project reads through stb_image: PNG, JPEG and Radiance
+ * HDR by their signatures; TGA, which has none, by a .tga name and none of the signatures
+ * that would send stb_image to another decoder first. stb_image also decodes BMP, GIF, PSD,
+ * PIC and PNM, whose decoders have the worst record of crashes on crafted files; nothing here
+ * needs them, so they never see a user's bytes. */
+static int stb_format_allowed(const char *path, const unsigned char *b, size_t n)
+{
+    static const struct { const char *sig; size_t len; } allowed[] = {
+        { "\x89PNG\r\n\x1a\n", 8 }, { "\xff\xd8\xff", 3 }, { "#?RADIANCE\n", 11 }, { "#?RGBE\n", 7 },
+    };
+    static const struct { const char *sig; size_t len; } others[] = {   /* stb_image's other decoders */
+        { "BM", 2 }, { "GIF8", 4 }, { "8BPS", 4 }, { "\x53\x80\xf6\x34", 4 }, { "P5", 2 }, { "P6", 2 },
+    };
+    for (size_t k = 0; k < sizeof allowed / sizeof allowed[0]; k++)
+        if (n >= allowed[k].len && !memcmp(b, allowed[k].sig, allowed[k].len)) return 1;
+    const char *dot = strrchr(path, '.');
+    if (!dot || strcasecmp(dot, ".tga")) return 0;
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++)
+        if (n >= others[k].len && !memcmp(b, others[k].sig, others[k].len)) return 0;
+    return 1;
+}
+
 /* An 8-bit or Radiance HDR image, decoded by stb_image from the file's bytes. */
 static sr_status load_stb(const char *path, const unsigned char *bytes, int len, int srgb, uint32_t wrap, uint32_t filter,
                           sr_texture_set *set, uint32_t *index, sr_error *err)
 {
     int w = 0, h = 0, comp = 0;
+    if (!stb_format_allowed(path, bytes, (size_t)len))
+        return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: it starts with no PNG, JPEG or Radiance HDR "
+                       "signature and is not named .tga; expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image", path);
     if (!stbi_info_from_memory(bytes, len, &w, &h, &comp))
         return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s; expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image",
                        path, stb_reason());

@@ -280,6 +280,47 @@ static void test_bad_textures(void **state)
     expect_refused("tex_wrap.json", albedo, quad, "repeat", "clamp");
 }
 
+/* Only the formats the project documents reach stb_image: a BMP (which stb_image would decode)
+ * is refused by its content whatever its name, also as .tga; a real TGA (named .tga) and a
+ * JPEG load. */
+static void test_texture_formats(void **state)
+{
+    (void)state;
+    unsigned char px[TW * TH * 3];
+    for (int j = 0; j < TH; j++)
+        for (int i = 0; i < TW; i++) texel_bytes(i, j, px + 3 * (j * TW + i));
+    static const char *const bmp_names[] = { "tex_bmp.png", "tex_bmp.tga", "tex_bmp.bmp" };
+    for (size_t k = 0; k < sizeof bmp_names / sizeof bmp_names[0]; k++) {
+        char path[512];
+        sr_test_tmp_path(path, sizeof path, bmp_names[k]);
+        assert_true(stbi_write_bmp(path, TW, TH, 3, px) != 0);
+        sr_texture_set set = { 0 };
+        sr_error e = { 0 };
+        uint32_t ix = 0;
+        assert_int_equal(sr_texture_load(path, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &e), SR_ERR_INPUT);
+        if (!strstr(e.msg, bmp_names[k]) || !strstr(e.msg, "expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image"))
+            fail_msg("%s: %s", bmp_names[k], e.msg);
+        sr_texture_set_free(&set);
+    }
+    char tga[512], jpg[512];
+    sr_test_tmp_path(tga, sizeof tga, "tex_4x4.tga");
+    assert_true(stbi_write_tga(tga, TW, TH, 3, px) != 0);
+    sr_test_tmp_path(jpg, sizeof jpg, "tex_4x4.jpg");
+    assert_true(stbi_write_jpg(jpg, TW, TH, 3, px, 100) != 0);
+    const char *const good[] = { tga, jpg };
+    for (int k = 0; k < 2; k++) {
+        sr_texture_set set = { 0 };
+        sr_error e = { 0 };
+        uint32_t ix = 9;
+        if (sr_texture_load(good[k], 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &e) != SR_OK)
+            fail_msg("%s: %s", good[k], e.msg);
+        assert_int_equal(ix, 0);
+        assert_int_equal(set.items[0].width, TW);
+        assert_int_equal(set.items[0].height, TH);
+        sr_texture_set_free(&set);
+    }
+}
+
 /* Huge images are refused from their header, before any decoding: a side over the limit, and
  * an image whose texels do not fit the memory that is free (simulated with SR_HOST_MEM_LIMIT). */
 static void test_huge_textures(void **state)
@@ -366,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_odd_sizes),
         cmocka_unit_test(test_quad_returns_texels),
         cmocka_unit_test(test_bad_textures),
+        cmocka_unit_test(test_texture_formats),
         cmocka_unit_test(test_huge_textures),
         cmocka_unit_test(test_mesh_uvs),
     };
