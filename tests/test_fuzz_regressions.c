@@ -73,11 +73,19 @@ static void test_mesh_corpus(void **state)
     assert_int_equal(replay_dir("tests/fuzz/corpus_mesh", sr_fuzz_mesh_one), 0);
 }
 
+static void test_texture_corpus_and_regressions(void **state)
+{
+    (void)state;
+    assert_int_equal(replay_dir("tests/fuzz/corpus_texture", sr_fuzz_texture_one), 0);
+    assert_int_equal(replay_dir("tests/fuzz/regressions/texture", sr_fuzz_texture_one), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scene_regressions),
         cmocka_unit_test(test_mesh_regressions),
+        cmocka_unit_test(test_texture_corpus_and_regressions),
         cmocka_unit_test(test_scene_corpus),
         cmocka_unit_test(test_mesh_corpus),
     };

@@ -1,5 +1,5 @@
-/* fuzz_entry.h: what the libFuzzer harnesses (fuzz_scene.c, fuzz_mesh.c) do with one input,
- * shared with the CTest replay of the corpus and of every crash found
+/* fuzz_entry.h: what the libFuzzer harnesses (fuzz_scene.c, fuzz_mesh.c, fuzz_texture.c) do
+ * with one input, shared with the CTest replay of the corpus and of every crash found
  * (tests/test_fuzz_regressions.c), so a regression is replayed through exactly the code
  * that found it.
  *
@@ -97,14 +97,29 @@ static char sr_fuzz_dir[64];
 static const char *const sr_fuzz_names[] = { "mesh.obj", "mesh.ply", "mesh.stl", "mesh.gltf", "mesh.glb",
                                              "mesh.mtl", "mesh.bin", NULL };
 
+/* fuzz_texture's names (sr_fuzz_texture_one). */
+static const char *const sr_fuzz_texture_names[] = { "tex.png", "tex.tga", "tex.exr", NULL };
+
 static void sr_fuzz_cleanup(void)
 {
     char p[128];
-    for (int i = 0; sr_fuzz_names[i]; i++) {
-        snprintf(p, sizeof p, "%s/%s", sr_fuzz_dir, sr_fuzz_names[i]);
-        unlink(p);
-    }
+    const char *const *lists[] = { sr_fuzz_names, sr_fuzz_texture_names };
+    for (int l = 0; l < 2; l++)
+        for (int i = 0; lists[l][i]; i++) {
+            snprintf(p, sizeof p, "%s/%s", sr_fuzz_dir, lists[l][i]);
+            unlink(p);
+        }
     rmdir(sr_fuzz_dir);
+}
+
+/* The private folder the bodies are written to, made once per process. */
+static void sr_fuzz_dir_init(void)
+{
+    if (sr_fuzz_dir[0]) return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(sr_fuzz_dir, sizeof sr_fuzz_dir, "%s/sr-fuzz-XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+    if (!mkdtemp(sr_fuzz_dir)) { perror("mkdtemp"); abort(); }
+    atexit(sr_fuzz_cleanup);
 }
 
 /* The mesh file a scene-less body is loaded as: "ply" is PLY, "solid" a text STL, "glTF" a
@@ -137,12 +152,7 @@ static int sr_fuzz_write(const char *name, const uint8_t *data, size_t size)
 
 static int sr_fuzz_mesh_one(const uint8_t *data, size_t size, char *why, size_t cap)
 {
-    if (!sr_fuzz_dir[0]) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(sr_fuzz_dir, sizeof sr_fuzz_dir, "%s/sr-fuzz-XXXXXX", tmp && strlen(tmp) < 40 ? tmp : "/tmp");
-        if (!mkdtemp(sr_fuzz_dir)) { perror("mkdtemp"); abort(); }
-        atexit(sr_fuzz_cleanup);
-    }
+    sr_fuzz_dir_init();
     static const char sep[] = SR_FUZZ_MESH_SEP;
     const size_t seplen = sizeof sep - 1;
     const uint8_t *body = data, *scene = NULL;
@@ -176,6 +186,47 @@ static int sr_fuzz_mesh_one(const uint8_t *data, size_t size, char *why, size_t 
     sr_error err;
     memset(&err, 0, sizeof err);
     sr_status st = sr_scene_parse(path, (const char *)scene, scene_len, &s, &err);
+    int bad = sr_fuzz_check_result(path, st, &err, &s, why, cap);
+    if (st == SR_OK) sr_scene_free(&s);
+    return bad;
+}
+
+/* fuzz_texture: the bytes are an image, written as tex.png, tex.tga and tex.exr; a scene loads
+ * one as a quad's albedo texture and as the environment map: tex.exr for OpenEXR's magic
+ * number (OpenEXR's reader is chosen by the name), tex.tga for bytes with none of the
+ * signatures stb_image is given (a TGA is known by its name), else tex.png (stb_image reads
+ * the signature). The memory budget is cut to 512 MiB, so an image whose header claims
+ * millions of texels is refused as it would be on a small machine, not run out of memory. */
+static int sr_fuzz_texture_one(const uint8_t *data, size_t size, char *why, size_t cap)
+{
+    sr_fuzz_dir_init();
+    const char *had = getenv("SR_HOST_MEM_LIMIT");
+    char before[64] = "";
+    if (had) snprintf(before, sizeof before, "%s", had);
+    setenv("SR_HOST_MEM_LIMIT", "512M", 1);
+    for (int i = 0; sr_fuzz_texture_names[i]; i++)
+        if (sr_fuzz_write(sr_fuzz_texture_names[i], data, size)) {
+            perror("sr_fuzz_texture_one: writing the image");
+            abort();
+        }
+    static const char *const stb_sigs[] = { "\x89PNG", "\xff\xd8\xff", "#?RADIANCE", "#?RGBE", NULL };
+    const char *name = size >= 4 && !memcmp(data, "\x76\x2f\x31\x01", 4) ? "tex.exr" : "tex.tga";
+    for (int k = 0; stb_sigs[k] && !strcmp(name, "tex.tga"); k++)
+        if (size >= strlen(stb_sigs[k]) && !memcmp(data, stb_sigs[k], strlen(stb_sigs[k]))) name = "tex.png";
+    char scene[768], path[128];
+    snprintf(scene, sizeof scene,
+             "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n"
+             " \"environment\": {\"file\": \"%s\"},\n"
+             " \"materials\": {\"t\": {\"type\": \"diffuse\", \"albedo\": {\"texture\": \"%s\"}}},\n"
+             " \"objects\": [{\"type\": \"quad\", \"corner\": [-1, -1, 0], \"edge_u\": [2, 0, 0],"
+             " \"edge_v\": [0, 2, 0], \"material\": \"t\"}]}\n", name, name);
+    snprintf(path, sizeof path, "%s/scene.json", sr_fuzz_dir);
+    sr_scene s;
+    sr_error err;
+    memset(&err, 0, sizeof err);
+    sr_status st = sr_scene_parse(path, scene, strlen(scene), &s, &err);
+    if (had) setenv("SR_HOST_MEM_LIMIT", before, 1);
+    else unsetenv("SR_HOST_MEM_LIMIT");
     int bad = sr_fuzz_check_result(path, st, &err, &s, why, cap);
     if (st == SR_OK) sr_scene_free(&s);
     return bad;
