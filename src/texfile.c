@@ -145,6 +145,60 @@ static int stb_format_allowed(const char *path, const unsigned char *b, size_t n
     return 1;
 }
 
+/* One header line of a Radiance HDR file as stb_image reads it (stbi__hdr_gettoken): up to a
+ * '\n', at most 1023 bytes kept, the byte read at the end of the file dropped. Returns where
+ * the next line starts; *empty: the line kept nothing. */
+static size_t hdr_line(const unsigned char *b, size_t n, size_t at, int *empty)
+{
+    size_t kept = 0;
+    if (at >= n) { *empty = 1; return n; }
+    unsigned char c = b[at++];
+    while (at < n && c != '\n') {
+        if (++kept == 1023) {   /* stb flushes the rest of a long line */
+            while (at < n && b[at++] != '\n') {}
+            break;
+        }
+        c = b[at++];
+    }
+    *empty = kept == 0;
+    return at;
+}
+
+/* Whether stb_image would decode this Radiance HDR file (w x h, as its header says) forever:
+ * its run-length decoder reads zeros past the end of the file, and a count of 0 makes no
+ * progress, so data cut short inside a run-length scanline spins it for good (fuzz_texture
+ * found it). This walks the scanlines the way stb_image does and says whether it would get
+ * there; everything else it leaves to stb_image, which reports it. */
+static int hdr_rle_would_hang(const unsigned char *b, size_t n, int w, int h)
+{
+    int empty = 0;
+    size_t at = hdr_line(b, n, 0, &empty);   /* "#?RADIANCE" */
+    do at = hdr_line(b, n, at, &empty); while (!empty && at < n);   /* the header, to its empty line */
+    at = hdr_line(b, n, at, &empty);         /* "-Y h +X w" */
+    if (w < 8 || w >= 32768) return 0;      /* flat data: read as it comes, zeros past the end */
+    for (int j = 0; j < h; j++) {
+        if (at + 4 > n) return 0;   /* zeros: not run-length, stb reads the rest flat */
+        const unsigned c1 = b[at], c2 = b[at + 1], hi = b[at + 2];
+        if (c1 != 2 || c2 != 2 || (hi & 0x80)) return 0;   /* the same */
+        if ((int)((hi << 8) | b[at + 3]) != w) return 0;    /* stb refuses it */
+        at += 4;
+        for (int k = 0; k < 4; k++)
+            for (int i = 0; i < w;) {
+                if (at >= n) return 1;   /* a count read past the end is 0 */
+                unsigned count = b[at++];
+                if (count > 128) {
+                    count -= 128;
+                    at++;   /* the run's value */
+                } else {
+                    at += count;   /* (a count of 0 in the data is only a wasted byte) */
+                }
+                if ((int)count > w - i) return 0;   /* stb refuses it */
+                i += (int)count;
+            }
+    }
+    return 0;
+}
+
 /* An 8-bit or Radiance HDR image, decoded by stb_image from the file's bytes. */
 static sr_status load_stb(const char *path, const unsigned char *bytes, int len, int srgb, uint32_t wrap, uint32_t filter,
                           sr_texture_set *set, uint32_t *index, sr_error *err)
@@ -171,6 +225,9 @@ static sr_status load_stb(const char *path, const unsigned char *bytes, int len,
     float *out = set->texels + set->texel_count * 3u;
     int lw = 0, lh = 0, lc = 0;
     if (hdr) {
+        if (hdr_rle_would_hang(bytes, (size_t)len, w, h))
+            return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: its run-length data ends inside a "
+                           "scanline (a Radiance HDR file cut short?); expected a complete Radiance HDR image", path);
         float *px = stbi_loadf_from_memory(bytes, len, &lw, &lh, &lc, 3);
         if (!px || lw != w || lh != h) {
             if (px) stbi_image_free(px);

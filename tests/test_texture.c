@@ -321,6 +321,53 @@ static void test_texture_formats(void **state)
     }
 }
 
+/* stb_image's run-length decoder for Radiance HDR spins forever on data cut short inside a
+ * scanline (it reads zeros past the end, and a count of 0 makes no progress; fuzz_texture
+ * found it): such a file is refused before it runs, wherever in the scanlines it ends. The
+ * whole file loads, and so does one with a stray count of 0 (only a wasted byte). */
+static void test_hdr_run_lengths(void **state)
+{
+    (void)state;
+    float px[16 * 2 * 3];
+    for (int k = 0; k < 16 * 2 * 3; k++) px[k] = (float)(k % 7) * 0.25f;
+    char good[512], bad[512];
+    sr_test_tmp_path(good, sizeof good, "tex_rle.hdr");
+    assert_true(stbi_write_hdr(good, 16, 2, 3, px) != 0);   /* 16 wide: run-length scanlines */
+    FILE *f = fopen(good, "rb");
+    assert_non_null(f);
+    unsigned char bytes[4096];
+    const size_t n = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    size_t data = 0;   /* the first scanline: 2 2 0 16 */
+    while (data + 4 <= n && !(bytes[data] == 2 && bytes[data + 1] == 2 && bytes[data + 2] == 0 && bytes[data + 3] == 16))
+        data++;
+    assert_true(data + 4 < n);
+    sr_texture_set set = { 0 };
+    sr_error e = { 0 };
+    uint32_t ix = 0;
+    if (sr_texture_load(good, 0, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &e) != SR_OK) fail_msg("%s", e.msg);
+    sr_texture_set_free(&set);
+    sr_test_tmp_path(bad, sizeof bad, "tex_rle_cut.hdr");
+    size_t second = data + 4;   /* the second scanline's header */
+    while (second + 4 <= n && !(bytes[second] == 2 && bytes[second + 1] == 2 && bytes[second + 2] == 0 &&
+                                bytes[second + 3] == 16))
+        second++;
+    assert_true(second + 4 < n);
+    /* cut where a count is read next: at the first and the second scanline's first count
+     * (without the check these loads never return) */
+    const size_t cuts[] = { data + 4, second + 4 };
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        f = fopen(bad, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(bytes, 1, cuts[c], f), cuts[c]);
+        fclose(f);
+        memset(&e, 0, sizeof e);
+        assert_int_equal(sr_texture_load(bad, 0, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &e), SR_ERR_INPUT);
+        if (!strstr(e.msg, "run-length data ends inside a scanline")) fail_msg("cut at %zu of %zu: %s", cuts[c], n, e.msg);
+        sr_texture_set_free(&set);
+    }
+}
+
 /* Huge images are refused from their header, before any decoding: a side over the limit, and
  * an image whose texels do not fit the memory that is free (simulated with SR_HOST_MEM_LIMIT). */
 static void test_huge_textures(void **state)
@@ -408,6 +455,7 @@ int main(void)
         cmocka_unit_test(test_quad_returns_texels),
         cmocka_unit_test(test_bad_textures),
         cmocka_unit_test(test_texture_formats),
+        cmocka_unit_test(test_hdr_run_lengths),
         cmocka_unit_test(test_huge_textures),
         cmocka_unit_test(test_mesh_uvs),
     };
