@@ -45,10 +45,10 @@ static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len
     return SR_OK;
 }
 
-/* An MTL file as assimp 5.2 reads it (lines as sr_mesh_line splits them): a texture
- * statement (map_*, bump, disp, norm, refl, decal, in any case) or an anisotropy value (any statement
+/* An MTL file as assimp 5.2 reads it (lines as sr_mesh_line splits them): a texture statement
+ * (map_*, bump, disp, norm, refl, decal, in any case) or an anisotropy value (any statement
  * starting with 'a') before the first newmtl has no material to go to, and assimp's reader
- * writes through a null material there (both found by tests/fuzz). Refused with its line. */
+ * writes through a null material there (found by tests/fuzz). Refused with its line. */
 static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
 {
     FILE *f = fopen(mtl, "rb");
