@@ -147,11 +147,13 @@ static int stb_format_allowed(const char *path, const unsigned char *b, size_t n
 
 /* One header line of a Radiance HDR file as stb_image reads it (stbi__hdr_gettoken): up to a
  * '\n', at most 1023 bytes kept, the byte read at the end of the file dropped. Returns where
- * the next line starts; *empty: the line kept nothing. */
+ * the next line starts; *empty: what stb_image takes for an empty line (it tests the first
+ * byte kept, so a line that starts with a NUL byte is one). */
 static size_t hdr_line(const unsigned char *b, size_t n, size_t at, int *empty)
 {
     size_t kept = 0;
     if (at >= n) { *empty = 1; return n; }
+    const size_t start = at;
     unsigned char c = b[at++];
     while (at < n && c != '\n') {
         if (++kept == 1023) {   /* stb flushes the rest of a long line */
@@ -160,7 +162,7 @@ static size_t hdr_line(const unsigned char *b, size_t n, size_t at, int *empty)
         }
         c = b[at++];
     }
-    *empty = kept == 0;
+    *empty = kept == 0 || b[start] == '\0';
     return at;
 }
 
