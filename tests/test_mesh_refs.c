@@ -48,6 +48,19 @@ static void expect(int code, const sr_child *c, const char *what)
 
 static const char tri_obj[] = "mtllib %s\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
 
+/* NAME.mtl holding `mtl`, and a triangle NAME.obj naming it: refused with `want`. */
+static void expect_mtl_refused(const char *name, const char *mtl, const char *want)
+{
+    char mtl_name[64], obj_name[64], obj[256];
+    snprintf(mtl_name, sizeof mtl_name, "%s.mtl", name);
+    snprintf(obj_name, sizeof obj_name, "%s.obj", name);
+    write_file(mtl_name, mtl, strlen(mtl));
+    snprintf(obj, sizeof obj, tri_obj, mtl_name);
+    write_file(obj_name, obj, strlen(obj));
+    sr_child c;
+    expect(render_mesh(obj_name, NULL, &c), &c, want);
+}
+
 static void test_obj_mtllib_fifo(void **state)
 {
     (void)state;
@@ -106,23 +119,17 @@ static void test_mtl_texture_before_newmtl(void **state)
 {
     (void)state;
     char obj[256];
-    const char bad[] = "# a comment\nKd 1 1 1\nmap_Kd tex.png\nnewmtl a\n";
-    write_file("early.mtl", bad, strlen(bad));
-    snprintf(obj, sizeof obj, tri_obj, "early.mtl");
-    write_file("early.obj", obj, strlen(obj));
+    expect_mtl_refused("early", "# a comment\nKd 1 1 1\nmap_Kd tex.png\nnewmtl a\n",
+                       "early.mtl:3: a texture ('map_') before any 'newmtl'");
     sr_child c;
-    expect(render_mesh("early.obj", NULL, &c), &c, "early.mtl:3: a texture ('map_') before any 'newmtl'");
     /* the named file is missing: assimp reads fallback.mtl, next to fallback.obj */
     const char bump[] = "bump b.png\n";
     write_file("fallback.mtl", bump, strlen(bump));
     snprintf(obj, sizeof obj, tri_obj, "not-there.mtl");
     write_file("fallback.obj", obj, strlen(obj));
     expect(render_mesh("fallback.obj", NULL, &c), &c, "fallback.mtl:1: a texture ('bump') before any 'newmtl'");
-    const char norm[] = "# a comment\n   Norm n.png\n";   /* assimp reads the keyword in any case */
-    write_file("upper.mtl", norm, strlen(norm));
-    snprintf(obj, sizeof obj, tri_obj, "upper.mtl");
-    write_file("upper.obj", obj, strlen(obj));
-    expect(render_mesh("upper.obj", NULL, &c), &c, "upper.mtl:2: a texture ('norm') before any 'newmtl'");
+    expect_mtl_refused("upper", "# a comment\n   Norm n.png\n",   /* assimp reads the keyword in any case */
+                       "upper.mtl:2: a texture ('norm') before any 'newmtl'");
     /* an mtllib with an empty path part (assimp leaked on both, found by tests/fuzz) */
     snprintf(obj, sizeof obj, tri_obj, "mats//x.mtl");
     write_file("slashes.obj", obj, strlen(obj));
@@ -151,13 +158,9 @@ static void test_mtl_texture_before_newmtl(void **state)
 static void test_lines_end_at_carriage_returns(void **state)
 {
     (void)state;
-    char obj[256];
-    const char aniso[] = "# a comment\ra 1\nnewmtl a\n";
-    write_file("aniso.mtl", aniso, strlen(aniso));
-    snprintf(obj, sizeof obj, tri_obj, "aniso.mtl");
-    write_file("aniso.obj", obj, strlen(obj));
+    expect_mtl_refused("aniso", "# a comment\ra 1\nnewmtl a\n",
+                       "aniso.mtl:2: an anisotropy value ('a...') before any 'newmtl'");
     sr_child c;
-    expect(render_mesh("aniso.obj", NULL, &c), &c, "aniso.mtl:2: an anisotropy value ('a...') before any 'newmtl'");
     const char hidden[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\no second\n# c\rf 1 2 99\n";
     write_file("hidden.obj", hidden, strlen(hidden));
     expect(render_mesh("hidden.obj", NULL, &c), &c, "OBJ line 7: vertex index 99 is out of range (the file has 3)");
