@@ -178,11 +178,11 @@ static int hdr_rle_would_hang(const unsigned char *b, size_t n, int w, int h)
     do at = hdr_line(b, n, at, &empty); while (!empty && at < n);   /* the header, to its empty line */
     at = hdr_line(b, n, at, &empty);         /* "-Y h +X w" */
     if (w < 8 || w >= 32768) return 0;      /* flat data: read as it comes, zeros past the end */
-    for (int j = 0; j < h; j++) {
-        if (at + 4 > n) return 0;   /* zeros: not run-length, stb reads the rest flat */
-        const unsigned c1 = b[at], c2 = b[at + 1], hi = b[at + 2];
-        if (c1 != 2 || c2 != 2 || (hi & 0x80)) return 0;   /* the same */
-        if ((int)((hi << 8) | b[at + 3]) != w) return 0;    /* stb refuses it */
+    for (int j = 0; j < h; j++) {   /* (stb_image reads 0 for every byte past the end) */
+        const unsigned c1 = at < n ? b[at] : 0u, c2 = at + 1 < n ? b[at + 1] : 0u, hi = at + 2 < n ? b[at + 2] : 0u;
+        const unsigned lo = at + 3 < n ? b[at + 3] : 0u;
+        if (c1 != 2 || c2 != 2 || (hi & 0x80)) return 0;   /* not run-length: stb reads the rest flat */
+        if ((int)((hi << 8) | lo) != w) return 0;            /* stb refuses it */
         at += 4;
         for (int k = 0; k < 4; k++)
             for (int i = 0; i < w;) {

@@ -366,6 +366,26 @@ static void test_hdr_run_lengths(void **state)
         if (!strstr(e.msg, "run-length data ends inside a scanline")) fail_msg("cut at %zu of %zu: %s", cuts[c], n, e.msg);
         sr_texture_set_free(&set);
     }
+    /* 256 wide, cut after "2 2 1" of the first scanline's header: the missing byte reads as 0,
+     * which is what a width of 256 needs there */
+    static float wide[256 * 3];
+    assert_true(stbi_write_hdr(good, 256, 1, 3, wide) != 0);
+    f = fopen(good, "rb");
+    assert_non_null(f);
+    const size_t wn = fread(bytes, 1, sizeof bytes, f);
+    fclose(f);
+    size_t head = 0;
+    while (head + 4 <= wn && !(bytes[head] == 2 && bytes[head + 1] == 2 && bytes[head + 2] == 1 && bytes[head + 3] == 0))
+        head++;
+    assert_true(head + 4 < wn);
+    f = fopen(bad, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, head + 3, f), head + 3);
+    fclose(f);
+    memset(&e, 0, sizeof e);
+    assert_int_equal(sr_texture_load(bad, 0, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &e), SR_ERR_INPUT);
+    if (!strstr(e.msg, "run-length data ends inside a scanline")) fail_msg("256 wide, cut in its header: %s", e.msg);
+    sr_texture_set_free(&set);
 }
 
 /* Huge images are refused from their header, before any decoding: a side over the limit, and
