@@ -89,9 +89,14 @@ sr_status sr_ply_check(const char *path, sr_error *err)
     sr_status st = SR_OK;
 #define PLY_BAD(...) do { st = sr_fail(err, SR_ERR_INPUT, __VA_ARGS__); goto done; } while (0)
     for (;;) {
+        const long before = ftell(f);
         if (!fgets(line, sizeof line, f)) PLY_BAD("cannot parse mesh file %s: PLY header without end_header", path);
         lineno++;
         size_t len = strlen(line);
+        /* A NUL byte ends assimp's header line where ours goes on to the '\n', so the body
+         * assimp reads would not be the one checked here (assimp aborted; found by tests/fuzz). */
+        if (before >= 0 && ftell(f) - before != (long)len)
+            PLY_BAD("cannot parse mesh file %s: PLY header line %lu holds a NUL byte; a PLY header is text", path, lineno);
         header_bytes += len;
         if (header_bytes > PLY_MAX_HEADER) PLY_BAD("cannot parse mesh file %s: PLY header longer than 1 MiB", path);
         if (len == sizeof line - 1 && line[len - 1] != '\n') PLY_BAD("cannot parse mesh file %s: PLY header line %lu is too long", path, lineno);
