@@ -60,8 +60,6 @@ typedef struct sr_wave_args {
                                between samples (every chunk writes back an empty word)     */
     uint32_t *ctl;          /* [SR_WAVE_CTL] queue counters, zero at the start of a sample  */
     uint32_t capacity, parity, dense_min;
-    uint32_t refill;        /* the refill way (wave.h) instead of the dense test              */
-    uint32_t refill_min;    /* the refill way: idle lanes that make a warp hand out rays      */
     uint32_t tiles_x, tiles_y;   /* the tiled image (wave.h) */
 } sr_wave_args;
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);

@@ -142,67 +142,6 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
     sr_wave_count(count, 0u, bounce);
 }
 
-/* The refill way (wave.h): a persistent warp claims a tile (its first from the grid, the rest
- * from a counter), tests the tile's stencil word and writes it back empty through the ballot
- * (its camera rays move to the warp's lanes); then, once refill_min lanes are idle, every lane
- * whose path has ended takes the tile's next camera ray, until the tile is handed out and the
- * next is claimed. Each pass of the loop traces one bounce of every busy lane. Rays entering
- * intersect are counted by path length in shared memory (a path of length L entered bounces
- * 0..L-1), added at the end. */
-template <bool PATH>
-__device__ __forceinline__ void sr_wave_refill(const sr_params *p, const sr_wave_args &w, uint32_t *count)
-{
-    __shared__ uint32_t ended[SR_MAX_DEPTH + 1u];   /* the block's paths by length */
-    for (uint32_t k = threadIdx.x; k <= SR_MAX_DEPTH; k += blockDim.x) ended[k] = 0;
-    __syncthreads();
-    const uint32_t lane = threadIdx.x & 31u, tiles = w.tiles_x * w.tiles_y;
-    uint32_t own = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5);   /* the first tile */
-    uint32_t tile = 0, pend = 0, i = 0, bounce = 0;
-    bool alive = false, more = true;   /* more: the warp may still claim tiles */
-    for (;;) {
-        uint32_t idle = __ballot_sync(SR_FULL_MASK, !alive);
-        while (idle != 0 && (uint32_t)__popc(idle) >= w.refill_min && (pend != 0 || more)) {   /* warp-uniform */
-            if (pend == 0) {
-                if (own == SR_NO_CHUNK) {
-                    if (lane == 0) own = gridDim.x * (SR_WAVE_BLOCK / 32u) + atomicAdd(&w.ctl[SR_WAVE_TILES], 1u);
-                    own = __shfl_sync(SR_FULL_MASK, own, 0);
-                }
-                tile = own;
-                own = SR_NO_CHUNK;
-                if (tile >= tiles) { more = false; break; }
-                const uint32_t slot = (tile << 5) + lane;
-                const uint32_t word = sr_stencil_load(w.first[w.parity], slot);
-                if (lane == 0) w.first[w.parity ^ 1u][tile] = SR_FULL_MASK;   /* next sample's, refilled */
-                const uint32_t ty = tile / w.tiles_x;
-                pend = word & sr_tile_pixels(p->scene.width, p->scene.height, tile - ty * w.tiles_x, ty);
-                sr_stencil_write_back(w.first[w.parity], slot, word, false);
-                continue;
-            }
-            const uint32_t k = sr_refill_take(idle, pend, lane);
-            if (k < 32u) {
-                const uint32_t ty = tile / w.tiles_x;
-                i = (tile << 5) + k;
-                alive = sr_stage_generate_tile(p, i, tile - ty * w.tiles_x, ty);
-                bounce = 0;
-            }
-            pend = sr_refill_rest(idle, pend);
-            idle = __ballot_sync(SR_FULL_MASK, !alive);
-        }
-        if (!__any_sync(SR_FULL_MASK, alive)) break;   /* nothing left to hand out, all done */
-        if (alive) {
-            alive = sr_wave_trace<PATH>(p, i, bounce);
-            bounce++;
-            if (!alive) atomicAdd(&ended[bounce], 1u);
-        }
-    }
-    __syncthreads();
-    for (uint32_t b = threadIdx.x; b < p->scene.max_depth; b += blockDim.x) {
-        uint32_t entered = 0;
-        for (uint32_t len = b + 1u; len <= p->scene.max_depth; len++) entered += ended[len];
-        if (entered) atomicAdd(&count[b], entered);
-    }
-}
-
 /* One warp's whole life with the queue, written as one loop so that the stages are inlined
  * once: its own stencil word of camera rays first, then each queue chunk it comes to own
  * (MODE QUEUE), or in the one-warp TAIL launch the partial last chunk, run to its end. Each
@@ -283,31 +222,15 @@ SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
 SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
 SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
 SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
-/* The kernels without a queue: no repacking, and the refill way. */
-#define SR_WAVE_NO_QUEUE_KERNEL(NAME, BODY, PATH)                                                     \
+/* The kernels without a queue: no repacking. */
+#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH)                                                           \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_BLOCKS_NO_QUEUE)                \
         NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
     {                                                                                                  \
-        BODY<PATH>(&p, w, sr_count_copy(p.ray_count));                                                 \
+        sr_wave_direct<PATH>(&p, w, sr_count_copy(p.ray_count));                                       \
     }
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, sr_wave_direct, false)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, sr_wave_direct, true)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_refill, sr_wave_refill, false)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_refill_path, sr_wave_refill, true)
-
-/* The refill way's grid: as many blocks as the GPU holds at once (asked once per kernel). */
-static uint32_t sr_refill_blocks(const void *kernel, int path)
-{
-    static uint32_t blocks[2];
-    if (blocks[path]) return blocks[path];
-    int device = 0, sms = 0, per_sm = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)SR_WAVE_BLOCK, 0) != cudaSuccess ||
-        sms < 1 || per_sm < 1)
-        return 0;
-    return blocks[path] = (uint32_t)(sms * per_sm);
-}
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true)
 
 
 extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
@@ -317,14 +240,6 @@ extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w,
     /* Block (bx, by) covers tiles bx * B .. bx * B + B - 1 of tile row by, B = SR_WAVE_BLOCK / 32
      * (a warp per tile). */
     const dim3 grid((w->tiles_x + SR_WAVE_BLOCK / 32u - 1u) / (SR_WAVE_BLOCK / 32u), w->tiles_y);
-    if (w->refill) {
-        const void *k = path ? (const void *)srk_wave_refill_path : (const void *)srk_wave_refill;
-        const uint32_t blocks = sr_refill_blocks(k, path ? 1 : 0);
-        if (!blocks) return cudaErrorInvalidConfiguration;
-        if (path) srk_wave_refill_path<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-        else srk_wave_refill<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-        return cudaGetLastError();
-    }
     if (!queue) {
         if (path) srk_wave_no_queue_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
         else srk_wave_no_queue<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);

@@ -17,15 +17,6 @@ uint32_t sr_wave_queue_limit(uint32_t slots)
     return *end || n >= slots ? slots : (uint32_t)n;
 }
 
-uint32_t sr_wave_refill_min(void)
-{
-    const char *env = getenv(SR_WAVE_REFILL_MIN_ENV);
-    if (!env || !*env) return SR_WAVE_REFILL_MIN;
-    char *end = NULL;
-    const unsigned long n = strtoul(env, &end, 10);
-    return *end || n < 1 || n > SR_WARP ? SR_WAVE_REFILL_MIN : (uint32_t)n;
-}
-
 static const char *const sr_kernel_names[SR_KERNELS] = { "generate", "intersect", "shade", "stencil fill", "compact",
                                                          "count_live", "sort keys", "sort", "megakernel", "wave",
                                                          "film resolve" };

@@ -75,7 +75,6 @@ typedef struct sr_launch_args {
                             mask the stencil                                                  */
     uint32_t bounce;
     uint32_t dense_min;  /* wave: a warp keeps bouncing while this many lanes live (1..32)   */
-    int refill;          /* wave: the refill way instead (kernels/wave.h)                    */
     int sort_algo;       /* sort: sr_sort_algo (kernels/sortkey.h)                            */
     int sort_key;        /* sort keys, sort: sr_sort_key                                      */
     float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */
@@ -168,9 +167,6 @@ sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count);
 /* The wave mask's queue entries for a pool of `slots`: all of them, unless the test switch
  * $SR_WAVE_QUEUE_LIMIT (kernels/wave.h) asks for fewer. */
 uint32_t sr_wave_queue_limit(uint32_t slots);
-/* Idle lanes that make a refilling warp hand out camera rays: SR_WAVE_REFILL_MIN (wave.h), or
- * the measurement switch $SR_WAVE_REFILL_MIN (1..32). */
-uint32_t sr_wave_refill_min(void);
 int sr_mask_parse(const char *name);            /* -1 if unknown */
 const char *sr_backend_kind_name(sr_backend_kind kind);
 

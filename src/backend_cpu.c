@@ -287,57 +287,11 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
     if (m != word) stencil[w] = m;   /* the ballot write-back */
 }
 
-/* The refill way (kernels/wave.h) as wave.cu runs it, one persistent warp per thread: tiles
- * claimed from a counter, each tile's stencil test and empty write-back, the same hand-out
- * of camera rays to the lanes whose paths ended. */
-static void cpu_wave_refill(sr_cpu *c, const sr_params *p, uint32_t *claimed)
-{
-    const uint32_t width = c->core.view.width, height = c->core.view.height, tiles_x = sr_tiles_x(width);
-    const uint32_t tiles = sr_tiled_slots(width, height) / SR_WARP;
-    const uint32_t refill_min = sr_wave_refill_min();
-    uint32_t slot[SR_WARP], bounce[SR_WARP], alive = 0, pend = 0, tile = 0;
-    bool more = true;
-    for (;;) {
-        uint32_t idle = ~alive;
-        while (idle != 0 && sr_popc(idle) >= refill_min && (pend != 0 || more)) {
-            if (pend == 0) {
-                uint32_t t;
-#pragma omp atomic capture
-                t = (*claimed)++;
-                if (t >= tiles) { more = false; break; }
-                tile = t;
-                const uint32_t word = c->core.stencil[t];   /* the stencil test */
-                pend = word & sr_tile_pixels(width, height, t % tiles_x, t / tiles_x);
-                if (word != 0) c->core.stencil[t] = 0;       /* written back: the rays move to the lanes */
-                continue;
-            }
-            for (uint32_t lane = 0; lane < SR_WARP; lane++) {
-                const uint32_t k = sr_refill_take(idle, pend, lane);
-                if (k > 31u) continue;
-                slot[lane] = tile * SR_WARP + k;
-                bounce[lane] = 0;
-                if (!sr_interrupt_pending() && sr_stage_generate_tiled(p, slot[lane])) alive |= 1u << lane;
-            }
-            pend = sr_refill_rest(idle, pend);
-            idle = ~alive;
-        }
-        if (alive == 0) break;
-        alive = cpu_wave_step(c, p, slot, alive, bounce);
-    }
-}
-
 /* Over a->n tiled slots (sr_tiled_slots). */
 static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
 {
     const uint32_t dense_min = a->dense_min;
     sr_stencil_fill_prefix(c->core.stencil, (a->n + 31u) / 32u, a->n);
-    if (a->refill) {
-        sr_params p = cpu_params(c, a);
-        uint32_t claimed = 0;
-#pragma omp parallel
-        cpu_wave_refill(c, &p, &claimed);
-        return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
-    }
     const bool queue = c->core.view.max_depth > 1u;
     uint32_t queued = 0;
     sr_params p = cpu_params(c, a);

@@ -393,8 +393,6 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
     w.capacity = c->wave_queue_cap;
     w.parity = c->wave_parity;
     w.dense_min = a->dense_min;   /* 1..32: the frame driver clamps it */
-    w.refill = a->refill ? 1u : 0u;
-    w.refill_min = sr_wave_refill_min();
     w.tiles_x = sr_tiles_x(c->core.view.width);
     w.tiles_y = (c->core.view.height + SR_TILE_H - 1u) / SR_TILE_H;
     sr_cuda_launched("wave", 0);

@@ -101,14 +101,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->render.seed);
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
     if (!strcmp(o, "--compact-below")) return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
-    if (!strcmp(o, "--wave-dense") || !strcmp(o, "--wave-refill")) {   /* one way or the other */
-        const int dense = !strcmp(o, "--wave-dense");
-        if (dense ? c->render.wave_refill : c->render.wave_dense != 0)
-            return sr_usage_error(a, "%s: expected either --wave-dense or --wave-refill, got both%s", o, "");
-        if (dense) return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
-        c->render.wave_refill = 1;
-        return 0;
-    }
+    if (!strcmp(o, "--wave-dense")) return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
     if (!strcmp(o, "--sort")) {   /* the coherence sort */
         const char *v = sr_value(a, o);
         if (!v) return 2;

@@ -77,8 +77,6 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "  --wave-dense N          wave: a warp keeps bouncing while N of its 32 rays live, then\n" \
 "                          repacks them (1..32; 1 = never; default: each of 1 and 16 is\n" \
 "                          timed on a few samples and the faster kept)\n" \
-"  --wave-refill           wave: persistent warps; a lane whose path ended takes the next\n" \
-"                          camera ray of its warp's tile (no repacking, no queue)\n" \
 "  --compact-below F       compact: compact live rays when fewer than F of them are left\n" \
 "                          (0..1, default 0.1; 1 = after every bounce, 0 = never)\n" \
 "  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n"

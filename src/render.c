@@ -171,8 +171,7 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
  * a sample is fastest for this scene, depth and integrator, SR_WAVE_TUNE_RUNS samples each
  * (the fastest sample counts), and keeps it: bouncing in registers without repacking,
  * repacking half-empty warps, or the compact mask's compaction between bounces (which wins
- * where paths run long, cornell_path). The refill way (--wave-refill) is not among them
- * until it has been measured on a GPU. Every way gives the same image. Measured again when
+ * where paths run long, cornell_path). Every way gives the same image. Measured again when
  * the depth or the integrator changes (the benchmark's sweep, the viewer). */
 typedef struct sr_wave_way { sr_mask mask; uint32_t dense; } sr_wave_way;
 static const sr_wave_way sr_wave_ways[] = { { SR_MASK_WAVE, 1u }, { SR_MASK_WAVE, 16u }, { SR_MASK_COMPACT, 0u } };
@@ -207,7 +206,7 @@ static void sr_wave_way_timed(sr_renderer *r, float ms)
 
 int sr_wave_chooses(const sr_render_opts *o)
 {
-    return o->mask == SR_MASK_WAVE && o->wave_dense == 0 && !o->wave_refill && o->sort == SR_SORT_NONE;
+    return o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->sort == SR_SORT_NONE;
 }
 
 int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o)
@@ -219,7 +218,6 @@ int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o)
 
 const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o)
 {
-    if (o->mask == SR_MASK_WAVE && o->wave_refill) return "wave, refill";
     if (!sr_wave_chooses(o)) return NULL;
     if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return "measuring";
     static const char *const names[] = { "wave, no repacking", "wave, repacking at 16", "compact" };
@@ -263,7 +261,6 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32
     a.mask = o->mask;
     a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
     a.dense_min = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
-    a.refill = o->wave_refill;
     sr_status s = sr_sample_start(r, a.n, sample, o->seed, wave ? SR_BUFFER_WAVE_COUNTERS : SR_BUFFER_RAY_COUNTS, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
     return s;

@@ -26,7 +26,6 @@ typedef struct sr_render_opts {
     uint32_t wave_dense;   /* wave mask: a warp keeps bouncing while this many of its 32
                               lanes are alive (1..32; 1 never repacks); 0 = measure the ways
                               to run a sample on a few samples, keep the fastest (render.c) */
-    int wave_refill;       /* wave mask: the refill way (kernels/wave.h) instead of wave_dense */
     int sort;              /* sr_sort_algo (kernels/sortkey.h): sort live rays by a coherence key
                               after every bounce (compacting first); SR_SORT_NONE: never      */
     int sort_key;          /* sr_sort_key: dir-morton or material                             */
@@ -81,8 +80,7 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
 double sr_now(void);   /* monotonic seconds */
 
 /* The way the wave mask ran samples with options o, for summaries: what it measured fastest
- * ("measuring", "compact", ...), "wave, refill" when o asks for it, NULL when o names no way
- * (another mask, or --wave-dense). */
+ * ("measuring", "compact", ...), NULL when o names no way (another mask, or --wave-dense). */
 const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o);
 /* Whether options o leave the way to run a sample to the wave mask's measurement, and whether
  * the next sample with them would still be one of its measuring samples. */

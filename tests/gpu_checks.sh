@@ -3,7 +3,7 @@
 #   1. every GPU test (ctest -L gpu, verbose: each prints what it compared),
 #   2. compute-sanitizer memcheck over every GPU test program,
 #   3. compute-sanitizer racecheck over the wave mask's test of every way to run it (the
-#      queue, the refill way's shared counts), the slowest tool, so one cmocka test only,
+#      queue), the slowest tool, so one cmocka test only,
 # each into its own log in OUT_DIR, and a summary line per step on stdout and in summary.txt.
 # The benchmark is separate (tests/perf/bench_wave.sh).
 #

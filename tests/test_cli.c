@@ -6,7 +6,6 @@
 #include "hardutil.h"
 
 #include <assimp/version.h>
-#include <cJSON.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -175,79 +174,6 @@ static void test_help_lists_each_option_once(void **state)
     assert_non_null(strstr(err, "--spp does not apply to bench"));
 }
 
-/* The whole file, NUL-terminated (*n bytes before the NUL); NULL if it cannot be read. */
-static char *read_all(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = NULL;
-    size_t cap = 0;
-    *n = 0;
-    for (;;) {
-        if (*n + 1 >= cap) {
-            char *grown = (char *)realloc(buf, cap = cap ? 2 * cap : 65536);
-            if (!grown) { free(buf); buf = NULL; break; }
-            buf = grown;
-        }
-        const size_t got = fread(buf + *n, 1, cap - 1 - *n, f);
-        if (got == 0) break;
-        *n += got;
-    }
-    fclose(f);
-    if (buf) buf[*n] = '\0';
-    return buf;
-}
-
-/* --wave-refill renders what the stencil mask renders, whenever its warps hand rays out
- * ($SR_WAVE_REFILL_MIN), names itself in the summary, and refuses --wave-dense beside it. */
-static void test_wave_refill_option(void **state)
-{
-    (void)state;
-    char scene[1024], dir[1024], a[1100], b[1100], stats[1100], err[8192];
-    sr_test_source_path(scene, sizeof scene, "scenes/cornell_path.json");
-    sr_hard_fresh_dir(dir, sizeof dir, "cli_refill");
-    snprintf(a, sizeof a, "%s/refill.hdr", dir);
-    snprintf(b, sizeof b, "%s/stencil.hdr", dir);
-    snprintf(stats, sizeof stats, "%s/refill.json", dir);
-    const char *stencil[] = { "render", scene, "--backend", "cpu", "--width", "37", "--height", "21", "--spp", "2",
-                              "--mask", "stencil", "-o", b, "-q", NULL };
-    int code = sr_test_run_cli(stencil, err, sizeof err);
-    if (code) fail_msg("exit %d:\n%s", code, err);
-    size_t nb = 0;
-    char *ib = read_all(b, &nb);
-    assert_non_null(ib);
-    assert_true(nb > 37u * 21u);
-    static const char *const mins[] = { NULL, "7", "32" };
-    for (size_t k = 0; k < sizeof mins / sizeof mins[0]; k++) {
-        if (mins[k]) setenv("SR_WAVE_REFILL_MIN", mins[k], 1);
-        const char *refill[] = { "render", scene, "--backend", "cpu", "--width", "37", "--height", "21", "--spp", "2",
-                                 "--wave-refill", "-o", a, "--stats", stats, "-q", NULL };
-        code = sr_test_run_cli(refill, err, sizeof err);
-        unsetenv("SR_WAVE_REFILL_MIN");
-        if (code) fail_msg("exit %d:\n%s", code, err);
-        size_t na = 0;
-        char *ia = read_all(a, &na);
-        assert_non_null(ia);
-        if (na != nb || memcmp(ia, ib, na))
-            fail_msg("--wave-refill (SR_WAVE_REFILL_MIN %s) changes the image", mins[k] ? mins[k] : "unset");
-        free(ia);
-    }
-    free(ib);
-    size_t ns = 0;
-    char *js = read_all(stats, &ns);   /* the summary names the way */
-    assert_non_null(js);
-    cJSON *root = cJSON_Parse(js);
-    assert_non_null(root);
-    const cJSON *way = cJSON_GetObjectItem(root, "wave_way");
-    if (!cJSON_IsString(way) || strcmp(way->valuestring, "wave, refill"))
-        fail_msg("--stats does not name the refill way:\n%s", js);
-    cJSON_Delete(root);
-    free(js);
-    const char *both[] = { "render", scene, "--backend", "cpu", "--wave-dense", "8", "--wave-refill", NULL };
-    assert_int_equal(sr_test_run_cli(both, err, sizeof err), 2);
-    if (!strstr(err, "expected either --wave-dense or --wave-refill, got both")) fail_msg("%s", err);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,7 +183,6 @@ int main(void)
         cmocka_unit_test(test_progress_in_a_log),
         cmocka_unit_test(test_info_assimp_version),
         cmocka_unit_test(test_help_lists_each_option_once),
-        cmocka_unit_test(test_wave_refill_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

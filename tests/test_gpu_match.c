@@ -81,27 +81,8 @@ static void test_wave_rounds_identical(void **state)
             free(img);
         }
         unsetenv("SR_WAVE_QUEUE_LIMIT");
-        static const char *const refill_min[] = { "1", "6", "32" };   /* when warps hand rays out */
-        for (size_t m = 0; m < sizeof refill_min / sizeof refill_min[0]; m++) {
-            setenv("SR_WAVE_REFILL_MIN", refill_min[m], 1);
-            sr_render_opts o;
-            sr_render_opts_default(&o);
-            o.mask = SR_MASK_WAVE;
-            o.seed = 11;
-            o.wave_refill = 1;
-            float *img = sr_test_render_opts(&s, SR_BACKEND_CUDA, &o, &st);
-            if (memcmp(img, ref, sizeof(float) * 3u * s.width * s.height))
-                fail_msg("%s: wave mask (refill at %s idle) differs from the stencil mask", deep[k], refill_min[m]);
-            for (uint32_t b = 0; b < SR_MAX_DEPTH; b++)
-                if (st.bounce_rays[b] != ref_st.bounce_rays[b])
-                    fail_msg("%s: wave mask (refill at %s idle) bounce %u: %llu rays, stencil mask %llu", deep[k],
-                             refill_min[m], b, (unsigned long long)st.bounce_rays[b],
-                             (unsigned long long)ref_st.bounce_rays[b]);
-            free(img);
-        }
-        unsetenv("SR_WAVE_REFILL_MIN");
-        printf("%-26s %ux%u spp %u depth %2u: wave mask at dense 1, 8, 16, 24, 32, queue limits none, 100, 5000, "
-               "and refilling at 1, 6, 32 idle lanes = stencil mask (%llu rays)\n",
+        printf("%-26s %ux%u spp %u depth %2u: wave mask at dense 1, 8, 16, 24, 32, queue limits none, 100, 5000 = "
+               "stencil mask (%llu rays)\n",
                deep[k], s.width, s.height, s.spp, s.max_depth, (unsigned long long)ref_st.rays);
         free(ref);
         sr_scene_free(&s);

@@ -8,10 +8,7 @@
 #   5. the showcase scene at 1080p, depth 8, every mask (the cost of textures, smooth normals
 #      and the environment map),
 #   6. the megakernel given the wave mask's register budget ($SR_MEGAKERNEL_BOUNDED) on every
-#      scene at 1080p, depths 1-8 (what the budget alone buys),
-#   7. the wave mask's refill way (--wave-refill) on every scene at both sizes, depths 1-8,
-#      and at 1080p with warps that wait for 4, 8 or 16 idle lanes before handing rays out
-#      ($SR_WAVE_REFILL_MIN) on three scenes.
+#      scene at 1080p, depths 1-8 (what the budget alone buys).
 # JSON files land in OUT_DIR, with bench.txt (everything printed).
 #
 # usage: tests/perf/bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]
@@ -46,16 +43,4 @@ run bench scenes/showcase.json --width 1920 --height 1080 --depth 8 --frames 10 
 for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
   SR_MEGAKERNEL_BOUNDED=1 run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 1-8 --frames "$frames" \
       --mask megakernel --json "$out/bounded_${scene}_1920.json"
-done
-for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
-  for size in 1920x1080 3840x2160; do
-    run bench "scenes/$scene.json" --width "${size%x*}" --height "${size#*x}" --depth 1-8 --frames "$frames" \
-        --mask wave --wave-refill --json "$out/refill_${scene}_${size%x*}.json"
-  done
-done
-for min in 4 8 16; do
-  for scene in default mesh sphere_field; do
-    SR_WAVE_REFILL_MIN=$min run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 1-8 --frames "$frames" \
-        --mask wave --wave-refill --json "$out/refill${min}_${scene}_1920.json"
-  done
 done

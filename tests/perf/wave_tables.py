@@ -27,11 +27,12 @@ def by_depth(doc):
     return rows
 
 
-def ratio_cells(num, den, num_mask="wave", den_mask="megakernel"):
-    """FPS ratios at depths 1-8 as table cells, bold where the numerator is at least as fast."""
+def ratio_cells(num, den):
+    """num's wave ÷ den's megakernel FPS at depths 1-8 as table cells, bold where the wave is at
+    least as fast."""
     cells = []
     for k in range(1, 9):
-        x = num[k][num_mask]["fps"] / den[k][den_mask]["fps"]
+        x = num[k]["wave"]["fps"] / den[k]["megakernel"]["fps"]
         cells.append(f"**{x:.2f}**" if x >= 1.0 else f"{x:.2f}")
     return " | ".join(cells)
 
@@ -162,32 +163,6 @@ def bounded_table(d):
     return "\n".join(out)
 
 
-def refill_table(d):
-    """The refill way (--wave-refill) against the megakernel and against the wave mask's choice."""
-    out = ["| scene | size | against | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |",
-           "|---|---|---|" + "---:|" * 8]
-    for scene in SCENES:
-        for size in ("1920", "3840"):
-            chosen = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
-            refill = by_depth(load(os.path.join(d, f"refill_{scene}_{size}.json")))
-            for against in ("megakernel", "wave"):
-                label = "megakernel" if against == "megakernel" else "wave (its choice)"
-                out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {label} | "
-                           f"{ratio_cells(refill, chosen, den_mask=against)} |")
-    return "\n".join(out)
-
-
-def refill_min_table(d):
-    """The refill way ÷ the megakernel at 1080p by the idle lanes a warp waits for."""
-    out = ["| scene | idle lanes | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |", "|---|---:|" + "---:|" * 8]
-    for scene in ("default", "mesh", "sphere_field"):
-        mega = by_depth(load(os.path.join(d, f"bench_{scene}_1920.json")))
-        for m in ("", "4", "8", "16"):
-            refill = by_depth(load(os.path.join(d, f"refill{m}_{scene}_1920.json")))
-            out.append(f"| {scene} | {m or '1'} | {ratio_cells(refill, mega)} |")
-    return "\n".join(out)
-
-
 def main():
     d = sys.argv[1]
     print("### wave ÷ megakernel FPS\n\n" + ratio_table(d) + "\n")
@@ -199,10 +174,6 @@ def main():
         print("### showcase\n\n" + showcase_table(d) + "\n")
     if os.path.exists(os.path.join(d, "bounded_default_1920.json")):
         print("### wave / bounded megakernel\n\n" + bounded_table(d) + "\n")
-    if os.path.exists(os.path.join(d, "refill_default_1920.json")):
-        print("### refill ÷ megakernel and ÷ wave\n\n" + refill_table(d) + "\n")
-    if os.path.exists(os.path.join(d, "refill8_mesh_1920.json")):
-        print("### refill ÷ megakernel by idle lanes\n\n" + refill_min_table(d) + "\n")
     for scene in SCENES:
         for size in ("1920", "3840"):
             print(full_table(d, scene, size) + "\n")
