@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "launch.h"
 #include "stages.h"
+#include "plain.cuh"
 #include "stencil.cuh"
 
 /* The stages, as callables for the frames of stencil.cuh. */
@@ -76,6 +77,19 @@ extern "C" __global__ void srk_shade_path_live(SR_STAGE_ARGS, const uint32_t *li
 {
     sr_stencil_stage_live<SR_K_SHADE_PATH>(p, mask, bounce, live_n);
 }
+/* The path shade's twins for plain scenes (plain.cuh). */
+extern "C" __global__ void srk_shade_path_plain(SR_STAGE_ARGS)
+{
+    sr_with_params<true>(p, [&](const sr_params *q) { sr_stencil_stage<SR_K_SHADE_PATH>(*q, mask, bounce); });
+}
+extern "C" __global__ void srk_shade_path_live_plain(SR_STAGE_ARGS, const uint32_t *live_n)
+{
+    sr_with_params<true>(p, [&](const sr_params *q) { sr_stencil_stage_live<SR_K_SHADE_PATH>(*q, mask, bounce, live_n); });
+}
+extern "C" __global__ void srk_shade_path_flags_plain(SR_STAGE_ARGS)
+{
+    sr_with_params<true>(p, [&](const sr_params *q) { sr_flags_stage<SR_K_SHADE_PATH>(*q, mask, bounce); });
+}
 extern "C" __global__ void srk_generate_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_GENERATE>(p, mask, bounce); }
 extern "C" __global__ void srk_intersect_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_INTERSECT>(p, mask, bounce); }
 extern "C" __global__ void srk_shade_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE>(p, mask, bounce); }
@@ -85,21 +99,25 @@ extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<
  * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the
  * wave mask's kernel without a queue (56 at 9 blocks of 128): a measurement switch,
  * $SR_MEGAKERNEL_BOUNDED. */
-#define SR_MEGAKERNEL(NAME, PATH, BOUNDS)                                                    \
+#define SR_MEGAKERNEL(NAME, PATH, PLAIN, BOUNDS)                                             \
     extern "C" __global__ void BOUNDS NAME(sr_params p)                                       \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
-        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH) : 0u;                  \
+        uint32_t segments = 0;                                                                \
+        if (i < p.n)                                                                          \
+            sr_with_params<PLAIN>(p, [&](const sr_params *q) { segments = sr_megakernel_pixel(q, i, PATH); }); \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 #define SR_UNBOUNDED
 #define SR_BOUNDED_WAVE __launch_bounds__(SR_STAGE_BLOCK, 9)
 
-SR_MEGAKERNEL(srk_megakernel, false, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_path, true, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_bounded, false, SR_BOUNDED_WAVE)
-SR_MEGAKERNEL(srk_megakernel_path_bounded, true, SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel, false, false, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_path, true, false, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_path_plain, true, true, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_bounded, false, false, SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel_path_bounded, true, false, SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel_path_bounded_plain, true, true, SR_BOUNDED_WAVE)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 
@@ -108,13 +126,14 @@ extern "C" cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *
 {
     if (p->n == 0) return cudaSuccess;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
-    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH;
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, plain = path && sr_use_plain(&p->scene);
     if (stencil) {
         switch (stage) {
         case SRK_GENERATE: srk_generate<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
         case SRK_INTERSECT: srk_intersect<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
         default:
-            if (path) srk_shade_path<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            if (plain) srk_shade_path_plain<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            else if (path) srk_shade_path<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
             else srk_shade<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
             break;
         }
@@ -123,7 +142,8 @@ extern "C" cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *
         case SRK_GENERATE: srk_generate_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
         case SRK_INTERSECT: srk_intersect_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
         default:
-            if (path) srk_shade_path_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            if (plain) srk_shade_path_flags_plain<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            else if (path) srk_shade_path_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
             else srk_shade_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
             break;
         }
@@ -135,6 +155,8 @@ extern "C" cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint3
                                             const uint32_t *live_n, uint32_t grid, cudaStream_t stream)
 {
     if (stage == SRK_INTERSECT) srk_intersect_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else if (stage == SRK_SHADE && p->scene.integrator == SR_INTEGRATOR_PATH && sr_use_plain(&p->scene))
+        srk_shade_path_live_plain<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
     else if (stage == SRK_SHADE && p->scene.integrator == SR_INTEGRATOR_PATH)
         srk_shade_path_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
     else if (stage == SRK_SHADE) srk_shade_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
@@ -148,7 +170,9 @@ extern "C" cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t str
     static int bounded = -1;   /* read once: a measurement switch */
     if (bounded < 0) bounded = getenv("SR_MEGAKERNEL_BOUNDED") != NULL;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
-    if (p->scene.integrator == SR_INTEGRATOR_PATH)
+    if (p->scene.integrator == SR_INTEGRATOR_PATH && sr_use_plain(&p->scene))
+        (bounded ? srk_megakernel_path_bounded_plain : srk_megakernel_path_plain)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    else if (p->scene.integrator == SR_INTEGRATOR_PATH)
         (bounded ? srk_megakernel_path_bounded : srk_megakernel_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     else
         (bounded ? srk_megakernel_bounded : srk_megakernel)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);

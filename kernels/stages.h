@@ -262,6 +262,15 @@ SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t slot, bool path)
     return segments;
 }
 
+/* A plain scene: nothing that only some scenes use (point or directional lights, area emitters,
+ * an environment map, textures, per-vertex attributes). The GPU runs its path kernels as
+ * twins built for such scenes (kernels/plain.cuh). */
+SR_HD bool sr_scene_plain(const sr_scene_view *s)
+{
+    return s->light_count == 0u && s->emitter_count == 0u && !(s->emitter_power > 0.0f) && s->attrs == 0 &&
+           s->texture_count == 0u && s->env_tex == 0u;
+}
+
 SR_HD bool sr_stage_trace(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
     return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_stage_trace_path(p, slot, bounce)

@@ -2,7 +2,8 @@
  * drives it: the live count that stencil fill and compaction leave, count_live against it,
  * the flags fill, the film's fill and read, and a sample run stage by stage with a
  * compaction after every bounce giving the same film and ray total as the megakernel. On
- * the CPU backend (the GPU runs the same driver in test_gpu_match). */
+ * the CPU backend (the GPU runs the same driver in test_gpu_match). And which scenes are
+ * plain (the GPU's path kernels for them are twins with the unused features compiled out). */
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "backend.h"
 #include "render.h"
 #include "scene.h"
+#include "stages.h"
 
 /* A mirror sphere under a uniform sky: at every bounce some rays die (the sky) and some live. */
 static const char *sphere_scene =
@@ -229,6 +231,53 @@ static void test_unknown_kernel_and_buffer_refused(void **state)
     assert_string_equal(sr_kernel_name(SR_KERNELS), "?");
 }
 
+/* Plain: none of lights, area emitters, an environment map, textures, vertex attributes. The
+ * sphere field is the shipped scene the plain kernels run (test_gpu_path matches it against
+ * the CPU); each of the others has one of the features, and one scene per feature is checked. */
+static void test_plain_scenes(void **state)
+{
+    (void)state;
+    static const struct { const char *rel; bool plain; } cases[] = {
+        { "scenes/sphere_field.json", true },   /* sky only */
+        { "scenes/cornell_path.json", false },  /* an area emitter */
+        { "scenes/default.json", false },       /* point lights */
+        { "scenes/mesh.json", false },          /* smooth normals */
+        { "scenes/showcase.json", false },      /* textures, an environment map */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        sr_scene s;
+        sr_backend be;
+        sr_renderer r;
+        sr_error err = { SR_OK, "" };
+        sr_test_load_shipped(cases[k].rel, &s);
+        ok(sr_backend_create(SR_BACKEND_CPU, 0, &be, NULL, 0, &err), &err);
+        ok(sr_renderer_init(&r, &s, &be, &err), &err);
+        if (sr_scene_plain(&r.view) != cases[k].plain)
+            fail_msg("%s: plain is %d, expected %d", cases[k].rel, (int)sr_scene_plain(&r.view), (int)cases[k].plain);
+        /* One field at a time makes the sphere field not plain. */
+        if (cases[k].plain) {
+            sr_scene_view v = r.view;
+            v.light_count = 1;
+            assert_false(sr_scene_plain(&v));
+            v = r.view;
+            v.env_tex = 1;
+            assert_false(sr_scene_plain(&v));
+            v = r.view;
+            v.texture_count = 1;
+            assert_false(sr_scene_plain(&v));
+            v = r.view;
+            v.emitter_count = 1;
+            assert_false(sr_scene_plain(&v));
+            v = r.view;
+            v.attrs = (const sr_tri_attr *)&v;
+            assert_false(sr_scene_plain(&v));
+        }
+        sr_renderer_free(&r);
+        sr_backend_destroy(&be);
+        sr_scene_free(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +285,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_film_fill_and_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_staged_sample_matches_megakernel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_kernel_and_buffer_refused, setup, teardown),
+        cmocka_unit_test(test_plain_scenes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
