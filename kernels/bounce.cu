@@ -61,120 +61,100 @@ __device__ __forceinline__ void sr_flags_stage(const sr_params &p, uint32_t *fla
 
 /* The launches' names stay plain C (the fault switch and the profiler name them). */
 #define SR_STAGE_ARGS sr_params p, uint32_t *mask, uint32_t bounce
-extern "C" __global__ void srk_generate(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_GENERATE>(p, mask, bounce); }
-extern "C" __global__ void srk_intersect(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_INTERSECT>(p, mask, bounce); }
-extern "C" __global__ void srk_shade(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_SHADE>(p, mask, bounce); }
-extern "C" __global__ void srk_shade_path(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
-extern "C" __global__ void srk_intersect_live(SR_STAGE_ARGS, const uint32_t *live_n)
+extern "C" __global__ void SR_K(srk_generate)(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_GENERATE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_intersect)(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_INTERSECT>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade)(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_SHADE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_path)(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_intersect_live)(SR_STAGE_ARGS, const uint32_t *live_n)
 {
     sr_stencil_stage_live<SR_K_INTERSECT>(p, mask, bounce, live_n);
 }
-extern "C" __global__ void srk_shade_live(SR_STAGE_ARGS, const uint32_t *live_n)
+extern "C" __global__ void SR_K(srk_shade_live)(SR_STAGE_ARGS, const uint32_t *live_n)
 {
     sr_stencil_stage_live<SR_K_SHADE>(p, mask, bounce, live_n);
 }
-extern "C" __global__ void srk_shade_path_live(SR_STAGE_ARGS, const uint32_t *live_n)
+extern "C" __global__ void SR_K(srk_shade_path_live)(SR_STAGE_ARGS, const uint32_t *live_n)
 {
     sr_stencil_stage_live<SR_K_SHADE_PATH>(p, mask, bounce, live_n);
 }
-/* The path shade's twins for plain scenes (plain.cuh). */
-extern "C" __global__ void srk_shade_path_plain(SR_STAGE_ARGS)
-{
-    sr_with_params<true>(p, [&](const sr_params *q) { sr_stencil_stage<SR_K_SHADE_PATH>(*q, mask, bounce); });
-}
-extern "C" __global__ void srk_shade_path_live_plain(SR_STAGE_ARGS, const uint32_t *live_n)
-{
-    sr_with_params<true>(p, [&](const sr_params *q) { sr_stencil_stage_live<SR_K_SHADE_PATH>(*q, mask, bounce, live_n); });
-}
-extern "C" __global__ void srk_shade_path_flags_plain(SR_STAGE_ARGS)
-{
-    sr_with_params<true>(p, [&](const sr_params *q) { sr_flags_stage<SR_K_SHADE_PATH>(*q, mask, bounce); });
-}
-extern "C" __global__ void srk_generate_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_GENERATE>(p, mask, bounce); }
-extern "C" __global__ void srk_intersect_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_INTERSECT>(p, mask, bounce); }
-extern "C" __global__ void srk_shade_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE>(p, mask, bounce); }
-extern "C" __global__ void srk_shade_path_flags(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_generate_flags)(SR_STAGE_ARGS) { sr_flags_stage<SR_K_GENERATE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_intersect_flags)(SR_STAGE_ARGS) { sr_flags_stage<SR_K_INTERSECT>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_flags)(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
 
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do, built
  * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the
  * wave mask's kernel without a queue (56 at 9 blocks of 128): a measurement switch,
  * $SR_MEGAKERNEL_BOUNDED. */
-#define SR_MEGAKERNEL(NAME, PATH, PLAIN, BOUNDS)                                             \
-    extern "C" __global__ void BOUNDS NAME(sr_params p)                                       \
+#define SR_MEGAKERNEL(NAME, PATH, BOUNDS)                                                    \
+    extern "C" __global__ void BOUNDS SR_K(NAME)(sr_params p)                                       \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
-        uint32_t segments = 0;                                                                \
-        if (i < p.n)                                                                          \
-            sr_with_params<PLAIN>(p, [&](const sr_params *q) { segments = sr_megakernel_pixel(q, i, PATH); }); \
+        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH) : 0u;                  \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 #define SR_UNBOUNDED
 #define SR_BOUNDED_WAVE __launch_bounds__(SR_STAGE_BLOCK, 9)
 
-SR_MEGAKERNEL(srk_megakernel, false, false, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_path, true, false, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_path_plain, true, true, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_bounded, false, false, SR_BOUNDED_WAVE)
-SR_MEGAKERNEL(srk_megakernel_path_bounded, true, false, SR_BOUNDED_WAVE)
-SR_MEGAKERNEL(srk_megakernel_path_bounded_plain, true, true, SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel, false, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_path, true, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_bounded, false, SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel_path_bounded, true, SR_BOUNDED_WAVE)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 
-extern "C" cudaError_t sr_launch_stage(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
+extern "C" cudaError_t SR_K(sr_launch_stage)(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
                                        uint32_t bounce, cudaStream_t stream)
 {
+    if (sr_use_plain(p)) return sr_launch_stage_plain(stage, p, stencil, flags, bounce, stream);
     if (p->n == 0) return cudaSuccess;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
-    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, plain = path && sr_use_plain(&p->scene);
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH;
     if (stencil) {
         switch (stage) {
-        case SRK_GENERATE: srk_generate<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
-        case SRK_INTERSECT: srk_intersect<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
+        case SRK_GENERATE: SR_K(srk_generate)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
+        case SRK_INTERSECT: SR_K(srk_intersect)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
         default:
-            if (plain) srk_shade_path_plain<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
-            else if (path) srk_shade_path<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
-            else srk_shade<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            if (path) SR_K(srk_shade_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            else SR_K(srk_shade)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
             break;
         }
     } else {
         switch (stage) {
-        case SRK_GENERATE: srk_generate_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
-        case SRK_INTERSECT: srk_intersect_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
+        case SRK_GENERATE: SR_K(srk_generate_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
+        case SRK_INTERSECT: SR_K(srk_intersect_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
         default:
-            if (plain) srk_shade_path_flags_plain<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
-            else if (path) srk_shade_path_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
-            else srk_shade_flags<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            if (path) SR_K(srk_shade_path_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            else SR_K(srk_shade_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
             break;
         }
     }
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
+extern "C" cudaError_t SR_K(sr_launch_stage_live)(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
                                             const uint32_t *live_n, uint32_t grid, cudaStream_t stream)
 {
-    if (stage == SRK_INTERSECT) srk_intersect_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
-    else if (stage == SRK_SHADE && p->scene.integrator == SR_INTEGRATOR_PATH && sr_use_plain(&p->scene))
-        srk_shade_path_live_plain<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    if (sr_use_plain(p)) return sr_launch_stage_live_plain(stage, p, stencil, bounce, live_n, grid, stream);
+    if (stage == SRK_INTERSECT) SR_K(srk_intersect_live)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
     else if (stage == SRK_SHADE && p->scene.integrator == SR_INTEGRATOR_PATH)
-        srk_shade_path_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
-    else if (stage == SRK_SHADE) srk_shade_live<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
-    else return sr_launch_stage(stage, p, stencil, NULL, bounce, stream);   /* generate: the full pool */
+        SR_K(srk_shade_path_live)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else if (stage == SRK_SHADE) SR_K(srk_shade_live)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else return SR_K(sr_launch_stage)(stage, p, stencil, NULL, bounce, stream);   /* generate: the full pool */
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream)
+extern "C" cudaError_t SR_K(sr_launch_megakernel)(const sr_params *p, cudaStream_t stream)
 {
+    if (sr_use_plain(p)) return sr_launch_megakernel_plain(p, stream);
     if (p->n == 0) return cudaSuccess;
     static int bounded = -1;   /* read once: a measurement switch */
     if (bounded < 0) bounded = getenv("SR_MEGAKERNEL_BOUNDED") != NULL;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
-    if (p->scene.integrator == SR_INTEGRATOR_PATH && sr_use_plain(&p->scene))
-        (bounded ? srk_megakernel_path_bounded_plain : srk_megakernel_path_plain)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
-    else if (p->scene.integrator == SR_INTEGRATOR_PATH)
-        (bounded ? srk_megakernel_path_bounded : srk_megakernel_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    if (p->scene.integrator == SR_INTEGRATOR_PATH)
+        (bounded ? SR_K(srk_megakernel_path_bounded) : SR_K(srk_megakernel_path))<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     else
-        (bounded ? srk_megakernel_bounded : srk_megakernel)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+        (bounded ? SR_K(srk_megakernel_bounded) : SR_K(srk_megakernel))<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     return cudaGetLastError();
 }

@@ -15,6 +15,12 @@
 #  define SR_DEVICE_CODE 0
 #endif
 
+/* 1 in the translation units that build the kernels for plain scenes (kernels/plain.cuh):
+ * the per-ray code then treats the features a plain scene lacks as absent at compile time. */
+#ifndef SR_PLAIN_BUILD
+#define SR_PLAIN_BUILD 0
+#endif
+
 /* Rays per stencil word, and the warp width the CPU frame imitates. */
 #define SR_WARP 32u
 

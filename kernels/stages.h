@@ -33,7 +33,7 @@ SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
  * at y = -1. */
 SR_HD sr_vec3 sr_sky(const sr_scene_view *s, sr_vec3 d)
 {
-    if (s->env_tex) return sr_env_radiance(s, d);
+    if (!SR_PLAIN_BUILD && s->env_tex) return sr_env_radiance(s, d);
     if (!s->has_sky) return s->background;
     float y = sr_clampf(d.y, -1.0f, 1.0f);
     if (y >= 0.0f) return sr_add(sr_scale(s->sky_horizon, 1.0f - y), sr_scale(s->sky_zenith, y));

@@ -47,13 +47,11 @@ __device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(co
  * entries are published by their stencil bits. *fits is 0 when the queue is full (the
  * entries past its end are not written, the ones before it become tombstones; the rays stay
  * here). Returns the chunk whose last entry this push wrote (the warp owns it), or
- * SR_NO_CHUNK. Kept out of line: it is rare, and inlined it costs the bounce loop registers.
- * It takes the pool from the kernel's own parameters: a plain kernel's copy of them
- * (plain.cuh) passed out of line would have to live in local memory. */
+ * SR_NO_CHUNK. Kept out of line: it is rare, and inlined it costs the bounce loop registers. */
 #ifndef SR_WAVE_PUSH_INLINE
 #define SR_WAVE_PUSH_INLINE __noinline__
 #endif
-__device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_ray_soa *pool, const sr_wave_args &w, uint32_t m, bool alive,
+static __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, const sr_wave_args &w, uint32_t m, bool alive,
                                                      uint32_t bounce, uint32_t i, bool *fits_out)
 {
     const uint32_t lane = threadIdx.x & 31u;
@@ -64,8 +62,8 @@ __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_ray_soa *pool, con
     const bool fits = base + c <= w.capacity;
     const uint32_t to = base + rank;
     if (alive && to < w.capacity) {
-        if (fits) sr_ray_copy(*pool, w.queue_base + to, *pool, i);
-        pool->bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_WAVE_TOMBSTONE;
+        if (fits) sr_ray_copy(p->ray, w.queue_base + to, p->ray, i);
+        p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_WAVE_TOMBSTONE;
         __threadfence();
     }
     __syncwarp();
@@ -151,7 +149,7 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
  * pass is the kernel frame: the stencil test, the bounces, the ballot write-back through
  * the single exit. */
 template <bool PATH, int MODE>
-__device__ __forceinline__ void sr_wave(const sr_params *p, const sr_ray_soa *pool, const sr_wave_args &w, uint32_t *count)
+__device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
     const bool QUEUE = MODE == SR_WAVE_QUEUE;
     const uint32_t lane = threadIdx.x & 31u;
@@ -200,7 +198,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_ray_soa *po
         }
         if (QUEUE && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
             bool fits;
-            owned = sr_wave_push(pool, w, m, alive, bounce, i, &fits);
+            owned = sr_wave_push(p, w, m, alive, bounce, i, &fits);
             if (!fits) { finish = true; continue; }   /* the queue is full: finish here */
             alive = false;   /* moved: this slot no longer holds a live ray */
         }
@@ -215,51 +213,45 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_ray_soa *po
 
 /* The parameters stay in parameter memory (__grid_constant__: no copy is made). Counts go to
  * the block's copy of the counters (launch.h). */
-#define SR_WAVE_KERNEL(NAME, PATH, PLAIN, MODE, MINB)                                                 \
+#define SR_WAVE_KERNEL(NAME, PATH, MODE, MINB)                                                        \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, MINB)                                  \
-        NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
+        SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
-        sr_with_params<PLAIN>(p, [&](const sr_params *q) { sr_wave<PATH, MODE>(q, &p.ray, w, sr_count_copy(p.ray_count)); }); \
+        sr_wave<PATH, MODE>(&p, w, sr_count_copy(p.ray_count));                                        \
     }
-SR_WAVE_KERNEL(srk_wave, false, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
-SR_WAVE_KERNEL(srk_wave_path, true, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
-SR_WAVE_KERNEL(srk_wave_path_plain, true, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
-SR_WAVE_KERNEL(srk_wave_tail, false, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
-SR_WAVE_KERNEL(srk_wave_tail_path, true, false, SR_WAVE_TAIL, 1)
-SR_WAVE_KERNEL(srk_wave_tail_path_plain, true, true, SR_WAVE_TAIL, 1)
+SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
+SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
+SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
 /* The kernels without a queue: no repacking. */
-#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, PLAIN)                                                    \
+#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH)                                                           \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_BLOCKS_NO_QUEUE)                \
-        NAME(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)              \
+        SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
-        sr_with_params<PLAIN>(p, [&](const sr_params *q) { sr_wave_direct<PATH>(q, w, sr_count_copy(p.ray_count)); }); \
+        sr_wave_direct<PATH>(&p, w, sr_count_copy(p.ray_count));                                       \
     }
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, false)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, false)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_plain, true, true)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true)
 
 
-extern "C" cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
+extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {
+    if (sr_use_plain(p)) return sr_launch_wave_plain(p, w, stream);
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
-    const bool plain = path && sr_use_plain(&p->scene);
     /* Block (bx, by) covers tiles bx * B .. bx * B + B - 1 of tile row by, B = SR_WAVE_BLOCK / 32
      * (a warp per tile). */
     const dim3 grid((w->tiles_x + SR_WAVE_BLOCK / 32u - 1u) / (SR_WAVE_BLOCK / 32u), w->tiles_y);
     if (!queue) {
-        if (plain) srk_wave_no_queue_path_plain<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-        else if (path) srk_wave_no_queue_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-        else srk_wave_no_queue<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+        if (path) SR_K(srk_wave_no_queue_path)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+        else SR_K(srk_wave_no_queue)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
         return cudaGetLastError();
     }
-    if (plain) srk_wave_path_plain<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-    else if (path) srk_wave_path<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-    else srk_wave<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    if (path) SR_K(srk_wave_path)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    else SR_K(srk_wave)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    if (plain) srk_wave_tail_path_plain<<<1, 32, 0, stream>>>(*p, *w);
-    else if (path) srk_wave_tail_path<<<1, 32, 0, stream>>>(*p, *w);
-    else srk_wave_tail<<<1, 32, 0, stream>>>(*p, *w);
+    if (path) SR_K(srk_wave_tail_path)<<<1, 32, 0, stream>>>(*p, *w);
+    else SR_K(srk_wave_tail)<<<1, 32, 0, stream>>>(*p, *w);
     return cudaGetLastError();
 }
