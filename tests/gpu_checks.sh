@@ -32,7 +32,7 @@ for t in "$build"/tests/test_gpu_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     # The faults test's failing launches and allocation are intended: not reported as errors.
-    api=yes
+    api=explicit
     [ "$name" = test_gpu_faults ] && api=no
     "$san" --tool memcheck --report-api-errors "$api" --error-exitcode 1 "$t" > "$out/memcheck_$name.txt" 2>&1
     code=$?
