@@ -163,6 +163,23 @@ def bounded_table(d):
     return "\n".join(out)
 
 
+def plain_table(d):
+    """sphere_field's frame time (ms) with the plain kernels and with the general ones
+    ($SR_NO_PLAIN_KERNELS), wave and megakernel, and what the plain build saves."""
+    out = ["| size | mask | kernels | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |",
+           "|---|---|---|" + "---:|" * 8]
+    for size in ("1920", "3840"):
+        plain = by_depth(load(os.path.join(d, f"bench_sphere_field_{size}.json")))
+        general = by_depth(load(os.path.join(d, f"general_sphere_field_{size}.json")))
+        for m in ("wave", "megakernel"):
+            name = "1080p" if size == "1920" else "4K"
+            out.append(f"| {name} | {m} | general | " + " | ".join(f"{general[k][m]['median_ms']:.3f}" for k in range(1, 9)) + " |")
+            out.append(f"| {name} | {m} | plain | " + " | ".join(f"{plain[k][m]['median_ms']:.3f}" for k in range(1, 9)) + " |")
+            out.append(f"| {name} | {m} | plain ÷ general | " + " | ".join(
+                f"{plain[k][m]['median_ms'] / general[k][m]['median_ms']:.2f}" for k in range(1, 9)) + " |")
+    return "\n".join(out)
+
+
 def main():
     d = sys.argv[1]
     print("### wave ÷ megakernel FPS\n\n" + ratio_table(d) + "\n")
@@ -174,6 +191,8 @@ def main():
         print("### showcase\n\n" + showcase_table(d) + "\n")
     if os.path.exists(os.path.join(d, "bounded_default_1920.json")):
         print("### wave / bounded megakernel\n\n" + bounded_table(d) + "\n")
+    if os.path.exists(os.path.join(d, "general_sphere_field_1920.json")):
+        print("### plain kernels\n\n" + plain_table(d) + "\n")
     for scene in SCENES:
         for size in ("1920", "3840"):
             print(full_table(d, scene, size) + "\n")
