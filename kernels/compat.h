@@ -15,10 +15,14 @@
 #  define SR_DEVICE_CODE 0
 #endif
 
-/* 1 in the translation units that build the kernels for plain scenes (kernels/plain.cuh):
- * the per-ray code then treats the features a plain scene lacks as absent at compile time. */
-#ifndef SR_PLAIN_BUILD
-#define SR_PLAIN_BUILD 0
+/* The kernels' second and third builds (kernels/plain.cuh) set these: the per-ray code then
+ * takes the features as absent at compile time. SR_NO_ASSETS: textures, the environment map,
+ * vertex attributes. SR_NO_LIGHTS: point and directional lights, area emitters. */
+#ifndef SR_NO_ASSETS
+#define SR_NO_ASSETS 0
+#endif
+#ifndef SR_NO_LIGHTS
+#define SR_NO_LIGHTS 0
 #endif
 
 /* Rays per stencil word, and the warp width the CPU frame imitates. */

@@ -56,7 +56,7 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
 {
     *smooth = false;
     *xs = x;
-    if (SR_PLAIN_BUILD || !s->attrs || (hit_prim & SR_HIT_PLANE_BIT)) return n;
+    if (SR_NO_ASSETS || !s->attrs || (hit_prim & SR_HIT_PLANE_BIT)) return n;
     const sr_tri_attr *a = &s->attrs[hit_prim];
     if (!(a->flags & SR_ATTR_NORMALS)) return n;
     float wb, wc;

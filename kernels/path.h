@@ -369,7 +369,7 @@ SR_HD void sr_path_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
 #define SR_DIM_ENV_V SR_DIM_FUZZ_V
 SR_HD bool sr_env_nee(const sr_scene_view *s)
 {
-    return !SR_PLAIN_BUILD && s->env_tex && !(s->path_flags & (SR_PATH_NO_NEE | SR_PATH_NO_ENV_IS));
+    return !SR_NO_ASSETS && s->env_tex && !(s->path_flags & (SR_PATH_NO_NEE | SR_PATH_NO_ENV_IS));
 }
 
 /* What a ray that escaped along d brings back: the sky, weighted by MIS against sampling the
@@ -401,7 +401,7 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     const sr_scene_view *s = &p->scene;
     sr_vec3 sum = sr_v3s(0.0f);
     float pdf;
-    for (uint32_t i = 0; !SR_PLAIN_BUILD && i < s->light_count; i++) {
+    for (uint32_t i = 0; !SR_NO_LIGHTS && i < s->light_count; i++) {
         const sr_light *l = &s->lights[i];
         sr_vec3 wi;
         float dist, falloff;
@@ -431,7 +431,7 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
                 sum = sr_add(sum, sr_mul(f, sr_scale(le, sr_path_nee_weight(pe, pdf, wi, ng) / pe)));
         }
     }
-    if (SR_PLAIN_BUILD || !(s->emitter_power > 0.0f) || (s->path_flags & SR_PATH_NO_NEE)) return sum;
+    if (SR_NO_LIGHTS || !(s->emitter_power > 0.0f) || (s->path_flags & SR_PATH_NO_NEE)) return sum;
 
     const uint32_t seed = p->seed, sample = p->sample;
     uint32_t k = sr_emitter_pick(s, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_PICK));

@@ -33,7 +33,7 @@ SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
  * at y = -1. */
 SR_HD sr_vec3 sr_sky(const sr_scene_view *s, sr_vec3 d)
 {
-    if (!SR_PLAIN_BUILD && s->env_tex) return sr_env_radiance(s, d);
+    if (!SR_NO_ASSETS && s->env_tex) return sr_env_radiance(s, d);
     if (!s->has_sky) return s->background;
     float y = sr_clampf(d.y, -1.0f, 1.0f);
     if (y >= 0.0f) return sr_add(sr_scale(s->sky_horizon, 1.0f - y), sr_scale(s->sky_zenith, y));
@@ -262,13 +262,17 @@ SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t slot, bool path)
     return segments;
 }
 
-/* A plain scene: nothing that only some scenes use (point or directional lights, area emitters,
- * an environment map, textures, per-vertex attributes). The GPU runs its path kernels as
- * twins built for such scenes (kernels/plain.cuh). */
+/* A scene without assets: no textures, environment map or per-vertex attributes. A plain
+ * scene has no lights or area emitters either. The GPU runs such scenes on kernels built
+ * without those features (kernels/plain.cuh). */
+SR_HD bool sr_scene_no_assets(const sr_scene_view *s)
+{
+    return s->attrs == 0 && s->texture_count == 0u && s->env_tex == 0u;
+}
+
 SR_HD bool sr_scene_plain(const sr_scene_view *s)
 {
-    return s->light_count == 0u && s->emitter_count == 0u && !(s->emitter_power > 0.0f) && s->attrs == 0 &&
-           s->texture_count == 0u && s->env_tex == 0u;
+    return sr_scene_no_assets(s) && s->light_count == 0u && s->emitter_count == 0u && !(s->emitter_power > 0.0f);
 }
 
 SR_HD bool sr_stage_trace(const sr_params *p, uint32_t slot, uint32_t bounce)

@@ -75,7 +75,7 @@ SR_HD sr_vec3 sr_tex_sample(const sr_scene_view *s, const sr_texture *t, float u
 SR_HD const sr_material *sr_material_at(const sr_scene_view *s, const sr_material *m, uint32_t hit_prim,
                                         const sr_prim *prim, sr_vec3 x, sr_material *out)
 {
-    if (SR_PLAIN_BUILD || !(m->color_tex | m->rough_tex)) return m;
+    if (SR_NO_ASSETS || !(m->color_tex | m->rough_tex)) return m;
     float u = 0.0f, v = 0.0f;
     if (!sr_hit_uv(s, hit_prim, prim, x, &u, &v)) return m;
     *out = *m;

@@ -236,7 +236,7 @@ SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true)
 
 extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {
-    if (sr_use_plain(p)) return sr_launch_wave_plain(p, w, stream);
+    SR_HAND_OVER(sr_launch_wave, p, w, stream);
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
     /* Block (bx, by) covers tiles bx * B .. bx * B + B - 1 of tile row by, B = SR_WAVE_BLOCK / 32

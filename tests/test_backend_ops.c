@@ -3,7 +3,7 @@
  * the flags fill, the film's fill and read, and a sample run stage by stage with a
  * compaction after every bounce giving the same film and ray total as the megakernel. On
  * the CPU backend (the GPU runs the same driver in test_gpu_match). And which scenes are
- * plain (the GPU's path kernels for them are twins with the unused features compiled out). */
+ * plain or without assets (the GPU runs them on kernels built without those features). */
 #include "testutil.h"
 
 #include <stdlib.h>
@@ -231,18 +231,20 @@ static void test_unknown_kernel_and_buffer_refused(void **state)
     assert_string_equal(sr_kernel_name(SR_KERNELS), "?");
 }
 
-/* Plain: none of lights, area emitters, an environment map, textures, vertex attributes. The
- * sphere field is the shipped scene the plain kernels run (test_gpu_path matches it against
- * the CPU); each of the others has one of the features, and one scene per feature is checked. */
+/* Without assets: no textures, environment map or vertex attributes; plain: no lights or area
+ * emitters either. The GPU tests match these scenes against the CPU, so they cover every build:
+ * the sphere field runs the plain one, the other shipped scenes the one without assets, and
+ * the showcase (test_gpu_assets) the general one. */
 static void test_plain_scenes(void **state)
 {
     (void)state;
-    static const struct { const char *rel; bool plain; } cases[] = {
-        { "scenes/sphere_field.json", true },   /* sky only */
-        { "scenes/cornell_path.json", false },  /* an area emitter */
-        { "scenes/default.json", false },       /* point lights */
-        { "scenes/mesh.json", false },          /* smooth normals */
-        { "scenes/showcase.json", false },      /* textures, an environment map */
+    static const struct { const char *rel; bool plain, no_assets; } cases[] = {
+        { "scenes/sphere_field.json", true, true },    /* sky only */
+        { "scenes/cornell_path.json", false, true },   /* an area emitter */
+        { "scenes/default.json", false, true },        /* point lights */
+        { "scenes/mirror_hall.json", false, true },
+        { "scenes/mesh.json", false, true },           /* a triangle mesh, flat */
+        { "scenes/showcase.json", false, false },      /* textures, an environment map */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         sr_scene s;
@@ -254,23 +256,30 @@ static void test_plain_scenes(void **state)
         ok(sr_renderer_init(&r, &s, &be, &err), &err);
         if (sr_scene_plain(&r.view) != cases[k].plain)
             fail_msg("%s: plain is %d, expected %d", cases[k].rel, (int)sr_scene_plain(&r.view), (int)cases[k].plain);
+        if (sr_scene_no_assets(&r.view) != cases[k].no_assets)
+            fail_msg("%s: without assets is %d, expected %d", cases[k].rel, (int)sr_scene_no_assets(&r.view),
+                     (int)cases[k].no_assets);
         /* One field at a time makes the sphere field not plain. */
         if (cases[k].plain) {
             sr_scene_view v = r.view;
             v.light_count = 1;
             assert_false(sr_scene_plain(&v));
+            assert_true(sr_scene_no_assets(&v));
             v = r.view;
             v.env_tex = 1;
             assert_false(sr_scene_plain(&v));
+            assert_false(sr_scene_no_assets(&v));
             v = r.view;
             v.texture_count = 1;
             assert_false(sr_scene_plain(&v));
+            assert_false(sr_scene_no_assets(&v));
             v = r.view;
             v.emitter_count = 1;
             assert_false(sr_scene_plain(&v));
             v = r.view;
             v.attrs = (const sr_tri_attr *)&v;
             assert_false(sr_scene_plain(&v));
+            assert_false(sr_scene_no_assets(&v));
         }
         sr_renderer_free(&r);
         sr_backend_destroy(&be);

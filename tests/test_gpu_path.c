@@ -3,7 +3,7 @@
  * and its arithmetic identical, so pixels agree exactly apart from a few where a rounding
  * difference sends a path another way), the per-bounce ray counts agree (Russian roulette
  * and absorption end the same paths), and every mask gives the same GPU image bit for bit.
- * The sphere field is a plain scene (test_backend_ops): on the GPU it runs the plain twins of
+ * The sphere field is a plain scene (test_backend_ops): on the GPU it runs the plain build of
  * the path kernels (kernels/plain.cuh), so these checks cover them too.
  * Exits 77 (skipped) without a CUDA device. */
 #include "testutil.h"

@@ -9,8 +9,8 @@
 #      and the environment map),
 #   6. the megakernel given the wave mask's register budget ($SR_MEGAKERNEL_BOUNDED) on every
 #      scene at 1080p, depths 1-8 (what the budget alone buys),
-#   7. the plain scene (sphere_field) with the general path kernels ($SR_NO_PLAIN_KERNELS), wave
-#      and megakernel at both sizes, depths 1-8 (what the plain twins buy).
+#   7. every scene on the general build of the kernels ($SR_NO_PLAIN_KERNELS), wave and
+#      megakernel at both sizes, depths 1-8 (what the narrower builds buy).
 # JSON files land in OUT_DIR, with bench.txt (everything printed).
 #
 # usage: tests/perf/bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]
@@ -46,7 +46,9 @@ for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
   SR_MEGAKERNEL_BOUNDED=1 run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 1-8 --frames "$frames" \
       --mask megakernel --json "$out/bounded_${scene}_1920.json"
 done
-for size in 1920x1080 3840x2160; do
-  SR_NO_PLAIN_KERNELS=1 run bench scenes/sphere_field.json --width "${size%x*}" --height "${size#*x}" --depth 1-8 \
-      --frames "$frames" --mask wave,megakernel --json "$out/general_sphere_field_${size%x*}.json"
+for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
+  for size in 1920x1080 3840x2160; do
+    SR_NO_PLAIN_KERNELS=1 run bench "scenes/$scene.json" --width "${size%x*}" --height "${size#*x}" --depth 1-8 \
+        --frames "$frames" --mask wave,megakernel --json "$out/general_${scene}_${size%x*}.json"
+  done
 done

@@ -164,19 +164,20 @@ def bounded_table(d):
 
 
 def plain_table(d):
-    """sphere_field's frame time (ms) with the plain kernels and with the general ones
-    ($SR_NO_PLAIN_KERNELS), wave and megakernel, and what the plain build saves."""
-    out = ["| size | mask | kernels | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |",
+    """Each scene's frame time on the build that runs it (plain, without assets, or general)
+    divided by its time on the general build ($SR_NO_PLAIN_KERNELS), wave and megakernel."""
+    out = ["| scene | size | mask | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |",
            "|---|---|---|" + "---:|" * 8]
-    for size in ("1920", "3840"):
-        plain = by_depth(load(os.path.join(d, f"bench_sphere_field_{size}.json")))
-        general = by_depth(load(os.path.join(d, f"general_sphere_field_{size}.json")))
-        for m in ("wave", "megakernel"):
-            name = "1080p" if size == "1920" else "4K"
-            out.append(f"| {name} | {m} | general | " + " | ".join(f"{general[k][m]['median_ms']:.3f}" for k in range(1, 9)) + " |")
-            out.append(f"| {name} | {m} | plain | " + " | ".join(f"{plain[k][m]['median_ms']:.3f}" for k in range(1, 9)) + " |")
-            out.append(f"| {name} | {m} | plain ÷ general | " + " | ".join(
-                f"{plain[k][m]['median_ms'] / general[k][m]['median_ms']:.2f}" for k in range(1, 9)) + " |")
+    for scene in SCENES:
+        for size in ("1920", "3840"):
+            path = os.path.join(d, f"general_{scene}_{size}.json")
+            if not os.path.exists(path):
+                continue
+            built = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
+            general = by_depth(load(path))
+            for m in ("wave", "megakernel"):
+                out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {m} | " + " | ".join(
+                    f"{built[k][m]['median_ms'] / general[k][m]['median_ms']:.2f}" for k in range(1, 9)) + " |")
     return "\n".join(out)
 
 
