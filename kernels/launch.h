@@ -65,20 +65,17 @@ typedef struct sr_wave_args {
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
-/* The same launchers in the kernels' narrower builds (plain.cuh); the ones above hand a scene
- * to the narrowest build that fits it. */
-cudaError_t sr_launch_stage_plain(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
-                                  uint32_t bounce, cudaStream_t stream);
-cudaError_t sr_launch_stage_live_plain(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
-                                       const uint32_t *live_n, uint32_t grid, cudaStream_t stream);
-cudaError_t sr_launch_wave_plain(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
-cudaError_t sr_launch_megakernel_plain(const sr_params *p, cudaStream_t stream);
-cudaError_t sr_launch_stage_noassets(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
-                                     uint32_t bounce, cudaStream_t stream);
-cudaError_t sr_launch_stage_live_noassets(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
-                                          const uint32_t *live_n, uint32_t grid, cudaStream_t stream);
-cudaError_t sr_launch_wave_noassets(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
-cudaError_t sr_launch_megakernel_noassets(const sr_params *p, cudaStream_t stream);
+/* The same launchers in the kernels' narrower builds (plain.cuh), named with the build's
+ * suffix; the ones above hand a scene to the narrowest build that fits it. */
+#define SR_BUILD_LAUNCHERS(SUFFIX)                                                                          \
+    cudaError_t sr_launch_stage##SUFFIX(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,   \
+                                        uint32_t bounce, cudaStream_t stream);                              \
+    cudaError_t sr_launch_stage_live##SUFFIX(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce, \
+                                             const uint32_t *live_n, uint32_t grid, cudaStream_t stream);   \
+    cudaError_t sr_launch_wave##SUFFIX(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);    \
+    cudaError_t sr_launch_megakernel##SUFFIX(const sr_params *p, cudaStream_t stream);
+SR_BUILD_LAUNCHERS(_noassets)
+SR_BUILD_LAUNCHERS(_plain)
 /* stencil[0..words) = the first `live` bits set, where live = *live_dev if live_dev is not
  * NULL (left on the device by compaction), else live_host; if n_out is not NULL it is set
  * to live_host (the device-side count the persistent kernels read). */
