@@ -58,7 +58,8 @@ typedef struct sr_wave_args {
                                other refilled (all ones) for the next sample                */
     uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero
                                between samples (every chunk writes back an empty word)     */
-    uint32_t *ctl;          /* [SR_WAVE_CTL] queue counters, zero at the start of a sample  */
+    uint32_t *ctl[2];       /* [SR_WAVE_CTL] queue counters by sample parity: one is used
+                               (zero at the sample's start), the other cleared for the next */
     uint32_t capacity, parity, dense_min;
     uint32_t tiles_x, tiles_y;   /* the tiled image (wave.h) */
 } sr_wave_args;

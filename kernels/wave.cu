@@ -57,7 +57,7 @@ static __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, 
     const uint32_t lane = threadIdx.x & 31u;
     const uint32_t c = (uint32_t)__popc(m), rank = (uint32_t)__popc(m & sr_lanemask_lt(lane));
     uint32_t base = 0;
-    if (lane == 0) base = atomicAdd(&w.ctl[SR_WAVE_QCOUNT], c);
+    if (lane == 0) base = atomicAdd(&w.ctl[w.parity][SR_WAVE_QCOUNT], c);
     base = __shfl_sync(SR_FULL_MASK, base, 0);
     const bool fits = base + c <= w.capacity;
     const uint32_t to = base + rank;
@@ -115,10 +115,13 @@ __device__ __forceinline__ bool sr_wave_tile(const sr_params *p, const sr_wave_a
 }
 
 /* A warp's own tile from the 2D grid (a row of tiles per block row, so no division); false
- * (warp-uniform) for a warp right of the last tile column. */
+ * (warp-uniform) for a warp right of the last tile column. The first block clears the next
+ * sample's queue counters, as each warp refills the next sample's stencil word: a frame with
+ * no memset of its own. */
 __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
                                               bool *alive)
 {
+    if ((blockIdx.x | blockIdx.y) == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl[w.parity ^ 1u][threadIdx.x] = 0;
     const uint32_t tile_x = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5), tile_y = blockIdx.y;
     if (tile_x >= w.tiles_x) return false;
     *alive = sr_wave_tile(p, w, tile_x, tile_y, i, word);
@@ -159,7 +162,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     bool alive = false, finish = !QUEUE;
     if (MODE == SR_WAVE_TAIL) {
         /* After the main launch nobody can queue more: the partial last chunk, if any. */
-        const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
+        const uint32_t n = min(w.ctl[w.parity][SR_WAVE_QCOUNT], w.capacity);
         if (!(n & 31u)) return;
         take = n >> 5;
     } else if (!sr_wave_first(p, w, &i, &word, &alive)) {

@@ -31,8 +31,6 @@ typedef enum sr_buffer {
     SR_BUFFER_FLAGS,          /* one uint32 per slot: the flags mask (fill only)                */
     SR_BUFFER_RAY_COUNTS,     /* read: SR_MAX_DEPTH uint32, the rays that entered intersect at
                                  each bounce of the sample; cleared once a sample, at its start */
-    SR_BUFFER_WAVE_COUNTERS,  /* the ray counts and the wave mask's queue counters, cleared in
-                                 one go at the start of a wave sample (fill only)              */
     SR_BUFFER_COUNTER,        /* one uint32: count_live's result                                */
     SR_BUFFER_LIVE_COUNT,     /* one uint32: the device-side live count (read only; a read is a
                                  round trip, so only the first sample's measurement reads it)  */

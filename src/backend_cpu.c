@@ -332,7 +332,7 @@ static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count,
     case SR_BUFFER_FLAGS:
         memset(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->slots : count));
         return SR_OK;
-    case SR_BUFFER_RAY_COUNTS: case SR_BUFFER_WAVE_COUNTERS:   /* the wave's queue counter is local */
+    case SR_BUFFER_RAY_COUNTS:   /* the wave's queue counter is local */
         memset(c->ray_count, byte, sizeof c->ray_count);
         return SR_OK;
     case SR_BUFFER_COUNTER:

@@ -330,8 +330,11 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMalloc((void **)&c->core.hit_prim, sizeof(uint32_t) * c->aligned), "allocating hits");
     SR_CUDA_TRY(cudaMalloc((void **)&c->core.stencil, sizeof(uint32_t) * c->core.words), "allocating the stencil");
     SR_CUDA_TRY(cudaMalloc((void **)&c->core.flags, sizeof(uint32_t) * c->aligned), "allocating flags");
-    /* The ray counts, then the wave mask's queue counters: one clear and one read a sample. */
-    SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * (SR_COUNT_WORDS + SR_WAVE_CTL)), "allocating counters");
+    /* The ray counts (cleared at a sample's start), then the wave mask's queue counters by
+     * sample parity (its kernel clears the next sample's: no memset of its own). */
+    SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * (SR_COUNT_WORDS + 2u * SR_WAVE_CTL)), "allocating counters");
+    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * (SR_COUNT_WORDS + 2u * SR_WAVE_CTL), c->stream),
+                "clearing counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->core.film, sizeof(float) * 3u * c->core.capacity), "allocating the film");
@@ -389,14 +392,18 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
     w.queue_base = c->aligned;   /* pool[1] continues pool[0] (cuda_upload) */
     for (int k = 0; k < 2; k++) w.first[k] = c->wave_first[k];
     w.stencil = c->wave_queue_stencil;
-    w.ctl = c->ray_count + SR_COUNT_WORDS;
+    for (int k = 0; k < 2; k++) w.ctl[k] = c->ray_count + SR_COUNT_WORDS + k * SR_WAVE_CTL;
     w.capacity = c->wave_queue_cap;
     w.parity = c->wave_parity;
     w.dense_min = a->dense_min;   /* 1..32: the frame driver clamps it */
     w.tiles_x = sr_tiles_x(c->core.view.width);
     w.tiles_y = (c->core.view.height + SR_TILE_H - 1u) / SR_TILE_H;
     sr_cuda_launched("wave", 0);
-    SR_CUDA_TRY(sr_launch_wave(p, &w, c->stream), sr_cuda_doing[SR_KERNEL_WAVE]);
+    const cudaError_t e = sr_launch_wave(p, &w, c->stream);
+    if (e != cudaSuccess) {   /* the main kernel may have run: both samples' counters start at zero */
+        (void)cudaMemsetAsync(w.ctl[0], 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
+        SR_CUDA_TRY(e, sr_cuda_doing[SR_KERNEL_WAVE]);
+    }
     c->wave_parity ^= 1u;
     return SR_OK;
 }
@@ -476,12 +483,12 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
         SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->aligned : count),
                                     c->stream), "setting flags");
         return SR_OK;
-    case SR_BUFFER_RAY_COUNTS: case SR_BUFFER_WAVE_COUNTERS:
-        /* Cleared once a sample, at its start: so is the list of its launches (fault notes). */
+    case SR_BUFFER_RAY_COUNTS:
+        /* Cleared once a sample, at its start: so is the list of its launches (fault notes).
+         * 4096 bytes: on the H200 a memset of 4112 (these and the queue's counters, as it
+         * was) cost about 3.5 us more a frame than one of 4096 (README). */
         sr_cuda_launches_reset();
-        SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, byte,
-                                    sizeof(uint32_t) * (SR_COUNT_WORDS + (b == SR_BUFFER_WAVE_COUNTERS ? SR_WAVE_CTL : 0u)),
-                                    c->stream), "clearing counters");
+        SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, byte, sizeof(uint32_t) * SR_COUNT_WORDS, c->stream), "clearing counters");
         return SR_OK;
     case SR_BUFFER_COUNTER:
         SR_CUDA_TRY(cudaMemsetAsync(c->counter, byte, sizeof(uint32_t), c->stream), "clearing a counter");

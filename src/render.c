@@ -261,7 +261,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32
     a.mask = o->mask;
     a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
     a.dense_min = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
-    sr_status s = sr_sample_start(r, a.n, sample, o->seed, wave ? SR_BUFFER_WAVE_COUNTERS : SR_BUFFER_RAY_COUNTS, err);
+    sr_status s = sr_sample_start(r, a.n, sample, o->seed, SR_BUFFER_RAY_COUNTS, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
     return s;
 }
