@@ -54,13 +54,13 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
 #endif
 typedef struct sr_wave_args {
     uint32_t queue_base;    /* the queue's first slot in p->ray, after the camera rays'     */
-    uint32_t *first[2];     /* the camera rays' stencils by sample parity: one is used, the
-                               other refilled (all ones) for the next sample                */
+    uint32_t *first;        /* this sample's stencil of camera rays                         */
+    uint32_t *first_next;   /* the next sample's, refilled (all ones) as this one is read   */
     uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero
                                between samples (every chunk writes back an empty word)     */
-    uint32_t *ctl[2];       /* [SR_WAVE_CTL] queue counters by sample parity: one is used
-                               (zero at the sample's start), the other cleared for the next */
-    uint32_t capacity, parity, dense_min;
+    uint32_t *ctl;          /* [SR_WAVE_CTL] this sample's queue counters (zero at its start) */
+    uint32_t *ctl_next;     /* the next sample's, cleared by this sample's kernel           */
+    uint32_t capacity, dense_min;
     uint32_t tiles_x, tiles_y;   /* the tiled image (wave.h) */
 } sr_wave_args;
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);

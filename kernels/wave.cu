@@ -57,7 +57,7 @@ static __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, 
     const uint32_t lane = threadIdx.x & 31u;
     const uint32_t c = (uint32_t)__popc(m), rank = (uint32_t)__popc(m & sr_lanemask_lt(lane));
     uint32_t base = 0;
-    if (lane == 0) base = atomicAdd(&w.ctl[w.parity][SR_WAVE_QCOUNT], c);
+    if (lane == 0) base = atomicAdd(&w.ctl[SR_WAVE_QCOUNT], c);
     base = __shfl_sync(SR_FULL_MASK, base, 0);
     const bool fits = base + c <= w.capacity;
     const uint32_t to = base + rank;
@@ -109,8 +109,8 @@ __device__ __forceinline__ bool sr_wave_tile(const sr_params *p, const sr_wave_a
 {
     const uint32_t lane = threadIdx.x & 31u;
     *i = ((tile_y * w.tiles_x + tile_x) << 5) + lane;
-    *word = sr_stencil_load(w.first[w.parity], *i);
-    if (lane == 0) w.first[w.parity ^ 1u][*i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
+    *word = sr_stencil_load(w.first, *i);
+    if (lane == 0) w.first_next[*i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
     return SR_STENCIL_TEST(*word, *i) && sr_stage_generate_tile(p, *i, tile_x, tile_y);
 }
 
@@ -121,7 +121,7 @@ __device__ __forceinline__ bool sr_wave_tile(const sr_params *p, const sr_wave_a
 __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
                                               bool *alive)
 {
-    if ((blockIdx.x | blockIdx.y) == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl[w.parity ^ 1u][threadIdx.x] = 0;
+    if ((blockIdx.x | blockIdx.y) == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
     const uint32_t tile_x = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5), tile_y = blockIdx.y;
     if (tile_x >= w.tiles_x) return false;
     *alive = sr_wave_tile(p, w, tile_x, tile_y, i, word);
@@ -142,7 +142,7 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
         alive = sr_wave_trace<PATH>(p, i, bounce);
         bounce++;
     }
-    sr_stencil_write_back(w.first[w.parity], i, word, false);
+    sr_stencil_write_back(w.first, i, word, false);
     sr_wave_count(count, 0u, bounce);
 }
 
@@ -162,7 +162,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     bool alive = false, finish = !QUEUE;
     if (MODE == SR_WAVE_TAIL) {
         /* After the main launch nobody can queue more: the partial last chunk, if any. */
-        const uint32_t n = min(w.ctl[w.parity][SR_WAVE_QCOUNT], w.capacity);
+        const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
         if (!(n & 31u)) return;
         take = n >> 5;
     } else if (!sr_wave_first(p, w, &i, &word, &alive)) {
@@ -206,7 +206,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             alive = false;   /* moved: this slot no longer holds a live ray */
         }
         /* The queue's stencil is indexed by slot, like the pool. */
-        sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first[w.parity], i, word, alive);
+        sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first, i, word, alive);
         sr_wave_count(count, first_bounce, bounce);
         take = owned;   /* only now: a warp that found the queue full finished its rays first */
         owned = SR_NO_CHUNK;

@@ -390,18 +390,19 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
     sr_wave_args w;
     memset(&w, 0, sizeof w);
     w.queue_base = c->aligned;   /* pool[1] continues pool[0] (cuda_upload) */
-    for (int k = 0; k < 2; k++) w.first[k] = c->wave_first[k];
+    w.first = c->wave_first[c->wave_parity];
+    w.first_next = c->wave_first[c->wave_parity ^ 1u];
     w.stencil = c->wave_queue_stencil;
-    for (int k = 0; k < 2; k++) w.ctl[k] = c->ray_count + SR_COUNT_WORDS + k * SR_WAVE_CTL;
+    w.ctl = c->ray_count + SR_COUNT_WORDS + c->wave_parity * SR_WAVE_CTL;
+    w.ctl_next = c->ray_count + SR_COUNT_WORDS + (c->wave_parity ^ 1u) * SR_WAVE_CTL;
     w.capacity = c->wave_queue_cap;
-    w.parity = c->wave_parity;
     w.dense_min = a->dense_min;   /* 1..32: the frame driver clamps it */
     w.tiles_x = sr_tiles_x(c->core.view.width);
     w.tiles_y = (c->core.view.height + SR_TILE_H - 1u) / SR_TILE_H;
     sr_cuda_launched("wave", 0);
     const cudaError_t e = sr_launch_wave(p, &w, c->stream);
     if (e != cudaSuccess) {   /* the main kernel may have run: both samples' counters start at zero */
-        (void)cudaMemsetAsync(w.ctl[0], 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
+        (void)cudaMemsetAsync(c->ray_count + SR_COUNT_WORDS, 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
         SR_CUDA_TRY(e, sr_cuda_doing[SR_KERNEL_WAVE]);
     }
     c->wave_parity ^= 1u;
