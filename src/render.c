@@ -236,15 +236,14 @@ static bool sr_should_compact(const sr_render_opts *o, float live_frac, float po
 }
 
 /* A sample starts in pool half 0 over n slots, its counters cleared. */
-static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, uint32_t seed, sr_buffer counters,
-                                 sr_error *err)
+static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, uint32_t seed, sr_error *err)
 {
     sr_pool_state *ps = r->be->state;
     ps->current = 0;
     ps->n = n;
     ps->sample = sample;
     ps->seed = seed;
-    return r->be->ops->fill(r->be->impl, counters, 0, SR_WHOLE, err);
+    return r->be->ops->fill(r->be->impl, SR_BUFFER_RAY_COUNTS, 0, SR_WHOLE, err);
 }
 
 static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a, sr_error *err)
@@ -261,7 +260,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32
     a.mask = o->mask;
     a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
     a.dense_min = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
-    sr_status s = sr_sample_start(r, a.n, sample, o->seed, SR_BUFFER_RAY_COUNTS, err);
+    sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
     return s;
 }
@@ -296,7 +295,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_render_opts *o, uint3
     memset(&a, 0, sizeof a);
     a.mask = o->mask;
     a.n = n;
-    sr_status s = sr_sample_start(r, n, sample, o->seed, SR_BUFFER_RAY_COUNTS, err);
+    sr_status s = sr_sample_start(r, n, sample, o->seed, err);
     if (s) return s;
     if (o->mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
         s = ops->fill(be, SR_BUFFER_FLAGS, 1, n, err);
