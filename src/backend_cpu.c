@@ -225,15 +225,16 @@ static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
 /* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same dense test on
  * the same ballot, the same ballot partitioning into the queue, the same chunks. */
 
-/* One bounce of the warp's live lanes (m), lane l on slot[l]: the lanes still alive after it. */
-static uint32_t cpu_wave_step(sr_cpu *c, const sr_params *p, const uint32_t *slot, uint32_t m, uint32_t *bounce)
+/* One bounce of the live lanes (m) of warp w, lane l on slot 32w + l: the lanes still alive
+ * after it. */
+static uint32_t cpu_wave_step(sr_cpu *c, const sr_params *p, uint32_t w, uint32_t m, uint32_t *bounce)
 {
     uint32_t alive = 0;
     for (uint32_t lane = 0; lane < SR_WARP; lane++) {
         if (!((m >> lane) & 1u)) continue;
 #pragma omp atomic
         c->ray_count[bounce[lane]]++;
-        const bool live = !sr_interrupt_pending() && sr_stage_trace(p, slot[lane], bounce[lane]);
+        const bool live = !sr_interrupt_pending() && sr_stage_trace(p, w * SR_WARP + lane, bounce[lane]);
         bounce[lane]++;
         alive |= (uint32_t)live << lane;
     }
@@ -243,9 +244,7 @@ static uint32_t cpu_wave_step(sr_cpu *c, const sr_params *p, const uint32_t *slo
 static uint32_t cpu_wave_bounce(sr_cpu *c, const sr_params *p, uint32_t w, uint32_t m, uint32_t *bounce,
                                 uint32_t dense_min, bool finish)
 {
-    uint32_t slot[SR_WARP];
-    for (uint32_t lane = 0; lane < SR_WARP; lane++) slot[lane] = w * SR_WARP + lane;
-    while (m != 0 && (finish || sr_popc(m) >= dense_min)) m = cpu_wave_step(c, p, slot, m, bounce);
+    while (m != 0 && (finish || sr_popc(m) >= dense_min)) m = cpu_wave_step(c, p, w, m, bounce);
     return m;
 }
 
