@@ -496,16 +496,16 @@ SR_HD void sr_path_last_segment(const sr_params *p, uint32_t pixel, sr_vec3 tp, 
     sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, sr_dot(wi, ng) < 0.0f, pdf)));
 }
 
-/* One path vertex, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns whether the
- * path continues (the ray in `slot` then holds the continuation). */
-SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_hit h)
+/* One path vertex of ray *r, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns
+ * whether the path continues (*r then holds the continuation). */
+SR_HD bool sr_shade_path(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;
-    const uint32_t pixel = p->ray.pixel[slot];
+    const uint32_t pixel = r->pixel;
     const uint32_t seed = p->seed, sample = p->sample;
-    sr_vec3 tp = sr_ray_tp(p, slot);
-    const sr_vec3 o = sr_ray_org(p, slot), d = sr_ray_dir(p, slot);
-    const float prev_pdf = p->ray.pdf[slot];
+    sr_vec3 tp = r->tp;
+    const sr_vec3 o = r->o, d = r->d;
+    const float prev_pdf = r->pdf;
     if (h.prim == SR_NO_HIT) {
         sr_path_film_add(p, pixel, sr_mul(tp, sr_path_escaped(s, d, prev_pdf)));
         return false;
@@ -581,8 +581,10 @@ SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_
         if (sr_rng(seed, pixel, sample, bounce, SR_DIM_RR) >= q) return false;
         tp = sr_scale(tp, 1.0f / q);
     }
-    sr_ray_set(p, slot, transmit ? sr_offset_origin(x, sr_neg(n)) : origin, wi, tp);
-    p->ray.pdf[slot] = pdf;
+    r->o = transmit ? sr_offset_origin(x, sr_neg(n)) : origin;
+    r->d = wi;
+    r->tp = tp;
+    r->pdf = pdf;
     return true;
 }
 

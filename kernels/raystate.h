@@ -37,6 +37,39 @@ SR_HD void sr_ray_copy(sr_ray_soa dst, uint32_t to, sr_ray_soa src, uint32_t fro
 #undef SR_X_COPY
 }
 
+/* One ray's path state in registers: what the fused kernels (the megakernel and the wave
+ * mask) carry from bounce to bounce, so that a ray goes through the pool only where it must:
+ * between the launches of the one-stage-per-launch masks, and into and out of the wave
+ * mask's queue. The pool's fields but `bounce` (the fused kernels count it themselves). */
+typedef struct sr_ray {
+    sr_vec3 o, d, tp;
+    float pdf;
+    uint32_t pixel;
+} sr_ray;
+
+SR_HD sr_ray sr_ray_load(sr_ray_soa pool, uint32_t slot)
+{
+    sr_ray r;
+    r.o = sr_v3(pool.ox[slot], pool.oy[slot], pool.oz[slot]);
+    r.d = sr_v3(pool.dx[slot], pool.dy[slot], pool.dz[slot]);
+    r.tp = sr_v3(pool.tr[slot], pool.tg[slot], pool.tb[slot]);
+    r.pdf = pool.pdf[slot];
+    r.pixel = pool.pixel[slot];
+    return r;
+}
+
+/* The fields a bounce changes (with_pdf: the path integrator's pdf too; Whitted leaves it 0),
+ * or, with `whole`, every field but `bounce`. */
+SR_HD void sr_ray_store_fields(sr_ray_soa pool, uint32_t slot, const sr_ray *r, bool with_pdf, bool whole)
+{
+    pool.ox[slot] = r->o.x; pool.oy[slot] = r->o.y; pool.oz[slot] = r->o.z;
+    pool.dx[slot] = r->d.x; pool.dy[slot] = r->d.y; pool.dz[slot] = r->d.z;
+    pool.tr[slot] = r->tp.x; pool.tg[slot] = r->tp.y; pool.tb[slot] = r->tp.z;
+    if (with_pdf || whole) pool.pdf[slot] = r->pdf;
+    if (whole) pool.pixel[slot] = r->pixel;
+}
+SR_HD void sr_ray_store(sr_ray_soa pool, uint32_t slot, const sr_ray *r) { sr_ray_store_fields(pool, slot, r, true, true); }
+
 /* Everything a stage reads or writes, passed by value to every kernel. */
 typedef struct sr_params {
     sr_scene_view scene;

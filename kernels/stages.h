@@ -12,13 +12,6 @@
 
 SR_HD sr_vec3 sr_ray_org(const sr_params *p, uint32_t i) { return sr_v3(p->ray.ox[i], p->ray.oy[i], p->ray.oz[i]); }
 SR_HD sr_vec3 sr_ray_dir(const sr_params *p, uint32_t i) { return sr_v3(p->ray.dx[i], p->ray.dy[i], p->ray.dz[i]); }
-SR_HD sr_vec3 sr_ray_tp(const sr_params *p, uint32_t i) { return sr_v3(p->ray.tr[i], p->ray.tg[i], p->ray.tb[i]); }
-SR_HD void sr_ray_set(const sr_params *p, uint32_t i, sr_vec3 o, sr_vec3 d, sr_vec3 tp)
-{
-    p->ray.ox[i] = o.x; p->ray.oy[i] = o.y; p->ray.oz[i] = o.z;
-    p->ray.dx[i] = d.x; p->ray.dy[i] = d.y; p->ray.dz[i] = d.z;
-    p->ray.tr[i] = tp.x; p->ray.tg[i] = tp.y; p->ray.tb[i] = tp.z;
-}
 
 /* Add radiance to the film. One ray per pixel is in flight per sample pass, so no two
  * live rays share a film entry and a plain add is race-free, in any order. */
@@ -40,9 +33,9 @@ SR_HD sr_vec3 sr_sky(const sr_scene_view *s, sr_vec3 d)
     return sr_add(sr_scale(s->sky_horizon, 1.0f + y), sr_scale(s->sky_ground, -y));
 }
 
-/* The camera ray of pixel (x, y) into `slot`. Random numbers are keyed by the pixel, never
- * the slot, so any slot order gives the same image. */
-SR_HD void sr_generate_xy(const sr_params *p, uint32_t slot, uint32_t x, uint32_t y)
+/* The camera ray of pixel (x, y). Random numbers are keyed by the pixel, never the slot, so
+ * any slot order gives the same image. */
+SR_HD sr_ray sr_camera_ray(const sr_params *p, uint32_t x, uint32_t y)
 {
     const sr_scene_view *s = &p->scene;
     const sr_camera *c = &s->camera;
@@ -62,40 +55,46 @@ SR_HD void sr_generate_xy(const sr_params *p, uint32_t slot, uint32_t x, uint32_
         origin = sr_add(origin, sr_add(sr_scale(c->u, r * cos_phi), sr_scale(c->v, r * sin_phi)));
     }
     sr_vec3 target = sr_add(c->lower_left, sr_add(sr_scale(c->horizontal, u), sr_scale(c->vertical, v)));
-    sr_ray_set(p, slot, origin, sr_normalize(sr_sub(target, origin)), sr_v3s(1.0f));
-    p->ray.pdf[slot] = 0.0f;   /* path mode: nothing sampled it, emission counts in full */
-    p->ray.pixel[slot] = pixel;
-    p->ray.bounce[slot] = 0;
+    sr_ray r;
+    r.o = origin;
+    r.d = sr_normalize(sr_sub(target, origin));
+    r.tp = sr_v3s(1.0f);
+    r.pdf = 0.0f;   /* path mode: nothing sampled it, emission counts in full */
+    r.pixel = pixel;
+    return r;
 }
 
-/* The camera ray of `pixel` into `slot`. */
-SR_HD void sr_generate_pixel(const sr_params *p, uint32_t slot, uint32_t pixel)
+/* The camera ray of `pixel` (row by row). */
+SR_HD sr_ray sr_camera_pixel(const sr_params *p, uint32_t pixel)
 {
-    sr_generate_xy(p, slot, pixel % p->scene.width, pixel / p->scene.width);
+    return sr_camera_ray(p, pixel % p->scene.width, pixel / p->scene.width);
 }
 
-/* Primary ray of pixel `slot` (the pool is in pixel order when a sample starts). */
+/* Primary ray of pixel `slot` into the pool (in pixel order when a sample starts). */
 SR_HD bool sr_stage_generate(const sr_params *p, uint32_t slot)
 {
-    sr_generate_pixel(p, slot, slot);
+    const sr_ray r = sr_camera_pixel(p, slot);
+    sr_ray_store(p->ray, slot, &r);
+    p->ray.bounce[slot] = 0;
     return true;
 }
 
-/* The camera ray of slot `slot` in the wave mask's tiled order (wave.h): lane l of tile t
- * is pixel (l % SR_TILE_W, l / SR_TILE_W) of the tile; false for the slots of tiles that
- * overhang the image. (The CUDA frame gets the tile from its 2D grid, without dividing.) */
-SR_HD bool sr_stage_generate_tile(const sr_params *p, uint32_t slot, uint32_t tile_x, uint32_t tile_y)
+/* The camera ray of lane `lane` in the wave mask's tiled order (wave.h): lane l of tile
+ * (tile_x, tile_y) is pixel (l % SR_TILE_W, l / SR_TILE_W) of the tile; false for the lanes of
+ * tiles that overhang the image. (The CUDA frame gets the tile from its 2D grid, without
+ * dividing.) */
+SR_HD bool sr_camera_tile(const sr_params *p, uint32_t lane, uint32_t tile_x, uint32_t tile_y, sr_ray *r)
 {
-    const uint32_t lane = slot & 31u;
     const uint32_t x = tile_x * SR_TILE_W + lane % SR_TILE_W, y = tile_y * SR_TILE_H + lane / SR_TILE_W;
     if (x >= p->scene.width || y >= p->scene.height) return false;
-    sr_generate_xy(p, slot, x, y);
+    *r = sr_camera_ray(p, x, y);
     return true;
 }
-SR_HD bool sr_stage_generate_tiled(const sr_params *p, uint32_t slot)
+/* The same for slot `slot` of the tiled order (tile slot / 32, lane slot % 32). */
+SR_HD bool sr_camera_tiled(const sr_params *p, uint32_t slot, sr_ray *r)
 {
     const uint32_t tile = slot >> 5, tiles_x = sr_tiles_x(p->scene.width);
-    return sr_stage_generate_tile(p, slot, tile % tiles_x, tile / tiles_x);
+    return sr_camera_tile(p, slot & 31u, tile % tiles_x, tile / tiles_x, r);
 }
 
 /* Closest hit of the ray in `slot`, left in hit_t / hit_prim for shade. */
@@ -108,7 +107,7 @@ SR_HD bool sr_stage_intersect(const sr_params *p, uint32_t slot)
 }
 
 /* Path tracing's shading of one hit (kernels/path.h, included at the end of this file). */
-SR_HD bool sr_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce, sr_hit h);
+SR_HD bool sr_shade_path(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit h);
 
 /* The hit that intersect left in memory for a separate shade launch. */
 SR_HD sr_hit sr_stored_hit(const sr_params *p, uint32_t slot)
@@ -119,10 +118,10 @@ SR_HD sr_hit sr_stored_hit(const sr_params *p, uint32_t slot)
     return h;
 }
 
-/* The ray a Whitted vertex sends on (mirror, glass, metal, pbr), written into `slot`;
- * false when it is absorbed. x: the hit; xs: where rays leaving on n's side start; n: the
- * geometric normal on the ray's side; ns: the shading normal (smooth: it differs from n). */
-SR_HD bool sr_whitted_next(const sr_params *p, uint32_t slot, uint32_t bounce, uint32_t pixel, const sr_material *m,
+/* The ray a Whitted vertex sends on (mirror, glass, metal, pbr), written into *r; false
+ * when it is absorbed. x: the hit; xs: where rays leaving on n's side start; n: the geometric
+ * normal on the ray's side; ns: the shading normal (smooth: it differs from n). */
+SR_HD bool sr_whitted_next(const sr_params *p, sr_ray *r, uint32_t bounce, uint32_t pixel, const sr_material *m,
                            sr_vec3 d, sr_vec3 x, sr_vec3 xs, sr_vec3 n, sr_vec3 ns, bool smooth, bool front,
                            sr_vec3 pbr_f, sr_vec3 tp)
 {
@@ -170,23 +169,24 @@ SR_HD bool sr_whitted_next(const sr_params *p, uint32_t slot, uint32_t bounce, u
         tp = sr_mul(tp, m->kind == SR_MAT_PBR ? pbr_f : m->color);
     }
     if (sr_max3(tp) <= 0.0f) return false;
-    sr_ray_set(p, slot, o, nd, tp);
+    r->o = o;
+    r->d = nd;
+    r->tp = tp;
     return true;
 }
 
-/* Whitted shading of hit h at bounce `bounce` (0 = primary): gather light into the film,
- * then either spawn the continuation ray in place or end the path. */
-SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, sr_hit h)
+/* Whitted shading of ray *r's hit h at bounce `bounce` (0 = primary): gather light into the
+ * film, then either turn *r into the continuation ray or end the path. */
+SR_HD bool sr_shade_whitted(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;
-    sr_vec3 tp = sr_ray_tp(p, slot);
-    uint32_t pixel = p->ray.pixel[slot];
+    const sr_vec3 tp = r->tp, d = r->d;
+    const uint32_t pixel = r->pixel;
     if (h.prim == SR_NO_HIT) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_sky(s, sr_ray_dir(p, slot))));
+        sr_film_add(p, pixel, sr_mul(tp, sr_sky(s, d)));
         return false;
     }
-    sr_vec3 d = sr_ray_dir(p, slot);
-    sr_vec3 x = sr_madd(sr_ray_org(p, slot), d, h.t);
+    sr_vec3 x = sr_madd(r->o, d, h.t);
     const sr_prim *prim = sr_hit_prim(s, h);
     const sr_material *m = &s->materials[prim->material];
     sr_vec3 n = sr_prim_normal(prim, x);
@@ -214,7 +214,7 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
     sr_vec3 pbr_f = sr_v3s(1.0f);
     if (m->kind == SR_MAT_PBR) pbr_f = sr_pbr_fresnel(m, m->color, -sr_dot(d, ns));
     const bool next = bounce + 1u < s->max_depth &&   /* out of depth: nothing more arrives */
-                      sr_whitted_next(p, slot, bounce, pixel, m, d, x, xs, n, ns, smooth, front, pbr_f, tp);
+                      sr_whitted_next(p, r, bounce, pixel, m, d, x, xs, n, ns, smooth, front, pbr_f, tp);
     if (m->kind == SR_MAT_PBR) {
         const sr_vec3 kd = sr_scale(sr_mul(sr_sub(sr_v3s(1.0f), pbr_f), m->color), 1.0f - m->metallic);
         sr_vec3 lit = sr_direct_light_ns(s, xs, n, ns, kd);
@@ -228,36 +228,43 @@ SR_HD bool sr_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce, 
  * either header may be included first). */
 #include "path.h"
 
-/* Shade stages for one stage per launch: the hit comes from memory. */
+/* Shade stages for one stage per launch: the ray and its hit come from the pool, and the
+ * continuation goes back there. */
 SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
-    return sr_shade_whitted(p, slot, bounce, sr_stored_hit(p, slot));
+    sr_ray r = sr_ray_load(p->ray, slot);
+    const bool next = sr_shade_whitted(p, &r, bounce, sr_stored_hit(p, slot));
+    if (next) sr_ray_store_fields(p->ray, slot, &r, false, false);
+    return next;
 }
 SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
-    return sr_shade_path(p, slot, bounce, sr_stored_hit(p, slot));
+    sr_ray r = sr_ray_load(p->ray, slot);
+    const bool next = sr_shade_path(p, &r, bounce, sr_stored_hit(p, slot));
+    if (next) sr_ray_store_fields(p->ray, slot, &r, true, false);
+    return next;
 }
 
-/* One whole bounce, intersect then shade, with the hit kept in registers (the megakernel and
- * the wave mask). Same arithmetic as the two stages through memory, so the same image. */
-SR_HD bool sr_stage_trace_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
+/* One whole bounce of ray *r, intersect then shade, ray and hit in registers (the megakernel
+ * and the wave mask). Same arithmetic as the stages through the pool, so the same image. */
+SR_HD bool sr_trace_whitted(const sr_params *p, sr_ray *r, uint32_t bounce)
 {
-    return sr_shade_whitted(p, slot, bounce, sr_trace_closest(&p->scene, sr_ray_org(p, slot), sr_ray_dir(p, slot), 0.0f, SR_INF));
+    return sr_shade_whitted(p, r, bounce, sr_trace_closest(&p->scene, r->o, r->d, 0.0f, SR_INF));
 }
-SR_HD bool sr_stage_trace_path(const sr_params *p, uint32_t slot, uint32_t bounce)
+SR_HD bool sr_trace_path(const sr_params *p, sr_ray *r, uint32_t bounce)
 {
-    return sr_shade_path(p, slot, bounce, sr_trace_closest(&p->scene, sr_ray_org(p, slot), sr_ray_dir(p, slot), 0.0f, SR_INF));
+    return sr_shade_path(p, r, bounce, sr_trace_closest(&p->scene, r->o, r->d, 0.0f, SR_INF));
 }
-/* One pixel's whole path in one thread, every bounce in a loop (the megakernel mask, both
- * backends); returns the segments traced. `path` is a constant where the GPU kernels call
- * it, so each is built for one integrator. */
-SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t slot, bool path)
+/* One pixel's whole path in one thread, every bounce in a loop and the ray in registers (the
+ * megakernel mask, both backends; the pool is not used); returns the segments traced. `path`
+ * is a constant where the GPU kernels call it, so each is built for one integrator. */
+SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path)
 {
-    sr_stage_generate(p, slot);
+    sr_ray r = sr_camera_pixel(p, pixel);
     uint32_t segments = 0;
     for (uint32_t b = 0; b < p->scene.max_depth; b++) {
         segments++;
-        if (!(path ? sr_stage_trace_path(p, slot, b) : sr_stage_trace_whitted(p, slot, b))) break;
+        if (!(path ? sr_trace_path(p, &r, b) : sr_trace_whitted(p, &r, b))) break;
     }
     return segments;
 }
@@ -275,10 +282,9 @@ SR_HD bool sr_scene_plain(const sr_scene_view *s)
     return sr_scene_no_assets(s) && s->light_count == 0u && s->emitter_count == 0u && !(s->emitter_power > 0.0f);
 }
 
-SR_HD bool sr_stage_trace(const sr_params *p, uint32_t slot, uint32_t bounce)
+SR_HD bool sr_trace(const sr_params *p, sr_ray *r, uint32_t bounce)
 {
-    return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_stage_trace_path(p, slot, bounce)
-                                                     : sr_stage_trace_whitted(p, slot, bounce);
+    return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_trace_path(p, r, bounce) : sr_trace_whitted(p, r, bounce);
 }
 
 /* The shade stage of the scene's integrator. The CUDA frames call the two bodies from

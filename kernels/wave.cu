@@ -22,29 +22,35 @@
 /* Resident blocks of SR_WAVE_BLOCK threads per SM each kernel must allow (so its registers
  * per thread), measured on the H200 (README): 9 (56 registers, 36 warps) for the kernels
  * without a queue: the occupancy pays for the spills (64 registers: 2-9 % slower at depth 1,
- * 48: 5-16 % slower); with a queue, 6 (up to 85 registers: the bounce loop does not spill;
- * at 64 it did, and cost 20 %). */
+ * 48: 5-16 % slower; with the rays in registers, path tracing at 7, 8, 10 or 11 blocks was
+ * up to 10 % slower on sphere_field); with a queue, 6 (up to 85 registers: the bounce loop
+ * does not spill; at 64 it did, and cost 20 %). */
 #ifndef SR_WAVE_BLOCKS_NO_QUEUE
 #define SR_WAVE_BLOCKS_NO_QUEUE 9
 #endif
+#ifndef SR_WAVE_BLOCKS_NO_QUEUE_PATH
+#define SR_WAVE_BLOCKS_NO_QUEUE_PATH 9
+#endif
 #ifndef SR_WAVE_BLOCKS_WHITTED_QUEUE
 #define SR_WAVE_BLOCKS_WHITTED_QUEUE 6
+#endif
+#ifndef SR_WAVE_BLOCKS_PATH
 #define SR_WAVE_BLOCKS_PATH 6
 #endif
 #define SR_NO_CHUNK 0xffffffffu
 
 
 template <bool PATH>
-__device__ __forceinline__ bool sr_wave_trace(const sr_params *p, uint32_t i, uint32_t bounce)
+__device__ __forceinline__ bool sr_wave_trace(const sr_params *p, sr_ray *r, uint32_t bounce)
 {
-    return PATH ? sr_stage_trace_path(p, i, bounce) : sr_stage_trace_whitted(p, i, bounce);
+    return PATH ? sr_trace_path(p, r, bounce) : sr_trace_whitted(p, r, bounce);
 }
 
 __device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(const volatile uint32_t *)x; }
 
 /* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
- * reserves popc(m) entries, each lane writes its ray at base + popc(m & lanemask_lt), and the
- * entries are published by their stencil bits. *fits is 0 when the queue is full (the
+ * reserves popc(m) entries, each lane writes its ray r (from registers) at base +
+ * popc(m & lanemask_lt), and the entries are published by their stencil bits. *fits is 0 when the queue is full (the
  * entries past its end are not written, the ones before it become tombstones; the rays stay
  * here). Returns the chunk whose last entry this push wrote (the warp owns it), or
  * SR_NO_CHUNK. Kept out of line: it is rare, and inlined it costs the bounce loop registers. */
@@ -52,7 +58,7 @@ __device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(co
 #define SR_WAVE_PUSH_INLINE __noinline__
 #endif
 static __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, const sr_wave_args &w, uint32_t m, bool alive,
-                                                     uint32_t bounce, uint32_t i, bool *fits_out)
+                                                     uint32_t bounce, sr_ray r, bool *fits_out)
 {
     const uint32_t lane = threadIdx.x & 31u;
     const uint32_t c = (uint32_t)__popc(m), rank = (uint32_t)__popc(m & sr_lanemask_lt(lane));
@@ -62,7 +68,7 @@ static __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, 
     const bool fits = base + c <= w.capacity;
     const uint32_t to = base + rank;
     if (alive && to < w.capacity) {
-        if (fits) sr_ray_copy(p->ray, w.queue_base + to, p->ray, i);
+        if (fits) sr_ray_store(p->ray, w.queue_base + to, &r);
         p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_WAVE_TOMBSTONE;
         __threadfence();
     }
@@ -103,15 +109,15 @@ __device__ __forceinline__ void sr_wave_count(uint32_t *count, uint32_t b0, uint
 enum { SR_WAVE_QUEUE = 1, SR_WAVE_TAIL };
 
 /* The start of a warp's frame over tile (tile_x, tile_y): the stencil test of its word and
- * the camera rays of the live lanes. */
+ * the camera rays of the live lanes, in registers. */
 __device__ __forceinline__ bool sr_wave_tile(const sr_params *p, const sr_wave_args &w, uint32_t tile_x, uint32_t tile_y,
-                                             uint32_t *i, uint32_t *word)
+                                             uint32_t *i, uint32_t *word, sr_ray *r)
 {
     const uint32_t lane = threadIdx.x & 31u;
     *i = ((tile_y * w.tiles_x + tile_x) << 5) + lane;
     *word = sr_stencil_load(w.first, *i);
     if (lane == 0) w.first_next[*i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
-    return SR_STENCIL_TEST(*word, *i) && sr_stage_generate_tile(p, *i, tile_x, tile_y);
+    return SR_STENCIL_TEST(*word, *i) && sr_camera_tile(p, lane, tile_x, tile_y, r);
 }
 
 /* A warp's own tile from the 2D grid (a row of tiles per block row, so no division); false
@@ -119,12 +125,12 @@ __device__ __forceinline__ bool sr_wave_tile(const sr_params *p, const sr_wave_a
  * sample's queue counters, as each warp refills the next sample's stencil word: a frame with
  * no memset of its own. */
 __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
-                                              bool *alive)
+                                              bool *alive, sr_ray *r)
 {
     if ((blockIdx.x | blockIdx.y) == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
     const uint32_t tile_x = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5), tile_y = blockIdx.y;
     if (tile_x >= w.tiles_x) return false;
-    *alive = sr_wave_tile(p, w, tile_x, tile_y, i, word);
+    *alive = sr_wave_tile(p, w, tile_x, tile_y, i, word, r);
     return true;
 }
 
@@ -137,9 +143,10 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
 {
     uint32_t i, word, bounce = 0;
     bool alive;
-    if (!sr_wave_first(p, w, &i, &word, &alive)) return;
+    sr_ray r;
+    if (!sr_wave_first(p, w, &i, &word, &alive, &r)) return;
     while (alive) {
-        alive = sr_wave_trace<PATH>(p, i, bounce);
+        alive = sr_wave_trace<PATH>(p, &r, bounce);
         bounce++;
     }
     sr_stencil_write_back(w.first, i, word, false);
@@ -160,12 +167,13 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0;
     uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
     bool alive = false, finish = !QUEUE;
+    sr_ray r;
     if (MODE == SR_WAVE_TAIL) {
         /* After the main launch nobody can queue more: the partial last chunk, if any. */
         const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
         if (!(n & 31u)) return;
         take = n >> 5;
-    } else if (!sr_wave_first(p, w, &i, &word, &alive)) {
+    } else if (!sr_wave_first(p, w, &i, &word, &alive, &r)) {
         return;
     }
     for (;;) {
@@ -186,7 +194,8 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             alive = SR_STENCIL_TEST(word, i);
             bounce = alive ? (uint32_t)__ldcg(&p->ray.bounce[i]) : 0u;
             if (bounce == SR_WAVE_TOMBSTONE) alive = false;
-            if (!alive) bounce = 0;
+            if (alive) r = sr_ray_load(p->ray, i);
+            else bounce = 0;
             first_bounce = bounce;
             finish = MODE == SR_WAVE_TAIL;   /* the tail runs its rays to the end */
         }
@@ -194,14 +203,14 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
         while (m != 0 && (finish || (uint32_t)__popc(m) >= w.dense_min)) {
             if (alive) {
-                alive = sr_wave_trace<PATH>(p, i, bounce);
+                alive = sr_wave_trace<PATH>(p, &r, bounce);
                 bounce++;
             }
             m = __ballot_sync(SR_FULL_MASK, alive);
         }
         if (QUEUE && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
             bool fits;
-            owned = sr_wave_push(p, w, m, alive, bounce, i, &fits);
+            owned = sr_wave_push(p, w, m, alive, bounce, r, &fits);
             if (!fits) { finish = true; continue; }   /* the queue is full: finish here */
             alive = false;   /* moved: this slot no longer holds a live ray */
         }
@@ -227,14 +236,14 @@ SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
 SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
 SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
 /* The kernels without a queue: no repacking. */
-#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH)                                                           \
-    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_WAVE_BLOCKS_NO_QUEUE)                \
+#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, MINB)                                                     \
+    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, MINB)                                  \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
         sr_wave_direct<PATH>(&p, w, sr_count_copy(p.ray_count));                                       \
     }
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
 
 
 extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)

@@ -225,26 +225,26 @@ static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
 /* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same dense test on
  * the same ballot, the same ballot partitioning into the queue, the same chunks. */
 
-/* One bounce of the live lanes (m) of warp w, lane l on slot 32w + l: the lanes still alive
- * after it. */
-static uint32_t cpu_wave_step(sr_cpu *c, const sr_params *p, uint32_t w, uint32_t m, uint32_t *bounce)
+/* One bounce of the live lanes (m) of a warp, lane l's ray in ray[l] (its registers on the
+ * GPU): the lanes still alive after it. */
+static uint32_t cpu_wave_step(sr_cpu *c, const sr_params *p, uint32_t m, sr_ray *ray, uint32_t *bounce)
 {
     uint32_t alive = 0;
     for (uint32_t lane = 0; lane < SR_WARP; lane++) {
         if (!((m >> lane) & 1u)) continue;
 #pragma omp atomic
         c->ray_count[bounce[lane]]++;
-        const bool live = !sr_interrupt_pending() && sr_stage_trace(p, w * SR_WARP + lane, bounce[lane]);
+        const bool live = !sr_interrupt_pending() && sr_trace(p, &ray[lane], bounce[lane]);
         bounce[lane]++;
         alive |= (uint32_t)live << lane;
     }
     return alive;
 }
 
-static uint32_t cpu_wave_bounce(sr_cpu *c, const sr_params *p, uint32_t w, uint32_t m, uint32_t *bounce,
+static uint32_t cpu_wave_bounce(sr_cpu *c, const sr_params *p, uint32_t m, sr_ray *ray, uint32_t *bounce,
                                 uint32_t dense_min, bool finish)
 {
-    while (m != 0 && (finish || sr_popc(m) >= dense_min)) m = cpu_wave_step(c, p, w, m, bounce);
+    while (m != 0 && (finish || sr_popc(m) >= dense_min)) m = cpu_wave_step(c, p, m, ray, bounce);
     return m;
 }
 
@@ -256,15 +256,17 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
     const uint32_t word = stencil[w];   /* the stencil test: read once per warp */
     if (word == 0) return;
     uint32_t bounce[SR_WARP], m = 0;
+    sr_ray ray[SR_WARP];
     for (uint32_t lane = 0; lane < SR_WARP; lane++) {
         const uint32_t i = w * SR_WARP + lane;
         bool alive = (word >> lane) & 1u;
         bounce[lane] = alive && !first ? p->ray.bounce[i] : 0u;
-        if (alive && first) alive = !sr_interrupt_pending() && sr_stage_generate_tiled(p, i);
+        if (alive && first) alive = !sr_interrupt_pending() && sr_camera_tiled(p, i, &ray[lane]);
         if (bounce[lane] == SR_WAVE_TOMBSTONE) alive = false;
+        if (alive && !first) ray[lane] = sr_ray_load(p->ray, i);
         m |= (uint32_t)alive << lane;
     }
-    m = cpu_wave_bounce(c, p, w, m, bounce, dense_min, !queue);
+    m = cpu_wave_bounce(c, p, m, ray, bounce, dense_min, !queue);
     if (m != 0) {   /* sparse: into the queue, packed */
         const uint32_t n = sr_popc(m), cap = c->queue_cap;
         uint32_t base;
@@ -275,13 +277,13 @@ static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint
             if (!((m >> lane) & 1u)) continue;
             const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
             if (to >= cap) continue;
-            if (fits) sr_ray_copy(c->core.pool[1], to, p->ray, w * SR_WARP + lane);
+            if (fits) sr_ray_store(c->core.pool[1], to, &ray[lane]);
             c->core.pool[1].bounce[to] = fits ? (uint8_t)bounce[lane] : (uint8_t)SR_WAVE_TOMBSTONE;
             const uint32_t bit = 1u << (to & 31u);
 #pragma omp atomic
             c->queue_stencil[to >> 5] |= bit;
         }
-        m = fits ? 0u : cpu_wave_bounce(c, p, w, m, bounce, dense_min, true);
+        m = fits ? 0u : cpu_wave_bounce(c, p, m, ray, bounce, dense_min, true);
     }
     if (m != word) stencil[w] = m;   /* the ballot write-back */
 }
