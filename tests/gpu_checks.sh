@@ -28,16 +28,30 @@ fi
 
 # The sanitizers slow kernels a hundredfold: the tests know (timeouts, the intended fault).
 export SR_TEST_UNDER_SANITIZER=1
+here=$(dirname "$0")
 for t in "$build"/tests/test_gpu_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
     # The faults test's failing launches and allocation are intended: not reported as errors.
     api=explicit
     [ "$name" = test_gpu_faults ] && api=no
-    "$san" --tool memcheck --report-api-errors "$api" --error-exitcode 1 "$t" > "$out/memcheck_$name.txt" 2>&1
-    code=$?
-    [ "$code" = 77 ] && code="77 (no device)"
-    say "memcheck $name: exit $code ($(grep -Eo 'ERROR SUMMARY: [0-9]+ errors?' "$out/memcheck_$name.txt" | tail -1))"
+    # The interop test's cmocka tests one process each: run as one program under memcheck, a
+    # test's GL surfaces after an earlier test's have come out wrong (not so without it).
+    cases=""
+    [ "$name" = test_gpu_interop ] &&
+        cases=$(sed -n 's/.*cmocka_unit_test(\(test_[a-z0-9_]*\)).*/\1/p' "$here/test_gpu_interop.c")
+    for c in ${cases:-all}; do
+        log="$out/memcheck_$name.txt"
+        [ "$c" = all ] || log="$out/memcheck_${name}_$c.txt"
+        if [ "$c" = all ]; then
+            "$san" --tool memcheck --report-api-errors "$api" --error-exitcode 1 "$t" > "$log" 2>&1
+        else
+            "$san" --tool memcheck --report-api-errors "$api" --error-exitcode 1 "$t" "$c" > "$log" 2>&1
+        fi
+        code=$?
+        [ "$code" = 77 ] && code="77 (no device)"
+        say "memcheck $name${cases:+ $c}: exit $code ($(grep -Eo 'ERROR SUMMARY: [0-9]+ errors?' "$log" | tail -1))"
+    done
 done
 "$san" --tool racecheck --error-exitcode 1 "$build/tests/test_gpu_match" test_wave_rounds_identical \
     > "$out/racecheck.txt" 2>&1
