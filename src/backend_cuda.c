@@ -382,6 +382,9 @@ static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_laun
     return SR_OK;
 }
 
+/* The wave mask's queue counters: two pairs after the ray counts, one per sample parity. */
+static uint32_t *cuda_wave_ctl(sr_cuda *c, uint32_t parity) { return c->ray_count + SR_COUNT_WORDS + parity * SR_WAVE_CTL; }
+
 /* The wave mask over the tiled image: its pool is the tiled slots, rounded (cuda_upload). */
 static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
@@ -393,8 +396,8 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
     w.first = c->wave_first[c->wave_parity];
     w.first_next = c->wave_first[c->wave_parity ^ 1u];
     w.stencil = c->wave_queue_stencil;
-    w.ctl = c->ray_count + SR_COUNT_WORDS + c->wave_parity * SR_WAVE_CTL;
-    w.ctl_next = c->ray_count + SR_COUNT_WORDS + (c->wave_parity ^ 1u) * SR_WAVE_CTL;
+    w.ctl = cuda_wave_ctl(c, c->wave_parity);
+    w.ctl_next = cuda_wave_ctl(c, c->wave_parity ^ 1u);
     w.capacity = c->wave_queue_cap;
     w.dense_min = a->dense_min;   /* 1..32: the frame driver clamps it */
     w.tiles_x = sr_tiles_x(c->core.view.width);
@@ -402,7 +405,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
     sr_cuda_launched("wave", 0);
     const cudaError_t e = sr_launch_wave(p, &w, c->stream);
     if (e != cudaSuccess) {   /* the main kernel may have run: both samples' counters start at zero */
-        (void)cudaMemsetAsync(c->ray_count + SR_COUNT_WORDS, 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
+        (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
         SR_CUDA_TRY(e, sr_cuda_doing[SR_KERNEL_WAVE]);
     }
     c->wave_parity ^= 1u;
