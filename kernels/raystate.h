@@ -58,17 +58,21 @@ SR_HD sr_ray sr_ray_load(sr_ray_soa pool, uint32_t slot)
     return r;
 }
 
-/* The fields a bounce changes (with_pdf: the path integrator's pdf too; Whitted leaves it 0),
- * or, with `whole`, every field but `bounce`. */
-SR_HD void sr_ray_store_fields(sr_ray_soa pool, uint32_t slot, const sr_ray *r, bool with_pdf, bool whole)
+/* The fields a bounce changes: origin, direction, throughput, and with `with_pdf` the path
+ * integrator's pdf (Whitted leaves it 0). */
+SR_HD void sr_ray_store_next(sr_ray_soa pool, uint32_t slot, const sr_ray *r, bool with_pdf)
 {
     pool.ox[slot] = r->o.x; pool.oy[slot] = r->o.y; pool.oz[slot] = r->o.z;
     pool.dx[slot] = r->d.x; pool.dy[slot] = r->d.y; pool.dz[slot] = r->d.z;
     pool.tr[slot] = r->tp.x; pool.tg[slot] = r->tp.y; pool.tb[slot] = r->tp.z;
-    if (with_pdf || whole) pool.pdf[slot] = r->pdf;
-    if (whole) pool.pixel[slot] = r->pixel;
+    if (with_pdf) pool.pdf[slot] = r->pdf;
 }
-SR_HD void sr_ray_store(sr_ray_soa pool, uint32_t slot, const sr_ray *r) { sr_ray_store_fields(pool, slot, r, true, true); }
+/* Every field but `bounce`. */
+SR_HD void sr_ray_store(sr_ray_soa pool, uint32_t slot, const sr_ray *r)
+{
+    sr_ray_store_next(pool, slot, r, true);
+    pool.pixel[slot] = r->pixel;
+}
 
 /* Everything a stage reads or writes, passed by value to every kernel. */
 typedef struct sr_params {

@@ -234,14 +234,14 @@ SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bo
 {
     sr_ray r = sr_ray_load(p->ray, slot);
     const bool next = sr_shade_whitted(p, &r, bounce, sr_stored_hit(p, slot));
-    if (next) sr_ray_store_fields(p->ray, slot, &r, false, false);
+    if (next) sr_ray_store_next(p->ray, slot, &r, false);
     return next;
 }
 SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
     sr_ray r = sr_ray_load(p->ray, slot);
     const bool next = sr_shade_path(p, &r, bounce, sr_stored_hit(p, slot));
-    if (next) sr_ray_store_fields(p->ray, slot, &r, true, false);
+    if (next) sr_ray_store_next(p->ray, slot, &r, true);
     return next;
 }
 
