@@ -4,6 +4,8 @@
 #   1. FPS per depth 1-8 of every mask on every shipped scene at 1920x1080 and 3840x2160,
 #   2. the path-traced scenes at depth 8 and 50 (the host launches nothing per bounce),
 #   3. the per-bounce breakdown of the compact mask (what a sparse bounce costs as a launch),
+#      and the default mask's depths 1-8 again at 100 frames a depth (what one more bounce
+#      costs it: a difference of two medians, which 10 frames leave too noisy),
 #   4. bench --micro (ballot partition against CUB),
 #   5. the showcase scene at 1080p, depth 8, every mask (the cost of textures, smooth normals
 #      and the environment map),
@@ -39,6 +41,10 @@ done
 for scene in default sphere_field; do
   run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 8 --frames 20 --mask compact --breakdown \
       --json "$out/breakdown_${scene}.json"
+done
+for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
+  run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 1-8 --frames 100 --mask wave \
+      --json "$out/marginal_${scene}.json"
 done
 run bench --micro --frames 20 --json "$out/micro.json"
 run bench scenes/showcase.json --width 1920 --height 1080 --depth 8 --frames 10 --json "$out/showcase_1920.json"

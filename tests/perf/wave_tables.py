@@ -86,12 +86,15 @@ def breakdown_table(d):
 
 
 def marginal_table(d):
-    """What one more bounce costs the wave mask: ms(depth) - ms(depth - 1), against ms(1)."""
+    """What one more bounce costs the wave mask: ms(depth) - ms(depth - 1), against ms(1), from
+    the 100-frame run where there is one (marginal_SCENE.json), else from the depth sweep."""
     out = ["| scene | live after bounce 6 | ms at depth 1 | depth 7 → 8 adds | share |", "|---|---:|---:|---:|---:|"]
     for scene in SCENES:
         rows = by_depth(load(os.path.join(d, f"bench_{scene}_1920.json")))
         live = rows[8]["compact"]["live_after_bounce"][6]
-        m1, m7, m8 = (rows[k]["wave"]["median_ms"] for k in (1, 7, 8))
+        fine = os.path.join(d, f"marginal_{scene}.json")
+        timed = by_depth(load(fine)) if os.path.exists(fine) else rows
+        m1, m7, m8 = (timed[k]["wave"]["median_ms"] for k in (1, 7, 8))
         out.append(f"| {scene} | {100 * live:.2f} % | {m1:.3f} | {m8 - m7:+.4f} | {100 * (m8 - m7) / m1:+.1f} % |")
     return "\n".join(out)
 
