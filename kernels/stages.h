@@ -10,9 +10,6 @@
 #include "envmap.h"
 #include "wave.h"
 
-SR_HD sr_vec3 sr_ray_org(const sr_params *p, uint32_t i) { return sr_v3(p->ray.ox[i], p->ray.oy[i], p->ray.oz[i]); }
-SR_HD sr_vec3 sr_ray_dir(const sr_params *p, uint32_t i) { return sr_v3(p->ray.dx[i], p->ray.dy[i], p->ray.dz[i]); }
-
 /* Add radiance to the film. One ray per pixel is in flight per sample pass, so no two
  * live rays share a film entry and a plain add is race-free, in any order. */
 SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
@@ -100,7 +97,8 @@ SR_HD bool sr_camera_tiled(const sr_params *p, uint32_t slot, sr_ray *r)
 /* Closest hit of the ray in `slot`, left in hit_t / hit_prim for shade. */
 SR_HD bool sr_stage_intersect(const sr_params *p, uint32_t slot)
 {
-    sr_hit h = sr_trace_closest(&p->scene, sr_ray_org(p, slot), sr_ray_dir(p, slot), 0.0f, SR_INF);
+    const sr_ray r = sr_ray_load(p->ray, slot);   /* only o and d are read */
+    sr_hit h = sr_trace_closest(&p->scene, r.o, r.d, 0.0f, SR_INF);
     p->hit_t[slot] = h.t;
     p->hit_prim[slot] = h.prim;
     return true;

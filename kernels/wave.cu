@@ -52,8 +52,9 @@ __device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(co
  * reserves popc(m) entries, each lane writes its ray r (from registers) at base +
  * popc(m & lanemask_lt), and the entries are published by their stencil bits. *fits is 0
  * when the queue is full (the entries past its end are not written, the ones before it
- * become tombstones; the rays stay here). Returns the chunk whose last entry this push wrote (the warp owns it), or
- * SR_NO_CHUNK. Kept out of line: it is rare, and inlined it costs the bounce loop registers. */
+ * become tombstones; the rays stay here). Returns the chunk whose last entry this push
+ * wrote (the warp owns it), or SR_NO_CHUNK. Kept out of line: it is rare, and inlined it
+ * costs the bounce loop registers. */
 #ifndef SR_WAVE_PUSH_INLINE
 #define SR_WAVE_PUSH_INLINE __noinline__
 #endif
