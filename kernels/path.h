@@ -14,7 +14,7 @@
  * Depth, one rule for every kind of light (as pbrt-v4): max_depth D lets light reach the
  * camera along at most D + 1 segments. The D-th vertex still samples the lights and the BSDF,
  * with the usual MIS weights, but its continuation is traced only to add the emission or sky
- * it finds (sr_path_last_segment), so depth 1 is direct lighting from every light, sky and
+ * it finds (sr_path_last_hit), so depth 1 is direct lighting from every light, sky and
  * emitters seen through a mirror included.
  *
  * Only + - * / sqrt and the deterministic helpers of vmath.h are used, so the CPU and GPU
@@ -478,13 +478,12 @@ SR_HD sr_vec3 sr_path_emitted(const sr_scene_view *s, const sr_prim *prim, const
     return sr_scale(m->color, w);
 }
 
-/* The last vertex's continuation, traced once (o, wi, sampled with solid-angle pdf `pdf`):
- * only the emission or sky it finds is added, so every kind of light reaches the camera along
- * at most max_depth + 1 segments (README, "Path tracing"). */
-SR_HD void sr_path_last_segment(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf)
+/* What the last vertex's continuation (o, wi, sampled with solid-angle pdf `pdf`) finds, hit
+ * h: only the emission or sky is added, so every kind of light reaches the camera along at
+ * most max_depth + 1 segments (README, "Path tracing"). */
+SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;
-    const sr_hit h = sr_trace_closest(s, o, wi, 0.0f, SR_INF);
     if (h.prim == SR_NO_HIT) {
         sr_path_film_add(p, pixel, sr_mul(tp, sr_path_escaped(s, wi, pdf)));
         return;
@@ -497,8 +496,9 @@ SR_HD void sr_path_last_segment(const sr_params *p, uint32_t pixel, sr_vec3 tp, 
 }
 
 /* One path vertex of ray *r, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns
- * whether the path continues (*r then holds the continuation). */
-SR_HD bool sr_shade_path(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit h)
+ * SR_PATH_END, or SR_PATH_NEXT with the continuation in *r. The last vertex's continuation
+ * is traced here, or with `defer_last` returned as SR_PATH_LAST. */
+SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit h, bool defer_last)
 {
     const sr_scene_view *s = &p->scene;
     const uint32_t pixel = r->pixel;
@@ -508,7 +508,7 @@ SR_HD bool sr_shade_path(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit 
     const float prev_pdf = r->pdf;
     if (h.prim == SR_NO_HIT) {
         sr_path_film_add(p, pixel, sr_mul(tp, sr_path_escaped(s, d, prev_pdf)));
-        return false;
+        return SR_PATH_END;
     }
     const sr_vec3 x = sr_madd(o, d, h.t);
     const sr_prim *prim = sr_hit_prim(s, h);
@@ -528,7 +528,7 @@ SR_HD bool sr_shade_path(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit 
     case SR_MAT_EMISSIVE:
         sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, d, h.t, ng, front, prev_pdf)));
         albedo = m->color2;   /* an emitter that also reflects, diffusely */
-        if (!(sr_max3(albedo) > 0.0f)) return false;
+        if (!(sr_max3(albedo) > 0.0f)) return SR_PATH_END;
         break;
     case SR_MAT_DIFFUSE:
         albedo = sr_diffuse_albedo(m, x, n);
@@ -560,32 +560,47 @@ SR_HD bool sr_shade_path(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit 
     sr_vec3 wi, weight;
     float pdf;
     bool transmit;
-    if (!sr_bsdf_sample(m, albedo, ns, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+    if (!sr_bsdf_sample(m, albedo, ns, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return SR_PATH_END;
     if (smooth && (transmit ? !(sr_dot(wi, n) < 0.0f) : !(sr_dot(wi, n) > 0.0f))) {
         /* The smooth normal sent it through the geometric surface: a specular choice is made
          * again with the geometric normal; a rough lobe's sample is lost (as in pbrt-v4,
          * where such a pair has f = 0), which keeps light from leaking through. */
-        if (!specular) return false;
-        if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return false;
+        if (!specular) return SR_PATH_END;
+        if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return SR_PATH_END;
     }
     tp = sr_mul(tp, weight);
     if (last) {   /* out of depth: the continuation only collects what it sees */
-        if (sr_max3(tp) > 0.0f) sr_path_last_segment(p, pixel, tp, transmit ? sr_offset_origin(x, sr_neg(n)) : origin, wi, pdf);
-        return false;
+        if (!(sr_max3(tp) > 0.0f)) return SR_PATH_END;
+        const sr_vec3 last_o = transmit ? sr_offset_origin(x, sr_neg(n)) : origin;
+        if (!defer_last) {
+            sr_path_last_hit(p, pixel, tp, last_o, wi, pdf, sr_trace_closest(s, last_o, wi, 0.0f, SR_INF));
+            return SR_PATH_END;
+        }
+        r->o = last_o;
+        r->d = wi;
+        r->tp = tp;
+        r->pdf = pdf;
+        return SR_PATH_LAST;
     }
     float q = sr_max3(tp);
-    if (!(q > 0.0f)) return false;
+    if (!(q > 0.0f)) return SR_PATH_END;
     if (bounce >= SR_RR_START && !(s->path_flags & SR_PATH_NO_RR)) {
         /* Russian roulette: survive with probability q, and the survivors carry 1/q more. */
         q = sr_clampf(q, SR_RR_MIN, SR_RR_MAX);
-        if (sr_rng(seed, pixel, sample, bounce, SR_DIM_RR) >= q) return false;
+        if (sr_rng(seed, pixel, sample, bounce, SR_DIM_RR) >= q) return SR_PATH_END;
         tp = sr_scale(tp, 1.0f / q);
     }
     r->o = transmit ? sr_offset_origin(x, sr_neg(n)) : origin;
     r->d = wi;
     r->tp = tp;
     r->pdf = pdf;
-    return true;
+    return SR_PATH_NEXT;
+}
+
+/* One path vertex, as above, with the last continuation traced here: whether the path goes on. */
+SR_HD bool sr_shade_path(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit h)
+{
+    return sr_path_vertex(p, r, bounce, h, false) == SR_PATH_NEXT;
 }
 
 #endif

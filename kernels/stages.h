@@ -107,6 +107,13 @@ SR_HD bool sr_stage_intersect(const sr_params *p, uint32_t slot)
 /* Path tracing's shading of one hit (kernels/path.h, included at the end of this file). */
 SR_HD bool sr_shade_path(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit h);
 
+/* What a path vertex leaves: the end of the path, the continuation in *r, or (for a caller
+ * that asked to trace it itself) the last vertex's continuation in *r, to be traced once and
+ * handed to sr_path_last_hit. */
+enum { SR_PATH_END, SR_PATH_NEXT, SR_PATH_LAST };
+SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr_hit h, bool defer_last);
+SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf, sr_hit h);
+
 /* The hit that intersect left in memory for a separate shade launch. */
 SR_HD sr_hit sr_stored_hit(const sr_params *p, uint32_t slot)
 {
@@ -253,13 +260,34 @@ SR_HD bool sr_trace_path(const sr_params *p, sr_ray *r, uint32_t bounce)
 {
     return sr_shade_path(p, r, bounce, sr_trace_closest(&p->scene, r->o, r->d, 0.0f, SR_INF));
 }
+/* The same bounce with the last vertex's continuation made a bounce of its own (bounce ==
+ * max_depth), so a loop over bounces traces it with its one inlined walk, not with a second
+ * walk inside the shading. The same calls in the same order, so the same image. */
+SR_HD bool sr_trace_path_deferred(const sr_params *p, sr_ray *r, uint32_t bounce)
+{
+    const sr_hit h = sr_trace_closest(&p->scene, r->o, r->d, 0.0f, SR_INF);
+    if (bounce >= p->scene.max_depth) {
+        sr_path_last_hit(p, r->pixel, r->tp, r->o, r->d, r->pdf, h);
+        return false;
+    }
+    return sr_path_vertex(p, r, bounce, h, true) != SR_PATH_END;
+}
 /* One pixel's whole path in one thread, every bounce in a loop and the ray in registers (the
- * megakernel mask, both backends; the pool is not used); returns the segments traced. `path`
- * is a constant where the GPU kernels call it, so each is built for one integrator. */
-SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path)
+ * megakernel mask, both backends; the pool is not used); returns the segments traced (a
+ * path's last segment not counted). `path` and `deferred` are constants where the GPU kernels
+ * call it, so each is built for one integrator; `deferred` (path only) traces the last
+ * segment as the wave mask does, a measurement twin (README). */
+SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path, bool deferred)
 {
     sr_ray r = sr_camera_pixel(p, pixel);
     uint32_t segments = 0;
+    if (path && deferred) {
+        for (uint32_t b = 0; b <= p->scene.max_depth; b++) {
+            segments += b < p->scene.max_depth;
+            if (!sr_trace_path_deferred(p, &r, b)) break;
+        }
+        return segments;
+    }
     for (uint32_t b = 0; b < p->scene.max_depth; b++) {
         segments++;
         if (!(path ? sr_trace_path(p, &r, b) : sr_trace_whitted(p, &r, b))) break;
@@ -280,9 +308,11 @@ SR_HD bool sr_scene_plain(const sr_scene_view *s)
     return sr_scene_no_assets(s) && s->light_count == 0u && s->emitter_count == 0u && !(s->emitter_power > 0.0f);
 }
 
-SR_HD bool sr_trace(const sr_params *p, sr_ray *r, uint32_t bounce)
+/* One bounce of the wave mask's loop: path tracing's last segment is a bounce of its own. */
+SR_HD bool sr_trace_wave(const sr_params *p, sr_ray *r, uint32_t bounce)
 {
-    return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_trace_path(p, r, bounce) : sr_trace_whitted(p, r, bounce);
+    return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_trace_path_deferred(p, r, bounce)
+                                                     : sr_trace_whitted(p, r, bounce);
 }
 
 /* The shade stage of the scene's integrator. The CUDA frames call the two bodies from

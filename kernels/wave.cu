@@ -43,7 +43,7 @@
 template <bool PATH>
 __device__ __forceinline__ bool sr_wave_trace(const sr_params *p, sr_ray *r, uint32_t bounce)
 {
-    return PATH ? sr_trace_path(p, r, bounce) : sr_trace_whitted(p, r, bounce);
+    return PATH ? sr_trace_path_deferred(p, r, bounce) : sr_trace_whitted(p, r, bounce);
 }
 
 __device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(const volatile uint32_t *)x; }
@@ -89,8 +89,9 @@ static __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, 
  * vote per bounce level and one add from lane 0 into `count` (the block's copy of the
  * counts, launch.h), when the warp is done with a stencil word. (The lanes' paths are
  * contiguous runs of bounces, so nothing is counted inside the loop.) */
-__device__ __forceinline__ void sr_wave_count(uint32_t *count, uint32_t b0, uint32_t b1)
+__device__ __forceinline__ void sr_wave_count(uint32_t *count, uint32_t b0, uint32_t b1, uint32_t max_depth)
 {
+    b1 = min(b1, max_depth);   /* a path's last segment (bounce max_depth) is not counted */
     uint32_t lo = b1 > b0 ? b0 : 0xffffffffu, hi = b1;   /* warp min and max */
 #if __CUDA_ARCH__ >= 800
     lo = __reduce_min_sync(SR_FULL_MASK, lo);
@@ -151,7 +152,7 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
         bounce++;
     }
     sr_stencil_write_back(w.first, i, word, false);
-    sr_wave_count(count, 0u, bounce);
+    sr_wave_count(count, 0u, bounce, p->scene.max_depth);
 }
 
 /* One warp's whole life with the queue, written as one loop so that the stages are inlined
@@ -217,7 +218,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         }
         /* The queue's stencil is indexed by slot, like the pool. */
         sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first, i, word, alive);
-        sr_wave_count(count, first_bounce, bounce);
+        sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
         take = owned;   /* only now: a warp that found the queue full finished its rays first */
         owned = SR_NO_CHUNK;
         if (take == SR_NO_CHUNK) break;

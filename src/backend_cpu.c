@@ -216,7 +216,7 @@ static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
     for (int64_t i = 0; i < (int64_t)p.n; i++) {
         if (sr_interrupt_pending()) continue;
-        total += sr_megakernel_pixel(&p, (uint32_t)i, path);
+        total += sr_megakernel_pixel(&p, (uint32_t)i, path, false);
     }
     c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
@@ -232,9 +232,11 @@ static uint32_t cpu_wave_step(sr_cpu *c, const sr_params *p, uint32_t m, sr_ray 
     uint32_t alive = 0;
     for (uint32_t lane = 0; lane < SR_WARP; lane++) {
         if (!((m >> lane) & 1u)) continue;
+        if (bounce[lane] < p->scene.max_depth) {   /* a path's last segment is not counted */
 #pragma omp atomic
-        c->ray_count[bounce[lane]]++;
-        const bool live = !sr_interrupt_pending() && sr_trace(p, &ray[lane], bounce[lane]);
+            c->ray_count[bounce[lane]]++;
+        }
+        const bool live = !sr_interrupt_pending() && sr_trace_wave(p, &ray[lane], bounce[lane]);
         bounce[lane]++;
         alive |= (uint32_t)live << lane;
     }

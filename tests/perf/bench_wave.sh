@@ -12,7 +12,9 @@
 #   6. the megakernel given the wave mask's register budget ($SR_MEGAKERNEL_BOUNDED) on every
 #      scene at 1080p, depths 1-8 (what the budget alone buys),
 #   7. every scene on the general build of the kernels ($SR_NO_PLAIN_KERNELS), wave and
-#      megakernel at both sizes, depths 1-8 (what the narrower builds buy).
+#      megakernel at both sizes, depths 1-8 (what the narrower builds buy),
+#   8. the path-traced scenes' megakernel with the last segment traced as a bounce of its own,
+#      as the wave mask does ($SR_MEGAKERNEL_DEFERRED), both sizes, depths 1-8.
 # JSON files land in OUT_DIR, with bench.txt (everything printed).
 #
 # usage: tests/perf/bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]
@@ -51,6 +53,12 @@ run bench scenes/showcase.json --width 1920 --height 1080 --depth 8 --frames 10 
 for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
   SR_MEGAKERNEL_BOUNDED=1 run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 1-8 --frames "$frames" \
       --mask megakernel --json "$out/bounded_${scene}_1920.json"
+done
+for scene in cornell_path sphere_field; do
+  for size in 1920x1080 3840x2160; do
+    SR_MEGAKERNEL_DEFERRED=1 run bench "scenes/$scene.json" --width "${size%x*}" --height "${size#*x}" --depth 1-8 \
+        --frames "$frames" --mask megakernel --json "$out/deferred_${scene}_${size%x*}.json"
+  done
 done
 for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
   for size in 1920x1080 3840x2160; do

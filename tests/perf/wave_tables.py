@@ -166,6 +166,17 @@ def bounded_table(d):
     return "\n".join(out)
 
 
+def deferred_table(d):
+    """wave / the megakernel's deferred twin, the path-traced scenes at both sizes."""
+    out = ["| scene | size | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |", "|---|---|" + "---:|" * 8]
+    for scene in ("cornell_path", "sphere_field"):
+        for size in ("1920", "3840"):
+            wave = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
+            deferred = by_depth(load(os.path.join(d, f"deferred_{scene}_{size}.json")))
+            out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {ratio_cells(wave, deferred)} |")
+    return "\n".join(out)
+
+
 def plain_table(d):
     """Each scene's frame time on the build that runs it (plain, without assets, or general)
     divided by its time on the general build ($SR_NO_PLAIN_KERNELS), wave and megakernel."""
@@ -195,6 +206,8 @@ def main():
         print("### showcase\n\n" + showcase_table(d) + "\n")
     if os.path.exists(os.path.join(d, "bounded_default_1920.json")):
         print("### wave / bounded megakernel\n\n" + bounded_table(d) + "\n")
+    if os.path.exists(os.path.join(d, "deferred_sphere_field_1920.json")):
+        print("### wave / deferred megakernel\n\n" + deferred_table(d) + "\n")
     if os.path.exists(os.path.join(d, "general_sphere_field_1920.json")):
         print("### plain kernels\n\n" + plain_table(d) + "\n")
     for scene in SCENES:
