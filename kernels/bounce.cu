@@ -86,22 +86,22 @@ extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_
  * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the
  * wave mask's kernel without a queue (56 at 9 blocks of 128): a measurement switch,
  * $SR_MEGAKERNEL_BOUNDED. */
-#define SR_MEGAKERNEL(NAME, PATH, DEFERRED, BOUNDS)                                          \
+#define SR_MEGAKERNEL(NAME, PIXEL, BOUNDS)                                                   \
     extern "C" __global__ void BOUNDS SR_K(NAME)(sr_params p)                                       \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
-        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH, DEFERRED) : 0u;        \
+        uint32_t segments = i < p.n ? PIXEL : 0u;                                             \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 #define SR_UNBOUNDED
 #define SR_BOUNDED_WAVE __launch_bounds__(SR_STAGE_BLOCK, 9)
 
-SR_MEGAKERNEL(srk_megakernel, false, false, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_path, true, false, SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_bounded, false, false, SR_BOUNDED_WAVE)
-SR_MEGAKERNEL(srk_megakernel_path_bounded, true, false, SR_BOUNDED_WAVE)
-SR_MEGAKERNEL(srk_megakernel_path_deferred, true, true, SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel, sr_megakernel_pixel(&p, i, false), SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_path, sr_megakernel_pixel(&p, i, true), SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_bounded, sr_megakernel_pixel(&p, i, false), SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel_path_bounded, sr_megakernel_pixel(&p, i, true), SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel_path_deferred, sr_megakernel_pixel_deferred(&p, i), SR_UNBOUNDED)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 

@@ -273,24 +273,29 @@ SR_HD bool sr_trace_path_deferred(const sr_params *p, sr_ray *r, uint32_t bounce
     return sr_path_vertex(p, r, bounce, h, true) != SR_PATH_END;
 }
 /* One pixel's whole path in one thread, every bounce in a loop and the ray in registers (the
- * megakernel mask, both backends; the pool is not used); returns the segments traced (a
- * path's last segment not counted). `path` and `deferred` are constants where the GPU kernels
- * call it, so each is built for one integrator; `deferred` (path only) traces the last
- * segment as the wave mask does, a measurement twin (README). */
-SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path, bool deferred)
+ * megakernel mask, both backends; the pool is not used); returns the segments traced. `path`
+ * is a constant where the GPU kernels call it, so each is built for one integrator. */
+SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path)
 {
     sr_ray r = sr_camera_pixel(p, pixel);
     uint32_t segments = 0;
-    if (path && deferred) {
-        for (uint32_t b = 0; b <= p->scene.max_depth; b++) {
-            segments += b < p->scene.max_depth;
-            if (!sr_trace_path_deferred(p, &r, b)) break;
-        }
-        return segments;
-    }
     for (uint32_t b = 0; b < p->scene.max_depth; b++) {
         segments++;
         if (!(path ? sr_trace_path(p, &r, b) : sr_trace_whitted(p, &r, b))) break;
+    }
+    return segments;
+}
+
+/* The same for path tracing with the last segment traced as the wave mask does, a bounce of
+ * its own (not counted): a measurement twin of the megakernel (README). Its own function:
+ * as a branch of the one above, it cost the megakernel 6 registers on sm_90. */
+SR_HD uint32_t sr_megakernel_pixel_deferred(const sr_params *p, uint32_t pixel)
+{
+    sr_ray r = sr_camera_pixel(p, pixel);
+    uint32_t segments = 0;
+    for (uint32_t b = 0; b <= p->scene.max_depth; b++) {
+        segments += b < p->scene.max_depth;
+        if (!sr_trace_path_deferred(p, &r, b)) break;
     }
     return segments;
 }

@@ -216,7 +216,7 @@ static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
     for (int64_t i = 0; i < (int64_t)p.n; i++) {
         if (sr_interrupt_pending()) continue;
-        total += sr_megakernel_pixel(&p, (uint32_t)i, path, false);
+        total += sr_megakernel_pixel(&p, (uint32_t)i, path);
     }
     c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
