@@ -495,12 +495,6 @@ SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_v
     sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, sr_dot(wi, ng) < 0.0f, pdf)));
 }
 
-/* The last vertex's continuation, traced here. */
-SR_HD void sr_path_last_segment(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf)
-{
-    sr_path_last_hit(p, pixel, tp, o, wi, pdf, sr_trace_closest(&p->scene, o, wi, 0.0f, SR_INF));
-}
-
 /* One path vertex of ray *r, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns
  * SR_PATH_END, or SR_PATH_NEXT with the continuation in *r. The last vertex's continuation
  * is traced here, or with `defer_last` returned as SR_PATH_LAST. */
@@ -575,13 +569,17 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
         if (!sr_bsdf_sample(m, albedo, n, front, d, u1, u2, uc, &wi, &weight, &pdf, &transmit)) return SR_PATH_END;
     }
     tp = sr_mul(tp, weight);
+    const sr_vec3 next_o = transmit ? sr_offset_origin(x, sr_neg(n)) : origin;
+    /* The continuation is written in two places, the last vertex's before Russian roulette:
+     * one write after an `else` around the roulette cost the megakernel 4 registers (72 -> 76
+     * in the plain build, a block less a SM). */
     if (last) {   /* out of depth: the continuation only collects what it sees */
         if (!defer_last) {
-            if (sr_max3(tp) > 0.0f) sr_path_last_segment(p, pixel, tp, transmit ? sr_offset_origin(x, sr_neg(n)) : origin, wi, pdf);
+            if (sr_max3(tp) > 0.0f) sr_path_last_hit(p, pixel, tp, next_o, wi, pdf, sr_trace_closest(s, next_o, wi, 0.0f, SR_INF));
             return SR_PATH_END;
         }
         if (!(sr_max3(tp) > 0.0f)) return SR_PATH_END;
-        r->o = transmit ? sr_offset_origin(x, sr_neg(n)) : origin;
+        r->o = next_o;
         r->d = wi;
         r->tp = tp;
         r->pdf = pdf;
@@ -595,7 +593,7 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
         if (sr_rng(seed, pixel, sample, bounce, SR_DIM_RR) >= q) return SR_PATH_END;
         tp = sr_scale(tp, 1.0f / q);
     }
-    r->o = transmit ? sr_offset_origin(x, sr_neg(n)) : origin;
+    r->o = next_o;
     r->d = wi;
     r->tp = tp;
     r->pdf = pdf;

@@ -14,9 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef SR_BVH_BINS
 #define SR_BVH_BINS 16
-#endif
 #define SR_BVH_MAX_LEAF 8      /* larger ranges are always split                        */
 /* A node visit (two boxes from one 64-byte pair) against a primitive test, measured on the
  * H200 (README, "The BVH's traversal cost"): at 0.25 every leaf of the Cornell box and the
