@@ -48,7 +48,7 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
     uint32_t g = (n + block - 1u) / block;
     return g < 1u ? 1u : (g > max_grid ? max_grid : g);
 }
-/* The wave mask (wave.h): one launch over the tiled image (tiles_x x tiles_y warps). */
+/* The wave mask (wave.h): one launch over the tiled image (a warp per tile). */
 #ifndef SR_WAVE_BLOCK
 #define SR_WAVE_BLOCK 128u   /* measured against 32, 64, 256 and 512 on the H200 (README) */
 #endif
@@ -61,7 +61,12 @@ typedef struct sr_wave_args {
     uint32_t *ctl;          /* [SR_WAVE_CTL] this sample's queue counters (zero at its start) */
     uint32_t *ctl_next;     /* the next sample's, cleared by this sample's kernel           */
     uint32_t capacity, dense_min;
-    uint32_t tiles_x, tiles_y;   /* the tiled image (wave.h) */
+    uint32_t tiles_x, tiles;     /* the tiled image (wave.h): tiles a row, tiles in all      */
+    /* The order of the tiles (wave.h), NULL pointers for launch order. */
+    const uint32_t *order_count; /* [SR_WAVE_ORDER_COUNT_WORDS] the previous sample's counts   */
+    const uint32_t *order_list;  /* its tiles by class                                        */
+    uint32_t *order_count_next, *order_list_next;   /* this sample's (counts zero at its start) */
+    uint32_t *order_count_clear; /* zeroed here for the sample after next                     */
 } sr_wave_args;
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */

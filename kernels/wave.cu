@@ -122,17 +122,66 @@ __device__ __forceinline__ bool sr_wave_tile(const sr_params *p, const sr_wave_a
     return SR_STENCIL_TEST(*word, *i) && sr_camera_tile(p, lane, tile_x, tile_y, r);
 }
 
-/* A warp's own tile from the 2D grid (a row of tiles per block row, so no division); false
- * (warp-uniform) for a warp right of the last tile column. The first block clears the next
- * sample's queue counters, as each warp refills the next sample's stencil word: a frame with
- * no memset of its own. */
-__device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
-                                              bool *alive, sr_ray *r)
+/* The tile of the warp k-th in launch order: the k-th of the previous sample's tiles, the
+ * slowest class first (wave.h), or k itself without a whole previous sample (launch order
+ * asked for, the first sample, a failed launch). Lane l holds the counts of class l / 2,
+ * spread counters (l % 2) * 4 .. + 3: the lanes are in the order's order. */
+__device__ __forceinline__ uint32_t sr_wave_ordered_tile(const sr_wave_args &w, uint32_t k)
 {
-    if ((blockIdx.x | blockIdx.y) == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
-    const uint32_t tile_x = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5), tile_y = blockIdx.y;
-    if (tile_x >= w.tiles_x) return false;
-    *alive = sr_wave_tile(p, w, tile_x, tile_y, i, word, r);
+    static_assert(SR_WAVE_ORDER_CLASSES * SR_WAVE_ORDER_SPREAD == 4u * 32u, "4 counts a lane");
+    if (!w.order_count) return k;
+    const uint32_t lane = threadIdx.x & 31u, c = lane >> 1, j0 = (lane & 1u) * 4u;
+    uint32_t n[4], sum = 0;
+    for (uint32_t q = 0; q < 4u; q++) {
+        n[q] = w.order_count[(j0 + q) * SR_WAVE_ORDER_STRIDE + c];
+        sum += n[q];
+    }
+    uint32_t end = sum;   /* where this lane's lists end in the order: an inclusive scan */
+    for (uint32_t off = 1u; off < 32u; off <<= 1) {
+        const uint32_t e = __shfl_up_sync(SR_FULL_MASK, end, off);
+        if (lane >= off) end += e;
+    }
+    if (__shfl_sync(SR_FULL_MASK, end, 31) != w.tiles) return k;
+    const uint32_t holder = (uint32_t)__popc(__ballot_sync(SR_FULL_MASK, end <= k));   /* the lane whose lists hold k */
+    uint32_t at = k - (end - sum), q = 0;   /* (meaningful in the holder) */
+    while (q < 3u && at >= n[q]) at -= n[q++];
+    const uint32_t found = __shfl_sync(SR_FULL_MASK, (q << 24) | at, holder);   /* tiles < 2^24 (options.c) */
+    uint32_t t = 0;
+    if (lane == 0) {
+        const uint32_t list = (holder >> 1) * SR_WAVE_ORDER_SPREAD + (holder & 1u) * 4u + (found >> 24);
+        t = w.order_list[list * sr_wave_order_list_cap(w.tiles) + (found & 0xffffffu)];
+    }
+    return __shfl_sync(SR_FULL_MASK, t, 0);
+}
+
+/* The warp's own tile (slot i's) done: filed in its cost class, in the list of its spread
+ * (its place k in the launch), for the next sample's order. */
+__device__ __forceinline__ void sr_wave_file(const sr_wave_args &w, uint32_t i, uint32_t started)
+{
+    if (!w.order_count_next || (threadIdx.x & 31u) != 0u) return;
+    const uint32_t c = sr_wave_order_class((uint32_t)clock() - started);
+    const uint32_t j = (blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5)) % SR_WAVE_ORDER_SPREAD;
+    const uint32_t at = atomicAdd(&w.order_count_next[j * SR_WAVE_ORDER_STRIDE + c], 1u);
+    w.order_list_next[(c * SR_WAVE_ORDER_SPREAD + j) * sr_wave_order_list_cap(w.tiles) + at] = i >> 5;
+}
+
+/* A warp's own tile, the (blockIdx.x * warps a block + warp)-th in the order; false
+ * (warp-uniform) for a warp past the last tile. The first block clears the counters of the
+ * samples to come (the next one's queue, the order's of the one after), as each warp refills
+ * the next sample's stencil word: a frame with no memset of its own. */
+__device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
+                                              bool *alive, sr_ray *r, uint32_t *started)
+{
+    if (blockIdx.x == 0) {
+        if (threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
+        if (w.order_count_clear)
+            for (uint32_t x = threadIdx.x; x < SR_WAVE_ORDER_COUNT_WORDS; x += SR_WAVE_BLOCK) w.order_count_clear[x] = 0;
+    }
+    const uint32_t k = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5);
+    if (k >= w.tiles) return false;
+    const uint32_t t = sr_wave_ordered_tile(w, k), tile_y = t / w.tiles_x;
+    *started = (uint32_t)clock();
+    *alive = sr_wave_tile(p, w, t - tile_y * w.tiles_x, tile_y, i, word, r);
     return true;
 }
 
@@ -143,15 +192,16 @@ __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_
 template <bool PATH>
 __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
-    uint32_t i, word, bounce = 0;
+    uint32_t i, word, bounce = 0, started;
     bool alive;
     sr_ray r;
-    if (!sr_wave_first(p, w, &i, &word, &alive, &r)) return;
+    if (!sr_wave_first(p, w, &i, &word, &alive, &r, &started)) return;
     while (alive) {
         alive = sr_wave_trace<PATH>(p, &r, bounce);
         bounce++;
     }
     sr_stencil_write_back(w.first, i, word, false);
+    sr_wave_file(w, i, started);
     sr_wave_count(count, 0u, bounce, p->scene.max_depth);
 }
 
@@ -166,7 +216,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     const bool QUEUE = MODE == SR_WAVE_QUEUE;
     const uint32_t lane = threadIdx.x & 31u;
     bool queued = false;   /* the warp's word is a queue chunk (else its camera rays') */
-    uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0;
+    uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0, started = 0;
     uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
     bool alive = false, finish = !QUEUE;
     sr_ray r;
@@ -175,7 +225,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
         if (!(n & 31u)) return;
         take = n >> 5;
-    } else if (!sr_wave_first(p, w, &i, &word, &alive, &r)) {
+    } else if (!sr_wave_first(p, w, &i, &word, &alive, &r, &started)) {
         return;
     }
     for (;;) {
@@ -218,6 +268,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         }
         /* The queue's stencil is indexed by slot, like the pool. */
         sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first, i, word, alive);
+        if (!queued) sr_wave_file(w, i, started);
         sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
         take = owned;   /* only now: a warp that found the queue full finished its rays first */
         owned = SR_NO_CHUNK;
@@ -253,9 +304,8 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
     SR_HAND_OVER(sr_launch_wave, p, w, stream);
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
-    /* Block (bx, by) covers tiles bx * B .. bx * B + B - 1 of tile row by, B = SR_WAVE_BLOCK / 32
-     * (a warp per tile). */
-    const dim3 grid((w->tiles_x + SR_WAVE_BLOCK / 32u - 1u) / (SR_WAVE_BLOCK / 32u), w->tiles_y);
+    /* A warp per tile, in the order's places (sr_wave_first). */
+    const uint32_t grid = (w->tiles + SR_WAVE_BLOCK / 32u - 1u) / (SR_WAVE_BLOCK / 32u);
     if (!queue) {
         if (path) SR_K(srk_wave_no_queue_path)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
         else SR_K(srk_wave_no_queue)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);

@@ -38,6 +38,47 @@ SR_HD uint64_t sr_pool_slots(uint32_t width, uint32_t height, uint32_t align)
     return (slots + align - 1u) / align * align;
 }
 
+/* The order of the tiles: a frame ends with its slowest warps, and the GPU starts blocks
+ * roughly in launch order, so a slow tile launched late (a reflective object low in the
+ * image) lengthens the frame by its whole time. Each warp files its tile in a cost class by
+ * the cycles it took (half octaves, class 0 the slowest), and the next sample's warps take
+ * the tiles class by class: the slowest of the previous sample first. Within a class, the
+ * order the previous sample finished them in. Only the order of the tiles changes, never
+ * what a ray computes, so the images stay the same. */
+#define SR_WAVE_ORDER_CLASSES 16u
+#define SR_WAVE_ORDER_SLOWEST 40u   /* class 0 from 2^20 cycles (0.5 ms at 2 GHz): 2 * 20 */
+/* (The leading zeros by instruction: lane 0 looping over the bits, while the warp waited,
+ * cost the default scene 9 us a frame at 1080p.) */
+SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
+{
+#ifdef __CUDA_ARCH__
+    const uint32_t msb = cycles ? 31u - (uint32_t)__clz(cycles) : 0u;
+#else
+    const uint32_t msb = cycles ? 31u - (uint32_t)__builtin_clz(cycles) : 0u;
+#endif
+    const uint32_t half_octaves = 2u * msb + (msb ? (cycles >> (msb - 1u)) & 1u : 0u);
+    const uint32_t below = half_octaves >= SR_WAVE_ORDER_SLOWEST ? 0u : SR_WAVE_ORDER_SLOWEST - half_octaves;
+    return below < SR_WAVE_ORDER_CLASSES ? below : SR_WAVE_ORDER_CLASSES - 1u;
+}
+/* Every warp files its tile with one atomicAdd on its class's count, and most of a frame's
+ * warps (64 800 at 1080p) file in one or two classes: so that warps finishing together do
+ * not queue on one counter, each class has SR_WAVE_ORDER_SPREAD counters, 128 bytes apart,
+ * picked by the warp's place in the launch, and as many lists; the order takes a class's
+ * lists one after the other. (Filing costs the default scene 5 us a frame at 1080p: why
+ * the renderer measures this order against the launch order, render.c.) */
+#define SR_WAVE_ORDER_SPREAD 8u
+#define SR_WAVE_ORDER_STRIDE 32u   /* words from one spread counter to the next */
+#define SR_WAVE_ORDER_COUNT_WORDS (SR_WAVE_ORDER_SPREAD * SR_WAVE_ORDER_STRIDE)
+/* A list holds at most the tiles of the warps of its spread: ceil(tiles / spread). */
+SR_HD uint32_t sr_wave_order_list_cap(uint32_t tiles) { return (tiles + SR_WAVE_ORDER_SPREAD - 1u) / SR_WAVE_ORDER_SPREAD; }
+/* The order's memory: three sets of counts (the one a sample reads, the one it writes, the
+ * one it clears for the sample after next) and two of lists (class c, spread j's list at
+ * [(c * spread + j) * cap, + cap)). $SR_WAVE_LAUNCH_ORDER=1 (a measurement switch) keeps
+ * the launch order. */
+#define SR_WAVE_ORDER_LIST_WORDS(tiles) ((uint64_t)SR_WAVE_ORDER_CLASSES * SR_WAVE_ORDER_SPREAD * sr_wave_order_list_cap(tiles))
+#define SR_WAVE_ORDER_WORDS(tiles) (3u * SR_WAVE_ORDER_COUNT_WORDS + 2u * SR_WAVE_ORDER_LIST_WORDS(tiles))
+#define SR_WAVE_LAUNCH_ORDER_ENV "SR_WAVE_LAUNCH_ORDER"
+
 /* A queue entry's bounce byte when the warp that reserved it found the queue full: no ray. */
 #define SR_WAVE_TOMBSTONE 0xffu
 

@@ -34,6 +34,9 @@ typedef enum sr_buffer {
     SR_BUFFER_COUNTER,        /* one uint32: count_live's result                                */
     SR_BUFFER_LIVE_COUNT,     /* one uint32: the device-side live count (read only; a read is a
                                  round trip, so only the first sample's measurement reads it)  */
+    SR_BUFFER_TILE_ORDER,     /* read: sr_tiled_slots / 32 uint32, the tiles in the order the
+                                 next wave sample with slowest_first takes them (launch order
+                                 0, 1, ... until one has run); the CPU has none: refused       */
     SR_BUFFER_KINDS
 } sr_buffer;
 #define SR_WHOLE UINT32_MAX
@@ -73,6 +76,9 @@ typedef struct sr_launch_args {
                             mask the stencil                                                  */
     uint32_t bounce;
     uint32_t dense_min;  /* wave: a warp keeps bouncing while this many lanes live (1..32)   */
+    int slowest_first;   /* wave: take the tiles slowest first, as the last such sample timed
+                            them (kernels/wave.h); the CPU backend, which has no tail to
+                            shorten, keeps its order                                         */
     int sort_algo;       /* sort: sr_sort_algo (kernels/sortkey.h)                            */
     int sort_key;        /* sort keys, sort: sr_sort_key                                      */
     float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */

@@ -113,7 +113,10 @@ typedef struct sr_cuda {
     int cur_n;                      /* which count is current                               */
     uint32_t aligned;               /* pool slots: capacity and the tiled slots, rounded    */
     uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
+    uint32_t *wave_order;           /* the order of its tiles: SR_WAVE_ORDER_WORDS (wave.h)   */
     uint32_t wave_slots, wave_parity, wave_queue_cap;
+    uint32_t wave_ordered;          /* samples taken slowest tiles first, mod 6 (cuda_wave)   */
+    int wave_launch_order;          /* $SR_WAVE_LAUNCH_ORDER (wave.h)                        */
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
     sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
 } sr_cuda;
@@ -218,6 +221,8 @@ static void cuda_free_all(sr_cuda *c)
     c->ray_count = NULL; c->counter = NULL; c->core.film = NULL;
     cudaFree(c->wave_first[0]);   /* one allocation for the wave mask's three stencils */
     c->wave_first[0] = c->wave_first[1] = c->wave_queue_stencil = NULL;
+    cudaFree(c->wave_order);
+    c->wave_order = NULL;
     sr_gpu_sorter_free(&c->sorter);
 }
 
@@ -307,7 +312,8 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     c->wave_slots = (tiled + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
     c->aligned = (uint32_t)sr_pool_slots(v->width, v->height, SR_POOL_ALIGN);
     c->core.words = c->aligned / 32u;
-    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words;
+    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words +
+                  sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(tiled / 32u);
     size_t free_b = 0, total_b = 0;
     SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
     free_b = (size_t)sr_device_memory_cap(free_b);   /* $SR_DEVICE_MEM_LIMIT (mem_limits.h) */
@@ -349,7 +355,12 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_first[0], 0xff, 2u * stencil_bytes, c->stream), "filling the stencil");
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_queue_stencil, 0, stencil_bytes, c->stream), "clearing the stencil");
     cuda_keep_in_l2(c, c->wave_first[0], 3u * stencil_bytes);
-    c->wave_parity = 0;
+    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_order, sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(tiled / 32u)),
+                "allocating the tile order");
+    SR_CUDA_TRY(cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * 3u * SR_WAVE_ORDER_COUNT_WORDS, c->stream),
+                "clearing the tile order");
+    c->wave_parity = c->wave_ordered = 0;
+    c->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
     c->wave_queue_cap = sr_wave_queue_limit(c->aligned);
     return SR_OK;
 }
@@ -385,30 +396,52 @@ static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_laun
 /* The wave mask's queue counters: two pairs after the ray counts, one per sample parity. */
 static uint32_t *cuda_wave_ctl(sr_cuda *c, uint32_t parity) { return c->ray_count + SR_COUNT_WORDS + parity * SR_WAVE_CTL; }
 
-/* The wave mask over the tiled image: its pool is the tiled slots, rounded (cuda_upload). */
+/* The order of the tiles' memory (wave.h): count set k of three, list set k of two. */
+static uint32_t *cuda_order_count(sr_cuda *c, uint32_t k) { return c->wave_order + (k % 3u) * SR_WAVE_ORDER_COUNT_WORDS; }
+static uint32_t *cuda_order_list(sr_cuda *c, uint32_t tiles, uint32_t k)
+{
+    return c->wave_order + 3u * SR_WAVE_ORDER_COUNT_WORDS + (k % 2u) * SR_WAVE_ORDER_LIST_WORDS(tiles);
+}
+
+/* The wave mask over the tiled image: its pool is the tiled slots, rounded (cuda_upload).
+ * Each sample reads the stencil the previous one left and refills the next one's. Taken
+ * slowest tiles first, the s-th such sample reads the order sample s - 1 filed, files its
+ * own for sample s + 1, and clears the counts sample s + 2 will file in (sample s - 1 read
+ * them); samples in launch order leave the order alone. */
 static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     p->n = c->wave_slots;
     SR_TRY(cuda_fault("wave", 0, p, NULL, err));
-    sr_wave_args w;
-    memset(&w, 0, sizeof w);
-    w.queue_base = c->aligned;   /* pool[1] continues pool[0] (cuda_upload) */
-    w.first = c->wave_first[c->wave_parity];
-    w.first_next = c->wave_first[c->wave_parity ^ 1u];
-    w.stencil = c->wave_queue_stencil;
-    w.ctl = cuda_wave_ctl(c, c->wave_parity);
-    w.ctl_next = cuda_wave_ctl(c, c->wave_parity ^ 1u);
-    w.capacity = c->wave_queue_cap;
-    w.dense_min = a->dense_min;   /* 1..32: the frame driver clamps it */
-    w.tiles_x = sr_tiles_x(c->core.view.width);
-    w.tiles_y = (c->core.view.height + SR_TILE_H - 1u) / SR_TILE_H;
+    const uint32_t s = c->wave_ordered, parity = c->wave_parity;
+    sr_wave_args w = {
+        .queue_base = c->aligned,   /* pool[1] continues pool[0] (cuda_upload) */
+        .first = c->wave_first[parity],
+        .first_next = c->wave_first[parity ^ 1u],
+        .stencil = c->wave_queue_stencil,
+        .ctl = cuda_wave_ctl(c, parity),
+        .ctl_next = cuda_wave_ctl(c, parity ^ 1u),
+        .capacity = c->wave_queue_cap,
+        .dense_min = a->dense_min,   /* 1..32: the frame driver clamps it */
+        .tiles_x = sr_tiles_x(c->core.view.width),
+        .tiles = sr_tiled_slots(c->core.view.width, c->core.view.height) / 32u,
+    };
+    const bool ordered = a->slowest_first && !c->wave_launch_order;
+    if (ordered) {
+        w.order_count = cuda_order_count(c, s);
+        w.order_list = cuda_order_list(c, w.tiles, s);
+        w.order_count_next = cuda_order_count(c, s + 1u);
+        w.order_list_next = cuda_order_list(c, w.tiles, s + 1u);
+        w.order_count_clear = cuda_order_count(c, s + 2u);
+    }
     sr_cuda_launched("wave", 0);
     const cudaError_t e = sr_launch_wave(p, &w, c->stream);
-    if (e != cudaSuccess) {   /* the main kernel may have run: both samples' counters start at zero */
+    if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
         (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
+        (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * 3u * SR_WAVE_ORDER_COUNT_WORDS, c->stream);
         SR_CUDA_TRY(e, sr_cuda_doing[SR_KERNEL_WAVE]);
     }
     c->wave_parity ^= 1u;
+    if (ordered) c->wave_ordered = (s + 1u) % 6u;   /* the count sets' and list sets' turn */
     return SR_OK;
 }
 
@@ -502,6 +535,36 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
     }
 }
 
+/* The order the next sample taken slowest tiles first will take (SR_BUFFER_TILE_ORDER),
+ * assembled from its counts and lists as sr_wave_ordered_tile reads them. */
+static sr_status cuda_read_tile_order(sr_cuda *c, uint32_t *order, sr_error *err)
+{
+    const uint32_t tiles = sr_tiled_slots(c->core.view.width, c->core.view.height) / 32u, cap = sr_wave_order_list_cap(tiles);
+    uint32_t counts[SR_WAVE_ORDER_COUNT_WORDS];
+    const size_t list_words = (size_t)SR_WAVE_ORDER_LIST_WORDS(tiles);
+    uint32_t *lists = malloc(sizeof(uint32_t) * list_words);
+    if (!lists) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory reading the tile order");
+    cudaError_t e = cudaMemcpyAsync(counts, cuda_order_count(c, c->wave_ordered), sizeof counts, cudaMemcpyDeviceToHost, c->stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(lists, cuda_order_list(c, tiles, c->wave_ordered), sizeof(uint32_t) * list_words,
+                            cudaMemcpyDeviceToHost, c->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+    if (e != cudaSuccess) {
+        free(lists);
+        SR_CUDA_TRY(e, "reading the tile order");
+    }
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < SR_WAVE_ORDER_COUNT_WORDS; k++) total += counts[k];
+    uint32_t at = 0;
+    for (uint32_t cls = 0; total == tiles && cls < SR_WAVE_ORDER_CLASSES; cls++)
+        for (uint32_t j = 0; j < SR_WAVE_ORDER_SPREAD; j++)
+            for (uint32_t k = 0; k < counts[j * SR_WAVE_ORDER_STRIDE + cls] && k < cap; k++)
+                order[at++] = lists[(size_t)(cls * SR_WAVE_ORDER_SPREAD + j) * cap + k];
+    for (; at < tiles; at++) order[at] = at;   /* no whole order yet: launch order */
+    free(lists);
+    return SR_OK;
+}
+
 static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
@@ -535,6 +598,7 @@ static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
         SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "counting live rays");
         *(uint32_t *)host = *c->counter_host;
         return SR_OK;
+    case SR_BUFFER_TILE_ORDER: return cuda_read_tile_order(c, (uint32_t *)host, err);
     default:
         return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot read buffer %d", (int)b);
     }

@@ -26,6 +26,8 @@ typedef struct sr_render_opts {
     uint32_t wave_dense;   /* wave mask: a warp keeps bouncing while this many of its 32
                               lanes are alive (1..32; 1 never repacks); 0 = measure the ways
                               to run a sample on a few samples, keep the fastest (render.c) */
+    int wave_slowest_first; /* wave mask with wave_dense given: the tiles slowest first
+                              (kernels/wave.h); left to the program, one of the ways measured */
     int sort;              /* sr_sort_algo (kernels/sortkey.h): sort live rays by a coherence key
                               after every bounce (compacting first); SR_SORT_NONE: never      */
     int sort_key;          /* sr_sort_key: dir-morton or material                             */

@@ -222,6 +222,8 @@ static void test_unknown_kernel_and_buffer_refused(void **state)
     uint32_t v = 0;
     assert_int_equal(f->be.ops->read(f->be.impl, SR_BUFFER_FLAGS, &v, &err), SR_ERR_RUNTIME);
     assert_non_null(strstr(err.msg, "cannot read"));
+    assert_int_equal(f->be.ops->read(f->be.impl, SR_BUFFER_TILE_ORDER, &v, &err), SR_ERR_RUNTIME);   /* a GPU schedule */
+    assert_non_null(strstr(err.msg, "cannot read"));
     assert_int_equal(f->be.ops->fill(f->be.impl, SR_BUFFER_LIVE_COUNT, 0, SR_WHOLE, &err), SR_ERR_RUNTIME);
     assert_non_null(strstr(err.msg, "cannot fill"));
     float dst[3];

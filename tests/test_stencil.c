@@ -4,6 +4,7 @@
  * semantics the CUDA kernel frames implement; test_gpu_* checks the GPU against them. */
 #include "testutil.h"
 #include "backend_cpu.h"
+#include "../kernels/wave.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,37 @@ static void test_fill_prefix(void **state)
     }
 }
 
+/* The wave mask's cost classes for the order of its tiles (kernels/wave.h): half octaves of
+ * cycles, class 0 the slowest from 2^20, the last class for everything fast, and never a
+ * slower tile in a later class than a faster one. */
+static void test_tile_cost_classes(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_wave_order_class(1u << 20), 0u);
+    assert_int_equal(sr_wave_order_class(0xffffffffu), 0u);
+    assert_int_equal(sr_wave_order_class((1u << 20) - 1u), 1u);          /* 1.99 * 2^19: upper half */
+    assert_int_equal(sr_wave_order_class(1u << 19), 2u);
+    assert_int_equal(sr_wave_order_class(3u << 18), 1u);                  /* 1.5 * 2^19 */
+    assert_int_equal(sr_wave_order_class(0u), SR_WAVE_ORDER_CLASSES - 1u);
+    assert_int_equal(sr_wave_order_class(1u), SR_WAVE_ORDER_CLASSES - 1u);
+    uint32_t last = SR_WAVE_ORDER_CLASSES - 1u;
+    for (uint64_t c = 1; c <= 0xffffffffull; c = c * 9 / 8 + 1) {
+        const uint32_t k = sr_wave_order_class((uint32_t)c);
+        assert_true(k <= last);
+        assert_true(k < SR_WAVE_ORDER_CLASSES);
+        last = k;
+    }
+    /* every class is reached: the classes span 2^12.5 to 2^20 cycles */
+    for (uint32_t k = 0; k < SR_WAVE_ORDER_CLASSES; k++) {
+        int found = 0;
+        for (uint32_t h = 0; h < 64u && !found; h++) {
+            const uint32_t c = h < 2u ? h : (1u << (h / 2u)) + (h % 2u ? 1u << (h / 2u - 1u) : 0u);
+            found = h < 64u && sr_wave_order_class(c) == k;
+        }
+        assert_true(found);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_flags_frame_matches_stencil),
         cmocka_unit_test(test_ballot_partition),
         cmocka_unit_test(test_fill_prefix),
+        cmocka_unit_test(test_tile_cost_classes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
