@@ -62,11 +62,17 @@ typedef struct sr_wave_args {
     uint32_t *ctl_next;     /* the next sample's, cleared by this sample's kernel           */
     uint32_t capacity, dense_min;
     uint32_t tiles_x, tiles;     /* the tiled image (wave.h): tiles a row, tiles in all      */
-    /* The order of the tiles (wave.h), NULL pointers for launch order. */
-    const uint32_t *order_count; /* [SR_WAVE_ORDER_COUNT_WORDS] the previous sample's counts   */
-    const uint32_t *order_list;  /* its tiles by class                                        */
-    uint32_t *order_count_next, *order_list_next;   /* this sample's (counts zero at its start) */
-    uint32_t *order_count_clear; /* zeroed here for the sample after next                     */
+    /* The order of the tiles (wave.h), in a sample taken slowest tiles first (all NULL in
+     * launch order). The ordered sample x takes the order sample x - 1 placed from what
+     * sample x - 2 filed; counts and ranks are per class and spread. */
+    const uint32_t *take;         /* [tiles] the tiles, in the order this sample takes them   */
+    const uint32_t *take_valid;   /* whether it is one (else launch order)                    */
+    uint32_t *place, *place_valid;   /* the next ordered sample's order, placed here          */
+    const uint32_t *prev_files;   /* [tiles] by place: class << 24 | tile, the previous one's */
+    const uint32_t *prev_counts;  /* its files per class and spread                           */
+    uint32_t *prev_ranks;         /* places in the next order taken so far (zero at the start) */
+    uint32_t *files, *counts;     /* this sample's (counts zero at its start)                 */
+    uint32_t *clear_counts, *clear_ranks;   /* zeroed here for the ordered samples to come    */
 } sr_wave_args;
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */

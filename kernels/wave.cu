@@ -110,78 +110,109 @@ __device__ __forceinline__ void sr_wave_count(uint32_t *count, uint32_t b0, uint
 
 enum { SR_WAVE_QUEUE = 1, SR_WAVE_TAIL };
 
-/* The start of a warp's frame over tile (tile_x, tile_y): the stencil test of its word and
- * the camera rays of the live lanes, in registers. */
-__device__ __forceinline__ bool sr_wave_tile(const sr_params *p, const sr_wave_args &w, uint32_t tile_x, uint32_t tile_y,
-                                             uint32_t *i, uint32_t *word, sr_ray *r)
-{
-    const uint32_t lane = threadIdx.x & 31u;
-    *i = ((tile_y * w.tiles_x + tile_x) << 5) + lane;
-    *word = sr_stencil_load(w.first, *i);
-    if (lane == 0) w.first_next[*i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
-    return SR_STENCIL_TEST(*word, *i) && sr_camera_tile(p, lane, tile_x, tile_y, r);
-}
+static_assert(SR_WAVE_GROUP * 32u == SR_WAVE_BLOCK, "the order's group is a block's tiles (wave.h)");
 
-/* The tile of the warp k-th in launch order: the k-th of the previous sample's tiles, the
- * slowest class first (wave.h), or k itself without a whole previous sample (launch order
- * asked for, the first sample, a failed launch). Lane l holds the counts of class l / 2,
- * spread counters (l % 2) * 4 .. + 3: the lanes are in the order's order. */
-__device__ __forceinline__ uint32_t sr_wave_ordered_tile(const sr_wave_args &w, uint32_t k)
+/* The block's order state, in shared memory rather than in registers the bounce loop needs:
+ * the group it runs, the placing warp 0 finishes at its end, and the group's slowest class
+ * so far with the count of its warps done. */
+typedef struct sr_wave_order_block {
+    uint32_t group, place, prev_group, slowest, done;
+} sr_wave_order_block;
+static __shared__ sr_wave_order_block sr_order_block;
+#define SR_NO_PLACE 0xffffffffu
+
+/* The placing of the next order, by warp 0 of the ordered sample's block at place b: the
+ * group block b filed in the previous ordered sample goes to its class and spread's part of
+ * the next order, at a rank reserved now (lane 0's *rank) and written at the warp's end, so
+ * that no warp waits for an atomic. Lane l holds the counts of class l / 2, spreads
+ * (l % 2) * 4 .. + 3: the lanes are in the order's order. */
+__device__ __forceinline__ void sr_wave_order_place(const sr_wave_args &w, uint32_t b, uint32_t *rank)
 {
     static_assert(SR_WAVE_ORDER_CLASSES * SR_WAVE_ORDER_SPREAD == 4u * 32u, "4 counts a lane");
-    if (!w.order_count) return k;
     const uint32_t lane = threadIdx.x & 31u, c = lane >> 1, j0 = (lane & 1u) * 4u;
+    uint32_t filed = 0;
+    if (lane == 0) filed = w.prev_files[b];
     uint32_t n[4], sum = 0;
     for (uint32_t q = 0; q < 4u; q++) {
-        n[q] = w.order_count[(j0 + q) * SR_WAVE_ORDER_STRIDE + c];
+        n[q] = w.prev_counts[(j0 + q) * SR_WAVE_ORDER_STRIDE + c];
         sum += n[q];
     }
-    uint32_t end = sum;   /* where this lane's lists end in the order: an inclusive scan */
+    uint32_t end = sum;   /* where this lane's parts end in the next order: an inclusive scan */
     for (uint32_t off = 1u; off < 32u; off <<= 1) {
         const uint32_t e = __shfl_up_sync(SR_FULL_MASK, end, off);
         if (lane >= off) end += e;
     }
-    if (__shfl_sync(SR_FULL_MASK, end, 31) != w.tiles) return k;
-    const uint32_t holder = (uint32_t)__popc(__ballot_sync(SR_FULL_MASK, end <= k));   /* the lane whose lists hold k */
-    uint32_t at = k - (end - sum), q = 0;   /* (meaningful in the holder) */
-    while (q < 3u && at >= n[q]) at -= n[q++];
-    const uint32_t found = __shfl_sync(SR_FULL_MASK, (q << 24) | at, holder);   /* tiles < 2^24 (options.c) */
-    uint32_t t = 0;
+    const bool whole = __shfl_sync(SR_FULL_MASK, end, 31) == sr_wave_groups(w.tiles);   /* every group filed */
+    if ((blockIdx.x | threadIdx.x) == 0) *w.place_valid = whole;
+    const uint32_t filed_class = __shfl_sync(SR_FULL_MASK, filed, 0) >> 24, j = b % SR_WAVE_ORDER_SPREAD;
+    uint32_t before = end - sum;
+    for (uint32_t q = 0; q < (j & 3u); q++) before += n[q];
+    const uint32_t base = __shfl_sync(SR_FULL_MASK, before, 2u * filed_class + (j >> 2));
     if (lane == 0) {
-        const uint32_t list = (holder >> 1) * SR_WAVE_ORDER_SPREAD + (holder & 1u) * 4u + (found >> 24);
-        t = w.order_list[list * sr_wave_order_list_cap(w.tiles) + (found & 0xffffffu)];
+        sr_order_block.place = whole ? base : SR_NO_PLACE;
+        sr_order_block.prev_group = filed & 0xffffffu;   /* tiles < 2^24 (options.c) */
+        if (whole) *rank = atomicAdd(&w.prev_ranks[j * SR_WAVE_ORDER_STRIDE + filed_class], 1u);
     }
-    return __shfl_sync(SR_FULL_MASK, t, 0);
 }
 
-/* The warp's own tile (slot i's) done: filed in its cost class, in the list of its spread
- * (its place k in the launch), for the next sample's order. */
-__device__ __forceinline__ void sr_wave_file(const sr_wave_args &w, uint32_t i, uint32_t started)
+/* The end of a warp's own tile in an ordered sample: warp 0 puts the group it placed into
+ * the next order, and the block's last warp done files its group by the cycles its slowest
+ * warp took (no atomic waited for but the block's own: the count is a reduction). */
+__device__ __forceinline__ void sr_wave_order_end(const sr_wave_args &w, uint32_t rank, uint32_t started)
 {
-    if (!w.order_count_next || (threadIdx.x & 31u) != 0u) return;
-    const uint32_t c = sr_wave_order_class((uint32_t)clock() - started);
-    const uint32_t j = (blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5)) % SR_WAVE_ORDER_SPREAD;
-    const uint32_t at = atomicAdd(&w.order_count_next[j * SR_WAVE_ORDER_STRIDE + c], 1u);
-    w.order_list_next[(c * SR_WAVE_ORDER_SPREAD + j) * sr_wave_order_list_cap(w.tiles) + at] = i >> 5;
+    if (!w.take || (threadIdx.x & 31u) != 0u) return;
+    if (threadIdx.x == 0 && sr_order_block.place != SR_NO_PLACE) w.place[sr_order_block.place + rank] = sr_order_block.prev_group;
+    atomicMin_block(&sr_order_block.slowest, sr_wave_order_class((uint32_t)clock() - started));
+    __threadfence_block();
+    const uint32_t group = sr_order_block.group;
+    const uint32_t warps = min(SR_WAVE_GROUP, w.tiles - group * SR_WAVE_GROUP);
+    if (atomicAdd_block(&sr_order_block.done, 1u) + 1u != warps) return;
+    const uint32_t c = *(volatile uint32_t *)&sr_order_block.slowest;
+    w.files[blockIdx.x] = (c << 24) | group;
+    atomicAdd(&w.counts[(blockIdx.x % SR_WAVE_ORDER_SPREAD) * SR_WAVE_ORDER_STRIDE + c], 1u);
 }
 
-/* A warp's own tile, the (blockIdx.x * warps a block + warp)-th in the order; false
- * (warp-uniform) for a warp past the last tile. The first block clears the counters of the
- * samples to come (the next one's queue, the order's of the one after), as each warp refills
+/* A warp's start: its place k in the launch (blockIdx.x * warps a block + warp); false
+ * (warp-uniform) past the last tile. Its slots, stencil word and ballot write-back are its
+ * place's (k * 32 + lane; every word is all ones at a sample's start), its camera rays its
+ * tile's: tile k, or in an ordered sample (wave.h, launch.h) tile `warp` of the group its
+ * block takes, the b-th of the order (b itself without one). The first block clears the
+ * counters of the samples to come (the next one's queue, the order's), as each warp refills
  * the next sample's stencil word: a frame with no memset of its own. */
 __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
-                                              bool *alive, sr_ray *r, uint32_t *started)
+                                              bool *alive, sr_ray *r, uint32_t *started, uint32_t *rank)
 {
-    if (blockIdx.x == 0) {
-        if (threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
-        if (w.order_count_clear)
-            for (uint32_t x = threadIdx.x; x < SR_WAVE_ORDER_COUNT_WORDS; x += SR_WAVE_BLOCK) w.order_count_clear[x] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
+    const uint32_t lane = threadIdx.x & 31u, k = blockIdx.x * SR_WAVE_GROUP + (threadIdx.x >> 5);
+    *i = (k << 5) + lane;   /* (k < the stencil's words: the pool is whole blocks, launch.h) */
+    *word = sr_stencil_load(w.first, *i);
+    if (lane == 0) w.first_next[k] = SR_FULL_MASK;   /* next sample's, refilled */
+    uint32_t t = k;
+    *rank = 0;
+    if (w.take) {   /* block-uniform */
+        if (blockIdx.x == 0)
+            for (uint32_t x = threadIdx.x; x < SR_WAVE_ORDER_COUNT_WORDS; x += SR_WAVE_BLOCK)
+                w.clear_counts[x] = w.clear_ranks[x] = 0;
+        uint32_t valid = 0, took = 0;
+        if (lane == 0) {
+            valid = *w.take_valid;
+            took = w.take[blockIdx.x];
+        }
+        const uint32_t group = __shfl_sync(SR_FULL_MASK, valid ? took : blockIdx.x, 0);
+        if (threadIdx.x == 0) {
+            sr_order_block.group = group;
+            sr_order_block.slowest = SR_WAVE_ORDER_CLASSES - 1u;
+            sr_order_block.done = 0;
+        }
+        if (threadIdx.x < 32u) sr_wave_order_place(w, blockIdx.x, rank);
+        __syncthreads();   /* the block's state set before any warp can end (a named barrier
+                              that only the ends waited at measured slower, 3-4 %) */
+        t = group * SR_WAVE_GROUP + (threadIdx.x >> 5);
     }
-    const uint32_t k = blockIdx.x * (SR_WAVE_BLOCK / 32u) + (threadIdx.x >> 5);
-    if (k >= w.tiles) return false;
-    const uint32_t t = sr_wave_ordered_tile(w, k), tile_y = t / w.tiles_x;
+    if (t >= w.tiles) return false;
+    const uint32_t tile_y = t / w.tiles_x;
     *started = (uint32_t)clock();
-    *alive = sr_wave_tile(p, w, t - tile_y * w.tiles_x, tile_y, i, word, r);
+    *alive = SR_STENCIL_TEST(*word, *i) && sr_camera_tile(p, lane, t - tile_y * w.tiles_x, tile_y, r);
     return true;
 }
 
@@ -192,16 +223,16 @@ __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_
 template <bool PATH>
 __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
-    uint32_t i, word, bounce = 0, started;
+    uint32_t i, word, bounce = 0, started, rank;
     bool alive;
     sr_ray r;
-    if (!sr_wave_first(p, w, &i, &word, &alive, &r, &started)) return;
+    if (!sr_wave_first(p, w, &i, &word, &alive, &r, &started, &rank)) return;
     while (alive) {
         alive = sr_wave_trace<PATH>(p, &r, bounce);
         bounce++;
     }
     sr_stencil_write_back(w.first, i, word, false);
-    sr_wave_file(w, i, started);
+    sr_wave_order_end(w, rank, started);
     sr_wave_count(count, 0u, bounce, p->scene.max_depth);
 }
 
@@ -216,7 +247,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     const bool QUEUE = MODE == SR_WAVE_QUEUE;
     const uint32_t lane = threadIdx.x & 31u;
     bool queued = false;   /* the warp's word is a queue chunk (else its camera rays') */
-    uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0, started = 0;
+    uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0, started = 0, rank = 0;
     uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
     bool alive = false, finish = !QUEUE;
     sr_ray r;
@@ -225,7 +256,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
         if (!(n & 31u)) return;
         take = n >> 5;
-    } else if (!sr_wave_first(p, w, &i, &word, &alive, &r, &started)) {
+    } else if (!sr_wave_first(p, w, &i, &word, &alive, &r, &started, &rank)) {
         return;
     }
     for (;;) {
@@ -268,7 +299,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         }
         /* The queue's stencil is indexed by slot, like the pool. */
         sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first, i, word, alive);
-        if (!queued) sr_wave_file(w, i, started);
+        if (!queued) sr_wave_order_end(w, rank, started);
         sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
         take = owned;   /* only now: a warp that found the queue full finished its rays first */
         owned = SR_NO_CHUNK;

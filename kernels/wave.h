@@ -12,8 +12,9 @@
 
 #include "compat.h"
 
-/* Samples per way when the renderer measures how to run the wave mask (src/render.c). */
-#define SR_WAVE_TUNE_RUNS 2u
+/* Samples per way when the renderer measures how to run the wave mask (src/render.c): 3, so
+ * that taken slowest tiles first, the third has an order (the order of the tiles, below). */
+#define SR_WAVE_TUNE_RUNS 3u
 
 /* The wave mask's slot order: warp t (slots 32t..32t+31) covers the t-th 8x4 pixel tile, row
  * by row, so a warp's rays start close together and stay coherent for longer than a 32x1 row.
@@ -40,13 +41,24 @@ SR_HD uint64_t sr_pool_slots(uint32_t width, uint32_t height, uint32_t align)
 
 /* The order of the tiles: a frame ends with its slowest warps, and the GPU starts blocks
  * roughly in launch order, so a slow tile launched late (a reflective object low in the
- * image) lengthens the frame by its whole time. Each warp files its tile in a cost class by
- * the cycles it took (half octaves, class 0 the slowest), and the next sample's warps take
- * the tiles class by class: the slowest of the previous sample first. Within a class, the
- * order the previous sample finished them in. Only the order of the tiles changes, never
- * what a ray computes, so the images stay the same. */
+ * image) lengthens the frame by its whole time. In a sample taken slowest tiles first, each
+ * block files its group of tiles in a cost class by the cycles its slowest warp took (half
+ * octaves, class 0 the slowest); the next such sample's blocks place those groups class by
+ * class into an order, and the one after takes its groups in that order. The placing is
+ * done inside the wave kernel, at each block's start and end, so a sample launches nothing
+ * more and no warp waits for an atomic of its own (warps that waited at their end for one,
+ * to learn where to list their tile, cost the default scene 5 us a frame at 1080p). Only
+ * the order of the tiles changes, never what a ray computes, so the images stay the same.
+ * The bookkeeping still costs a frame 10-15 us (the group's load before the camera rays,
+ * the placing), so the renderer measures this order against the launch order (render.c):
+ * it wins where slow tiles sit late in the image (the mesh, 20-25 %) or paths run long. */
 #define SR_WAVE_ORDER_CLASSES 16u
-#define SR_WAVE_ORDER_SLOWEST 40u   /* class 0 from 2^20 cycles (0.5 ms at 2 GHz): 2 * 20 */
+/* The order's unit is a block's group of SR_WAVE_GROUP tiles side by side (32 x 4 pixels):
+ * ordering single tiles scattered neighbouring tiles over the frame, and with them the
+ * film's lines, which cost the default scene 17 us a frame at 1080p (25 %). */
+#define SR_WAVE_GROUP 4u   /* SR_WAVE_BLOCK / 32 (launch.h) */
+SR_HD uint32_t sr_wave_groups(uint32_t tiles) { return (tiles + SR_WAVE_GROUP - 1u) / SR_WAVE_GROUP; }
+#define SR_WAVE_CLASS0_HALF_OCTAVES 40u   /* class 0 from 2^20 cycles (0.5 ms at 2 GHz): 2 * 20 */
 /* (The leading zeros by instruction: lane 0 looping over the bits, while the warp waited,
  * cost the default scene 9 us a frame at 1080p.) */
 SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
@@ -57,26 +69,21 @@ SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
     const uint32_t msb = cycles ? 31u - (uint32_t)__builtin_clz(cycles) : 0u;
 #endif
     const uint32_t half_octaves = 2u * msb + (msb ? (cycles >> (msb - 1u)) & 1u : 0u);
-    const uint32_t below = half_octaves >= SR_WAVE_ORDER_SLOWEST ? 0u : SR_WAVE_ORDER_SLOWEST - half_octaves;
+    const uint32_t below = half_octaves >= SR_WAVE_CLASS0_HALF_OCTAVES ? 0u : SR_WAVE_CLASS0_HALF_OCTAVES - half_octaves;
     return below < SR_WAVE_ORDER_CLASSES ? below : SR_WAVE_ORDER_CLASSES - 1u;
 }
-/* Every warp files its tile with one atomicAdd on its class's count, and most of a frame's
- * warps (64 800 at 1080p) file in one or two classes: so that warps finishing together do
- * not queue on one counter, each class has SR_WAVE_ORDER_SPREAD counters, 128 bytes apart,
- * picked by the warp's place in the launch, and as many lists; the order takes a class's
- * lists one after the other. (Filing costs the default scene 5 us a frame at 1080p: why
- * the renderer measures this order against the launch order, render.c.) */
+/* Most of a frame's warps (64 800 at 1080p) file in one or two classes: so that warps
+ * finishing together do not queue on one counter, each class has SR_WAVE_ORDER_SPREAD
+ * counters, 128 bytes apart, picked by the warp's place in the launch; a class's part of the
+ * order is its spreads' parts one after the other. */
 #define SR_WAVE_ORDER_SPREAD 8u
-#define SR_WAVE_ORDER_STRIDE 32u   /* words from one spread counter to the next */
+#define SR_WAVE_ORDER_STRIDE 32u   /* words from one spread's counter to the next */
 #define SR_WAVE_ORDER_COUNT_WORDS (SR_WAVE_ORDER_SPREAD * SR_WAVE_ORDER_STRIDE)
-/* A list holds at most the tiles of the warps of its spread: ceil(tiles / spread). */
-SR_HD uint32_t sr_wave_order_list_cap(uint32_t tiles) { return (tiles + SR_WAVE_ORDER_SPREAD - 1u) / SR_WAVE_ORDER_SPREAD; }
-/* The order's memory: three sets of counts (the one a sample reads, the one it writes, the
- * one it clears for the sample after next) and two of lists (class c, spread j's list at
- * [(c * spread + j) * cap, + cap)). $SR_WAVE_LAUNCH_ORDER=1 (a measurement switch) keeps
- * the launch order. */
-#define SR_WAVE_ORDER_LIST_WORDS(tiles) ((uint64_t)SR_WAVE_ORDER_CLASSES * SR_WAVE_ORDER_SPREAD * sr_wave_order_list_cap(tiles))
-#define SR_WAVE_ORDER_WORDS(tiles) (3u * SR_WAVE_ORDER_COUNT_WORDS + 2u * SR_WAVE_ORDER_LIST_WORDS(tiles))
+/* The order's memory (backend_cuda.c): three sets of counts and of ranks, two validity
+ * words, then two arrays of files and two of orders, a word a group each.
+ * $SR_WAVE_LAUNCH_ORDER=1 (a measurement switch) keeps the launch order. */
+#define SR_WAVE_ORDER_SMALL_WORDS (6u * SR_WAVE_ORDER_COUNT_WORDS + 2u)
+#define SR_WAVE_ORDER_WORDS(tiles) (SR_WAVE_ORDER_SMALL_WORDS + 4u * (uint64_t)sr_wave_groups(tiles))
 #define SR_WAVE_LAUNCH_ORDER_ENV "SR_WAVE_LAUNCH_ORDER"
 
 /* A queue entry's bounce byte when the warp that reserved it found the queue full: no ray. */

@@ -357,7 +357,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     cuda_keep_in_l2(c, c->wave_first[0], 3u * stencil_bytes);
     SR_CUDA_TRY(cudaMalloc((void **)&c->wave_order, sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(tiled / 32u)),
                 "allocating the tile order");
-    SR_CUDA_TRY(cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * 3u * SR_WAVE_ORDER_COUNT_WORDS, c->stream),
+    SR_CUDA_TRY(cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream),
                 "clearing the tile order");
     c->wave_parity = c->wave_ordered = 0;
     c->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
@@ -396,18 +396,26 @@ static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_laun
 /* The wave mask's queue counters: two pairs after the ray counts, one per sample parity. */
 static uint32_t *cuda_wave_ctl(sr_cuda *c, uint32_t parity) { return c->ray_count + SR_COUNT_WORDS + parity * SR_WAVE_CTL; }
 
-/* The order of the tiles' memory (wave.h): count set k of three, list set k of two. */
-static uint32_t *cuda_order_count(sr_cuda *c, uint32_t k) { return c->wave_order + (k % 3u) * SR_WAVE_ORDER_COUNT_WORDS; }
-static uint32_t *cuda_order_list(sr_cuda *c, uint32_t tiles, uint32_t k)
+/* The order of the tiles' memory (wave.h): the counts, ranks and validity words first
+ * (SR_WAVE_ORDER_SMALL_WORDS, zeroed together), then the files and the orders. Ordered
+ * sample x uses count and rank set x % 3 and file, order and validity x % 2. */
+static uint32_t *cuda_order_counts(sr_cuda *c, uint32_t x) { return c->wave_order + (x % 3u) * SR_WAVE_ORDER_COUNT_WORDS; }
+static uint32_t *cuda_order_ranks(sr_cuda *c, uint32_t x) { return c->wave_order + (3u + x % 3u) * SR_WAVE_ORDER_COUNT_WORDS; }
+static uint32_t *cuda_order_valid(sr_cuda *c, uint32_t x) { return c->wave_order + 6u * SR_WAVE_ORDER_COUNT_WORDS + x % 2u; }
+static uint32_t *cuda_order_files(sr_cuda *c, uint32_t tiles, uint32_t x)
 {
-    return c->wave_order + 3u * SR_WAVE_ORDER_COUNT_WORDS + (k % 2u) * SR_WAVE_ORDER_LIST_WORDS(tiles);
+    return c->wave_order + SR_WAVE_ORDER_SMALL_WORDS + (size_t)(x % 2u) * sr_wave_groups(tiles);
+}
+static uint32_t *cuda_order_take(sr_cuda *c, uint32_t tiles, uint32_t x)
+{
+    return c->wave_order + SR_WAVE_ORDER_SMALL_WORDS + (size_t)(2u + x % 2u) * sr_wave_groups(tiles);
 }
 
 /* The wave mask over the tiled image: its pool is the tiled slots, rounded (cuda_upload).
  * Each sample reads the stencil the previous one left and refills the next one's. Taken
- * slowest tiles first, the s-th such sample reads the order sample s - 1 filed, files its
- * own for sample s + 1, and clears the counts sample s + 2 will file in (sample s - 1 read
- * them); samples in launch order leave the order alone. */
+ * slowest tiles first, the s-th such sample takes the order s - 1 placed, places s - 1's
+ * files for s + 1 and files its own (launch.h); samples in launch order leave the order
+ * alone. */
 static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     p->n = c->wave_slots;
@@ -427,21 +435,27 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
     };
     const bool ordered = a->slowest_first && !c->wave_launch_order;
     if (ordered) {
-        w.order_count = cuda_order_count(c, s);
-        w.order_list = cuda_order_list(c, w.tiles, s);
-        w.order_count_next = cuda_order_count(c, s + 1u);
-        w.order_list_next = cuda_order_list(c, w.tiles, s + 1u);
-        w.order_count_clear = cuda_order_count(c, s + 2u);
+        w.take = cuda_order_take(c, w.tiles, s);
+        w.take_valid = cuda_order_valid(c, s);
+        w.place = cuda_order_take(c, w.tiles, s + 1u);
+        w.place_valid = cuda_order_valid(c, s + 1u);
+        w.prev_files = cuda_order_files(c, w.tiles, s + 1u);   /* s - 1's */
+        w.prev_counts = cuda_order_counts(c, s + 2u);
+        w.prev_ranks = cuda_order_ranks(c, s + 2u);
+        w.files = cuda_order_files(c, w.tiles, s);
+        w.counts = cuda_order_counts(c, s);
+        w.clear_counts = cuda_order_counts(c, s + 1u);   /* filed in by s + 1, last read by s - 1 */
+        w.clear_ranks = cuda_order_ranks(c, s);          /* taken by s + 1, last by s - 2 */
     }
     sr_cuda_launched("wave", 0);
     const cudaError_t e = sr_launch_wave(p, &w, c->stream);
     if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
         (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
-        (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * 3u * SR_WAVE_ORDER_COUNT_WORDS, c->stream);
+        (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream);
         SR_CUDA_TRY(e, sr_cuda_doing[SR_KERNEL_WAVE]);
     }
     c->wave_parity ^= 1u;
-    if (ordered) c->wave_ordered = (s + 1u) % 6u;   /* the count sets' and list sets' turn */
+    if (ordered) c->wave_ordered = (s + 1u) % 6u;   /* mod 6: the sets of 3 and of 2 take turns */
     return SR_OK;
 }
 
@@ -535,33 +549,27 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
     }
 }
 
-/* The order the next sample taken slowest tiles first will take (SR_BUFFER_TILE_ORDER),
- * assembled from its counts and lists as sr_wave_ordered_tile reads them. */
+/* The order the next sample taken slowest tiles first will take (SR_BUFFER_TILE_ORDER):
+ * each group's tiles, in the order a block's warps take them. */
 static sr_status cuda_read_tile_order(sr_cuda *c, uint32_t *order, sr_error *err)
 {
-    const uint32_t tiles = sr_tiled_slots(c->core.view.width, c->core.view.height) / 32u, cap = sr_wave_order_list_cap(tiles);
-    uint32_t counts[SR_WAVE_ORDER_COUNT_WORDS];
-    const size_t list_words = (size_t)SR_WAVE_ORDER_LIST_WORDS(tiles);
-    uint32_t *lists = malloc(sizeof(uint32_t) * list_words);
-    if (!lists) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory reading the tile order");
-    cudaError_t e = cudaMemcpyAsync(counts, cuda_order_count(c, c->wave_ordered), sizeof counts, cudaMemcpyDeviceToHost, c->stream);
+    const uint32_t tiles = sr_tiled_slots(c->core.view.width, c->core.view.height) / 32u, groups = sr_wave_groups(tiles);
+    uint32_t *take = malloc(sizeof(uint32_t) * groups);
+    if (!take) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory reading the tile order");
+    cudaError_t e = cudaMemcpyAsync(c->counter_host, cuda_order_valid(c, c->wave_ordered), sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost, c->stream);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(lists, cuda_order_list(c, tiles, c->wave_ordered), sizeof(uint32_t) * list_words,
+        e = cudaMemcpyAsync(take, cuda_order_take(c, tiles, c->wave_ordered), sizeof(uint32_t) * groups,
                             cudaMemcpyDeviceToHost, c->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
-    if (e != cudaSuccess) {
-        free(lists);
-        SR_CUDA_TRY(e, "reading the tile order");
-    }
-    uint64_t total = 0;
-    for (uint32_t k = 0; k < SR_WAVE_ORDER_COUNT_WORDS; k++) total += counts[k];
     uint32_t at = 0;
-    for (uint32_t cls = 0; total == tiles && cls < SR_WAVE_ORDER_CLASSES; cls++)
-        for (uint32_t j = 0; j < SR_WAVE_ORDER_SPREAD; j++)
-            for (uint32_t k = 0; k < counts[j * SR_WAVE_ORDER_STRIDE + cls] && k < cap; k++)
-                order[at++] = lists[(size_t)(cls * SR_WAVE_ORDER_SPREAD + j) * cap + k];
-    for (; at < tiles; at++) order[at] = at;   /* no whole order yet: launch order */
-    free(lists);
+    for (uint32_t b = 0; e == cudaSuccess && b < groups; b++) {
+        const uint32_t g = *c->counter_host ? take[b] : b;   /* none placed yet: launch order */
+        for (uint32_t t = g * SR_WAVE_GROUP; t < (g + 1u) * SR_WAVE_GROUP && t < tiles && at < tiles; t++) order[at++] = t;
+    }
+    for (; at < tiles; at++) order[at] = UINT32_MAX;   /* (a group out of range: not a permutation) */
+    free(take);
+    SR_CUDA_TRY(e, "reading the tile order");
     return SR_OK;
 }
 

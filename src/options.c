@@ -102,6 +102,14 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
     if (!strcmp(o, "--compact-below")) return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
     if (!strcmp(o, "--wave-dense")) return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
+    if (!strcmp(o, "--wave-order")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        if (!strcmp(v, "launch")) c->render.wave_order = SR_WAVE_ORDER_LAUNCH;
+        else if (!strcmp(v, "slowest")) c->render.wave_order = SR_WAVE_ORDER_SLOWEST;
+        else return sr_usage_error(a, "--wave-order: expected launch or slowest, got '%s'%s", v, "");
+        return 0;
+    }
     if (!strcmp(o, "--sort")) {   /* the coherence sort */
         const char *v = sr_value(a, o);
         if (!v) return 2;

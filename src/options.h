@@ -75,8 +75,12 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "                          stencil, flags, megakernel; every mask gives the same image\n"
 #define SR_HELP_TUNING \
 "  --wave-dense N          wave: a warp keeps bouncing while N of its 32 rays live, then\n" \
-"                          repacks them (1..32; 1 = never; default: each of 1 and 16 is\n" \
-"                          timed on a few samples and the faster kept)\n" \
+"                          repacks them (1..32; 1 = never, the default with --wave-order)\n" \
+"  --wave-order O          wave: the order warps take the image's tiles in: launch (rows,\n" \
+"                          top to bottom) or slowest (those slowest in the previous such\n" \
+"                          sample first; the same image). Without either option, no\n" \
+"                          repacking in each order, repacking at 16 and the compact mask\n" \
+"                          are timed on 3 samples each and the fastest kept\n" \
 "  --compact-below F       compact: compact live rays when fewer than F of them are left\n" \
 "                          (0..1, default 0.1; 1 = after every bounce, 0 = never)\n" \
 "  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n"

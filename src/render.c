@@ -173,9 +173,10 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
  * repacking half-empty warps, or the compact mask's compaction between bounces (which wins
  * where paths run long, cornell_path). Every way gives the same image. Measured again when
  * the depth or the integrator changes (the benchmark's sweep, the viewer). */
-typedef struct sr_wave_way { sr_mask mask; uint32_t dense; int slowest_first; } sr_wave_way;
+typedef struct sr_wave_way { sr_mask mask; uint32_t dense; sr_wave_order order; } sr_wave_way;
 static const sr_wave_way sr_wave_ways[] = {
-    { SR_MASK_WAVE, 1u, 0 }, { SR_MASK_WAVE, 1u, 1 }, { SR_MASK_WAVE, 16u, 0 }, { SR_MASK_COMPACT, 0u, 0 },
+    { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_LAUNCH }, { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_SLOWEST },
+    { SR_MASK_WAVE, 16u, SR_WAVE_ORDER_LAUNCH }, { SR_MASK_COMPACT, 0u, SR_WAVE_ORDER_LAUNCH },
 };
 #define SR_WAVE_WAYS (sizeof sr_wave_ways / sizeof sr_wave_ways[0])
 _Static_assert(SR_WAVE_WAYS <= sizeof ((sr_renderer *)0)->wave_tune_ms / sizeof(float), "a timing per way");
@@ -203,13 +204,14 @@ static void sr_wave_way_timed(sr_renderer *r, float ms)
         if (r->wave_tune_ms[c] < r->wave_tune_ms[best]) best = c;
     /* At depth 1 nothing is left to repack: repacking at 16 runs the same kernel as not
      * repacking, and the name should not depend on which of the two timings was luckier. */
-    if (r->view.max_depth <= 1u && sr_wave_ways[best].mask == SR_MASK_WAVE && !sr_wave_ways[best].slowest_first) best = 0;
+    if (r->view.max_depth <= 1u && sr_wave_ways[best].mask == SR_MASK_WAVE && sr_wave_ways[best].order == SR_WAVE_ORDER_LAUNCH)
+        best = 0;
     r->wave_pick = best;
 }
 
 int sr_wave_chooses(const sr_render_opts *o)
 {
-    return o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->sort == SR_SORT_NONE;
+    return o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->wave_order == SR_WAVE_ORDER_MEASURED && o->sort == SR_SORT_NONE;
 }
 
 int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o)
@@ -264,7 +266,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32
     a.mask = o->mask;
     a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
     a.dense_min = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
-    a.slowest_first = o->wave_slowest_first;
+    a.slowest_first = o->wave_order == SR_WAVE_ORDER_SLOWEST;
     sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
     return s;
@@ -385,7 +387,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
         way = *o;
         way.mask = sr_wave_ways[k].mask;
         way.wave_dense = sr_wave_ways[k].dense;
-        way.wave_slowest_first = sr_wave_ways[k].slowest_first;
+        way.wave_order = sr_wave_ways[k].order;
         o = &way;
     }
     if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 2u, err))) return s;

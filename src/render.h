@@ -19,6 +19,12 @@ typedef struct sr_stage_times {
                             * only the sample's start and end are marked                  */
 } sr_stage_times;
 
+typedef enum sr_wave_order {
+    SR_WAVE_ORDER_MEASURED = 0,   /* left to the program: one of the ways it measures */
+    SR_WAVE_ORDER_LAUNCH,         /* the launch order (rows of tiles, top to bottom) */
+    SR_WAVE_ORDER_SLOWEST,        /* the slowest of the previous such sample first   */
+} sr_wave_order;
+
 typedef struct sr_render_opts {
     sr_mask mask;
     uint32_t seed;
@@ -26,8 +32,9 @@ typedef struct sr_render_opts {
     uint32_t wave_dense;   /* wave mask: a warp keeps bouncing while this many of its 32
                               lanes are alive (1..32; 1 never repacks); 0 = measure the ways
                               to run a sample on a few samples, keep the fastest (render.c) */
-    int wave_slowest_first; /* wave mask with wave_dense given: the tiles slowest first
-                              (kernels/wave.h); left to the program, one of the ways measured */
+    int wave_order;        /* wave mask: sr_wave_order, the order warps take the tiles in
+                              (kernels/wave.h); given, or with wave_dense given, nothing is
+                              measured (wave_dense 0 is then 1)                            */
     int sort;              /* sr_sort_algo (kernels/sortkey.h): sort live rays by a coherence key
                               after every bounce (compacting first); SR_SORT_NONE: never      */
     int sort_key;          /* sr_sort_key: dir-morton or material                             */

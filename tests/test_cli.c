@@ -20,11 +20,22 @@ static void test_option_equals_value(void **state)
     snprintf(out, sizeof out, "--output=%s/x.png", dir);
     const char *argv[] = { "render", scene, "--backend=cpu", "--width=8", "--height=8", "--spp=2", out, "-q", NULL };
     const int code = sr_test_run_cli(argv, err, sizeof err);
+    int code2;
     if (code) fail_msg("exit %d:\n%s", code, err);
     assert_int_equal(sr_hard_count_files(dir), 1);
     const char *bad[] = { "render", scene, "--spp=0", NULL };
     assert_int_equal(sr_test_run_cli(bad, err, sizeof err), 2);
     assert_non_null(strstr(err, "--spp: expected a whole number from 1 to 65536, got '0'"));
+    /* the wave mask's tile order: a word from a short list, and nothing written for a bad one */
+    const char *order[] = { "render", scene, "--backend=cpu", "--width=8", "--height=8", "--wave-order=slowest", out, "-q", NULL };
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_equals");
+    if ((code2 = sr_test_run_cli(order, err, sizeof err))) fail_msg("exit %d:\n%s", code2, err);
+    assert_int_equal(sr_hard_count_files(dir), 1);
+    const char *bad_order[] = { "render", scene, "--backend=cpu", "--wave-order", "fastest", out, NULL };
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_equals");
+    assert_int_equal(sr_test_run_cli(bad_order, err, sizeof err), 2);
+    if (!strstr(err, "--wave-order: expected launch or slowest, got 'fastest'")) fail_msg("%s", err);
+    assert_int_equal(sr_hard_count_files(dir), 0);
 }
 
 static void test_two_scenes(void **state)

@@ -74,7 +74,7 @@ static void test_wave_rounds_identical(void **state)
             o.mask = SR_MASK_WAVE;
             o.seed = 11;
             o.wave_dense = dn;
-            o.wave_slowest_first = slowest;
+            o.wave_order = slowest ? SR_WAVE_ORDER_SLOWEST : SR_WAVE_ORDER_LAUNCH;
             float *img = sr_test_render_opts(&s, SR_BACKEND_CUDA, &o, &st);
             if (memcmp(img, ref, sizeof(float) * 3u * s.width * s.height))
                 fail_msg("%s: wave mask (dense %u, queue limit '%s', slowest first %d) differs from the stencil mask", deep[k],
@@ -121,7 +121,7 @@ static void test_tile_order_is_a_permutation(void **state)
         sr_render_opts o;
         sr_render_opts_default(&o);
         o.wave_dense = k % 2 ? 1u : 16u;   /* both kernels file */
-        o.wave_slowest_first = 1;
+        o.wave_order = SR_WAVE_ORDER_SLOWEST;
         float *rgb = malloc(sizeof(float) * 3u * s.width * s.height);
         assert_non_null(rgb);
         assert_int_equal(sr_render_image(&r, &o, rgb, NULL, &err), SR_OK);
