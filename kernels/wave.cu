@@ -167,7 +167,7 @@ __device__ __forceinline__ void sr_wave_order_end(const sr_wave_args &w, uint32_
     const uint32_t group = sr_order_block.group;
     const uint32_t warps = min(SR_WAVE_GROUP, w.tiles - group * SR_WAVE_GROUP);
     if (atomicAdd_block(&sr_order_block.done, 1u) + 1u != warps) return;
-    const uint32_t c = *(volatile uint32_t *)&sr_order_block.slowest;
+    const uint32_t c = atomicAdd_block(&sr_order_block.slowest, 0u);   /* every warp's, read atomically */
     w.files[blockIdx.x] = (c << 24) | group;
     atomicAdd(&w.counts[(blockIdx.x % SR_WAVE_ORDER_SPREAD) * SR_WAVE_ORDER_STRIDE + c], 1u);
 }
