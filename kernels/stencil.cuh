@@ -10,10 +10,11 @@
 
 #define SR_FULL_MASK 0xffffffffu
 
-/* This block's copy of the ray counts (launch.h). */
+/* This block's copy of the ray counts (launch.h); blocks of a 2D grid (the wave mask's in
+ * launch order) are numbered row by row. */
 __device__ __forceinline__ uint32_t *sr_count_copy(uint32_t *ray_count)
 {
-    return ray_count + (blockIdx.x % SR_COUNT_COPIES) * SR_MAX_DEPTH;
+    return ray_count + ((blockIdx.y * gridDim.x + blockIdx.x) % SR_COUNT_COPIES) * SR_MAX_DEPTH;
 }
 
 /* The warp's stencil word: read once by lane 0, broadcast to the other lanes. */

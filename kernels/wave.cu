@@ -158,9 +158,10 @@ __device__ __forceinline__ void sr_wave_order_place(const sr_wave_args &w, uint3
 /* The end of a warp's own tile in an ordered sample: warp 0 puts the group it placed into
  * the next order, and the block's last warp done files its group by the cycles its slowest
  * warp took (no atomic waited for but the block's own: the count is a reduction). */
+template <bool ORDER>
 __device__ __forceinline__ void sr_wave_order_end(const sr_wave_args &w, uint32_t rank, uint32_t started)
 {
-    if (!w.take || (threadIdx.x & 31u) != 0u) return;
+    if (!ORDER || (threadIdx.x & 31u) != 0u) return;
     if (threadIdx.x == 0 && sr_order_block.place != SR_NO_PLACE) w.place[sr_order_block.place + rank] = sr_order_block.prev_group;
     atomicMin_block(&sr_order_block.slowest, sr_wave_order_class((uint32_t)clock() - started));
     __threadfence_block();
@@ -172,43 +173,53 @@ __device__ __forceinline__ void sr_wave_order_end(const sr_wave_args &w, uint32_
     atomicAdd(&w.counts[(blockIdx.x % SR_WAVE_ORDER_SPREAD) * SR_WAVE_ORDER_STRIDE + c], 1u);
 }
 
-/* A warp's start: its place k in the launch (blockIdx.x * warps a block + warp); false
- * (warp-uniform) past the last tile. Its slots, stencil word and ballot write-back are its
- * place's (k * 32 + lane; every word is all ones at a sample's start), its camera rays its
- * tile's: tile k, or in an ordered sample (wave.h, launch.h) tile `warp` of the group its
- * block takes, the b-th of the order (b itself without one). The first block clears the
- * counters of the samples to come (the next one's queue, the order's), as each warp refills
- * the next sample's stencil word: a frame with no memset of its own. */
+/* A warp's start; false (warp-uniform) for a warp past the last tile. In launch order
+ * (ORDER false: the kernels as they were before the order, which its bookkeeping would
+ * slow by 5-10 %) the grid is the tiled image, a row of tiles per block row (no division),
+ * and a warp's slots are its tile's. Ordered (wave.h, launch.h), block b takes the b-th
+ * group of the order (b itself without one), its warp w that group's tile w, and the warp's
+ * slots, stencil word and ballot write-back are its place's in the launch (k = 4b + w, its
+ * slots k * 32 + lane: every word is all ones at a sample's start). The first block clears
+ * the counters of the samples to come (the next one's queue, the order's), as each warp
+ * refills the next sample's stencil word: a frame with no memset of its own. */
+template <bool ORDER>
 __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
                                               bool *alive, sr_ray *r, uint32_t *started, uint32_t *rank)
 {
-    if (blockIdx.x == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
-    const uint32_t lane = threadIdx.x & 31u, k = blockIdx.x * SR_WAVE_GROUP + (threadIdx.x >> 5);
+    const uint32_t lane = threadIdx.x & 31u;
+    if ((blockIdx.x | blockIdx.y) == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
+    if (!ORDER) {
+        const uint32_t tile_x = blockIdx.x * SR_WAVE_GROUP + (threadIdx.x >> 5), tile_y = blockIdx.y;
+        if (tile_x >= w.tiles_x) return false;
+        *i = ((tile_y * w.tiles_x + tile_x) << 5) + lane;
+        *word = sr_stencil_load(w.first, *i);
+        if (lane == 0) w.first_next[*i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
+        *alive = SR_STENCIL_TEST(*word, *i) && sr_camera_tile(p, lane, tile_x, tile_y, r);
+        return true;
+    }
+    const uint32_t k = blockIdx.x * SR_WAVE_GROUP + (threadIdx.x >> 5);
     *i = (k << 5) + lane;   /* (k < the stencil's words: the pool is whole blocks, launch.h) */
     *word = sr_stencil_load(w.first, *i);
     if (lane == 0) w.first_next[k] = SR_FULL_MASK;   /* next sample's, refilled */
-    uint32_t t = k;
     *rank = 0;
-    if (w.take) {   /* block-uniform */
-        if (blockIdx.x == 0)
-            for (uint32_t x = threadIdx.x; x < SR_WAVE_ORDER_COUNT_WORDS; x += SR_WAVE_BLOCK)
-                w.clear_counts[x] = w.clear_ranks[x] = 0;
-        uint32_t valid = 0, took = 0;
-        if (lane == 0) {
-            valid = *w.take_valid;
-            took = w.take[blockIdx.x];
-        }
-        const uint32_t group = __shfl_sync(SR_FULL_MASK, valid ? took : blockIdx.x, 0);
-        if (threadIdx.x == 0) {
-            sr_order_block.group = group;
-            sr_order_block.slowest = SR_WAVE_ORDER_CLASSES - 1u;
-            sr_order_block.done = 0;
-        }
-        if (threadIdx.x < 32u) sr_wave_order_place(w, blockIdx.x, rank);
-        __syncthreads();   /* the block's state set before any warp can end (a named barrier
-                              that only the ends waited at measured slower, 3-4 %) */
-        t = group * SR_WAVE_GROUP + (threadIdx.x >> 5);
+    if (blockIdx.x == 0)
+        for (uint32_t x = threadIdx.x; x < SR_WAVE_ORDER_COUNT_WORDS; x += SR_WAVE_BLOCK)
+            w.clear_counts[x] = w.clear_ranks[x] = 0;
+    uint32_t valid = 0, took = 0;
+    if (lane == 0) {
+        valid = *w.take_valid;
+        took = w.take[blockIdx.x];
     }
+    const uint32_t group = __shfl_sync(SR_FULL_MASK, valid ? took : blockIdx.x, 0);
+    if (threadIdx.x == 0) {
+        sr_order_block.group = group;
+        sr_order_block.slowest = SR_WAVE_ORDER_CLASSES - 1u;
+        sr_order_block.done = 0;
+    }
+    if (threadIdx.x < 32u) sr_wave_order_place(w, blockIdx.x, rank);
+    __syncthreads();   /* the block's state set before any warp can end (a named barrier
+                          that only the ends waited at measured slower, 3-4 %) */
+    const uint32_t t = group * SR_WAVE_GROUP + (threadIdx.x >> 5);
     if (t >= w.tiles) return false;
     const uint32_t tile_y = t / w.tiles_x;
     *started = (uint32_t)clock();
@@ -220,19 +231,19 @@ __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_
  * own, with no warp vote per bounce (measured faster: lanes need not wait for each other's
  * bounce); then the ballot write-back and the counts. Its own function: the queue's state
  * kept alive across the bounces cost this loop registers. */
-template <bool PATH>
+template <bool PATH, bool ORDER>
 __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
     uint32_t i, word, bounce = 0, started, rank;
     bool alive;
     sr_ray r;
-    if (!sr_wave_first(p, w, &i, &word, &alive, &r, &started, &rank)) return;
+    if (!sr_wave_first<ORDER>(p, w, &i, &word, &alive, &r, &started, &rank)) return;
     while (alive) {
         alive = sr_wave_trace<PATH>(p, &r, bounce);
         bounce++;
     }
     sr_stencil_write_back(w.first, i, word, false);
-    sr_wave_order_end(w, rank, started);
+    sr_wave_order_end<ORDER>(w, rank, started);
     sr_wave_count(count, 0u, bounce, p->scene.max_depth);
 }
 
@@ -241,7 +252,7 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
  * (MODE QUEUE), or in the one-warp TAIL launch the partial last chunk, run to its end. Each
  * pass is the kernel frame: the stencil test, the bounces, the ballot write-back through
  * the single exit. */
-template <bool PATH, int MODE>
+template <bool PATH, int MODE, bool ORDER>
 __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
     const bool QUEUE = MODE == SR_WAVE_QUEUE;
@@ -256,7 +267,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
         if (!(n & 31u)) return;
         take = n >> 5;
-    } else if (!sr_wave_first(p, w, &i, &word, &alive, &r, &started, &rank)) {
+    } else if (!sr_wave_first<ORDER>(p, w, &i, &word, &alive, &r, &started, &rank)) {
         return;
     }
     for (;;) {
@@ -299,7 +310,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         }
         /* The queue's stencil is indexed by slot, like the pool. */
         sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first, i, word, alive);
-        if (!queued) sr_wave_order_end(w, rank, started);
+        if (!queued) sr_wave_order_end<ORDER>(w, rank, started);
         sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
         take = owned;   /* only now: a warp that found the queue full finished its rays first */
         owned = SR_NO_CHUNK;
@@ -309,25 +320,29 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
 
 /* The parameters stay in parameter memory (__grid_constant__: no copy is made). Counts go to
  * the block's copy of the counters (launch.h). */
-#define SR_WAVE_KERNEL(NAME, PATH, MODE, MINB)                                                        \
+#define SR_WAVE_KERNEL(NAME, PATH, MODE, ORDER, MINB)                                                 \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, MINB)                                  \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
-        sr_wave<PATH, MODE>(&p, w, sr_count_copy(p.ray_count));                                        \
+        sr_wave<PATH, MODE, ORDER>(&p, w, sr_count_copy(p.ray_count));                                 \
     }
-SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_WHITTED_QUEUE)
-SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, SR_WAVE_BLOCKS_PATH)
-SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, 1)   /* one warp: the partial last chunk */
-SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, 1)
+SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_WHITTED_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_PATH)
+SR_WAVE_KERNEL(srk_wave_ordered, false, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_WHITTED_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path_ordered, true, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_PATH)
+SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, false, 1)   /* one warp: the partial last chunk */
+SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, false, 1)
 /* The kernels without a queue: no repacking. */
-#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, MINB)                                                     \
+#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, ORDER, MINB)                                              \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, MINB)                                  \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
-        sr_wave_direct<PATH>(&p, w, sr_count_copy(p.ray_count));                                       \
+        sr_wave_direct<PATH, ORDER>(&p, w, sr_count_copy(p.ray_count));                                \
     }
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, SR_WAVE_BLOCKS_NO_QUEUE)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, false, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, false, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered, false, true, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_ordered, true, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
 
 
 extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
@@ -335,15 +350,20 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
     SR_HAND_OVER(sr_launch_wave, p, w, stream);
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
-    /* A warp per tile, in the order's places (sr_wave_first). */
-    const uint32_t grid = (w->tiles + SR_WAVE_BLOCK / 32u - 1u) / (SR_WAVE_BLOCK / 32u);
+    const bool ordered = w->take != NULL;
+    /* In launch order, block (bx, by) covers tiles bx * 4 .. bx * 4 + 3 of tile row by;
+     * ordered, block b the b-th group of the order (sr_wave_first). */
+    const dim3 grid = ordered ? dim3(sr_wave_groups(w->tiles), 1u)
+                              : dim3((w->tiles_x + SR_WAVE_GROUP - 1u) / SR_WAVE_GROUP, w->tiles / w->tiles_x);
+#define SR_WAVE_LAUNCH(NAME) SR_K(NAME)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w)
     if (!queue) {
-        if (path) SR_K(srk_wave_no_queue_path)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-        else SR_K(srk_wave_no_queue)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+        if (path) ordered ? SR_WAVE_LAUNCH(srk_wave_no_queue_path_ordered) : SR_WAVE_LAUNCH(srk_wave_no_queue_path);
+        else ordered ? SR_WAVE_LAUNCH(srk_wave_no_queue_ordered) : SR_WAVE_LAUNCH(srk_wave_no_queue);
         return cudaGetLastError();
     }
-    if (path) SR_K(srk_wave_path)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-    else SR_K(srk_wave)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    if (path) ordered ? SR_WAVE_LAUNCH(srk_wave_path_ordered) : SR_WAVE_LAUNCH(srk_wave_path);
+    else ordered ? SR_WAVE_LAUNCH(srk_wave_ordered) : SR_WAVE_LAUNCH(srk_wave);
+#undef SR_WAVE_LAUNCH
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     if (path) SR_K(srk_wave_tail_path)<<<1, 32, 0, stream>>>(*p, *w);

@@ -169,8 +169,8 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
 
 /* The wave mask, left to the program (wave_dense 0, no sort), measures which way of running
  * a sample is fastest for this scene, depth and integrator, SR_WAVE_TUNE_RUNS samples each
- * (the fastest sample counts), and keeps it: bouncing in registers without repacking,
- * repacking half-empty warps, or the compact mask's compaction between bounces (which wins
+ * (their median counts), and keeps it: bouncing in registers without repacking, in
+ * launch order or the slowest tiles first (kernels/wave.h), repacking half-empty warps, or the compact mask's compaction between bounces (which wins
  * where paths run long, cornell_path). Every way gives the same image. Measured again when
  * the depth or the integrator changes (the benchmark's sweep, the viewer). */
 typedef struct sr_wave_way { sr_mask mask; uint32_t dense; sr_wave_order order; } sr_wave_way;
@@ -179,7 +179,8 @@ static const sr_wave_way sr_wave_ways[] = {
     { SR_MASK_WAVE, 16u, SR_WAVE_ORDER_LAUNCH }, { SR_MASK_COMPACT, 0u, SR_WAVE_ORDER_LAUNCH },
 };
 #define SR_WAVE_WAYS (sizeof sr_wave_ways / sizeof sr_wave_ways[0])
-_Static_assert(SR_WAVE_WAYS <= sizeof ((sr_renderer *)0)->wave_tune_ms / sizeof(float), "a timing per way");
+_Static_assert(SR_WAVE_WAYS == sizeof ((sr_renderer *)0)->wave_tune_ms / sizeof ((sr_renderer *)0)->wave_tune_ms[0] &&
+               SR_WAVE_TUNE_RUNS == sizeof ((sr_renderer *)0)->wave_tune_ms[0] / sizeof(float), "a timing per way and run");
 
 static uint32_t sr_wave_way_next(sr_renderer *r, int *tuning)
 {
@@ -187,21 +188,37 @@ static uint32_t sr_wave_way_next(sr_renderer *r, int *tuning)
         r->wave_tuned = 0;
         r->wave_tune_depth = r->view.max_depth;
         r->wave_tune_integrator = r->view.integrator;
-        for (uint32_t k = 0; k < SR_WAVE_WAYS; k++) r->wave_tune_ms[k] = 1e30f;
     }
     if (r->wave_tuned >= SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return r->wave_pick;
     *tuning = 1;
     return r->wave_tuned % SR_WAVE_WAYS;
 }
 
+/* The median of a way's runs (SR_WAVE_TUNE_RUNS, sorted in place). */
+static float sr_wave_way_median(float *ms)
+{
+    for (uint32_t i = 1; i < SR_WAVE_TUNE_RUNS; i++)
+        for (uint32_t j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+            const float t = ms[j];
+            ms[j] = ms[j - 1];
+            ms[j - 1] = t;
+        }
+    return 0.5f * (ms[(SR_WAVE_TUNE_RUNS - 1u) / 2u] + ms[SR_WAVE_TUNE_RUNS / 2u]);
+}
+
 static void sr_wave_way_timed(sr_renderer *r, float ms)
 {
-    const uint32_t k = r->wave_tuned % SR_WAVE_WAYS;
-    if (ms < r->wave_tune_ms[k]) r->wave_tune_ms[k] = ms;
+    r->wave_tune_ms[r->wave_tuned % SR_WAVE_WAYS][r->wave_tuned / SR_WAVE_WAYS] = ms;
     if (++r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return;
     uint32_t best = 0;
-    for (uint32_t c = 1; c < SR_WAVE_WAYS; c++)
-        if (r->wave_tune_ms[c] < r->wave_tune_ms[best]) best = c;
+    float best_ms = sr_wave_way_median(r->wave_tune_ms[0]);
+    for (uint32_t c = 1; c < SR_WAVE_WAYS; c++) {
+        const float m = sr_wave_way_median(r->wave_tune_ms[c]);
+        if (m < best_ms) {
+            best = c;
+            best_ms = m;
+        }
+    }
     /* At depth 1 nothing is left to repack: repacking at 16 runs the same kernel as not
      * repacking, and the name should not depend on which of the two timings was luckier. */
     if (r->view.max_depth <= 1u && sr_wave_ways[best].mask == SR_MASK_WAVE && sr_wave_ways[best].order == SR_WAVE_ORDER_LAUNCH)
