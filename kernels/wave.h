@@ -13,10 +13,12 @@
 #include "compat.h"
 
 /* Samples per way when the renderer measures how to run the wave mask (src/render.c), whose
- * median counts: 4, so that taken slowest tiles first, half of them have an order (the
- * third on: the order of the tiles, below), and one lucky sample (the fastest of 3 counted
- * before) does not pick a way that is slower. */
-#define SR_WAVE_TUNE_RUNS 4u
+ * median counts: one lucky sample (the fastest of the runs counted before) picked a way
+ * 3 % slower. */
+#define SR_WAVE_TUNE_RUNS 3u
+/* The first samples taken slowest tiles first have no order yet (the order of the tiles,
+ * below): they run in launch order, and their times do not count for the ordered way. */
+#define SR_WAVE_ORDER_LAG 2u
 
 /* The wave mask's slot order: warp t (slots 32t..32t+31) covers the t-th 8x4 pixel tile, row
  * by row, so a warp's rays start close together and stay coherent for longer than a 32x1 row.

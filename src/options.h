@@ -80,7 +80,7 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "                          top to bottom) or slowest (those slowest in the previous such\n" \
 "                          sample first; the same image). Without either option, no\n" \
 "                          repacking in each order, repacking at 16 and the compact mask\n" \
-"                          are timed on 4 samples each and the fastest (median) kept\n" \
+"                          are timed on 3 samples each and the fastest (median) kept\n" \
 "  --compact-below F       compact: compact live rays when fewer than F of them are left\n" \
 "                          (0..1, default 0.1; 1 = after every bounce, 0 = never)\n" \
 "  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n"

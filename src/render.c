@@ -194,21 +194,27 @@ static uint32_t sr_wave_way_next(sr_renderer *r, int *tuning)
     return r->wave_tuned % SR_WAVE_WAYS;
 }
 
-/* The median of a way's runs (SR_WAVE_TUNE_RUNS, sorted in place). */
+/* The median of a way's counted runs (sorted in place; a way with none is never picked). */
 static float sr_wave_way_median(float *ms)
 {
-    for (uint32_t i = 1; i < SR_WAVE_TUNE_RUNS; i++)
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < SR_WAVE_TUNE_RUNS; i++)
+        if (ms[i] >= 0.0f) ms[n++] = ms[i];
+    if (!n) return 1e30f;
+    for (uint32_t i = 1; i < n; i++)
         for (uint32_t j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
             const float t = ms[j];
             ms[j] = ms[j - 1];
             ms[j - 1] = t;
         }
-    return 0.5f * (ms[(SR_WAVE_TUNE_RUNS - 1u) / 2u] + ms[SR_WAVE_TUNE_RUNS / 2u]);
+    return 0.5f * (ms[(n - 1u) / 2u] + ms[n / 2u]);
 }
 
 static void sr_wave_way_timed(sr_renderer *r, float ms)
 {
-    r->wave_tune_ms[r->wave_tuned % SR_WAVE_WAYS][r->wave_tuned / SR_WAVE_WAYS] = ms;
+    const uint32_t way = r->wave_tuned % SR_WAVE_WAYS;
+    const bool no_order_yet = sr_wave_ways[way].order == SR_WAVE_ORDER_SLOWEST && r->wave_ordered <= SR_WAVE_ORDER_LAG;
+    r->wave_tune_ms[way][r->wave_tuned / SR_WAVE_WAYS] = no_order_yet ? -1.0f : ms;
     if (++r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return;
     uint32_t best = 0;
     float best_ms = sr_wave_way_median(r->wave_tune_ms[0]);
@@ -284,6 +290,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32
     a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
     a.dense_min = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
     a.slowest_first = o->wave_order == SR_WAVE_ORDER_SLOWEST;
+    r->wave_ordered += a.slowest_first;
     sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
     return s;
