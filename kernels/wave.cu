@@ -113,10 +113,14 @@ enum { SR_WAVE_QUEUE = 1, SR_WAVE_TAIL };
 static_assert(SR_WAVE_GROUP * 32u == SR_WAVE_BLOCK, "the order's group is a block's tiles (wave.h)");
 
 /* The block's order state, in shared memory rather than in registers the bounce loop needs:
- * the group it runs, the placing warp 0 finishes at its end, and the group's slowest class
- * so far with the count of its warps done. */
+ * the group it runs, the placing warp 0 finishes at its end, and its warps' ends, which
+ * each warp adds in one atomic: 1 << 60 (the count of warps done) plus 15 - its class in
+ * its own 4 bits (a warp past the last tile adds nothing: 15 - 0, the fastest class). One
+ * atomic, so the last warp sees every other's class without a fence (a minimum and a count
+ * apart needed one between them). */
 typedef struct sr_wave_order_block {
-    uint32_t group, place, prev_group, slowest, done;
+    uint32_t group, place, prev_group;
+    unsigned long long ends;
 } sr_wave_order_block;
 static __shared__ sr_wave_order_block sr_order_block;
 #define SR_NO_PLACE 0xffffffffu
@@ -163,12 +167,16 @@ __device__ __forceinline__ void sr_wave_order_end(const sr_wave_args &w, uint32_
 {
     if (!ORDER || (threadIdx.x & 31u) != 0u) return;
     if (threadIdx.x == 0 && sr_order_block.place != SR_NO_PLACE) w.place[sr_order_block.place + rank] = sr_order_block.prev_group;
-    atomicMin_block(&sr_order_block.slowest, sr_wave_order_class((uint32_t)clock() - started));
-    __threadfence_block();
+    static_assert(SR_WAVE_ORDER_CLASSES == 16u && SR_WAVE_GROUP * 4u <= 60u, "4 bits a warp's class");
     const uint32_t group = sr_order_block.group;
     const uint32_t warps = min(SR_WAVE_GROUP, w.tiles - group * SR_WAVE_GROUP);
-    if (atomicAdd_block(&sr_order_block.done, 1u) + 1u != warps) return;
-    const uint32_t c = atomicAdd_block(&sr_order_block.slowest, 0u);   /* every warp's, read atomically */
+    const unsigned long long mine = (1ull << 60) |
+        ((unsigned long long)(15u - sr_wave_order_class((uint32_t)clock() - started)) << (4u * (threadIdx.x >> 5)));
+    const unsigned long long ends = atomicAdd_block(&sr_order_block.ends, mine) + mine;
+    if ((uint32_t)(ends >> 60) != warps) return;
+    uint32_t fastest_left = 0;   /* 15 - the slowest class */
+    for (uint32_t k = 0; k < SR_WAVE_GROUP; k++) fastest_left = max(fastest_left, (uint32_t)(ends >> (4u * k)) & 15u);
+    const uint32_t c = 15u - fastest_left;
     w.files[blockIdx.x] = (c << 24) | group;
     atomicAdd(&w.counts[(blockIdx.x % SR_WAVE_ORDER_SPREAD) * SR_WAVE_ORDER_STRIDE + c], 1u);
 }
@@ -213,8 +221,7 @@ __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_
     const uint32_t group = __shfl_sync(SR_FULL_MASK, valid ? took : blockIdx.x, 0);
     if (threadIdx.x == 0) {
         sr_order_block.group = group;
-        sr_order_block.slowest = SR_WAVE_ORDER_CLASSES - 1u;
-        sr_order_block.done = 0;
+        sr_order_block.ends = 0;
     }
     if (threadIdx.x < 32u) sr_wave_order_place(w, blockIdx.x, rank);
     __syncthreads();   /* the block's state set before any warp can end (a named barrier
