@@ -167,12 +167,13 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
     return s;
 }
 
-/* The wave mask, left to the program (wave_dense 0, no sort), measures which way of running
- * a sample is fastest for this scene, depth and integrator, SR_WAVE_TUNE_RUNS samples each
- * (their median counts), and keeps it: bouncing in registers without repacking, in
- * launch order or the slowest tiles first (kernels/wave.h), repacking half-empty warps, or the compact mask's compaction between bounces (which wins
- * where paths run long, cornell_path). Every way gives the same image. Measured again when
- * the depth or the integrator changes (the benchmark's sweep, the viewer). */
+/* The wave mask, left to the program (wave_dense 0, wave_order measured, no sort), measures
+ * which way of running a sample is fastest for this scene, depth and integrator,
+ * SR_WAVE_TUNE_RUNS samples each (their median counts), and keeps it: bouncing in registers
+ * without repacking, in launch order or the slowest tiles first (kernels/wave.h), repacking
+ * half-empty warps, or the compact mask's compaction between bounces (which wins where paths
+ * run long, cornell_path). Every way gives the same image. Measured again when the depth or
+ * the integrator changes (the benchmark's sweep, the viewer). */
 typedef struct sr_wave_way { sr_mask mask; uint32_t dense; sr_wave_order order; } sr_wave_way;
 static const sr_wave_way sr_wave_ways[] = {
     { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_LAUNCH }, { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_SLOWEST },
