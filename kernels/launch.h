@@ -63,12 +63,13 @@ typedef struct sr_wave_args {
     uint32_t capacity, dense_min;
     uint32_t tiles_x, tiles;     /* the tiled image (wave.h): tiles a row, tiles in all      */
     /* The order of the tiles (wave.h), in a sample taken slowest tiles first (all NULL in
-     * launch order). The ordered sample x takes the order sample x - 1 placed from what
-     * sample x - 2 filed; counts and ranks are per class and spread. */
-    const uint32_t *take;         /* [tiles] the tiles, in the order this sample takes them   */
+     * launch order), by groups of SR_WAVE_GROUP tiles. The ordered sample x takes the order
+     * sample x - 1 placed from what sample x - 2 filed; counts and ranks are per class and
+     * spread. */
+    const uint32_t *take;         /* [groups] the groups, in the order this sample's blocks take them */
     const uint32_t *take_valid;   /* whether it is one (else launch order)                    */
     uint32_t *place, *place_valid;   /* the next ordered sample's order, placed here          */
-    const uint32_t *prev_files;   /* [tiles] by place: class << 24 | tile, the previous one's */
+    const uint32_t *prev_files;   /* [groups] by block: class << 24 | group, the previous one's */
     const uint32_t *prev_counts;  /* its files per class and spread                           */
     uint32_t *prev_ranks;         /* places in the next order taken so far (zero at the start) */
     uint32_t *files, *counts;     /* this sample's (counts zero at its start)                 */

@@ -77,10 +77,10 @@ SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
     const uint32_t below = half_octaves >= SR_WAVE_CLASS0_HALF_OCTAVES ? 0u : SR_WAVE_CLASS0_HALF_OCTAVES - half_octaves;
     return below < SR_WAVE_ORDER_CLASSES ? below : SR_WAVE_ORDER_CLASSES - 1u;
 }
-/* Most of a frame's warps (64 800 at 1080p) file in one or two classes: so that warps
+/* Most of a frame's blocks (16 200 at 1080p) file in one or two classes: so that blocks
  * finishing together do not queue on one counter, each class has SR_WAVE_ORDER_SPREAD
- * counters, 128 bytes apart, picked by the warp's place in the launch; a class's part of the
- * order is its spreads' parts one after the other. */
+ * counters, 128 bytes apart, picked by the block's place in the launch; a class's part of
+ * the order is its spreads' parts one after the other. */
 #define SR_WAVE_ORDER_SPREAD 8u
 #define SR_WAVE_ORDER_STRIDE 32u   /* words from one spread's counter to the next */
 #define SR_WAVE_ORDER_COUNT_WORDS (SR_WAVE_ORDER_SPREAD * SR_WAVE_ORDER_STRIDE)
