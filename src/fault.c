@@ -60,5 +60,3 @@ const char *sr_fault_spec(void)
     if (!sr_fault.parsed) sr_fault_parse();
     return sr_fault.spec;
 }
-
-void sr_fault_reset(void) { memset(&sr_fault, 0, sizeof sr_fault); }

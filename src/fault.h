@@ -26,7 +26,4 @@ sr_fault_kind sr_fault_check(sr_fault_kind kind, const char *stage);
 /* The switch's text ("launch:shade@2"), or "" when unset, for messages. */
 const char *sr_fault_spec(void);
 
-/* Forget the parsed switch and the counts (tests that change SR_FAULT with setenv). */
-void sr_fault_reset(void);
-
 #endif

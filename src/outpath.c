@@ -76,8 +76,6 @@ void sr_output_guard_add(const char *opt, const char *path)
     g->ino = st.st_ino;
 }
 
-void sr_output_guard_clear(void) { sr_guard_count = 0; }
-
 int sr_output_guard_active(void) { return sr_guard_count > 0; }
 
 int sr_output_guard_match(const struct stat *st, char *msg, size_t cap)

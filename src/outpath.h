@@ -24,9 +24,6 @@ int sr_output_path_ok(const char *opt, const char *path, int allow_stdout, const
 #define SR_OUTPUT_GUARD_MAX 4
 void sr_output_guard_add(const char *opt, const char *path);
 
-/* Forget them (tests). */
-void sr_output_guard_clear(void);
-
 /* 1 when an output is remembered (the loaders then check every mesh before the first import). */
 int sr_output_guard_active(void);
 
