@@ -5,6 +5,7 @@
 #include "bench_micro.h"
 #include "bench_report.h"
 #include "bench_sort.h"
+#include "cudaenv.h"
 #include "ompenv.h"
 #include "sort_cpu.h"
 #include "options.h"
@@ -340,6 +341,7 @@ int sr_bench_main(int argc, char **argv)
             .sorts = b.sorts, .sort_count = b.sort_count,
             .threads = cpu ? omp_get_max_threads() : 0, .wait_policy = cpu ? policy : NULL,
             .wait_policy_from = cpu ? policy_from : NULL, .spincount = cpu ? spincount : NULL,
+            .cuda_loading = cpu ? NULL : sr_cuda_loading(), .cuda_loading_from = cpu ? NULL : sr_cuda_loading_source(),
             .argc = argc, .argv = argv,
         };
         if (b.json && !s) s = sr_bench_write_json(b.json, &setup, gpu, rows, done, b.breakdown, &err);

@@ -149,6 +149,8 @@ static void sr_add_setup(cJSON *root, const sr_bench_setup *b)
     if (b->wait_policy) cJSON_AddStringToObject(s, "omp_wait_policy", b->wait_policy);
     if (b->wait_policy_from) cJSON_AddStringToObject(s, "omp_wait_policy_from", b->wait_policy_from);
     if (b->spincount) cJSON_AddStringToObject(s, "gomp_spincount", b->spincount);
+    if (b->cuda_loading) cJSON_AddStringToObject(s, "cuda_module_loading", b->cuda_loading);
+    if (b->cuda_loading_from) cJSON_AddStringToObject(s, "cuda_module_loading_from", b->cuda_loading_from);
     cJSON_AddStringToObject(s, "statistic", "median");
     cJSON_AddNumberToObject(s, "noisy_spread", SR_BENCH_NOISY_SPREAD);
     cJSON_AddStringToObject(s, "date", b->date);

@@ -49,6 +49,8 @@ typedef struct sr_bench_setup {
     const char *wait_policy;      /* CPU backend: OMP_WAIT_POLICY as OpenMP read it, or NULL */
     const char *wait_policy_from; /* who chose it: "stencilray", "environment" or "none"      */
     const char *spincount;        /* GOMP_SPINCOUNT when set, or NULL                        */
+    const char *cuda_loading;     /* CUDA backend: CUDA_MODULE_LOADING (cudaenv.h), or NULL  */
+    const char *cuda_loading_from;/* who chose it: "stencilray", "environment" or "none"      */
     int argc;
     char **argv;
 } sr_bench_setup;

@@ -2,6 +2,7 @@
  * a bad value names the option, says what it got and what is expected, and exits 2. */
 #include "cli.h"
 #include "bench.h"
+#include "cudaenv.h"
 #include "viewer.h"
 #include "options.h"
 #include "outpath.h"
@@ -261,6 +262,15 @@ static int sr_cmd_info(int argc, char **argv)
     char buf[4096];
     sr_cuda_describe(buf, sizeof buf);
     printf("CUDA:\n%s", buf);
+#ifdef SR_HAVE_CUDA
+    const char *loading = sr_cuda_loading(), *loading_from = sr_cuda_loading_source();
+    if (!strcmp(loading_from, "none"))
+        printf("  kernels load on first launch (CUDA_MODULE_LOADING unset)\n");
+    else
+        printf("  kernels load %s (CUDA_MODULE_LOADING=%s, %s)\n",
+               !strcasecmp(loading, "lazy") ? "on first launch" : !strcasecmp(loading, "eager") ? "when the device opens" : "as CUDA decides",
+               loading, !strcmp(loading_from, "stencilray") ? "stencilray's default" : "from the environment");
+#endif
     printf("libraries:\n  cJSON %s\n  assimp %u.%u.%u\n  stb_image_write (libstb)\n  OpenEXR %s\n",
            cJSON_Version(), aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch(), sr_exr_version());
     return 0;

@@ -157,6 +157,31 @@ static void test_info_assimp_version(void **state)
     if (!strstr(buf, want)) fail_msg("expected '%s' in:\n%s", want, buf);
 }
 
+/* stencilray asks CUDA to load every kernel when the device opens, unless the person chose
+ * a loading mode (cudaenv.h); info says which, and who chose it. */
+static void test_info_cuda_module_loading(void **state)
+{
+    (void)state;
+#ifdef SR_HAVE_CUDA
+    char buf[8192];
+    const char *args[] = { "info", NULL };
+    char *saved = getenv("CUDA_MODULE_LOADING") ? strdup(getenv("CUDA_MODULE_LOADING")) : NULL;
+    unsetenv("CUDA_MODULE_LOADING");
+    run_stdout(args, buf, sizeof buf);
+    if (!strstr(buf, "kernels load when the device opens (CUDA_MODULE_LOADING=EAGER, stencilray's default)"))
+        fail_msg("unset: expected stencilray's EAGER in:\n%s", buf);
+    setenv("CUDA_MODULE_LOADING", "LAZY", 1);
+    run_stdout(args, buf, sizeof buf);
+    if (!strstr(buf, "kernels load on first launch (CUDA_MODULE_LOADING=LAZY, from the environment)"))
+        fail_msg("LAZY set: expected it kept in:\n%s", buf);
+    if (saved) setenv("CUDA_MODULE_LOADING", saved, 1);
+    else unsetenv("CUDA_MODULE_LOADING");
+    free(saved);
+#else
+    skip();   /* no CUDA backend: nothing to load */
+#endif
+}
+
 /* Each command's help lists each option once (bench's --depth and --mask were listed twice,
  * with two meanings), and bench refuses what does not apply to it instead of ignoring it. */
 static void test_help_lists_each_option_once(void **state)
@@ -193,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_double_dash_ends_options),
         cmocka_unit_test(test_progress_in_a_log),
         cmocka_unit_test(test_info_assimp_version),
+        cmocka_unit_test(test_info_cuda_module_loading),
         cmocka_unit_test(test_help_lists_each_option_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

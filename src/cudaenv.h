@@ -1,0 +1,25 @@
+/* cudaenv.h: when CUDA loads this program's kernels.
+ *
+ * Since CUDA 12.2 the runtime loads each kernel on its first launch (lazy loading), and that
+ * launch waits for the load: a render's first samples, each way the wave mask measures the
+ * first time it runs it, the viewer's first frame after a change of depth or mask. stencilray
+ * has a few dozen kernels and runs most of them, so it asks CUDA to load them all when the
+ * device opens (CUDA_MODULE_LOADING=EAGER), unless the person chose a mode. Measured on the
+ * H200 (README): a 16-spp render of the Cornell box takes 0.003 s instead of 0.008 s, the
+ * whole run the same wall time (the loading moves, it does not grow).
+ *
+ * CUDA reads the variable when it starts (cuInit), which is after main's first line: setting
+ * it there is enough, unlike OpenMP's (ompenv.h). */
+#ifndef SR_CUDAENV_H
+#define SR_CUDAENV_H
+
+/* At the start of main (after sr_omp_wait_policy_default, whose second start must not see
+ * this choice as the person's): CUDA_MODULE_LOADING=EAGER when it is unset. */
+void sr_cuda_loading_default(void);
+
+/* The mode CUDA was told, for reports: the variable's value ("EAGER", "LAZY", ...) or
+ * "unset"; and who chose it: "stencilray", "environment" or "none". */
+const char *sr_cuda_loading(void);
+const char *sr_cuda_loading_source(void);
+
+#endif
