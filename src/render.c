@@ -179,6 +179,7 @@ static const sr_wave_way sr_wave_ways[] = {
     { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_LAUNCH }, { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_SLOWEST },
     { SR_MASK_WAVE, 16u, SR_WAVE_ORDER_LAUNCH }, { SR_MASK_COMPACT, 0u, SR_WAVE_ORDER_LAUNCH },
 };
+#define SR_WAVE_WAY_SLOWEST 1u   /* the way above that takes the tiles slowest first */
 #define SR_WAVE_WAYS (sizeof sr_wave_ways / sizeof sr_wave_ways[0])
 _Static_assert(SR_WAVE_WAYS == sizeof ((sr_renderer *)0)->wave_tune_ms / sizeof ((sr_renderer *)0)->wave_tune_ms[0] &&
                SR_WAVE_TUNE_RUNS == sizeof ((sr_renderer *)0)->wave_tune_ms[0] / sizeof(float), "a timing per way and run");
@@ -192,7 +193,8 @@ static uint32_t sr_wave_way_next(sr_renderer *r, int *tuning)
     }
     if (r->wave_tuned >= SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return r->wave_pick;
     *tuning = 1;
-    return r->wave_tuned % SR_WAVE_WAYS;
+    r->wave_warming = r->wave_ordered < SR_WAVE_ORDER_LAG;   /* until the tiles have an order */
+    return r->wave_warming ? SR_WAVE_WAY_SLOWEST : r->wave_tuned % SR_WAVE_WAYS;
 }
 
 /* The median of a way's counted runs (sorted in place; a way with none is never picked). */
@@ -213,9 +215,8 @@ static float sr_wave_way_median(float *ms)
 
 static void sr_wave_way_timed(sr_renderer *r, float ms)
 {
-    const uint32_t way = r->wave_tuned % SR_WAVE_WAYS;
-    const bool no_order_yet = sr_wave_ways[way].order == SR_WAVE_ORDER_SLOWEST && r->wave_ordered <= SR_WAVE_ORDER_LAG;
-    r->wave_tune_ms[way][r->wave_tuned / SR_WAVE_WAYS] = no_order_yet ? -1.0f : ms;
+    if (r->wave_warming) return;   /* not a measurement: the order's first samples */
+    r->wave_tune_ms[r->wave_tuned % SR_WAVE_WAYS][r->wave_tuned / SR_WAVE_WAYS] = ms;
     if (++r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return;
     uint32_t best = 0;
     float best_ms = sr_wave_way_median(r->wave_tune_ms[0]);

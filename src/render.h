@@ -68,6 +68,7 @@ typedef struct sr_renderer {
     uint32_t wave_tuned, wave_pick, wave_tune_depth, wave_tune_integrator;
     float wave_tune_ms[4][3];   /* [way][run]; < 0: not counted */
     uint32_t wave_ordered;      /* samples launched slowest tiles first (kernels/wave.h)   */
+    int wave_warming;           /* this sample only gives the ordered way its order        */
 } sr_renderer;
 
 void sr_render_opts_default(sr_render_opts *o);

@@ -286,6 +286,38 @@ static void test_plain_scenes(void **state)
     }
 }
 
+/* The wave mask left to the program measures its four ways on SR_WAVE_TUNE_RUNS samples
+ * each, after the samples that give the ordered way its first order (uncounted): every way is
+ * judged on as many samples, and the measuring ends, with a way named, after exactly that. A
+ * change of depth measures again, with no warm-up (the tiles have an order by then). */
+static void test_wave_measuring_schedule(void **state)
+{
+    fixture *f = (fixture *)*state;
+    sr_error err = { SR_OK, "" };
+    sr_render_opts o;
+    sr_render_opts_default(&o);
+    o.mask = SR_MASK_WAVE;
+    assert_true(sr_wave_chooses(&o));
+    const uint32_t ways = 4u, measured = SR_WAVE_ORDER_LAG + ways * SR_WAVE_TUNE_RUNS;
+    for (uint32_t k = 0; k < measured; k++) {
+        assert_true(sr_wave_measuring(&f->r, &o));
+        assert_string_equal(sr_wave_way_name(&f->r, &o), "measuring");
+        ok(sr_render_sample(&f->r, &o, k, NULL, &err), &err);
+    }
+    assert_false(sr_wave_measuring(&f->r, &o));
+    assert_string_not_equal(sr_wave_way_name(&f->r, &o), "measuring");
+    assert_int_equal(f->r.wave_ordered, SR_WAVE_ORDER_LAG + SR_WAVE_TUNE_RUNS);
+    for (uint32_t w = 0; w < ways; w++)
+        for (uint32_t run = 0; run < SR_WAVE_TUNE_RUNS; run++) assert_true(f->r.wave_tune_ms[w][run] >= 0.0f);
+    f->r.view.max_depth = 3;   /* another depth: measured again, no warm-up */
+    for (uint32_t k = 0; k < ways * SR_WAVE_TUNE_RUNS; k++) {
+        assert_true(sr_wave_measuring(&f->r, &o));
+        ok(sr_render_sample(&f->r, &o, measured + k, NULL, &err), &err);
+    }
+    assert_false(sr_wave_measuring(&f->r, &o));
+    assert_int_equal(f->r.wave_ordered, SR_WAVE_ORDER_LAG + 2u * SR_WAVE_TUNE_RUNS);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +325,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_film_fill_and_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_staged_sample_matches_megakernel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_kernel_and_buffer_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wave_measuring_schedule, setup, teardown),
         cmocka_unit_test(test_plain_scenes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
