@@ -197,20 +197,16 @@ static uint32_t sr_wave_way_next(sr_renderer *r, int *tuning)
     return r->wave_warming ? SR_WAVE_WAY_SLOWEST : r->wave_tuned % SR_WAVE_WAYS;
 }
 
-/* The median of a way's counted runs (sorted in place; a way with none is never picked). */
+/* The median of a way's runs (sorted in place). */
 static float sr_wave_way_median(float *ms)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < SR_WAVE_TUNE_RUNS; i++)
-        if (ms[i] >= 0.0f) ms[n++] = ms[i];
-    if (!n) return 1e30f;
-    for (uint32_t i = 1; i < n; i++)
+    for (uint32_t i = 1; i < SR_WAVE_TUNE_RUNS; i++)
         for (uint32_t j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
             const float t = ms[j];
             ms[j] = ms[j - 1];
             ms[j - 1] = t;
         }
-    return 0.5f * (ms[(n - 1u) / 2u] + ms[n / 2u]);
+    return 0.5f * (ms[(SR_WAVE_TUNE_RUNS - 1u) / 2u] + ms[SR_WAVE_TUNE_RUNS / 2u]);
 }
 
 static void sr_wave_way_timed(sr_renderer *r, float ms)

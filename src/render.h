@@ -66,7 +66,7 @@ typedef struct sr_renderer {
     /* The wave mask left to the program (render.c, sr_wave_way_next): samples measured so
      * far, the fastest way, and for which depth and integrator it was measured. */
     uint32_t wave_tuned, wave_pick, wave_tune_depth, wave_tune_integrator;
-    float wave_tune_ms[4][3];   /* [way][run]; < 0: not counted */
+    float wave_tune_ms[4][3];   /* [way][run], milliseconds                                */
     uint32_t wave_ordered;      /* samples launched slowest tiles first (kernels/wave.h)   */
     int wave_warming;           /* this sample only gives the ordered way its order        */
 } sr_renderer;
