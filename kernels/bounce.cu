@@ -95,7 +95,7 @@ extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 #define SR_UNBOUNDED
-#define SR_BOUNDED_WAVE __launch_bounds__(SR_STAGE_BLOCK, 9)
+#define SR_BOUNDED_WAVE __launch_bounds__(SR_STAGE_BLOCK, SR_MIN_BLOCKS(9u, SR_STAGE_BLOCK))
 
 SR_MEGAKERNEL(srk_megakernel, sr_megakernel_pixel(&p, i, false), SR_UNBOUNDED)
 SR_MEGAKERNEL(srk_megakernel_path, sr_megakernel_pixel(&p, i, true), SR_UNBOUNDED)

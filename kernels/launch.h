@@ -48,6 +48,15 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
     uint32_t g = (n + block - 1u) / block;
     return g < 1u ? 1u : (g > max_grid ? max_grid : g);
 }
+/* __launch_bounds__'s resident blocks a SM, asked of blocks of `threads`: an SM of sm_75
+ * holds 1024 threads, fewer than the 9 blocks of 128 measured on the H200, so there the
+ * most that fit (ptxas would ignore the bound and warn). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+#define SR_MIN_BLOCKS(blocks, threads) ((blocks) * (threads) > 1024u ? 1024u / (threads) : (blocks))
+#else
+#define SR_MIN_BLOCKS(blocks, threads) (blocks)
+#endif
+
 /* The wave mask (wave.h): one launch over the tiled image (a warp per tile). */
 #ifndef SR_WAVE_BLOCK
 #define SR_WAVE_BLOCK 128u   /* measured against 32, 64, 256 and 512 on the H200 (README) */

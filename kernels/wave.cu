@@ -328,7 +328,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
 /* The parameters stay in parameter memory (__grid_constant__: no copy is made). Counts go to
  * the block's copy of the counters (launch.h). */
 #define SR_WAVE_KERNEL(NAME, PATH, MODE, ORDER, MINB)                                                 \
-    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, MINB)                                  \
+    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
         sr_wave<PATH, MODE, ORDER>(&p, w, sr_count_copy(p.ray_count));                                 \
@@ -341,7 +341,7 @@ SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, false, 1)   /* one warp: the 
 SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, false, 1)
 /* The kernels without a queue: no repacking. */
 #define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, ORDER, MINB)                                              \
-    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, MINB)                                  \
+    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
         sr_wave_direct<PATH, ORDER>(&p, w, sr_count_copy(p.ray_count));                                \
