@@ -30,10 +30,8 @@
 #define SR_TILE_H 4u
 #endif
 SR_HD uint32_t sr_tiles_x(uint32_t width) { return (width + SR_TILE_W - 1u) / SR_TILE_W; }
-SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height)
-{
-    return sr_tiles_x(width) * ((height + SR_TILE_H - 1u) / SR_TILE_H) * 32u;
-}
+SR_HD uint32_t sr_tiles(uint32_t width, uint32_t height) { return sr_tiles_x(width) * ((height + SR_TILE_H - 1u) / SR_TILE_H); }
+SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height) { return sr_tiles(width, height) * 32u; }
 
 /* Ray pool slots for a width x height image, rounded up to `align` (1: none): a slot per
  * pixel, or per slot of the tiled order where the tiles overhang the image. Both backends

@@ -223,8 +223,8 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     c->wave_slots = (tiled + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
     c->aligned = (uint32_t)sr_pool_slots(v->width, v->height, SR_POOL_ALIGN);
     c->core.words = c->aligned / 32u;
-    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words +
-                  sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(tiled / 32u);
+    const size_t order_bytes = sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(sr_tiles(v->width, v->height));
+    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words + order_bytes;
     size_t free_b = 0, total_b = 0;
     SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
     free_b = (size_t)sr_device_memory_cap(free_b);   /* $SR_DEVICE_MEM_LIMIT (mem_limits.h) */
@@ -266,8 +266,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_first[0], 0xff, 2u * stencil_bytes, c->stream), "filling the stencil");
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_queue_stencil, 0, stencil_bytes, c->stream), "clearing the stencil");
     cuda_keep_in_l2(c, c->wave_first[0], 3u * stencil_bytes);
-    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_order, sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(tiled / 32u)),
-                "allocating the tile order");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_order, order_bytes), "allocating the tile order");
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream),
                 "clearing the tile order");
     c->wave_parity = c->wave_ordered = 0;
@@ -342,7 +341,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         .capacity = c->wave_queue_cap,
         .dense_min = a->dense_min,   /* 1..32: the frame driver clamps it */
         .tiles_x = sr_tiles_x(c->core.view.width),
-        .tiles = sr_tiled_slots(c->core.view.width, c->core.view.height) / 32u,
+        .tiles = sr_tiles(c->core.view.width, c->core.view.height),
     };
     const bool ordered = a->slowest_first && !c->wave_launch_order;
     if (ordered) {
@@ -464,7 +463,7 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
  * each group's tiles, in the order a block's warps take them. */
 static sr_status cuda_read_tile_order(sr_cuda *c, uint32_t *order, sr_error *err)
 {
-    const uint32_t tiles = sr_tiled_slots(c->core.view.width, c->core.view.height) / 32u, groups = sr_wave_groups(tiles);
+    const uint32_t tiles = sr_tiles(c->core.view.width, c->core.view.height), groups = sr_wave_groups(tiles);
     uint32_t *take = malloc(sizeof(uint32_t) * groups);
     if (!take) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory reading the tile order");
     cudaError_t e = cudaMemcpyAsync(c->counter_host, cuda_order_valid(c, c->wave_ordered), sizeof(uint32_t),

@@ -110,7 +110,7 @@ uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h)
 {
     const uint64_t n = (uint64_t)w * h, aligned = sr_pool_slots(w, h, 256u);
     return aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + 5u * aligned / 32u * sizeof(uint32_t) +
-           n * 3u * sizeof(float) + SR_WAVE_ORDER_WORDS(sr_tiled_slots(w, h) / 32u) * sizeof(uint32_t) + 4096u;
+           n * 3u * sizeof(float) + SR_WAVE_ORDER_WORDS(sr_tiles(w, h)) * sizeof(uint32_t) + 4096u;
 }
 
 uint64_t sr_bvh_build_bytes(uint64_t n)

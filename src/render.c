@@ -174,10 +174,12 @@ static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const
  * half-empty warps, or the compact mask's compaction between bounces (which wins where paths
  * run long, cornell_path). Every way gives the same image. Measured again when the depth or
  * the integrator changes (the benchmark's sweep, the viewer). */
-typedef struct sr_wave_way { sr_mask mask; uint32_t dense; sr_wave_order order; } sr_wave_way;
+typedef struct sr_wave_way { sr_mask mask; uint32_t dense; sr_wave_order order; const char *name; } sr_wave_way;
 static const sr_wave_way sr_wave_ways[] = {
-    { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_LAUNCH }, { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_SLOWEST },
-    { SR_MASK_WAVE, 16u, SR_WAVE_ORDER_LAUNCH }, { SR_MASK_COMPACT, 0u, SR_WAVE_ORDER_LAUNCH },
+    { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_LAUNCH, "wave, no repacking" },
+    { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_SLOWEST, "wave, no repacking, slowest tiles first" },
+    { SR_MASK_WAVE, 16u, SR_WAVE_ORDER_LAUNCH, "wave, repacking at 16" },
+    { SR_MASK_COMPACT, 0u, SR_WAVE_ORDER_LAUNCH, "compact" },
 };
 #define SR_WAVE_WAY_SLOWEST 1u   /* the way above that takes the tiles slowest first */
 #define SR_WAVE_WAYS (sizeof sr_wave_ways / sizeof sr_wave_ways[0])
@@ -246,9 +248,7 @@ const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o)
 {
     if (!sr_wave_chooses(o)) return NULL;
     if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return "measuring";
-    static const char *const names[] = { "wave, no repacking", "wave, no repacking, slowest tiles first",
-                                         "wave, repacking at 16", "compact" };
-    return names[r->wave_pick];
+    return sr_wave_ways[r->wave_pick].name;
 }
 
 /* The compaction policy: compact when the live rays fill less than compact_below of the

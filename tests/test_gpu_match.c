@@ -111,7 +111,7 @@ static void test_tile_order_is_a_permutation(void **state)
         assert_int_equal(sr_backend_create(SR_BACKEND_CUDA, 0, &be, NULL, 0, &err), SR_OK);
         sr_renderer r;
         assert_int_equal(sr_renderer_init(&r, &s, &be, &err), SR_OK);
-        const uint32_t tiles = sr_tiled_slots(s.width, s.height) / 32u;
+        const uint32_t tiles = sr_tiles(s.width, s.height);
         uint32_t *order = malloc(sizeof(uint32_t) * tiles);
         uint8_t *seen = calloc(tiles, 1);
         assert_non_null(order);
