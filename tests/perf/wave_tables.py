@@ -11,7 +11,8 @@ import sys
 
 SCENES = ["default", "cornell", "mirror_hall", "mesh", "cornell_path", "sphere_field"]
 MASKS = ["flags", "stencil", "compact", "wave", "megakernel"]
-WAY = {"wave, no repacking": "no repack", "wave, repacking at 16": "repack 16", "compact": "compact",
+WAY = {"wave, no repacking": "no repack", "wave, no repacking, slowest tiles first": "slowest first",
+       "wave, repacking at 16": "repack 16", "compact": "compact",
        "measuring": "measuring"}
 
 
