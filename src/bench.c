@@ -222,6 +222,12 @@ int sr_bench_main(int argc, char **argv)
         if (r > 0) return r;
         if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
     }
+    int sorting = 0;   /* bench takes --sort as a list of its own */
+    for (int k = 0; k < b.sort_count; k++) sorting |= b.sorts[k] != SR_SORT_NONE;
+    if (!b.micro && !b.sort_micro) {
+        const int bad = sr_check_mask_options(&a, &b.c, b.masks, b.mask_count, sorting);
+        if (bad) return bad;
+    }
     /* Every output is checked before the benchmark runs, not after. */
     const char *inputs[] = { b.c.scene_path, NULL };
     const char *const outs[][2] = { { "--csv", b.csv }, { "--json", b.json }, { "--plot", b.plot } };

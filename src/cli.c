@@ -5,6 +5,7 @@
 #include "cudaenv.h"
 #include "viewer.h"
 #include "options.h"
+#include "../kernels/sortkey.h"
 #include "outpath.h"
 #include "backend.h"
 #include "datadir.h"
@@ -164,6 +165,9 @@ static int sr_cmd_render(int argc, char **argv)
         if (r > 0) return r;
         if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
     }
+    const int runs[] = { (int)c.render.mask };
+    const int bad = sr_check_mask_options(&a, &c, runs, 1, c.render.sort != SR_SORT_NONE);
+    if (bad) return bad;
     if (!sr_image_format_known(out))
         return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png, .hdr or .exr%s", out, "");
     char msg[2 * PATH_MAX + 256];

@@ -100,9 +100,16 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--device")) return sr_parse_u32(a, o, 0, 64, &c->device);
     if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->render.seed);
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
-    if (!strcmp(o, "--compact-below")) return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
-    if (!strcmp(o, "--wave-dense")) return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
+    if (!strcmp(o, "--compact-below")) {
+        c->compact_opt = o;
+        return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
+    }
+    if (!strcmp(o, "--wave-dense")) {
+        c->wave_opt = o;
+        return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
+    }
     if (!strcmp(o, "--wave-order")) {
+        c->wave_opt = o;
         const char *v = sr_value(a, o);
         if (!v) return 2;
         if (!strcmp(v, "launch")) c->render.wave_order = SR_WAVE_ORDER_LAUNCH;
@@ -119,6 +126,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         return 0;
     }
     if (!strcmp(o, "--sort-key")) {
+        c->sort_key_opt = o;
         const char *v = sr_value(a, o);
         if (!v) return 2;
         const int key = sr_sort_key_parse(v);
@@ -175,6 +183,40 @@ int sr_parse_common(sr_args *a, sr_common *c)
 }
 
 /* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
+static int sr_runs_mask(const int *runs, int run_count, sr_mask m)
+{
+    for (int i = 0; i < run_count; i++)
+        if (runs[i] == (int)m) return 1;
+    return 0;
+}
+
+int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs, int run_count, int sorts)
+{
+    char masks[128] = "";   /* "the mask here is X" or "--mask lists X,Y" */
+    size_t used = (size_t)snprintf(masks, sizeof masks, "%s", run_count == 1 ? "the mask here is " : "--mask lists ");
+    for (int i = 0; i < run_count && used < sizeof masks; i++)
+        used += (size_t)snprintf(masks + used, sizeof masks - used, "%s%s", i ? "," : "", sr_mask_name((sr_mask)runs[i]));
+    char msg[384];
+    const char *opt = NULL;
+    if (c->wave_opt && !sr_runs_mask(runs, run_count, SR_MASK_WAVE)) {
+        opt = c->wave_opt;
+        snprintf(msg, sizeof msg, "%s applies to --mask wave only, and %s", opt, masks);
+    } else if (c->compact_opt && !sr_runs_mask(runs, run_count, SR_MASK_COMPACT) &&
+               !sr_runs_mask(runs, run_count, SR_MASK_WAVE)) {
+        opt = c->compact_opt;
+        snprintf(msg, sizeof msg, "%s applies to --mask compact (and to wave, which may choose compaction) only, and %s",
+                 opt, masks);
+    } else if (sorts && !sr_runs_mask(runs, run_count, SR_MASK_COMPACT)) {
+        opt = "--sort";
+        snprintf(msg, sizeof msg, "--sort applies to --mask compact only, and %s", masks);
+    } else if (c->sort_key_opt && !sorts) {
+        opt = c->sort_key_opt;
+        snprintf(msg, sizeof msg, "%s chooses the key of a coherence sort, and no sort is asked for (--sort merge or radix)", opt);
+    }
+    if (!opt) return 0;
+    return sr_usage_error(a, "%s; it would change nothing here, so leave %s out", msg, opt);
+}
+
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
 {
     sr_error err = { SR_OK, "" };

@@ -28,6 +28,10 @@ typedef struct sr_common {
     int has_camera;                       /* --camera: replaces the scene's camera    */
     sr_camera_arg camera;
     const char *camera_text;              /* as given, for messages                   */
+    /* Options only some masks read, as given (NULL if not): sr_check_mask_options. */
+    const char *wave_opt;                 /* --wave-dense or --wave-order: the wave mask  */
+    const char *compact_opt;              /* --compact-below: compact (and wave's measuring) */
+    const char *sort_key_opt;             /* --sort-key: a sort other than none           */
 } sr_common;
 
 /* Print "stencilray CMD: <fmt with x, y>" and a pointer to --help; returns 2. */
@@ -45,6 +49,12 @@ int sr_parse_operand(sr_args *a, sr_common *c);
 /* Parse a->argv[a->i] if it is a shared option (or the scene path): 0 consumed, 2 error,
  * -1 not a shared option. */
 int sr_parse_common(sr_args *a, sr_common *c);
+
+/* An option that none of the masks a command runs would read is an error, not a silent
+ * no-op: `runs` lists those masks, `sorts` whether a sort other than none is asked for
+ * (the viewer, whose masks change as it runs, lists them all).
+ * Returns 0, or 2 after printing which option, for which mask, and what to do. */
+int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs, int run_count, int sorts);
 
 /* Load the scene, apply overrides, open the backend; prints what it chose. Returns an exit
  * code (0 = both are open and must be freed). */
@@ -81,8 +91,9 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "                          sample first; the same image). Without either option, no\n" \
 "                          repacking in each order, repacking at 16 and the compact mask\n" \
 "                          are timed on 3 samples each and the fastest (median) kept\n" \
-"  --compact-below F       compact: compact live rays when fewer than F of them are left\n" \
-"                          (0..1, default 0.1; 1 = after every bounce, 0 = never)\n" \
+"  --compact-below F       compact (and wave's measuring): compact live rays when fewer\n" \
+"                          than F of them are left (0..1, default 0.1; 1 = after every\n" \
+"                          bounce, 0 = never)\n" \
 "  --seed N                random seed (default 1); same seed, same image on CPU and GPU\n"
 #define SR_HELP_SORT \
 "  --sort S                with --mask compact: none (default), merge or radix: sort the\n" \

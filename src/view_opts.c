@@ -3,6 +3,7 @@
 #include "view_opts.h"
 #include "camera_arg.h"
 #include "options.h"
+#include "../kernels/sortkey.h"
 
 #include <errno.h>
 #include <math.h>
@@ -229,6 +230,10 @@ int sr_view_parse(int argc, char **argv, sr_view_opts *o, int *help)
             if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", opt, "");
         }
     }
+    int every_mask[SR_MASK_COUNT];   /* the M key and --script switch masks as it runs */
+    for (int m = 0; m < SR_MASK_COUNT; m++) every_mask[m] = m;
+    const int bad = sr_check_mask_options(&a, &o->c, every_mask, SR_MASK_COUNT, o->c.render.sort != SR_SORT_NONE);
+    if (bad) return bad;
     /* --frames / --screenshot are the last steps of the script. */
     if (o->frames || o->screenshot) {
         sr_step *st = &o->steps[o->step_count++];

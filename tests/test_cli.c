@@ -38,6 +38,41 @@ static void test_option_equals_value(void **state)
     assert_int_equal(sr_hard_count_files(dir), 0);
 }
 
+/* An option only other masks read is refused (exit 2, nothing written), naming the option and
+ * the mask; with a mask that reads it, it renders. */
+static void test_mask_only_options(void **state)
+{
+    (void)state;
+    char scene[1024], dir[1024], out[1100], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_mask_only");
+    snprintf(out, sizeof out, "%s/x.png", dir);
+    static const struct { const char *mask, *opt, *value, *expect; } bad[] = {
+        { "megakernel", "--wave-dense", "4", "--wave-dense applies to --mask wave only, and the mask here is megakernel" },
+        { "compact", "--wave-order", "slowest", "--wave-order applies to --mask wave only, and the mask here is compact" },
+        { "stencil", "--compact-below", "0.5", "--compact-below applies to --mask compact (and to wave" },
+        { "wave", "--sort", "merge", "--sort applies to --mask compact only, and the mask here is wave" },
+        { "compact", "--sort-key", "material", "--sort-key chooses the key of a coherence sort, and no sort is asked for" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--mask", bad[i].mask,
+                               bad[i].opt, bad[i].value, "-o", out, NULL };
+        assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+        if (!strstr(err, bad[i].expect)) fail_msg("%s %s with --mask %s:\n%s", bad[i].opt, bad[i].value, bad[i].mask, err);
+        assert_int_equal(sr_hard_count_files(dir), 0);
+    }
+    const char *good[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--mask", "compact",
+                           "--compact-below", "1", "--sort", "merge", "--sort-key", "material", "-o", out, "-q", NULL };
+    const int code = sr_test_run_cli(good, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    assert_int_equal(sr_hard_count_files(dir), 1);
+    /* bench: the masks listed; --sort is its own list there */
+    const char *bench_bad[] = { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1",
+                                "--frames", "1", "--mask", "stencil,flags", "--sort", "radix", NULL };
+    assert_int_equal(sr_test_run_cli(bench_bad, err, sizeof err), 2);
+    if (!strstr(err, "--sort applies to --mask compact only, and --mask lists stencil,flags")) fail_msg("%s", err);
+}
+
 static void test_two_scenes(void **state)
 {
     (void)state;
@@ -214,6 +249,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_option_equals_value),
+        cmocka_unit_test(test_mask_only_options),
         cmocka_unit_test(test_two_scenes),
         cmocka_unit_test(test_double_dash_ends_options),
         cmocka_unit_test(test_progress_in_a_log),

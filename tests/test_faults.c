@@ -30,7 +30,10 @@ static void test_launch_faults_name_the_stage(void **state)
         { "launch:wave", "wave", "CPU backend error while launching wave" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *extra[] = { "--mask", cases[i].mask, "--compact-below", "1", NULL };
+        /* compact after every bounce: --compact-below is refused with a mask that does not read it */
+        const char *compacting[] = { "--mask", cases[i].mask, "--compact-below", "1", NULL };
+        const char *other[] = { "--mask", cases[i].mask, NULL };
+        const char *const *extra = strcmp(cases[i].mask, "compact") ? other : compacting;
         const char *expect[] = { cases[i].expect, "injected fault", cases[i].fault, NULL };
         expect_failure(cases[i].fault, extra, 1, expect);
     }
