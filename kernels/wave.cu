@@ -1,18 +1,16 @@
-/* wave.cu: the wave mask's kernel (policy in wave.h), one launch per sample.
+/* wave.cu: the wave mask's kernels (policy in wave.h), one or two launches per sample.
  *
  * One thread per slot of the tiled image: stencil test, generate, bounce in registers while
  * the warp is dense, ballot write-back. A warp that turns sparse moves its live rays into the
  * queue by ballot partitioning (one atomicAdd per warp, rank = popc(ballot & lanemask_lt))
- * and writes back an empty word. The queue is cut into 32-ray chunks; the warp whose rays
- * complete a chunk owns it and bounces it next, the same way, so rays of sparse warps run
- * again in dense warps while the first rays still fill the GPU, and nothing is contended.
- * A one-warp launch after it runs the last, partial chunk to its end. Without repacking (depth
- * 1, --wave-dense 1) a kernel without the queue runs each lane's path to its end.
+ * and writes back an empty word. A second launch of resident warps drains the queue: each
+ * claims the next 32-ray chunk from a counter and runs it to the end, the same kernel frame
+ * around it, so the rays of sparse warps run on in dense ones. Without repacking (depth 1,
+ * --wave-dense 1) a kernel without the queue runs each lane's path to its end.
  *
  * The queue is the pool's second half (slots queue_base + k), so one pool pointer serves both.
- * A queue entry is published by its stencil bit: the writer stores the ray, fences, then sets
- * the bit; a chunk's owner waits until the word is full before it reads the rays (the other
- * writers have reserved their entries and are storing them, so the wait is short). */
+ * A queue entry is published by its stencil bit (set with the warp's others by one atomicOr);
+ * the launch boundary orders the entries' stores before the drain's loads. */
 #include "launch.h"
 #include "stages.h"
 #include "plain.cuh"
@@ -20,22 +18,19 @@
 #include "wave.h"
 
 /* Resident blocks of SR_WAVE_BLOCK threads per SM each kernel must allow (so its registers
- * per thread), measured on the H200 (README): 9 (56 registers, 36 warps) for the kernels
- * without a queue: the occupancy pays for the spills (64 registers: 2-9 % slower at depth 1,
- * 48: 5-16 % slower; with the rays in registers, path tracing at 7, 8, 10 or 11 blocks was
- * up to 10 % slower on sphere_field); with a queue, 6 (up to 85 registers: the bounce loop
- * does not spill; at 64 it did, and cost 20 %). */
+ * per thread), measured on the H200 (README): 9 (56 registers, 36 warps): the occupancy pays
+ * for the spills (64 registers: 2-9 % slower at depth 1, 48: 5-16 % slower; with the rays in
+ * registers, path tracing at 7, 8, 10 or 11 blocks was up to 10 % slower on sphere_field).
+ * The kernels with the queue hold nothing across the bounces that the others do not, and
+ * run at the same budget. */
 #ifndef SR_WAVE_BLOCKS_NO_QUEUE
 #define SR_WAVE_BLOCKS_NO_QUEUE 9
 #endif
 #ifndef SR_WAVE_BLOCKS_NO_QUEUE_PATH
 #define SR_WAVE_BLOCKS_NO_QUEUE_PATH 9
 #endif
-#ifndef SR_WAVE_BLOCKS_WHITTED_QUEUE
-#define SR_WAVE_BLOCKS_WHITTED_QUEUE 6
-#endif
-#ifndef SR_WAVE_BLOCKS_PATH
-#define SR_WAVE_BLOCKS_PATH 6
+#ifndef SR_WAVE_BLOCKS_QUEUE
+#define SR_WAVE_BLOCKS_QUEUE 9
 #endif
 #define SR_NO_CHUNK 0xffffffffu
 
@@ -46,20 +41,17 @@ __device__ __forceinline__ bool sr_wave_trace(const sr_params *p, sr_ray *r, uin
     return PATH ? sr_trace_path_deferred(p, r, bounce) : sr_trace_whitted(p, r, bounce);
 }
 
-__device__ __forceinline__ uint32_t sr_volatile(const uint32_t *x) { return *(const volatile uint32_t *)x; }
-
 /* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
  * reserves popc(m) entries, each lane writes its ray r (from registers) at base +
- * popc(m & lanemask_lt), and the entries are published by their stencil bits. *fits is 0
- * when the queue is full (the entries past its end are not written, the ones before it
- * become tombstones; the rays stay here). Returns the chunk whose last entry this push
- * wrote (the warp owns it), or SR_NO_CHUNK. Kept out of line: it is rare, and inlined it
- * costs the bounce loop registers. */
+ * popc(m & lanemask_lt), and the entries are published by their stencil bits. Returns
+ * false when the queue is full (the entries past its end are not written, the ones before it
+ * become tombstones; the rays stay here). Kept out of line: it is rare, and inlined it costs
+ * the bounce loop registers. */
 #ifndef SR_WAVE_PUSH_INLINE
 #define SR_WAVE_PUSH_INLINE __noinline__
 #endif
-static __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, const sr_wave_args &w, uint32_t m, bool alive,
-                                                     uint32_t bounce, sr_ray r, bool *fits_out)
+static __device__ SR_WAVE_PUSH_INLINE bool sr_wave_push(const sr_params *p, const sr_wave_args &w, uint32_t m, bool alive,
+                                                        uint32_t bounce, sr_ray r)
 {
     const uint32_t lane = threadIdx.x & 31u;
     const uint32_t c = (uint32_t)__popc(m), rank = (uint32_t)__popc(m & sr_lanemask_lt(lane));
@@ -71,18 +63,14 @@ static __device__ SR_WAVE_PUSH_INLINE uint32_t sr_wave_push(const sr_params *p, 
     if (alive && to < w.capacity) {
         if (fits) sr_ray_store(p->ray, w.queue_base + to, &r);
         p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_WAVE_TOMBSTONE;
-        __threadfence();
     }
-    __syncwarp();
     if (lane == 0 && base < w.capacity) {   /* publish: set the entries' stencil bits */
         const uint32_t n = min(c, w.capacity - base), s = base & 31u;
         const uint64_t bits = (n == 32u ? 0xffffffffull : ((1ull << n) - 1ull)) << s;
         atomicOr(&w.stencil[base >> 5], (uint32_t)bits);
         if (bits >> 32) atomicOr(&w.stencil[(base >> 5) + 1u], (uint32_t)(bits >> 32));
     }
-    *fits_out = fits;
-    const uint32_t end = min(base + c, w.capacity);
-    return (end & ~31u) > base ? (end >> 5) - 1u : SR_NO_CHUNK;   /* crossed a chunk's end */
+    return fits;
 }
 
 /* Rays entering intersect per bounce, for the warp's lanes that traced bounces [b0, b1): a
@@ -108,7 +96,17 @@ __device__ __forceinline__ void sr_wave_count(uint32_t *count, uint32_t b0, uint
     }
 }
 
-enum { SR_WAVE_QUEUE = 1, SR_WAVE_TAIL };
+enum { SR_WAVE_QUEUE = 1, SR_WAVE_DRAIN };
+
+/* The drain's next chunk (warp-uniform), or SR_NO_CHUNK once every pushed chunk is claimed. */
+__device__ __forceinline__ uint32_t sr_wave_claim(const sr_wave_args &w)
+{
+    uint32_t c = 0;
+    if ((threadIdx.x & 31u) == 0) c = atomicAdd(&w.ctl[SR_WAVE_DRAINED], 1u);
+    c = __shfl_sync(SR_FULL_MASK, c, 0);
+    const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
+    return c < (n + 31u) >> 5 ? c : SR_NO_CHUNK;
+}
 
 static_assert(SR_WAVE_GROUP * 32u == SR_WAVE_BLOCK, "the order's group is a block's tiles (wave.h)");
 
@@ -254,51 +252,35 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
     sr_wave_count(count, 0u, bounce, p->scene.max_depth);
 }
 
-/* One warp's whole life with the queue, written as one loop so that the stages are inlined
- * once: its own stencil word of camera rays first, then each queue chunk it comes to own
- * (MODE QUEUE), or in the one-warp TAIL launch the partial last chunk, run to its end. Each
- * pass is the kernel frame: the stencil test, the bounces, the ballot write-back through
- * the single exit. */
+/* A warp of the first launch (MODE QUEUE): its own stencil word of camera rays, bounced
+ * while the warp is dense, then its live rays pushed into the queue; or a warp of the drain
+ * (MODE DRAIN): queue chunks claimed one after another, each run to its end. Each pass is the
+ * kernel frame: the stencil test, the bounces, the ballot write-back through the single exit.
+ * One loop, so that the stages are inlined once. */
 template <bool PATH, int MODE, bool ORDER>
 __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w, uint32_t *count)
 {
     const bool QUEUE = MODE == SR_WAVE_QUEUE;
     const uint32_t lane = threadIdx.x & 31u;
-    bool queued = false;   /* the warp's word is a queue chunk (else its camera rays') */
     uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0, started = 0, rank = 0;
-    uint32_t owned = SR_NO_CHUNK, take = SR_NO_CHUNK;   /* a chunk our push completed; the next to run */
+    uint32_t take = SR_NO_CHUNK;   /* the drain's chunk */
     bool alive = false, finish = !QUEUE;
     sr_ray r;
-    if (MODE == SR_WAVE_TAIL) {
-        /* After the main launch nobody can queue more: the partial last chunk, if any. */
-        const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
-        if (!(n & 31u)) return;
-        take = n >> 5;
+    if (!QUEUE) {
+        if ((take = sr_wave_claim(w)) == SR_NO_CHUNK) return;
     } else if (!sr_wave_first<ORDER>(p, w, &i, &word, &alive, &r, &started, &rank)) {
         return;
     }
     for (;;) {
-        if (take != SR_NO_CHUNK) {   /* warp-uniform: the queue chunk we own */
-            /* Its stencil word, once every entry is published: the stencil test's word. A
-             * chunk our push completed is full; the tail's was published before its launch. */
-            if (lane == 0) {
-                if (MODE == SR_WAVE_QUEUE)
-                    while ((word = sr_volatile(&w.stencil[take])) != SR_FULL_MASK) __nanosleep(32);
-                else
-                    word = w.stencil[take];
-                __threadfence();
-            }
-            word = __shfl_sync(SR_FULL_MASK, word, 0);
-            queued = true;
+        if (!QUEUE) {   /* the chunk's stencil word and rays (warp-uniform) */
+            word = w.stencil[take];
             i = w.queue_base + take * 32u + lane;
-            take = SR_NO_CHUNK;
             alive = SR_STENCIL_TEST(word, i);
-            bounce = alive ? (uint32_t)__ldcg(&p->ray.bounce[i]) : 0u;
+            bounce = alive ? (uint32_t)p->ray.bounce[i] : 0u;
             if (bounce == SR_WAVE_TOMBSTONE) alive = false;
             if (alive) r = sr_ray_load(p->ray, i);
             else bounce = 0;
             first_bounce = bounce;
-            finish = MODE == SR_WAVE_TAIL;   /* the tail runs its rays to the end */
         }
         /* (One call of the stages per kernel: a second inlined copy costs registers.) */
         uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
@@ -310,18 +292,14 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             m = __ballot_sync(SR_FULL_MASK, alive);
         }
         if (QUEUE && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
-            bool fits;
-            owned = sr_wave_push(p, w, m, alive, bounce, r, &fits);
-            if (!fits) { finish = true; continue; }   /* the queue is full: finish here */
+            if (!sr_wave_push(p, w, m, alive, bounce, r)) { finish = true; continue; }   /* full: finish here */
             alive = false;   /* moved: this slot no longer holds a live ray */
         }
         /* The queue's stencil is indexed by slot, like the pool. */
-        sr_stencil_write_back(queued ? w.stencil - (w.queue_base >> 5) : w.first, i, word, alive);
-        if (!queued) sr_wave_order_end<ORDER>(w, rank, started);
+        sr_stencil_write_back(QUEUE ? w.first : w.stencil - (w.queue_base >> 5), i, word, alive);
+        if (QUEUE) sr_wave_order_end<ORDER>(w, rank, started);
         sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
-        take = owned;   /* only now: a warp that found the queue full finished its rays first */
-        owned = SR_NO_CHUNK;
-        if (take == SR_NO_CHUNK) break;
+        if (QUEUE || (take = sr_wave_claim(w)) == SR_NO_CHUNK) break;
     }
 }
 
@@ -333,12 +311,12 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     {                                                                                                  \
         sr_wave<PATH, MODE, ORDER>(&p, w, sr_count_copy(p.ray_count));                                 \
     }
-SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_WHITTED_QUEUE)
-SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_PATH)
-SR_WAVE_KERNEL(srk_wave_ordered, false, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_WHITTED_QUEUE)
-SR_WAVE_KERNEL(srk_wave_path_ordered, true, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_PATH)
-SR_WAVE_KERNEL(srk_wave_tail, false, SR_WAVE_TAIL, false, 1)   /* one warp: the partial last chunk */
-SR_WAVE_KERNEL(srk_wave_tail_path, true, SR_WAVE_TAIL, false, 1)
+SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_ordered, false, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path_ordered, true, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_drain, false, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)   /* resident warps */
+SR_WAVE_KERNEL(srk_wave_drain_path, true, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)
 /* The kernels without a queue: no repacking. */
 #define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, ORDER, MINB)                                              \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
@@ -373,7 +351,16 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
 #undef SR_WAVE_LAUNCH
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    if (path) SR_K(srk_wave_tail_path)<<<1, 32, 0, stream>>>(*p, *w);
-    else SR_K(srk_wave_tail)<<<1, 32, 0, stream>>>(*p, *w);
+    /* The drain: as many blocks as the GPU holds at once, each warp claiming chunks until
+     * none is left (the chunk count is on the device; a grid per chunk would wait for it). */
+    int dev = 0, sms = 0, per_sm = 0;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+        (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, path ? SR_K(srk_wave_drain_path) : SR_K(srk_wave_drain),
+                                                           SR_WAVE_BLOCK, 0)) != cudaSuccess)
+        return e;
+    const unsigned blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per_sm > 0 ? per_sm : 1);
+    if (path) SR_K(srk_wave_drain_path)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    else SR_K(srk_wave_drain)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     return cudaGetLastError();
 }

@@ -94,8 +94,9 @@ SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
 /* A queue entry's bounce byte when the warp that reserved it found the queue full: no ray. */
 #define SR_WAVE_TOMBSTONE 0xffu
 
-/* The queue's counters (sr_wave_args.ctl): entries reserved. */
+/* The queue's counters (sr_wave_args.ctl): entries reserved, and chunks the drain claimed. */
 #define SR_WAVE_QCOUNT 0u
+#define SR_WAVE_DRAINED 1u   /* the drain: queue chunks claimed so far */
 #define SR_WAVE_CTL 4u
 
 /* The queue holds as many rays as the pool; a warp that finds it full runs its rays to the

@@ -223,7 +223,7 @@ static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
 }
 
 /* The wave mask (kernels/wave.h), warp by warp as wave.cu runs it: the same dense test on
- * the same ballot, the same ballot partitioning into the queue, the same chunks. */
+ * the same ballot, the same ballot partitioning into the queue, the same chunks drained. */
 
 /* One bounce of the live lanes (m) of a warp, lane l's ray in ray[l] (its registers on the
  * GPU): the lanes still alive after it. */
@@ -301,22 +301,12 @@ static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
 #pragma omp parallel for schedule(dynamic, 16)
     for (int64_t w = 0; w < (int64_t)((p.n + 31u) / 32u); w++)
         cpu_wave_warp(c, &p, c->core.stencil, (uint32_t)w, true, dense_min, queue, &queued);
-    /* The queue's chunks: full ones in passes (a pass may queue more behind them), then the
-     * partial last one to the end. */
+    /* The drain: every chunk of the queue, each run to the end. */
     p.ray = c->core.pool[1];
-    for (uint32_t taken = 0;;) {
-        if (sr_interrupt_pending()) break;
-        const uint32_t n = queued < c->queue_cap ? queued : c->queue_cap, full = n / 32u;
-        if (taken < full) {
+    const uint32_t n = queued < c->queue_cap ? queued : c->queue_cap;
 #pragma omp parallel for schedule(dynamic, 4)
-            for (int64_t w = taken; w < (int64_t)full; w++)
-                cpu_wave_warp(c, &p, c->queue_stencil, (uint32_t)w, false, dense_min, true, &queued);
-            taken = full;
-            continue;
-        }
-        if (32u * taken < n) cpu_wave_warp(c, &p, c->queue_stencil, taken, false, dense_min, false, &queued);
-        break;
-    }
+    for (int64_t w = 0; w < (int64_t)((n + 31u) / 32u); w++)
+        cpu_wave_warp(c, &p, c->queue_stencil, (uint32_t)w, false, dense_min, false, &queued);
     if (sr_interrupt_pending()) {   /* leave the queue's stencil empty for the next render */
         memset(c->queue_stencil, 0, sizeof(uint32_t) * c->core.words);
         return SR_INTERRUPTED;

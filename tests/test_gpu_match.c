@@ -44,8 +44,8 @@ static void test_gpu_masks_identical(void **state)
 }
 
 /* The wave mask's queue only fills when many rays outlive sparse warps: a larger image of the
- * deepest scenes, at dense thresholds that split rays between round 0, the queue and the last
- * round differently, and with the queue cut short (SR_WAVE_QUEUE_LIMIT: warps that find it
+ * deepest scenes, at dense thresholds that split rays between the first launch and the
+ * queue's drain differently, and with the queue cut short (SR_WAVE_QUEUE_LIMIT: warps that find it
  * full finish in place, leaving tombstones), in launch order and slowest tiles first,
  * against the one-stage-per-launch stencil mask on the same GPU. Several samples, so that
  * round 0's stencils swap, the queue's stencil is reused, and the samples after the first
