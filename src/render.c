@@ -211,25 +211,38 @@ static float sr_wave_way_median(float *ms)
     return 0.5f * (ms[(SR_WAVE_TUNE_RUNS - 1u) / 2u] + ms[SR_WAVE_TUNE_RUNS / 2u]);
 }
 
+uint32_t sr_wave_way_choose(float ms[][SR_WAVE_TUNE_RUNS], uint32_t depth)
+{
+    uint32_t best = 0, plain = 0;   /* the fastest way, and the fastest that keeps each ray in its warp */
+    float best_ms = sr_wave_way_median(ms[0]), plain_ms = best_ms;
+    for (uint32_t c = 1; c < SR_WAVE_WAYS; c++) {
+        const float m = sr_wave_way_median(ms[c]);
+        if (m < best_ms) {
+            best = c;
+            best_ms = m;
+        }
+        if (sr_wave_ways[c].mask == SR_MASK_WAVE && sr_wave_ways[c].dense <= 1u && m < plain_ms) {
+            plain = c;
+            plain_ms = m;
+        }
+    }
+    /* Moving rays between warps must win by more than three samples' noise: where it gains
+     * little, its frames also vary more (the last paths' chains start late), so the way
+     * that keeps every path in its warp is the steadier choice. */
+    if (!(best_ms < (1.0f - SR_WAVE_MOVE_MARGIN) * plain_ms)) best = plain;
+    /* At depth 1 nothing is left to repack: repacking at 16 runs the same kernel as not
+     * repacking, and the name should not depend on which of the two timings was luckier. */
+    if (depth <= 1u && sr_wave_ways[best].mask == SR_MASK_WAVE && sr_wave_ways[best].order == SR_WAVE_ORDER_LAUNCH)
+        best = 0;
+    return best;
+}
+
 static void sr_wave_way_timed(sr_renderer *r, float ms)
 {
     if (r->wave_warming) return;   /* not a measurement: the order's first samples */
     r->wave_tune_ms[r->wave_tuned % SR_WAVE_WAYS][r->wave_tuned / SR_WAVE_WAYS] = ms;
     if (++r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return;
-    uint32_t best = 0;
-    float best_ms = sr_wave_way_median(r->wave_tune_ms[0]);
-    for (uint32_t c = 1; c < SR_WAVE_WAYS; c++) {
-        const float m = sr_wave_way_median(r->wave_tune_ms[c]);
-        if (m < best_ms) {
-            best = c;
-            best_ms = m;
-        }
-    }
-    /* At depth 1 nothing is left to repack: repacking at 16 runs the same kernel as not
-     * repacking, and the name should not depend on which of the two timings was luckier. */
-    if (r->view.max_depth <= 1u && sr_wave_ways[best].mask == SR_MASK_WAVE && sr_wave_ways[best].order == SR_WAVE_ORDER_LAUNCH)
-        best = 0;
-    r->wave_pick = best;
+    r->wave_pick = sr_wave_way_choose(r->wave_tune_ms, r->view.max_depth);
 }
 
 int sr_wave_chooses(const sr_render_opts *o)

@@ -6,6 +6,7 @@
 #include "backend.h"
 #include "bvh.h"
 #include "scene.h"
+#include "../kernels/wave.h"
 
 /* Where the time of a sample went, in milliseconds, summed over samples (bench --breakdown).
  * Taken with CUDA events on the GPU, so the figures are device time between stages. */
@@ -66,7 +67,7 @@ typedef struct sr_renderer {
     /* The wave mask left to the program (render.c, sr_wave_way_next): samples measured so
      * far, the fastest way, and for which depth and integrator it was measured. */
     uint32_t wave_tuned, wave_pick, wave_tune_depth, wave_tune_integrator;
-    float wave_tune_ms[4][3];   /* [way][run], milliseconds                                */
+    float wave_tune_ms[4][SR_WAVE_TUNE_RUNS];   /* [way][run], milliseconds                */
     uint32_t wave_ordered;      /* samples launched slowest tiles first (kernels/wave.h)   */
     int wave_warming;           /* this sample only gives the ordered way its order        */
 } sr_renderer;
@@ -93,6 +94,12 @@ double sr_now(void);   /* monotonic seconds */
 /* The way the wave mask ran samples with options o, for summaries: what it measured fastest
  * ("measuring", "compact", ...), NULL when o names no way (another mask, or --wave-dense). */
 const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o);
+/* Which way the measuring keeps (an index into render.c's ways), given each way's timings
+ * [way][run] at a depth: the fastest by its median, except that a way moving rays between
+ * warps (repacking, compaction) must beat the fastest that does not by SR_WAVE_MOVE_MARGIN.
+ * Sorts each way's runs in place. */
+#define SR_WAVE_MOVE_MARGIN 0.03f
+uint32_t sr_wave_way_choose(float ms[][SR_WAVE_TUNE_RUNS], uint32_t depth);
 /* Whether options o leave the way to run a sample to the wave mask's measurement, and whether
  * the next sample with them would still be one of its measuring samples. */
 int sr_wave_chooses(const sr_render_opts *o);

@@ -318,9 +318,42 @@ static void test_wave_measuring_schedule(void **state)
     assert_int_equal(f->r.wave_ordered, SR_WAVE_ORDER_LAG + 2u * SR_WAVE_TUNE_RUNS);
 }
 
+/* The measuring keeps the fastest way by its median, but a way that moves rays between warps
+ * (repacking at 16, way 2; compaction, way 3) only when it beats the fastest way that keeps
+ * them (no repacking in launch order, 0, or slowest tiles first, 1) by the margin. */
+static void test_wave_way_choice(void **state)
+{
+    (void)state;
+    const float plain = 1.0f, clear_win = plain * (1.0f - 2.0f * SR_WAVE_MOVE_MARGIN),
+                near_win = plain * (1.0f - 0.5f * SR_WAVE_MOVE_MARGIN);
+    static const struct { float way[4]; uint32_t depth, expect; } cases[] = {
+        { { 1.0f, 1.1f, 0.0f, 1.2f }, 8u, 2u },    /* repacking wins clearly (set below)     */
+        { { 1.0f, 1.1f, 0.0f, 1.2f }, 8u, 0u },    /* repacking wins within the margin       */
+        { { 1.1f, 1.0f, 1.2f, 0.0f }, 8u, 3u },    /* compaction wins clearly                */
+        { { 1.1f, 1.0f, 1.2f, 0.0f }, 8u, 1u },    /* compaction within it: slowest first     */
+        { { 1.0f, 1.1f, 0.0f, 1.2f }, 1u, 0u },    /* depth 1: repacking is the same kernel  */
+        { { 1.3f, 1.0f, 1.2f, 1.4f }, 8u, 1u },    /* a way that moves nothing is fastest    */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        float ms[4][SR_WAVE_TUNE_RUNS];
+        for (uint32_t w = 0; w < 4u; w++) {
+            float v = cases[k].way[w];
+            if (v == 0.0f) v = k == 1 || k == 3 ? near_win : clear_win;
+            /* the median decides: an outlier run either way changes nothing */
+            _Static_assert(SR_WAVE_TUNE_RUNS == 3u, "three runs a way");
+            ms[w][0] = v * 3.0f;
+            ms[w][1] = v;
+            ms[w][2] = v * 0.5f;
+        }
+        const uint32_t got = sr_wave_way_choose(ms, cases[k].depth);
+        if (got != cases[k].expect) fail_msg("case %zu: way %u kept, expected %u", k, got, cases[k].expect);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_wave_way_choice),
         cmocka_unit_test_setup_teardown(test_fills_set_the_live_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_film_fill_and_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_staged_sample_matches_megakernel, setup, teardown),
