@@ -98,7 +98,7 @@ const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o);
  * [way][run] at a depth: the fastest by its median, except that a way moving rays between
  * warps (repacking, compaction) must beat the fastest that does not by SR_WAVE_MOVE_MARGIN.
  * Sorts each way's runs in place. */
-#define SR_WAVE_MOVE_MARGIN 0.03f
+#define SR_WAVE_MOVE_MARGIN 0.05f
 uint32_t sr_wave_way_choose(float ms[][SR_WAVE_TUNE_RUNS], uint32_t depth);
 /* Whether options o leave the way to run a sample to the wave mask's measurement, and whether
  * the next sample with them would still be one of its measuring samples. */
