@@ -272,9 +272,11 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
         return;
     }
     for (;;) {
+        /* The queue's stencil is indexed by slot, like the pool. */
+        uint32_t *const stencil = QUEUE ? w.first : w.stencil - (w.queue_base >> 5);
         if (!QUEUE) {   /* the chunk's stencil word and rays (warp-uniform) */
-            word = w.stencil[take];
             i = w.queue_base + take * 32u + lane;
+            word = sr_stencil_load(stencil, i);
             alive = SR_STENCIL_TEST(word, i);
             bounce = alive ? (uint32_t)p->ray.bounce[i] : 0u;
             if (bounce == SR_WAVE_TOMBSTONE) alive = false;
@@ -295,8 +297,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
             if (!sr_wave_push(p, w, m, alive, bounce, r)) { finish = true; continue; }   /* full: finish here */
             alive = false;   /* moved: this slot no longer holds a live ray */
         }
-        /* The queue's stencil is indexed by slot, like the pool. */
-        sr_stencil_write_back(QUEUE ? w.first : w.stencil - (w.queue_base >> 5), i, word, alive);
+        sr_stencil_write_back(stencil, i, word, alive);
         if (QUEUE) sr_wave_order_end<ORDER>(w, rank, started);
         sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
         if (QUEUE || (take = sr_wave_claim(w)) == SR_NO_CHUNK) break;
