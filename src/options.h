@@ -90,7 +90,8 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "                          top to bottom) or slowest (those slowest in the previous such\n" \
 "                          sample first; the same image). Without either option, no\n" \
 "                          repacking in each order, repacking at 16 and the compact mask\n" \
-"                          are timed on 3 samples each and the fastest (median) kept\n" \
+"                          are timed on 3 samples each and the fastest (median) kept;\n" \
+"                          a way that moves rays between warps must win by 5 %\n" \
 "  --compact-below F       compact (and wave's measuring): compact live rays when fewer\n" \
 "                          than F of them are left (0..1, default 0.1; 1 = after every\n" \
 "                          bounce, 0 = never)\n" \
