@@ -213,7 +213,7 @@ static float sr_wave_way_median(float *ms)
 
 uint32_t sr_wave_way_choose(float ms[][SR_WAVE_TUNE_RUNS], uint32_t depth)
 {
-    uint32_t best = 0, plain = 0;   /* the fastest way, and the fastest that keeps each ray in its warp */
+    uint32_t best = 0, plain = 0;   /* the fastest way, and the fastest that keeps each ray in its warp (way 0 does) */
     float best_ms = sr_wave_way_median(ms[0]), plain_ms = best_ms;
     for (uint32_t c = 1; c < SR_WAVE_WAYS; c++) {
         const float m = sr_wave_way_median(ms[c]);
