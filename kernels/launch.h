@@ -57,6 +57,17 @@ static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid
 #define SR_MIN_BLOCKS(blocks, threads) (blocks)
 #endif
 
+/* Blocks of `block` threads the device holds at once running `kernel` (its SMs times the
+ * blocks one SM fits): the grid of a launch whose warps claim work until none is left. */
+static inline cudaError_t sr_resident_blocks(int device, const void *kernel, uint32_t block, uint32_t *blocks)
+{
+    int sms = 0, per_sm = 0;
+    cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)block, 0);
+    *blocks = (uint32_t)((sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1));
+    return e;
+}
+
 /* The wave mask (wave.h): one launch over the tiled image (a warp per tile). */
 #ifndef SR_WAVE_BLOCK
 #define SR_WAVE_BLOCK 128u   /* measured against 32, 64, 256 and 512 on the H200 (README) */

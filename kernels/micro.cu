@@ -168,12 +168,10 @@ extern "C" cudaError_t sr_launch_micro_stencil(uint32_t *stencil, const float *i
 
 extern "C" cudaError_t sr_micro_loop_grid(int device, uint32_t *grid)
 {
-    int sms = 0, a = 0, b = 0;
-    cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a, srk_micro_flags_loop, SR_STAGE_BLOCK, 0);
-    if (e == cudaSuccess) e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, srk_micro_stencil_loop, SR_STAGE_BLOCK, 0);
-    const int per_sm = a < b ? a : b;
-    *grid = (uint32_t)((sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1));
+    uint32_t a = 0, b = 0;   /* the grid both loop kernels fit at once */
+    cudaError_t e = sr_resident_blocks(device, (const void *)srk_micro_flags_loop, SR_STAGE_BLOCK, &a);
+    if (e == cudaSuccess) e = sr_resident_blocks(device, (const void *)srk_micro_stencil_loop, SR_STAGE_BLOCK, &b);
+    *grid = a < b ? a : b;
     return e;
 }
 
@@ -214,12 +212,7 @@ extern "C" cudaError_t sr_micro_cub_temp_bytes(uint32_t n, size_t *bytes)
 
 extern "C" cudaError_t sr_micro_gather_grid(int device, uint32_t *grid)
 {
-    int sms = 0, per_sm = 0;
-    cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (e == cudaSuccess)
-        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, srk_micro_gather, SR_MICRO_GATHER_BLOCK, 0);
-    *grid = (uint32_t)((sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1));
-    return e;
+    return sr_resident_blocks(device, (const void *)srk_micro_gather, SR_MICRO_GATHER_BLOCK, grid);
 }
 
 extern "C" cudaError_t sr_launch_micro_cub_compact(void *temp, size_t temp_bytes, sr_ray_soa src, sr_ray_soa dst,

@@ -354,13 +354,12 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
     if (e != cudaSuccess) return e;
     /* The drain: as many blocks as the GPU holds at once, each warp claiming chunks until
      * none is left (the chunk count is on the device; a grid per chunk would wait for it). */
-    int dev = 0, sms = 0, per_sm = 0;
+    int dev = 0;
+    uint32_t blocks = 0;
     if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
-        (e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, path ? SR_K(srk_wave_drain_path) : SR_K(srk_wave_drain),
-                                                           SR_WAVE_BLOCK, 0)) != cudaSuccess)
+        (e = sr_resident_blocks(dev, path ? (const void *)SR_K(srk_wave_drain_path) : (const void *)SR_K(srk_wave_drain),
+                                SR_WAVE_BLOCK, &blocks)) != cudaSuccess)
         return e;
-    const unsigned blocks = (unsigned)(sms > 0 ? sms : 1) * (unsigned)(per_sm > 0 ? per_sm : 1);
     if (path) SR_K(srk_wave_drain_path)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     else SR_K(srk_wave_drain)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     return cudaGetLastError();

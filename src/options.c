@@ -182,7 +182,6 @@ int sr_parse_common(sr_args *a, sr_common *c)
     return -1;
 }
 
-/* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
 static int sr_runs_mask(const int *runs, int run_count, sr_mask m)
 {
     for (int i = 0; i < run_count; i++)
@@ -192,31 +191,32 @@ static int sr_runs_mask(const int *runs, int run_count, sr_mask m)
 
 int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs, int run_count, int sorts)
 {
-    char masks[128] = "";   /* "the mask here is X" or "--mask lists X,Y" */
+    const bool wave = sr_runs_mask(runs, run_count, SR_MASK_WAVE), compact = sr_runs_mask(runs, run_count, SR_MASK_COMPACT);
+    const char *opt = NULL, *applies = NULL;
+    if (c->wave_opt && !wave) {
+        opt = c->wave_opt;
+        applies = "applies to --mask wave only";
+    } else if (c->compact_opt && !compact && !wave) {
+        opt = c->compact_opt;
+        applies = "applies to --mask compact (and to wave, which may choose compaction) only";
+    } else if (sorts && !compact) {
+        opt = "--sort";
+        applies = "applies to --mask compact only";
+    } else if (c->sort_key_opt && !sorts) {
+        return sr_usage_error(a, "%s chooses the key of a coherence sort, and no sort is asked for (--sort merge or "
+                              "radix); it would change nothing here, so leave %s out", c->sort_key_opt, c->sort_key_opt);
+    }
+    if (!opt) return 0;
+    char masks[128];   /* "the mask here is X" or "--mask lists X,Y" */
     size_t used = (size_t)snprintf(masks, sizeof masks, "%s", run_count == 1 ? "the mask here is " : "--mask lists ");
     for (int i = 0; i < run_count && used < sizeof masks; i++)
         used += (size_t)snprintf(masks + used, sizeof masks - used, "%s%s", i ? "," : "", sr_mask_name((sr_mask)runs[i]));
     char msg[384];
-    const char *opt = NULL;
-    if (c->wave_opt && !sr_runs_mask(runs, run_count, SR_MASK_WAVE)) {
-        opt = c->wave_opt;
-        snprintf(msg, sizeof msg, "%s applies to --mask wave only, and %s", opt, masks);
-    } else if (c->compact_opt && !sr_runs_mask(runs, run_count, SR_MASK_COMPACT) &&
-               !sr_runs_mask(runs, run_count, SR_MASK_WAVE)) {
-        opt = c->compact_opt;
-        snprintf(msg, sizeof msg, "%s applies to --mask compact (and to wave, which may choose compaction) only, and %s",
-                 opt, masks);
-    } else if (sorts && !sr_runs_mask(runs, run_count, SR_MASK_COMPACT)) {
-        opt = "--sort";
-        snprintf(msg, sizeof msg, "--sort applies to --mask compact only, and %s", masks);
-    } else if (c->sort_key_opt && !sorts) {
-        opt = c->sort_key_opt;
-        snprintf(msg, sizeof msg, "%s chooses the key of a coherence sort, and no sort is asked for (--sort merge or radix)", opt);
-    }
-    if (!opt) return 0;
-    return sr_usage_error(a, "%s; it would change nothing here, so leave %s out", msg, opt);
+    snprintf(msg, sizeof msg, "%s %s, and %s; it would change nothing here, so leave %s out", opt, applies, masks, opt);
+    return sr_usage_error(a, "%s%s", msg, "");
 }
 
+/* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
 {
     sr_error err = { SR_OK, "" };
