@@ -30,11 +30,36 @@ typedef struct sr_ray_soa {
 /* Per-ray arrays that are not moved: the hit (intersect -> shade) and the masks. */
 #define SR_HIT_BYTES (sizeof(float) + sizeof(uint32_t))
 
+/* One slot's fields by value, so that a copy can load every field (of several rays) before
+ * it stores any: the compiler cannot tell that two pools do not overlap, so a store between
+ * two loads keeps the next load waiting for it, and a lone ray's copy would take a memory
+ * round trip per field instead of one in all. */
+typedef struct sr_ray_slot {
+#define SR_X_VAL(type, name) type name;
+    SR_RAY_FIELDS(SR_X_VAL)
+#undef SR_X_VAL
+} sr_ray_slot;
+
+SR_HD sr_ray_slot sr_ray_fetch(sr_ray_soa src, uint32_t from)
+{
+    sr_ray_slot v;
+#define SR_X_LOAD(type, name) v.name = src.name[from];
+    SR_RAY_FIELDS(SR_X_LOAD)
+#undef SR_X_LOAD
+    return v;
+}
+
+SR_HD void sr_ray_put(sr_ray_soa dst, uint32_t to, const sr_ray_slot *v)
+{
+#define SR_X_STORE(type, name) dst.name[to] = v->name;
+    SR_RAY_FIELDS(SR_X_STORE)
+#undef SR_X_STORE
+}
+
 SR_HD void sr_ray_copy(sr_ray_soa dst, uint32_t to, sr_ray_soa src, uint32_t from)
 {
-#define SR_X_COPY(type, name) dst.name[to] = src.name[from];
-    SR_RAY_FIELDS(SR_X_COPY)
-#undef SR_X_COPY
+    const sr_ray_slot v = sr_ray_fetch(src, from);
+    sr_ray_put(dst, to, &v);
 }
 
 /* One ray's path state in registers: what the fused kernels (the megakernel and the wave
