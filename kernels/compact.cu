@@ -13,18 +13,18 @@
  *    popc(m & lanemask_lt) turned around. A sparse tile keeps every lane busy instead of
  *    a warp per word with a lane or two live; writes are coalesced. The words are kept in
  *    shared memory from step 1, so this step reads no stencil. A thread moves
- *    SR_COMPACT_RAYS_A_THREAD rays at once, all their fields loaded before any is stored.
+ *    RAYS rays at once (below), all their fields loaded before any is stored.
  * The block's loop test is uniform (n is read once), so __syncthreads inside it is safe. */
 #define SR_COMPACT_TILE (SR_COMPACT_BLOCK * 8u)
 #define SR_TILE_WORDS (SR_COMPACT_TILE / 32u)
-/* Live rays a thread moves at once: every field of both is loaded before any is stored, so
- * that twice the loads are in flight (bench --micro on the H200: random half-live slots
- * 180 -> 160 us; the registers it takes halve the blocks a SM, which costs the sparsest
- * pools 3-5 us, 28.6 -> 33.9 us at 1 % live; 4 a thread: 155 and 51 us). */
-#define SR_COMPACT_RAYS_A_THREAD 2u
-
-extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil,
-                                            const uint32_t *live_n, uint32_t *counter)
+/* RAYS: live rays a thread moves at once, every field of all of them loaded before any is
+ * stored. Two put twice the loads in flight where many rays move (bench --micro on the H200:
+ * random half-live slots 180 -> 160 us), but their registers halve the blocks a SM, which
+ * costs sparse pools more than it saves (1 % live: 28.6 -> 33.9 us; four a thread: 155 us
+ * half-live, 51 us at 1 %). The launcher picks by the forecast share of live slots. */
+template <uint32_t RAYS>
+__device__ __forceinline__ void sr_compact_live(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil,
+                                                const uint32_t *live_n, uint32_t *counter)
 {
     __shared__ uint32_t word_offset[SR_TILE_WORDS + 1u], tile_word[SR_TILE_WORDS];
     __shared__ uint32_t half_total[2];
@@ -55,10 +55,10 @@ extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, cons
         }
         __syncthreads();
         const uint32_t total = word_offset[SR_TILE_WORDS];
-        for (uint32_t t0 = threadIdx.x; t0 < total; t0 += SR_COMPACT_RAYS_A_THREAD * SR_COMPACT_BLOCK) {
-            sr_ray_slot v[SR_COMPACT_RAYS_A_THREAD];
+        for (uint32_t t0 = threadIdx.x; t0 < total; t0 += RAYS * SR_COMPACT_BLOCK) {
+            sr_ray_slot v[RAYS];
 #pragma unroll
-            for (uint32_t u = 0; u < SR_COMPACT_RAYS_A_THREAD; u++) {
+            for (uint32_t u = 0; u < RAYS; u++) {
                 const uint32_t t = t0 + u * SR_COMPACT_BLOCK;
                 if (t >= total) break;
                 uint32_t lo = 0, hi = SR_TILE_WORDS - 1u;   /* the last word whose offset is <= t */
@@ -70,7 +70,7 @@ extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, cons
                 v[u] = sr_ray_fetch(src, first + lo * 32u + bit);
             }
 #pragma unroll
-            for (uint32_t u = 0; u < SR_COMPACT_RAYS_A_THREAD; u++) {
+            for (uint32_t u = 0; u < RAYS; u++) {
                 const uint32_t t = t0 + u * SR_COMPACT_BLOCK;
                 if (t >= total) break;
                 sr_ray_put(dst, tile_base + t, &v[u]);
@@ -78,6 +78,16 @@ extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, cons
         }
         __syncthreads();   /* shared offsets are reused by the next tile */
     }
+}
+extern "C" __global__ void srk_compact_live(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil,
+                                            const uint32_t *live_n, uint32_t *counter)
+{
+    sr_compact_live<1u>(src, dst, stencil, live_n, counter);
+}
+extern "C" __global__ void srk_compact_live_pairs(sr_ray_soa src, sr_ray_soa dst, const uint32_t *stencil,
+                                                  const uint32_t *live_n, uint32_t *counter)
+{
+    sr_compact_live<2u>(src, dst, stencil, live_n, counter);
 }
 
 /* After srk_compact_live: the first *new_n bits set (only the words the new count uses:
@@ -114,10 +124,14 @@ extern "C" __global__ void srk_count_live(const uint32_t *stencil, const uint32_
 }
 
 extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, uint32_t *live_n,
-                                              uint32_t *counter, uint32_t expected, cudaStream_t stream)
+                                              uint32_t *counter, uint32_t expected, float live_share,
+                                              cudaStream_t stream)
 {
     const uint32_t grid = (expected + SR_COMPACT_TILE - 1u) / SR_COMPACT_TILE;
-    srk_compact_live<<<grid ? grid : 1u, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter);
+    if (live_share >= SR_COMPACT_PAIRS_FROM)
+        srk_compact_live_pairs<<<grid ? grid : 1u, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter);
+    else
+        srk_compact_live<<<grid ? grid : 1u, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     const uint32_t words = (expected + 31u) / 32u, prefix_grid = (words + 255u) / 256u;

@@ -79,6 +79,8 @@ typedef struct sr_launch_args {
     int slowest_first;   /* wave: take the tiles slowest first, as the last such sample timed
                             them (kernels/wave.h); the CPU backend, which has no tail to
                             shorten, keeps its order                                         */
+    float live_share;    /* compact: the forecast share of the slots compacted that are alive
+                            (how many rays a thread moves; any value is correct)             */
     int sort_algo;       /* sort: sr_sort_algo (kernels/sortkey.h)                            */
     int sort_key;        /* sort keys, sort: sr_sort_key                                      */
     float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */

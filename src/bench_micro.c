@@ -58,6 +58,8 @@ typedef struct sr_micro {
     cudaStream_t stream;
     cudaEvent_t start, stop;
     uint32_t n, aligned, words, reps, grid_compact, grid_gather, grid_loop;
+    float live_share;   /* the row's live fraction: the ballot partition's forecast, as the
+                           renderer gives it */
     sr_ray_soa src, dst_ballot, dst_cub;
     uint32_t *stencil, *stencil_saved, *flags, *idx, *seen, *counts, *host;
     float *in, *out, *times;
@@ -165,7 +167,7 @@ static sr_status sr_micro_enqueue(sr_micro *m, sr_micro_method k, sr_error *err)
         break;
     case SR_M_BALLOT:
         SR_CUDA_TRY(sr_launch_compact_live(m->src, m->dst_ballot, m->stencil, &m->counts[SR_C_LIVE_N],
-                                           &m->counts[SR_C_BALLOT], m->n, m->stream),
+                                           &m->counts[SR_C_BALLOT], m->n, m->live_share, m->stream),
                     "launching the ballot-partition compaction");
         break;
     case SR_M_CUB:
@@ -235,6 +237,7 @@ static sr_status sr_micro_check(sr_micro *m, sr_micro_method k, const sr_micro_r
 
 static sr_status sr_micro_config(sr_micro *m, sr_micro_row *row, sr_error *err)
 {
+    m->live_share = (float)row->fraction;
     SR_CUDA_TRY(sr_launch_micro_fill_masks(m->stencil, m->flags, m->n, m->aligned, row->pattern, row->fraction,
                                            SR_MICRO_SEED, m->stream), "filling the live masks");
     SR_CUDA_TRY(cudaMemcpyAsync(m->stencil_saved, m->stencil, (size_t)m->words * sizeof(uint32_t),

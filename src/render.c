@@ -377,6 +377,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_render_opts *o, uint3
         sr_launch_args live_args = a;          /* over the device-side live count */
         live_args.over_live = 1;
         live_args.n = forecast;
+        live_args.live_share = pool_frac > 0.0f ? live_frac / pool_frac : 0.0f;
         live_args.sort_algo = o->sort;
         live_args.sort_key = o->sort_key;
         /* A key that compaction does not carry is noted by pixel before it. */

@@ -195,34 +195,40 @@ static void run_case(gpu_pool *g, int d, uint32_t expected, const char *grid_nam
     const uint32_t live = set_live(g, d, stencil_host);
     char who[160];
 
-    /* ---- the project's compaction: live count on the device, as the renderer runs it */
-    snprintf(who, sizeof who, "ballot n=%u %s forecast=%s", n, density_name[d], grid_name);
-    poison(g);
-    const uint32_t init[2] = { n, 0 };   /* old count, new count's counter */
-    CK(cudaMemcpy(g->counts, init, sizeof init, cudaMemcpyHostToDevice));
-    CK(sr_launch_compact_live(g->src, g->dst, g->stencil, &g->counts[0], &g->counts[1], expected, g->stream));
-    CK(cudaStreamSynchronize(g->stream));
-    uint32_t after_counts[2];
-    CK(cudaMemcpy(after_counts, g->counts, sizeof after_counts, cudaMemcpyDeviceToHost));
-    uint32_t count = after_counts[1];
-    host_check(g, stencil_host, live, count, who);
-    /* Ready for the next round: the old count is zeroed (launch.h). */
-    if (after_counts[0]) fail_msg("%s: old count %u left, want 0", who, after_counts[0]);
-    /* The new stencil: its first ceil(count/32) words are the first count bits (launch.h
-     * leaves later words stale: nothing reads them before the next sample refills it). */
-    CK(cudaMemcpy(after, g->stencil, g->words * sizeof(uint32_t), cudaMemcpyDeviceToHost));
-    for (uint32_t w = 0; w < (count + 31u) / 32u; w++) {
-        const uint32_t first = w * 32u;
-        const uint32_t want = count >= first + 32u ? 0xffffffffu : (1u << (count - first)) - 1u;
-        if (after[w] != want) fail_msg("%s: new stencil word %u is %08x, want %08x", who, w, after[w], want);
+    /* ---- the project's compaction: live count on the device, as the renderer runs it, with
+     * one ray a thread and with two (the launcher picks by the forecast live share) */
+    uint32_t count = 0, bad[4];
+    for (int pairs = 0; pairs < 2; pairs++) {
+        snprintf(who, sizeof who, "ballot (%s a thread) n=%u %s forecast=%s", pairs ? "two rays" : "one ray", n,
+                 density_name[d], grid_name);
+        CK(cudaMemcpy(g->stencil, stencil_host, g->words * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        poison(g);
+        const uint32_t init[2] = { n, 0 };   /* old count, new count's counter */
+        CK(cudaMemcpy(g->counts, init, sizeof init, cudaMemcpyHostToDevice));
+        CK(sr_launch_compact_live(g->src, g->dst, g->stencil, &g->counts[0], &g->counts[1], expected,
+                                   pairs ? 1.0f : 0.0f, g->stream));
+        CK(cudaStreamSynchronize(g->stream));
+        uint32_t after_counts[2];
+        CK(cudaMemcpy(after_counts, g->counts, sizeof after_counts, cudaMemcpyDeviceToHost));
+        count = after_counts[1];
+        host_check(g, stencil_host, live, count, who);
+        /* Ready for the next round: the old count is zeroed (launch.h). */
+        if (after_counts[0]) fail_msg("%s: old count %u left, want 0", who, after_counts[0]);
+        /* The new stencil: its first ceil(count/32) words are the first count bits (launch.h
+         * leaves later words stale: nothing reads them before the next sample refills it). */
+        CK(cudaMemcpy(after, g->stencil, g->words * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+        for (uint32_t w = 0; w < (count + 31u) / 32u; w++) {
+            const uint32_t first = w * 32u;
+            const uint32_t want = count >= first + 32u ? 0xffffffffu : (1u << (count - first)) - 1u;
+            if (after[w] != want) fail_msg("%s: new stencil word %u is %08x, want %08x", who, w, after[w], want);
+        }
+        /* The device check agrees. It needs the old live set on the device, and the ballot has
+         * overwritten g->stencil: a copy goes into idx, which the ballot does not use. */
+        CK(cudaMemcpy(g->idx, stencil_host, g->words * sizeof(uint32_t), cudaMemcpyHostToDevice));
+        device_check(g, &g->counts[1], g->idx, g->stencil, bad);
+        if (bad[0] || bad[1] || bad[2] || bad[3])
+            fail_msg("%s: device check flags %u/%u/%u/%u on an output the host accepted", who, bad[0], bad[1], bad[2], bad[3]);
     }
-    /* The device check agrees. It needs the old live set on the device, and the ballot has
-     * overwritten g->stencil: a copy goes into idx, which the ballot does not use. */
-    CK(cudaMemcpy(g->idx, stencil_host, g->words * sizeof(uint32_t), cudaMemcpyHostToDevice));
-    uint32_t bad[4];
-    device_check(g, &g->counts[1], g->idx, g->stencil, bad);
-    if (bad[0] || bad[1] || bad[2] || bad[3])
-        fail_msg("%s: device check flags %u/%u/%u/%u on an output the host accepted", who, bad[0], bad[1], bad[2], bad[3]);
 
     /* ---- CUB: indices + gather, and per field, from the same live set (flags) */
     CK(cudaMemcpy(g->stencil, stencil_host, g->words * sizeof(uint32_t), cudaMemcpyHostToDevice));
