@@ -306,10 +306,11 @@ static void sr_micro_print(FILE *out, const sr_micro *m, const sr_micro_row *row
     fprintf(out, "  speed-up = flags us / stencil us\n");
     fprintf(out, "\nCompaction: move the live rays' whole state (%d B/ray in %d arrays) to the front of another pool\n"
                  "  ballot = the project's ballot partition (stencil in, live count on the device, new stencil out),\n"
-                 "           %u blocks of %u threads, a tile of 8 x %u slots each, then the stencil prefix\n"
+                 "           %u blocks of %u threads, a tile of 8 x %u slots each, then the stencil prefix;\n"
+                 "           a thread moves two rays at once where the live fraction is at least %.2f, else one\n"
                  "  CUB    = DeviceSelect::Flagged of the live slot indices, then one gather of every field\n"
                  "  GB/s   = ray state read + written; every output checked: the same set, count = popcount\n",
-            (int)SR_RAY_BYTES, arrays, m->grid_compact, SR_COMPACT_BLOCK, SR_COMPACT_BLOCK);
+            (int)SR_RAY_BYTES, arrays, m->grid_compact, SR_COMPACT_BLOCK, SR_COMPACT_BLOCK, (double)SR_COMPACT_PAIRS_FROM);
     fprintf(out, "%-9s %5s %10s | %9s %8s %7s | %9s %8s %7s | %8s | %12s\n", "pattern", "live", "live rays",
             "ballot us", "Mrays/s", "GB/s", "CUB us", "Mrays/s", "GB/s", "speed-up", "CUB/field us");
     for (uint32_t i = 0; i < n; i++) {
