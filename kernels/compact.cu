@@ -128,10 +128,9 @@ extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, ui
                                               cudaStream_t stream)
 {
     const uint32_t grid = (expected + SR_COMPACT_TILE - 1u) / SR_COMPACT_TILE;
-    if (live_share >= SR_COMPACT_PAIRS_FROM)
-        srk_compact_live_pairs<<<grid ? grid : 1u, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter);
-    else
-        srk_compact_live<<<grid ? grid : 1u, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter);
+    void (*const compact)(sr_ray_soa, sr_ray_soa, const uint32_t *, const uint32_t *, uint32_t *) =
+        live_share >= SR_COMPACT_PAIRS_FROM ? srk_compact_live_pairs : srk_compact_live;
+    compact<<<grid ? grid : 1u, SR_COMPACT_BLOCK, 0, stream>>>(src, dst, stencil, live_n, counter);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     const uint32_t words = (expected + 31u) / 32u, prefix_grid = (words + 255u) / 256u;

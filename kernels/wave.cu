@@ -353,13 +353,20 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     /* The drain: as many blocks as the GPU holds at once, each warp claiming chunks until
-     * none is left (the chunk count is on the device; a grid per chunk would wait for it). */
+     * none is left (the chunk count is on the device; a grid per chunk would wait for it).
+     * The grid is asked of the runtime once per device and integrator, not every sample
+     * (samples are launched from one thread). */
+    static int grid_device[2] = { -1, -1 };
+    static uint32_t grid_blocks[2];
     int dev = 0;
-    uint32_t blocks = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-        (e = sr_resident_blocks(dev, path ? (const void *)SR_K(srk_wave_drain_path) : (const void *)SR_K(srk_wave_drain),
-                                SR_WAVE_BLOCK, &blocks)) != cudaSuccess)
-        return e;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
+    if (grid_device[path] != dev) {
+        if ((e = sr_resident_blocks(dev, path ? (const void *)SR_K(srk_wave_drain_path) : (const void *)SR_K(srk_wave_drain),
+                                    SR_WAVE_BLOCK, &grid_blocks[path])) != cudaSuccess)
+            return e;
+        grid_device[path] = dev;
+    }
+    const uint32_t blocks = grid_blocks[path];
     if (path) SR_K(srk_wave_drain_path)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     else SR_K(srk_wave_drain)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     return cudaGetLastError();
