@@ -4,9 +4,8 @@
  * One thread per camera ray (tiled slot order, stages.h); each warp keeps bouncing its rays
  * while its ballot shows at least `dense_min` of 32 lanes alive. A warp that turns sparse
  * moves its live rays by ballot partitioning into a queue, packed, and writes back an empty
- * stencil word. The warp whose rays fill a 32-ray chunk of the queue bounces that chunk next,
- * the same way (rays that go sparse again are queued again); a one-warp launch then runs
- * the last, partial chunk to its end. */
+ * stencil word. A second launch of resident warps drains the queue: each warp claims the next
+ * 32-ray chunk from a counter and runs it to its end (wave.cu; the CPU backend the same). */
 #ifndef SR_WAVE_H
 #define SR_WAVE_H
 
