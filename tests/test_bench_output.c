@@ -14,20 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static const char *const masks[] = { "flags", "stencil", "compact", "wave", "megakernel" };
 
 static double number(const cJSON *o, const char *name)
@@ -89,7 +75,7 @@ static void test_csv_and_json(void **state)
     assert_int_equal(code, 0);
 
     /* CSV: header, then 3 depths x 5 masks rows with the header's column count. */
-    char *text = read_all(csv);
+    char *text = sr_test_read_text(csv);
     assert_non_null(text);
     char *save = NULL, *line = strtok_r(text, "\n", &save);
     assert_string_equal(line, "depth,mask,sort,median_ms,fps,min_ms,max_ms,spread,noisy,rays_per_frame,mrays_per_s,"
@@ -118,7 +104,7 @@ static void test_csv_and_json(void **state)
     free(text);
 
     /* JSON: the same rows, with live fractions per bounce for the masks that count them. */
-    text = read_all(json);
+    text = sr_test_read_text(json);
     assert_non_null(text);
     cJSON *root = cJSON_Parse(text);
     assert_non_null(root);
@@ -183,7 +169,7 @@ static void test_plot(void **state)
                                "--frames", "2", "--warmup", "0", "--mask", "stencil,wave", "--plot", path, "-q", NULL };
         const int code = sr_test_run_cli(argv, err, sizeof err);
         if (code) fail_msg("%s: exit %d\n%s", formats[k].name, code, err);
-        char *text = read_all(path);
+        char *text = sr_test_read_text(path);
         assert_non_null(text);
         const size_t n = strlen(formats[k].magic);
         if (memcmp(text, formats[k].magic, n) != 0) fail_msg("%s does not start with its format's bytes", formats[k].name);

@@ -12,20 +12,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
-
 /* Run `stencilray ARGS` with stdout into out_buf and stderr into err_buf; returns the exit code. */
 static int run_both(const char *const *args, char *out_buf, size_t out_cap, char *err_buf, size_t err_cap)
 {
@@ -43,7 +29,7 @@ static int run_both(const char *const *args, char *out_buf, size_t out_cap, char
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    char *o = read_all(out_path), *e = read_all(err_path);
+    char *o = sr_test_read_text(out_path), *e = sr_test_read_text(err_path);
     assert_non_null(o);
     assert_non_null(e);
     snprintf(out_buf, out_cap, "%s", o);
@@ -113,7 +99,7 @@ static void test_stats_file(void **state)
     if (code) fail_msg("exit %d:\n%s", code, err);
     assert_non_null(strstr(out, "-> "));   /* the summary line stays on stdout */
     assert_int_equal(sr_hard_count_files(dir), 2);   /* the image and the stats, no temporaries */
-    char *text = read_all(stats);
+    char *text = sr_test_read_text(stats);
     assert_non_null(text);
     cJSON *root = cJSON_Parse(text);
     assert_non_null(root);

@@ -38,6 +38,18 @@ int sr_test_file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+char *sr_test_read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL)
+        buf[fread(buf, 1, (size_t)n, f)] = '\0';
+    fclose(f);
+    return buf;
+}
+
 int sr_test_run_cli(const char *const *argv, char *err_out, size_t cap)
 {
     int fds[2];

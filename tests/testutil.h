@@ -22,6 +22,10 @@ int sr_test_run_cli(const char *const *argv, char *err_out, size_t cap);
 
 int sr_test_file_exists(const char *path);
 
+/* The whole file at path, NUL-terminated (malloc'd; the caller frees it), or NULL if it cannot
+ * be read. */
+char *sr_test_read_text(const char *path);
+
 /* A shipped file, e.g. "scenes/default.json", as an absolute path in buf. */
 const char *sr_test_source_path(char *buf, size_t cap, const char *rel);
 
