@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # tests/gpu_checks.sh: what whoever changes GPU code runs on a CUDA machine before it lands:
-#   1. every GPU test (ctest -L gpu, verbose: each prints what it compared),
+#   1. every GPU test but the fault tests (ctest -L gpu, verbose: each prints what it
+#      compared),
 #   2. compute-sanitizer memcheck over every GPU test program,
 #   3. compute-sanitizer racecheck over the wave mask's test of every way to run it (the
 #      queue), the slowest tool, so one cmocka test only,
+#   4. the fault tests, last: their intended illegal address can leave the machine's GL
+#      interop broken for every later process (tests/CMakeLists.txt),
 # each into its own log in OUT_DIR, and a summary line per step on stdout and in summary.txt.
 # The benchmark is separate (tests/perf/bench_wave.sh).
 #
@@ -17,7 +20,7 @@ summary="$out/summary.txt"
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
 
-ctest --test-dir "$build" -L gpu -V > "$out/ctest_gpu.txt" 2>&1
+ctest --test-dir "$build" -L gpu -E '^test_gpu_faults$' -V > "$out/ctest_gpu.txt" 2>&1
 say "gpu tests: exit $? ($(grep -Eo '[0-9]+% tests passed.*' "$out/ctest_gpu.txt" | tail -1)," \
     "$(grep -c '\*\*\*Skipped' "$out/ctest_gpu.txt") skipped)"
 san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
@@ -56,3 +59,6 @@ done
 "$san" --tool racecheck --error-exitcode 1 "$build/tests/test_gpu_match" test_wave_rounds_identical \
     > "$out/racecheck.txt" 2>&1
 say "racecheck test_gpu_match test_wave_rounds_identical: exit $? ($(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazards? displayed' "$out/racecheck.txt" | tail -1))"
+unset SR_TEST_UNDER_SANITIZER
+ctest --test-dir "$build" -R '^test_gpu_faults$' -V > "$out/ctest_gpu_faults.txt" 2>&1
+say "fault tests: exit $? ($(grep -Eo '[0-9]+% tests passed.*' "$out/ctest_gpu_faults.txt" | tail -1))"
