@@ -97,6 +97,7 @@ typedef struct sr_wave_args {
     uint32_t *prev_ranks;         /* places in the next order taken so far (zero at the start) */
     uint32_t *files, *counts;     /* this sample's (counts zero at its start)                 */
     uint32_t *clear_counts, *clear_ranks;   /* zeroed here for the ordered samples to come    */
+    uint32_t *timeline;           /* a measurement build's warp records (wave.h), else NULL   */
 } sr_wave_args;
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */

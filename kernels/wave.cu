@@ -232,6 +232,30 @@ __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_
     return true;
 }
 
+#if SR_WAVE_TIMELINE
+/* The warp's record in a timeline build (wave.h), by lane 0 at the warp's end. */
+__device__ __forceinline__ unsigned long long sr_globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ void sr_wave_timeline_end(const sr_wave_args &w, unsigned long long start, uint32_t bounce)
+{
+    for (int off = 16; off > 0; off >>= 1) bounce = max(bounce, __shfl_xor_sync(SR_FULL_MASK, bounce, off));
+    if (w.timeline == NULL || (threadIdx.x & 31u) != 0u) return;
+    const unsigned long long end = sr_globaltimer();
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    uint32_t *const rec = w.timeline + ((blockIdx.y * gridDim.x + blockIdx.x) * SR_WAVE_GROUP + (threadIdx.x >> 5)) *
+                                           SR_WAVE_TIMELINE_WORDS;
+    rec[0] = (uint32_t)start;
+    rec[1] = (uint32_t)(start >> 32);
+    rec[2] = (uint32_t)min(end - start, 0xffffffffull);
+    rec[3] = sm << 16 | min(bounce, 0xffffu);
+}
+#endif
+
 /* Without repacking (depth 1, or --wave-dense 1): each lane runs its path to the end on its
  * own, with no warp vote per bounce (measured faster: lanes need not wait for each other's
  * bounce); then the ballot write-back and the counts. Its own function: the queue's state
@@ -242,11 +266,17 @@ __device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave
     uint32_t i, word, bounce = 0, started, rank;
     bool alive;
     sr_ray r;
+#if SR_WAVE_TIMELINE
+    const unsigned long long timeline_start = sr_globaltimer();
+#endif
     if (!sr_wave_first<ORDER>(p, w, &i, &word, &alive, &r, &started, &rank)) return;
     while (alive) {
         alive = sr_wave_trace<PATH>(p, &r, bounce);
         bounce++;
     }
+#if SR_WAVE_TIMELINE
+    sr_wave_timeline_end(w, timeline_start, bounce);
+#endif
     sr_stencil_write_back(w.first, i, word, false);
     sr_wave_order_end<ORDER>(w, rank, started);
     sr_wave_count(count, 0u, bounce, p->scene.max_depth);

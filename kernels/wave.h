@@ -98,6 +98,16 @@ SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
 #define SR_WAVE_DRAINED 1u   /* the drain: queue chunks claimed so far */
 #define SR_WAVE_CTL 4u
 
+/* The warp timeline, for measuring where a frame's time goes: a build configured with
+ * -DSR_WAVE_TIMELINE=ON records, for every warp of the kernel without the queue, when it
+ * started and how long it ran (%globaltimer, ns), its SM and its deepest bounce, by the
+ * warp's place in the launch: SR_WAVE_TIMELINE_WORDS words (start low, start high, ns ran,
+ * SM << 16 | deepest bounce). $SR_WAVE_TIMELINE=FILE writes the last frame's records as CSV
+ * when the device lets go of its memory (backend_cuda.c); tests/perf/warps_over_time.py
+ * draws them. Other builds record nothing, so the kernels carry none of it. */
+#define SR_WAVE_TIMELINE_ENV "SR_WAVE_TIMELINE"
+#define SR_WAVE_TIMELINE_WORDS 4u
+
 /* The queue holds as many rays as the pool; a warp that finds it full runs its rays to the
  * end where they are. SR_WAVE_QUEUE_LIMIT=N (tests) makes it N entries, to exercise that. */
 #define SR_WAVE_QUEUE_LIMIT_ENV "SR_WAVE_QUEUE_LIMIT"
