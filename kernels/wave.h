@@ -103,7 +103,8 @@ SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
  * started and how long it ran (%globaltimer, ns), its SM and its deepest bounce, by the
  * warp's place in the launch: SR_WAVE_TIMELINE_WORDS words (start low, start high, ns ran,
  * SM << 16 | deepest bounce). $SR_WAVE_TIMELINE=FILE writes the last frame's records as CSV
- * when the device lets go of its memory (backend_cuda.c); tests/perf/warps_over_time.py
+ * when the device lets go of its memory (backend_cuda.c, which clears them before each
+ * frame, so a frame run by the queue kernels leaves none); tests/perf/warps_over_time.py
  * draws them. Other builds record nothing, so the kernels carry none of it. */
 #define SR_WAVE_TIMELINE_ENV "SR_WAVE_TIMELINE"
 #define SR_WAVE_TIMELINE_WORDS 4u

@@ -415,6 +415,12 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         w.clear_counts = cuda_order_counts(c, s + 1u);   /* filed in by s + 1, last read by s - 1 */
         w.clear_ranks = cuda_order_ranks(c, s);          /* taken by s + 1, last by s - 2 */
     }
+#if SR_WAVE_TIMELINE
+    if (c->wave_timeline)   /* a frame's records only: ordered, warps change places; the queue kernels record nothing */
+        SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0,
+                                    (size_t)c->wave_timeline_warps * SR_WAVE_TIMELINE_WORDS * sizeof(uint32_t), c->stream),
+                    "clearing the warp timeline");
+#endif
     sr_cuda_launched("wave", 0);
     const cudaError_t e = sr_launch_wave(p, &w, c->stream);
     if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
