@@ -179,6 +179,7 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     row->mrays_per_s = row->median_ms > 0 ? row->rays_per_frame / (row->median_ms * 1e3) : 0.0;
     row->compactions = st.compactions / b->frames;
     row->way = sr_wave_way_name(r, &o);
+    row->wave_dense = sr_wave_dense_used(r, &o);
     const double pool = (double)v.width * v.height;
     for (uint32_t k = 0; k < SR_MAX_DEPTH; k++)
         row->live_after[k] = mask == SR_MASK_MEGAKERNEL || k + 1 >= depth ? NAN

@@ -89,7 +89,15 @@ void sr_bench_print_breakdown(FILE *f, const sr_bench_row *rows, uint32_t n)
         char label[64];
         fprintf(f, "depth %u, %s: total %.3f", r->depth, sr_row_label(r, label, sizeof label), r->times.total / fr);
         if (r->mask == SR_MASK_MEGAKERNEL) { fprintf(f, ", one launch\n"); continue; }
-        if (r->mask == SR_MASK_WAVE) { fprintf(f, ", two launches (round 0, then the rest cooperatively)\n"); continue; }
+        if (r->mask == SR_MASK_WAVE && r->wave_dense > 0) {   /* the whole sample in one or two launches */
+            if (r->depth > 1 && r->wave_dense > 1)
+                fprintf(f, ", two launches: the bounces while %u of a warp's 32 rays live, then the drain of the "
+                           "repacked rays (no stage is timed apart)\n", r->wave_dense);
+            else
+                fprintf(f, ", one launch: every bounce in registers (no stage is timed apart)\n");
+            continue;
+        }
+        if (r->mask == SR_MASK_WAVE) fprintf(f, " (its fastest way, the compact mask's launches)");
         fprintf(f, ", generate %.3f\n", r->times.generate / fr);
         for (uint32_t k = 0; k < r->depth; k++)
             fprintf(f, "    bounce %2u: intersect %8.3f  shade %8.3f  compact %8.3f  sort %8.3f\n", k,

@@ -28,6 +28,7 @@ typedef struct sr_bench_row {
     sr_stage_times times;                /* summed over timed frames (--breakdown)              */
     uint32_t frames, compactions;
     const char *way;                     /* wave: the way it measured fastest (render.h)         */
+    uint32_t wave_dense;                 /* wave: the dense threshold it ran (0: compact's launches) */
 } sr_bench_row;
 
 /* The frame-time figures of a row from n >= 1 frame times in ms (sorted here, in place):

@@ -266,6 +266,15 @@ const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o)
     return sr_wave_ways[r->wave_pick].name;
 }
 
+uint32_t sr_wave_dense_used(const sr_renderer *r, const sr_render_opts *o)
+{
+    if (o->mask != SR_MASK_WAVE) return 0;
+    if (!sr_wave_chooses(o)) return o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;   /* as sr_sample_whole */
+    if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return 0;
+    const sr_wave_way *w = &sr_wave_ways[r->wave_pick];
+    return w->mask == SR_MASK_WAVE ? w->dense : 0;
+}
+
 /* The compaction policy: compact when the live rays fill less than compact_below of the
  * CURRENT pool (after a compaction the pool is dense, and compacting it again would only
  * cost); 1 means after every bounce, 0 never. The coherence sort reorders a dense pool, so

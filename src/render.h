@@ -94,6 +94,10 @@ double sr_now(void);   /* monotonic seconds */
 /* The way the wave mask ran samples with options o, for summaries: what it measured fastest
  * ("measuring", "compact", ...), NULL when o names no way (another mask, or --wave-dense). */
 const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o);
+/* The dense threshold the wave mask's samples run with under options o (1..32; 1 never
+ * repacks): the one o gives, or the measured way's; 0 where that way is the compact mask,
+ * while it is still measuring, or for another mask. */
+uint32_t sr_wave_dense_used(const sr_renderer *r, const sr_render_opts *o);
 /* Which way the measuring keeps (an index into render.c's ways), given each way's timings
  * [way][run] at a depth: the fastest by its median, except that a way moving rays between
  * warps (repacking, compaction) must beat the fastest that does not by SR_WAVE_MOVE_MARGIN.

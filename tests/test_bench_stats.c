@@ -1,7 +1,8 @@
 /* The benchmark's frame-time statistics and how the table shows them, without timing anything:
  * min, quartiles, median and max of given frame times; the spread (middle half over the
  * median); a row is flagged noisy exactly when the spread passes SR_BENCH_NOISY_SPREAD, and
- * then (only then) the table marks it and explains the mark under it. */
+ * then (only then) the table marks it and explains the mark under it; the breakdown says how
+ * each wave row ran. */
 #include "testutil.h"
 #include "bench_report.h"
 
@@ -69,11 +70,11 @@ static void test_noisy_flag(void **state)
     assert_true(r.noisy);
 }
 
-static char *table_of(const sr_bench_row *rows, uint32_t n)
+static char *printed(void (*print)(FILE *, const sr_bench_row *, uint32_t), const sr_bench_row *rows, uint32_t n)
 {
     FILE *f = tmpfile();
     assert_non_null(f);
-    sr_bench_print_table(f, rows, n);
+    print(f, rows, n);
     const long len = ftell(f);
     rewind(f);
     char *text = calloc((size_t)len + 1, 1);
@@ -81,6 +82,8 @@ static char *table_of(const sr_bench_row *rows, uint32_t n)
     fclose(f);
     return text;
 }
+
+static char *table_of(const sr_bench_row *rows, uint32_t n) { return printed(sr_bench_print_table, rows, n); }
 
 /* The k-th line after the header, or NULL. */
 static const char *row_line(const char *table, int k)
@@ -123,12 +126,52 @@ static void test_table_marks_noisy_rows(void **state)
     free(text);
 }
 
+/* The wave mask's row says what its frames ran: one launch, two (the drain, with the dense
+ * threshold), or the compact mask's launches, whose stages it then lists. */
+static void test_breakdown_says_how_the_wave_ran(void **state)
+{
+    (void)state;
+    sr_bench_row rows[5];
+    memset(rows, 0, sizeof rows);
+    const struct { uint32_t depth, dense; sr_mask mask; } runs[] = {
+        { 3, 1, SR_MASK_WAVE }, { 3, 16, SR_MASK_WAVE }, { 1, 16, SR_MASK_WAVE }, { 2, 0, SR_MASK_WAVE },
+        { 3, 0, SR_MASK_MEGAKERNEL },
+    };
+    for (int k = 0; k < 5; k++) {
+        rows[k].depth = runs[k].depth;
+        rows[k].wave_dense = runs[k].dense;
+        rows[k].mask = runs[k].mask;
+        rows[k].frames = 2;
+        rows[k].times.total = 2.0;
+    }
+    rows[3].times.intersect[1] = 0.75;   /* 0.375 a frame */
+    char *text = printed(sr_bench_print_breakdown, rows, 5);
+    /* the rows' lines in order, each found after the one before */
+    static const char *const expect[] = {
+        "\ndepth 3, wave: total 1.000, one launch",
+        "\ndepth 3, wave: total 1.000, two launches: the bounces while 16 of a warp's 32 rays live",
+        "\ndepth 1, wave: total 1.000, one launch",   /* depth 1 has no queue */
+        "\ndepth 2, wave: total 1.000 (its fastest way, the compact mask's launches), generate",
+        "\n    bounce  1: intersect    0.375",
+        "\ndepth 3, megakernel: total 1.000, one launch",
+    };
+    const char *at = text;
+    for (size_t k = 0; k < sizeof expect / sizeof expect[0]; k++) {
+        const char *hit = strstr(at, expect[k]);
+        if (!hit) fail_msg("not found (in order): %s\nin:\n%s", expect[k] + 1, text);
+        at = hit + 1;
+    }
+    assert_null(strstr(text, "cooperatively"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_statistics),
         cmocka_unit_test(test_noisy_flag),
         cmocka_unit_test(test_table_marks_noisy_rows),
+        cmocka_unit_test(test_breakdown_says_how_the_wave_ran),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
