@@ -247,6 +247,13 @@ static void sr_wave_way_timed(sr_renderer *r, float ms)
     r->wave_pick = sr_wave_way_choose(r->wave_tune_ms, r->view.max_depth);
 }
 
+/* The dense threshold a wave sample given options o runs with: o's, in 1..32 (0, the
+ * default with --wave-order, never repacks). */
+static uint32_t sr_wave_dense_of(const sr_render_opts *o)
+{
+    return o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
+}
+
 int sr_wave_chooses(const sr_render_opts *o)
 {
     return o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->wave_order == SR_WAVE_ORDER_MEASURED && o->sort == SR_SORT_NONE;
@@ -269,7 +276,7 @@ const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o)
 uint32_t sr_wave_dense_used(const sr_renderer *r, const sr_render_opts *o)
 {
     if (o->mask != SR_MASK_WAVE) return 0;
-    if (!sr_wave_chooses(o)) return o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;   /* as sr_sample_whole */
+    if (!sr_wave_chooses(o)) return sr_wave_dense_of(o);
     if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return 0;
     const sr_wave_way *w = &sr_wave_ways[r->wave_pick];
     return w->mask == SR_MASK_WAVE ? w->dense : 0;
@@ -310,7 +317,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32
     memset(&a, 0, sizeof a);
     a.mask = o->mask;
     a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
-    a.dense_min = o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
+    a.dense_min = sr_wave_dense_of(o);
     a.slowest_first = o->wave_order == SR_WAVE_ORDER_SLOWEST;
     r->wave_ordered += a.slowest_first;
     sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
