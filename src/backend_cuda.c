@@ -62,7 +62,7 @@ static const char *sr_cuda_note(cudaError_t e)
 #define SR_CUDA_TRY_NOTE sr_cuda_note(e_)
 #include "cuda_check.h"
 #include "cuda_soa.h"
-#include "textout.h"
+#include "wave_timeline.h"
 
 /* Host stubs of the stage kernels (extern "C" in bounce.cu, compact.cu), for SR_FAULT. */
 extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void),
@@ -124,36 +124,22 @@ typedef struct sr_cuda {
 } sr_cuda;
 
 #if SR_WAVE_TIMELINE
-/* The last frame's warp records as CSV at $SR_WAVE_TIMELINE (wave.h), start times from the
- * frame's first warp; a measurement switch, so a failure is reported, not returned. */
+static size_t cuda_wave_timeline_bytes(const sr_cuda *c)
+{
+    return (size_t)c->wave_timeline_warps * SR_WAVE_TIMELINE_WORDS * sizeof(uint32_t);
+}
+
+/* The last frame's warp records to $SR_WAVE_TIMELINE (wave.h); a measurement switch, so a
+ * failure is reported, not returned. */
 static void cuda_wave_timeline_write(sr_cuda *c)
 {
     const char *path = getenv(SR_WAVE_TIMELINE_ENV);
-    const size_t words = (size_t)c->wave_timeline_warps * SR_WAVE_TIMELINE_WORDS;
-    uint32_t *rec = (uint32_t *)malloc(words * sizeof *rec);
+    uint32_t *rec = (uint32_t *)malloc(cuda_wave_timeline_bytes(c));
     sr_error err = { 0 };
-    sr_textout out;
-    if (!rec || cudaMemcpy(rec, c->wave_timeline, words * sizeof *rec, cudaMemcpyDeviceToHost) != cudaSuccess) {
+    if (!rec || cudaMemcpy(rec, c->wave_timeline, cuda_wave_timeline_bytes(c), cudaMemcpyDeviceToHost) != cudaSuccess)
         fprintf(stderr, "stencilray: %s: cannot read the warp timeline back from the device\n", path);
-        free(rec);
-        return;
-    }
-    unsigned long long first = ~0ull;
-    for (uint32_t k = 0; k < c->wave_timeline_warps; k++) {
-        const unsigned long long t = (unsigned long long)rec[4u * k + 1u] << 32 | rec[4u * k];
-        if (t != 0 && t < first) first = t;
-    }
-    if (sr_textout_open(&out, path, &err) == SR_OK) {
-        fprintf(out.f, "warp,start_ns,ran_ns,sm,deepest_bounce\n");
-        for (uint32_t k = 0; k < c->wave_timeline_warps; k++) {
-            const uint32_t *r = rec + 4u * k;
-            const unsigned long long t = (unsigned long long)r[1] << 32 | r[0];
-            if (t != 0)   /* warps past the image's last tile record nothing */
-                fprintf(out.f, "%u,%llu,%u,%u,%u\n", k, t - first, r[2], r[3] >> 16, r[3] & 0xffffu);
-        }
-        (void)sr_textout_commit(&out, &err);
-    }
-    if (err.msg[0]) fprintf(stderr, "stencilray: %s\n", err.msg);
+    else if (sr_wave_timeline_write(path, rec, c->wave_timeline_warps, &err))
+        fprintf(stderr, "stencilray: %s\n", err.msg);
     free(rec);
 }
 #endif
@@ -320,9 +306,9 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         /* Warps of the launch-order grid, the larger: rows of whole groups of tiles. */
         const uint32_t tiles_x = sr_tiles_x(c->core.view.width), tiles = sr_tiles(c->core.view.width, c->core.view.height);
         c->wave_timeline_warps = (tiles_x + SR_WAVE_GROUP - 1u) / SR_WAVE_GROUP * SR_WAVE_GROUP * (tiles / tiles_x);
-        const size_t bytes = (size_t)c->wave_timeline_warps * SR_WAVE_TIMELINE_WORDS * sizeof(uint32_t);
-        SR_CUDA_TRY(cudaMalloc((void **)&c->wave_timeline, bytes), "allocating the warp timeline");
-        SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, bytes, c->stream), "clearing the warp timeline");
+        SR_CUDA_TRY(cudaMalloc((void **)&c->wave_timeline, cuda_wave_timeline_bytes(c)), "allocating the warp timeline");
+        /* cleared here too, for a run that ends before any wave frame */
+        SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
 #else
         fprintf(stderr, "stencilray: $%s is set, but this build records no warp timeline "
                         "(configure with -DSR_WAVE_TIMELINE=ON)\n", SR_WAVE_TIMELINE_ENV);
@@ -417,9 +403,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
     }
 #if SR_WAVE_TIMELINE
     if (c->wave_timeline)   /* a frame's records only: ordered, warps change places; the queue kernels record nothing */
-        SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0,
-                                    (size_t)c->wave_timeline_warps * SR_WAVE_TIMELINE_WORDS * sizeof(uint32_t), c->stream),
-                    "clearing the warp timeline");
+        SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
 #endif
     sr_cuda_launched("wave", 0);
     const cudaError_t e = sr_launch_wave(p, &w, c->stream);
