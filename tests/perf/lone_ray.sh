@@ -11,16 +11,20 @@
 #      order) and megakernel: one thread runs. The frames' samples differ, so the paths do too,
 #      but every path there takes its second bounce (live after bounce 1: 1.000), so the
 #      median at depth 2 minus the median at depth 1 is a lone ray's second bounce.
-#   3. The whole 1080p image at depth 1 (the "full bounce" target 3 compares with).
+#   3. The whole 1920x1080 image at depth 1 (the "full bounce" target 3 compares with).
 # Prints one line per point and a summary; JSON and the printed tables land in OUT_DIR.
+# $LONE_RAY_FRAMES (default 100) and $LONE_RAY_FULL (default 1920x1080) shrink a run (the
+# script's own test, tests/perf/test_lone_ray.sh, runs it so on the CPU).
 #
 # usage: tests/perf/lone_ray.sh BUILD_DIR OUT_DIR
 #   e.g. bash .gpu/run.sh bash tests/perf/lone_ray.sh build-gpu "$OUT/lone"
 set -euo pipefail
 build=${1:?usage: lone_ray.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: lone_ray.sh BUILD_DIR OUT_DIR}
+frames=${LONE_RAY_FRAMES:-100}
+full=${LONE_RAY_FULL:-1920x1080}
 sr="$build/stencilray"
-scene=scenes/mesh.json
+scene="$(cd "$(dirname "$0")/../.." && pwd)/scenes/mesh.json"
 eye=0,2.2,7   # the scene's camera position
 mkdir -p "$out"
 
@@ -44,17 +48,17 @@ printf '%-14s %12s %12s\n' "look-at x,y" "wave us" "megakernel us" > "$out/summa
 while read -r point; do
   i=$((i + 1))
   table="$out/lone_$i.txt"
-  "$sr" bench "$scene" --width 1 --height 1 --depth 1-8 --frames 100 --warmup 10 --mask wave,megakernel \
+  "$sr" bench "$scene" --width 1 --height 1 --depth 1-8 --frames "$frames" --warmup 10 --mask wave,megakernel \
       --wave-dense 1 --wave-order launch --camera "$eye,$point,0,1" --json "$out/lone_$i.json" -q > "$table"
   w=$(awk -v a="$(median "$table" 2 wave)" -v b="$(median "$table" 1 wave)" 'BEGIN { printf "%.0f", (a - b) * 1000 }')
   m=$(awk -v a="$(median "$table" 2 megakernel)" -v b="$(median "$table" 1 megakernel)" 'BEGIN { printf "%.0f", (a - b) * 1000 }')
   printf '%-14s %12s %12s\n' "$point" "$w" "$m" >> "$out/summary.txt"
 done < "$out/points.txt"
 
-"$sr" bench "$scene" --width 1920 --height 1080 --depth 1 --frames 100 --mask wave \
+"$sr" bench "$scene" --width "${full%x*}" --height "${full#*x}" --depth 1 --frames "$frames" --mask wave \
     --json "$out/full.json" -q > "$out/full.txt"
-full=$(median "$out/full.txt" 1 wave)
-tail -n +2 "$out/summary.txt" | awk '{ print $2 }' | sort -n | awk -v full="$full" '{ w[NR] = $1 } END {
+full_ms=$(median "$out/full.txt" 1 wave)
+tail -n +2 "$out/summary.txt" | awk '{ print $2 }' | sort -n | awk -v full="$full_ms" -v size="$full" '{ w[NR] = $1 } END {
     printf "%d rays; a lone ray'"'"'s second bounce (wave): min %d, median %d, max %d us\n", NR, w[1], w[int((NR + 1) / 2)], w[NR]
-    printf "the 1080p depth-1 frame: %.3f ms; 5 %% of it: %.1f us\n", full, full * 50 }' >> "$out/summary.txt"
+    printf "the %s depth-1 frame: %.3f ms; 5 %% of it: %.1f us\n", size, full, full * 50 }' >> "$out/summary.txt"
 cat "$out/summary.txt"
