@@ -19,6 +19,7 @@
 # usage: tests/perf/lone_ray.sh BUILD_DIR OUT_DIR
 #   e.g. bash .gpu/run.sh bash tests/perf/lone_ray.sh build-gpu "$OUT/lone"
 set -euo pipefail
+export LC_ALL=C   # seq and awk write decimal points, which the camera argument needs
 build=${1:?usage: lone_ray.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: lone_ray.sh BUILD_DIR OUT_DIR}
 frames=${LONE_RAY_FRAMES:-100}
