@@ -44,6 +44,10 @@ done
 
 # Median frame time (ms) of MASK at DEPTH in a bench table.
 median() { awk -v d="$2" -v m="$3" '$1 == d && $2 == m { print $4 }' "$1"; }
+# MASK's second bounce in a bench table: depth 2's median minus depth 1's, in whole us.
+second_bounce_us() {
+  awk -v a="$(median "$1" 2 "$2")" -v b="$(median "$1" 1 "$2")" 'BEGIN { printf "%.0f", (a - b) * 1000 }'
+}
 i=0
 printf '%-14s %12s %12s\n' "look-at x,y" "wave us" "megakernel us" > "$out/summary.txt"
 while read -r point; do
@@ -51,9 +55,8 @@ while read -r point; do
   table="$out/lone_$i.txt"
   "$sr" bench "$scene" --width 1 --height 1 --depth 1-8 --frames "$frames" --warmup 10 --mask wave,megakernel \
       --wave-dense 1 --wave-order launch --camera "$eye,$point,0,1" --json "$out/lone_$i.json" -q > "$table"
-  w=$(awk -v a="$(median "$table" 2 wave)" -v b="$(median "$table" 1 wave)" 'BEGIN { printf "%.0f", (a - b) * 1000 }')
-  m=$(awk -v a="$(median "$table" 2 megakernel)" -v b="$(median "$table" 1 megakernel)" 'BEGIN { printf "%.0f", (a - b) * 1000 }')
-  printf '%-14s %12s %12s\n' "$point" "$w" "$m" >> "$out/summary.txt"
+  printf '%-14s %12s %12s\n' "$point" "$(second_bounce_us "$table" wave)" "$(second_bounce_us "$table" megakernel)" \
+      >> "$out/summary.txt"
 done < "$out/points.txt"
 
 "$sr" bench "$scene" --width "${full%x*}" --height "${full#*x}" --depth 1 --frames "$frames" --mask wave \
