@@ -73,7 +73,7 @@ static inline cudaError_t sr_resident_blocks(int device, const void *kernel, uin
 
 /* The wave mask (wave.h): one launch over the tiled image (a warp per tile). */
 #ifndef SR_WAVE_BLOCK
-#define SR_WAVE_BLOCK 128u   /* against 32, 64, 256 and 512 on the H200: docs/wavefront.md */
+#define SR_WAVE_BLOCK 128u   /* against 32, 64, 256 and 512 on the H200: docs/experiments.md */
 #endif
 typedef struct sr_wave_args {
     uint32_t queue_base;    /* the queue's first slot in p->ray, after the camera rays'     */

@@ -480,7 +480,7 @@ SR_HD sr_vec3 sr_path_emitted(const sr_scene_view *s, const sr_prim *prim, const
 
 /* What the last vertex's continuation (o, wi, sampled with solid-angle pdf `pdf`) finds, hit
  * h: only the emission or sky is added, so every kind of light reaches the camera along at
- * most max_depth + 1 segments (README, "Path tracing"). */
+ * most max_depth + 1 segments (docs/scene-format.md, "Integrators"). */
 SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;

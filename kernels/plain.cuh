@@ -9,7 +9,7 @@
  * scene never runs (texturing, smooth normals, the map; next-event estimation and its shadow
  * rays), and SR_K names the kernels and launchers with the build's suffix. The general
  * launchers hand a scene to the narrowest build that fits it. Measured on the H200
- * (docs/wavefront.md): the plain path kernel without a queue has 6 136 instructions and 128
+ * (docs/design.md): the plain path kernel without a queue has 6 136 instructions and 128
  * bytes of spill loads against 16 352 and 1 500, and most of the general one's
  * instruction-cache stalls go. The image is bit-identical: each dropped branch is one the
  * scene's data never takes, in the same per-ray code. */

@@ -287,7 +287,7 @@ SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path
 }
 
 /* The same for path tracing with the last segment traced as the wave mask does, a bounce of
- * its own (not counted): a measurement twin of the megakernel (README). Its own function:
+ * its own (not counted): a measurement twin of the megakernel (docs/performance.md). Its own function:
  * as a branch of the one above, it cost the megakernel 6 registers on sm_90. */
 SR_HD uint32_t sr_megakernel_pixel_deferred(const sr_params *p, uint32_t pixel)
 {

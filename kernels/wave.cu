@@ -18,7 +18,7 @@
 #include "wave.h"
 
 /* Resident blocks of SR_WAVE_BLOCK threads per SM each kernel must allow (so its registers
- * per thread), measured on the H200 (docs/wavefront.md): 9 (56 registers, 36 warps): the
+ * per thread), measured on the H200 (docs/design.md, docs/experiments.md): 9 (56 registers, 36 warps): the
  * occupancy pays for the spills (64 registers: 2-9 % slower at depth 1, 48: 5-16 % slower;
  * with the rays in registers, path tracing at 7, 8, 10 or 11 blocks was up to 10 % slower on
  * sphere_field). The kernels with the queue hold nothing across the bounces that the others

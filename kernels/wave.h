@@ -53,7 +53,7 @@ SR_HD uint64_t sr_pool_slots(uint32_t width, uint32_t height, uint32_t align)
  * to learn where to list their tile, cost the default scene 5 us a frame at 1080p). Only
  * the order of the tiles changes, never what a ray computes, so the images stay the same.
  * The bookkeeping still costs a frame 12-17 us at 1080p (the filing about 5, the placing 2,
- * the rest of the block's start 9, not its group's load nor its barrier: docs/wavefront.md),
+ * the rest of the block's start 9, not its group's load nor its barrier: docs/experiments.md),
  * so the renderer measures this order against the launch order (render.c): it wins where
  * slow tiles sit late in the image (the mesh, 10-22 %) or paths run long. */
 #define SR_WAVE_ORDER_CLASSES 16u

@@ -12,7 +12,7 @@
 
 typedef enum sr_backend_kind { SR_BACKEND_AUTO = 0, SR_BACKEND_CPU, SR_BACKEND_CUDA } sr_backend_kind;
 
-/* How a bounce skips finished rays (see README, "Masking strategies"). */
+/* How a bounce skips finished rays (see docs/design.md, "Masking strategies"). */
 typedef enum sr_mask {
     SR_MASK_FLAGS = 0,   /* one 32-bit flag per ray: if (flag == 0) return              */
     SR_MASK_STENCIL,     /* one bit per ray, stencil test + ballot write-back           */

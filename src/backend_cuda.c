@@ -173,7 +173,7 @@ static void cuda_free_all(sr_cuda *c)
  * cannot be set, nothing changes but speed. */
 static void cuda_keep_in_l2(sr_cuda *c, void *base, size_t bytes)
 {
-    if (getenv("SR_NO_L2_WINDOW")) return;   /* measurement switch (docs/wavefront.md) */
+    if (getenv("SR_NO_L2_WINDOW")) return;   /* measurement switch (docs/design.md, "The stencil words stay in L2") */
     int max_persist = 0, max_window = 0;
     if (cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, c->device) != cudaSuccess ||
         cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, c->device) != cudaSuccess ||
@@ -495,7 +495,7 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
     case SR_BUFFER_RAY_COUNTS:
         /* Cleared once a sample, at its start: so is the list of its launches (fault notes).
          * 4096 bytes: on the H200 a memset of 4112 (these and the queue's counters, as it
-         * was) cost about 3.5 us more a frame than one of 4096 (docs/wavefront.md). */
+         * was) cost about 3.5 us more a frame than one of 4096 (docs/design.md). */
         sr_cuda_launches_reset();
         SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, byte, sizeof(uint32_t) * SR_COUNT_WORDS, c->stream), "clearing counters");
         return SR_OK;

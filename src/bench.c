@@ -68,7 +68,8 @@ SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_TUNING SR_H
 "Examples:\n"
 "  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"
 "  stencilray bench --mask stencil,compact --breakdown --csv out.csv --plot fps.png\n"
-"  stencilray bench scenes/mirror_hall.json --mask compact --sort all --breakdown\n";
+"  stencilray bench scenes/mirror_hall.json --mask compact --sort all --breakdown\n"
+SR_HELP_FOOTER;
 
 static int sr_parse_depth_range(sr_args *a, sr_bench_opts *b)
 {

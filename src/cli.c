@@ -54,7 +54,8 @@ SR_COMMON_HELP
 "  stencilray render                                   # the default scene, GPU if present\n"
 "  stencilray render scenes/cornell.json -o cornell.png --spp 64\n"
 "  stencilray render scenes/mirror_hall.json --depth 4 --backend cpu -o hall.hdr\n"
-"  stencilray render scenes/cornell_path.json -o cornell.exr --exr-type float\n";
+"  stencilray render scenes/cornell_path.json -o cornell.exr --exr-type float\n"
+SR_HELP_FOOTER;
 
 /* Ctrl-C: say so, write the partial image when asked (OUT.partial-<N>spp.EXT, through the
  * same temp + rename), and return 128 + the signal (130 for SIGINT). */
@@ -245,7 +246,8 @@ static int sr_cmd_info(int argc, char **argv)
 {
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            puts("Usage: stencilray info\n\nPrint the build, the CUDA devices found (or why none was), and the\nlibraries this stencilray uses.");
+            fputs("Usage: stencilray info\n\nPrint the build, the CUDA devices found (or why none was), and the\nlibraries this stencilray uses.\n"
+                  SR_HELP_FOOTER, stdout);
             return 0;
         }
         fprintf(stderr, "stencilray info: unknown argument '%s'\n", argv[i]);
@@ -292,8 +294,10 @@ static const char sr_main_help[] =
 "  view [SCENE]     interactive viewer (GLFW window)       (stencilray view --help)\n"
 "  bench [SCENE]    FPS per trace depth and masking strategy (stencilray bench --help)\n"
 "  info             the build, CUDA devices and libraries found\n"
+"  version          the version (also --version)\n"
 "\n"
-"Start with:  stencilray render " SR_DEFAULT_SCENE " -o default.png\n";
+"Start with:  stencilray render " SR_DEFAULT_SCENE " -o default.png\n"
+SR_HELP_FOOTER;
 
 static int sr_cli_dispatch(int argc, char **argv);
 
@@ -366,7 +370,7 @@ static int sr_cli_dispatch(int argc, char **argv)
         fputs(sr_main_help, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
-    if (!strcmp(argv[1], "--version")) { printf("stencilray %s\n", SR_VERSION); return 0; }
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) { printf("stencilray %s\n", SR_VERSION); return 0; }
     if (!strcmp(argv[1], "render")) return sr_cmd_render(argc, argv);
     if (!strcmp(argv[1], "info")) return sr_cmd_info(argc, argv);
     if (!strcmp(argv[1], "bench")) return sr_bench_main(argc, argv);

@@ -5,7 +5,7 @@
  * first time it runs it, the viewer's first frame after a change of depth or mask. stencilray
  * has a few dozen kernels and runs most of them, so it asks CUDA to load them all when the
  * device opens (CUDA_MODULE_LOADING=EAGER), unless the person chose a mode. Measured on the
- * H200 (README): a 16-spp render of the Cornell box takes 0.003 s instead of 0.008 s, the
+ * H200 (docs/commands.md): a 16-spp render of the Cornell box takes 0.003 s instead of 0.008 s, the
  * whole run the same wall time (the loading moves, it does not grow).
  *
  * CUDA reads the variable when it starts (cuInit), which is after main's first line: setting

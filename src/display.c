@@ -184,7 +184,7 @@ sr_status sr_display_extmem_copy(sr_display *d, sr_error *err)
 /* ---- paths ------------------------------------------------------------------------------- */
 
 static const sr_display_choice sr_choices[] = {
-    { "extmem-rows", SR_DISPLAY_EXTMEM, SR_PRESENT_DRAW_ROWS },   /* measured fastest on the H200 (README) */
+    { "extmem-rows", SR_DISPLAY_EXTMEM, SR_PRESENT_DRAW_ROWS },   /* measured fastest on the H200 (docs/viewer.md) */
     { "extmem", SR_DISPLAY_EXTMEM, SR_PRESENT_BLIT },
     { "blit", SR_DISPLAY_SURFACE, SR_PRESENT_BLIT },
     { "draw", SR_DISPLAY_SURFACE, SR_PRESENT_DRAW },

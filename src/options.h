@@ -109,6 +109,9 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "  --tonemap T             clamp (default), reinhard, aces\n"
 #define SR_HELP_QUIET \
 "  -q, --quiet             no progress bar or summary\n"
+/* The last line of every command's help: where to read on. */
+#define SR_HELP_FOOTER \
+"\nQuick start: README.md#quick-start; scene reference: docs/scene-format.md\n"
 #define SR_COMMON_HELP SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_SPP SR_HELP_DEPTH SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_MASK \
     SR_HELP_TUNING SR_HELP_SORT SR_HELP_SORT_KEY SR_HELP_OUTPUT SR_HELP_QUIET
 

@@ -69,7 +69,8 @@ SR_HELP_SORT_KEY SR_HELP_OUTPUT
 "Examples:\n"
 "  stencilray view                                          # the default scene\n"
 "  stencilray view scenes/mirror_hall.json --size 1280x720 --depth 4\n"
-"  xvfb-run -a stencilray view --backend cpu --frames 16 --screenshot shot.png\n";
+"  xvfb-run -a stencilray view --backend cpu --frames 16 --screenshot shot.png\n"
+SR_HELP_FOOTER;
 
 
 /* "a,b,c,..." into exactly n floats. */

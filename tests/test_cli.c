@@ -157,8 +157,8 @@ static void test_progress_in_a_log(void **state)
     if (!strstr(c.err, "bench: depth 1, mask ")) fail_msg("no progress line in:\n%s", c.err);
 }
 
-/* What `stencilray ARGS` prints on standard output (into buf). */
-static void run_stdout(const char *const *args, char *buf, size_t cap)
+/* What `stencilray ARGS` prints on standard output (into buf); its exit status. */
+static int run_stdout(const char *const *args, char *buf, size_t cap)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -180,6 +180,7 @@ static void run_stdout(const char *const *args, char *buf, size_t cap)
     fclose(p);
     int status = 0;
     waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 static void test_info_assimp_version(void **state)
@@ -245,6 +246,35 @@ static void test_help_lists_each_option_once(void **state)
     assert_non_null(strstr(err, "--spp does not apply to bench"));
 }
 
+/* `stencilray --version` and `stencilray version` print the project's version (CMake's
+ * project(VERSION)) and exit 0; every command's help ends with the line that points at the
+ * README's quick start and the scene reference. */
+static void test_version_and_help_footer(void **state)
+{
+    (void)state;
+    char buf[16384], want[64];
+    snprintf(want, sizeof want, "stencilray %s\n", SR_VERSION);
+    static const char *const version[][2] = { { "--version", NULL }, { "version", NULL } };
+    for (size_t k = 0; k < 2; k++) {
+        assert_int_equal(run_stdout(version[k], buf, sizeof buf), 0);
+        assert_string_equal(buf, want);
+    }
+    static const char *const helps[][3] = {
+        { "--help", NULL, NULL }, { "render", "--help", NULL }, { "bench", "--help", NULL },
+        { "view", "--help", NULL }, { "info", "--help", NULL },
+    };
+    const char *footer = "\nQuick start: README.md#quick-start; scene reference: docs/scene-format.md\n";
+    for (size_t k = 0; k < sizeof helps / sizeof helps[0]; k++) {
+#ifndef SR_HAVE_VIEWER
+        if (!strcmp(helps[k][0], "view")) continue;   /* a build without the viewer has no view help */
+#endif
+        assert_int_equal(run_stdout(helps[k], buf, sizeof buf), 0);
+        const size_t n = strlen(buf), m = strlen(footer);
+        if (n < m || strcmp(buf + n - m, footer)) fail_msg("%s %s: the help does not end with the pointer line:\n%s",
+                                                          helps[k][0], helps[k][1] ? helps[k][1] : "", buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_info_assimp_version),
         cmocka_unit_test(test_info_cuda_module_loading),
         cmocka_unit_test(test_help_lists_each_option_once),
+        cmocka_unit_test(test_version_and_help_footer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -424,7 +424,7 @@ static void time_parts(sr_display *d, sr_renderer *r, double *cuda_ms, double *u
     *draw_ms = 1e3 * median(draw, N);
 }
 
-/* The display's cost per 1920x1080 frame on each path, printed for the README (no
+/* The display's cost per 1920x1080 frame on each path, printed for docs/viewer.md (no
  * thresholds: timings depend on the machine). One "display cost" line per path. */
 static void test_interop_cost_1080p(void **state)
 {

@@ -61,7 +61,7 @@ static void test_white_furnace(void **state)
             printf("metallic %g roughness %.2f: albedo %.4f +- %.4f\n", metallic[a], roughness[b], mean, se);
             if (mean > 1.0 + 4.0 * se + 1e-4) fail_msg("metallic %g roughness %g reflects %.4f > 1", metallic[a], roughness[b], mean);
             /* a dielectric keeps nearly all (its diffuse lobe takes what the specular one
-             * leaves); a metal at least single-scattering GGX's share (README: 32 - 47 % at
+             * leaves); a metal at least single-scattering GGX's share (docs/scene-format.md: 32 - 47 % at
              * roughness 1, lost to shadowing between microfacets) */
             assert_true(mean > (a == 0 ? 0.9 : 0.3));
             if (b == 0) {

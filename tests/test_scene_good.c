@@ -1,8 +1,9 @@
 /* test_scene_good.c: scenes the reader accepts and what they become: the defaults, every
  * value where it belongs, materials in document order, the camera made from them, the shipped
- * scenes and the README's example. */
+ * scenes, the scene reference's example (docs/scene-format.md) and the README's quick start scene. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -215,19 +216,20 @@ static void test_shipped_scenes(void **state)
     sr_scene_free(&s);
 }
 
-/* The complete example in the README's scene format section stays a valid scene. */
+/* The complete example of the scene format reference (docs/scene-format.md) stays a valid
+ * scene. */
 static void test_format_doc_example(void **state)
 {
     (void)state;
     char path[1024], name[1024];
-    sr_test_source_path(path, sizeof path, "README.md");
+    sr_test_source_path(path, sizeof path, "docs/scene-format.md");
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
     static char doc[1 << 20];
     size_t n = fread(doc, 1, sizeof doc - 1, f);
     fclose(f);
     doc[n] = '\0';
-    char *section = strstr(doc, "\n## Scene format");
+    char *section = strstr(doc, "\n## A complete example");
     assert_non_null(section);
     char *start = strstr(section, "```json\n");
     assert_non_null(start);
@@ -237,7 +239,7 @@ static void test_format_doc_example(void **state)
     sr_scene s;
     sr_error e;
     memset(&e, 0, sizeof e);
-    /* named as if it were in scenes/, so its mesh path resolves as the README says */
+    /* named as if it were in scenes/, so its mesh path resolves as the reference says */
     sr_test_source_path(name, sizeof name, "scenes/readme-example.json");
     if (sr_scene_parse(name, start, (size_t)(end - start), &s, &e) != SR_OK) fail_msg("%s", e.msg);
     assert_int_equal(s.material_count, 5);
@@ -245,6 +247,37 @@ static void test_format_doc_example(void **state)
     assert_true(s.prim_count > 3);
     assert_int_equal(s.light_count, 2);
     sr_scene_free(&s);
+}
+
+/* The README's quick start scene ("Render your own model") is a valid scene as written: saved in
+ * the repository's folder, its mesh and the mesh's own materials load, and it has a light (a
+ * Whitted render of it is not black). */
+static void test_readme_quick_start_scene(void **state)
+{
+    (void)state;
+    char path[1024], name[1024];
+    sr_test_source_path(path, sizeof path, "README.md");
+    char *doc = sr_test_read_text(path);
+    assert_non_null(doc);
+    char *section = strstr(doc, "\n## Quick start");
+    assert_non_null(section);
+    char *own = strstr(section, "Render your own model");
+    assert_non_null(own);
+    char *start = strstr(own, "```json\n");
+    assert_non_null(start);
+    start += 8;
+    char *end = strstr(start, "```");
+    assert_non_null(end);
+    sr_scene s;
+    sr_error e;
+    memset(&e, 0, sizeof e);
+    sr_test_source_path(name, sizeof name, "my_scene.json");
+    if (sr_scene_parse(name, start, (size_t)(end - start), &s, &e) != SR_OK) fail_msg("%s", e.msg);
+    assert_true(s.prim_count > 100);     /* the vase's triangles */
+    assert_true(s.material_count >= 3);  /* the floor and the vase's two MTL materials */
+    assert_int_equal(s.light_count, 1);
+    sr_scene_free(&s);
+    free(doc);
 }
 
 int main(void)
@@ -256,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_camera_make),
         cmocka_unit_test(test_shipped_scenes),
         cmocka_unit_test(test_format_doc_example),
+        cmocka_unit_test(test_readme_quick_start_scene),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

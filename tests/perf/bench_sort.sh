@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/perf/bench_sort.sh: every number of the README's coherence-sort section, on a
+# tests/perf/bench_sort.sh: every number of docs/performance.md's coherence-sort section, on a
 # CUDA machine, in one command:
 #   1. the GPU sort tests (test_gpu_sort: correctness of merge and radix, the pool stage, and
 #      bit-identical images with every --sort and --sort-key),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/perf/bench_wave.sh: every number of the README's performance section, on a CUDA
-# machine, in one command (tests/perf/wave_tables.py turns the JSON into the README's tables):
+# tests/perf/bench_wave.sh: every number of docs/performance.md, on a CUDA
+# machine, in one command (tests/perf/wave_tables.py turns the JSON into its tables):
 #   1. FPS per depth 1-8 of every mask on every shipped scene at 1920x1080 and 3840x2160,
 #   2. the path-traced scenes at depth 8 and 50 (the host launches nothing per bounce),
 #   3. the per-bounce breakdown of the compact mask (what a sparse bounce costs as a launch),

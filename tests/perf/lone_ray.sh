@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/perf/lone_ray.sh: what one bounce of one ray costs on an otherwise idle GPU, the floor
-# under the mesh's marginal bounce (the README's target 3). A bounce's cost there is the frame
+# under the mesh's marginal bounce (target 3 in docs/performance.md). A bounce's cost there is the frame
 # time at depth d minus depth d-1, and the frame ends with its deepest paths; so no order of the
 # work can make a bounce cheaper than the walk of the ray that takes it.
 #

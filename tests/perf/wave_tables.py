@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tests/perf/wave_tables.py: the README's performance tables and charts from the JSON that
+"""tests/perf/wave_tables.py: docs/performance.md's tables and charts from the JSON that
 tests/perf/bench_wave.sh writes. Standard library only; the charts need gnuplot.
 
 usage: tests/perf/wave_tables.py JSON_DIR [CHART_DIR]   (markdown on stdout)
