@@ -196,6 +196,19 @@ static sr_status parse_environment(sr_json_doc *c, const cJSON *root, sr_scene *
     }
     SR_TRY(sr_scene_loader_fail(c, file, "environment.file", st, &terr));
     s->env_tex = index + 1u;
+    /* As lights refuse color x intensity beyond a float, the map refuses a radiance that
+     * the film's sums would take beyond one (which rendered black, exit 0); in float, as the
+     * kernels multiply. */
+    const float texel = sr_env_max_texel(&s->tex.items[index], s->tex.texels);
+    const float radiance = texel * s->env_intensity;
+    if (!(radiance <= (float)SR_ENV_RADIANCE_MAX)) {
+        const cJSON *at = sr_json_field(env, "intensity");
+        return sr_json_fail_val(c, at ? at : file, at ? "environment.intensity" : "environment.file",
+                                "the brightest texel of %s x intensity is too large: %g x %g = %g; expected a product "
+                                "of at most %g (the film sums up to 65536 samples of it per pixel in 32-bit floats)",
+                                file->valuestring, texel, s->env_intensity, (double)texel * s->env_intensity,
+                                SR_ENV_RADIANCE_MAX);
+    }
     return SR_OK;
 }
 
