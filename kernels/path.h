@@ -480,7 +480,10 @@ SR_HD sr_vec3 sr_path_emitted(const sr_scene_view *s, const sr_prim *prim, const
 
 /* What the last vertex's continuation (o, wi, sampled with solid-angle pdf `pdf`) finds, hit
  * h: only the emission or sky is added, so every kind of light reaches the camera along at
- * most max_depth + 1 segments (docs/scene-format.md, "Integrators"). */
+ * most max_depth + 1 segments (docs/scene-format.md, "Integrators"). Emission as sr_path_vertex adds it:
+ * an emissive material's radiance (MIS-weighted), or a pbr material's `emission` (color2)
+ * from its front, in full (pbr emitters are not light-sampled); no texture changes color2,
+ * so the material needs no sr_material_at here. */
 SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;
@@ -490,9 +493,15 @@ SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_v
     }
     const sr_prim *prim = sr_hit_prim(s, h);
     const sr_material *m = &s->materials[prim->material];
-    if (m->kind != SR_MAT_EMISSIVE) return;
+    const bool pbr = m->kind == SR_MAT_PBR;
+    if (!(m->kind == SR_MAT_EMISSIVE || (pbr && sr_max3(m->color2) > 0.0f))) return;
     const sr_vec3 ng = sr_prim_normal(prim, sr_madd(o, wi, h.t));
-    sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, sr_dot(wi, ng) < 0.0f, pdf)));
+    const bool front = sr_dot(wi, ng) < 0.0f;
+    if (pbr) {
+        if (front) sr_path_film_add(p, pixel, sr_mul(tp, m->color2));
+        return;
+    }
+    sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, front, pdf)));
 }
 
 /* One path vertex of ray *r, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns

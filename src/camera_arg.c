@@ -42,8 +42,17 @@ int sr_camera_arg_parse(const char *text, sr_camera_arg *out, char *why, size_t 
         return sr_camera_why(why, cap, "expected 6, 7 or 12 comma-separated numbers %s; got %d", SR_CAMERA_ARG_SYNTAX, n);
     out->count = n;
     const float *v = out->v;
-    if (!sr_json_unit_vector(sr_sub(sr_v3(v[3], v[4], v[5]), sr_v3(v[0], v[1], v[2])), NULL))
+    sr_camera_desc at;
+    memset(&at, 0, sizeof at);
+    at.position = sr_v3(v[0], v[1], v[2]);
+    at.look_at = sr_v3(v[3], v[4], v[5]);
+    const double dist = sr_camera_distance(&at);
+    if (!(dist > 0.0))
         return sr_camera_why(why, cap, "the look-at point (numbers 4-6) must differ from the position (numbers 1-3)");
+    if (!(dist <= (double)SR_CAMERA_DIST_MAX))
+        return sr_camera_why(why, cap, "the look-at point (numbers 4-6) is %g from the position (numbers 1-3); expected "
+                                       "at most %g apart (the camera is built in float and squares that distance)",
+                             dist, (double)SR_CAMERA_DIST_MAX);
     if (n >= 7 && !(v[6] > 0.0f && v[6] < 180.0f))
         return sr_camera_why(why, cap, "the field of view (number 7) must be greater than 0 and less than 180 "
                                        "degrees, got %g", (double)v[6]);

@@ -9,6 +9,15 @@ uint64_t sr_env_build_bytes(uint32_t w, uint32_t h)
     return ((uint64_t)h + 1u + (uint64_t)h * (w + 1u) + (uint64_t)w * h) * sizeof(float) + (uint64_t)w * h * sizeof(double);
 }
 
+float sr_env_max_texel(const sr_texture *t, const float *texels)
+{
+    const float *px = texels + 3u * (size_t)t->offset;
+    float best = 0.0f;
+    for (size_t k = 0; k < 3u * (size_t)t->width * t->height; k++)
+        if (px[k] > best) best = px[k];
+    return best;
+}
+
 sr_status sr_env_build(const sr_texture *t, const float *texels, float **marginal, float **conditional, float **pdf,
                        sr_error *err)
 {

@@ -6,6 +6,15 @@
 #include "status.h"
 #include "../kernels/types.h"
 
+/* The largest radiance the environment may give (the map's brightest texel x intensity): the
+ * film sums up to 65536 samples of it per pixel in 32-bit floats, and light sampling weights
+ * a sample by up to some hundreds (radiance over the map's pdf), so 1e30 keeps those sums
+ * below FLT_MAX (3.4e38) with room to spare. */
+#define SR_ENV_RADIANCE_MAX 1e30
+
+/* The largest channel value of texture t (texels: the scene's texel array). */
+float sr_env_max_texel(const sr_texture *t, const float *texels);
+
 /* Bytes sr_env_build allocates for a w x h map. */
 uint64_t sr_env_build_bytes(uint32_t w, uint32_t h);
 

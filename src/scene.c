@@ -42,10 +42,16 @@ static sr_status parse_camera(sr_json_doc *c, const cJSON *cam, sr_camera_desc *
     SR_TRY(sr_json_opt_float(c, cam, "camera", "aperture", R_NONNEG, 0.0f, &d->aperture));
     SR_TRY(sr_json_opt_float(c, cam, "camera", "focus_distance", R_NONNEG, 0.0f, &d->focus_distance));
 
-    if (!sr_json_unit_vector(sr_sub(d->look_at, d->position), NULL))
+    const double dist = sr_camera_distance(d);
+    if (!(dist > 0.0))
         return sr_json_fail_val(c, sr_json_field(cam, "look_at"), "camera.look_at",
                                 "must differ from camera.position (both are [%g, %g, %g]); the camera looks from position towards look_at",
                                 d->position.x, d->position.y, d->position.z);
+    if (!(dist <= (double)SR_CAMERA_DIST_MAX))
+        return sr_json_fail_val(c, sr_json_field(cam, "look_at"), "camera.look_at",
+                                "is %g from camera.position; expected at most %g apart (the camera is built in float "
+                                "and squares that distance)",
+                                dist, (double)SR_CAMERA_DIST_MAX);
     if (!sr_camera_up_ok(d)) {
         const cJSON *at = sr_json_field(cam, "up");
         return sr_json_fail_val(c, at ? at : cam, "camera.up",
@@ -190,6 +196,19 @@ static sr_status parse_environment(sr_json_doc *c, const cJSON *root, sr_scene *
     }
     SR_TRY(sr_scene_loader_fail(c, file, "environment.file", st, &terr));
     s->env_tex = index + 1u;
+    /* As lights refuse color x intensity beyond a float, the map refuses a radiance that
+     * the film's sums would take beyond one (which rendered black, exit 0); in float, as the
+     * kernels multiply. */
+    const float texel = sr_env_max_texel(&s->tex.items[index], s->tex.texels);
+    const float radiance = texel * s->env_intensity;
+    if (!(radiance <= (float)SR_ENV_RADIANCE_MAX)) {
+        const cJSON *at = sr_json_field(env, "intensity");
+        return sr_json_fail_val(c, at ? at : file, at ? "environment.intensity" : "environment.file",
+                                "the brightest texel of %s x intensity is too large: %g x %g = %g; expected a product "
+                                "of at most %g (the film sums up to 65536 samples of it per pixel in 32-bit floats)",
+                                file->valuestring, texel, s->env_intensity, (double)texel * s->env_intensity,
+                                SR_ENV_RADIANCE_MAX);
+    }
     return SR_OK;
 }
 
@@ -280,6 +299,13 @@ void sr_scene_free(sr_scene *scene)
     free(scene->planes);
     free(scene->lights);
     memset(scene, 0, sizeof *scene);
+}
+
+double sr_camera_distance(const sr_camera_desc *d)
+{
+    const double x = (double)d->look_at.x - d->position.x, y = (double)d->look_at.y - d->position.y,
+                 z = (double)d->look_at.z - d->position.z;
+    return sqrt(x * x + y * y + z * z);
 }
 
 int sr_camera_up_ok(const sr_camera_desc *d)

@@ -56,6 +56,15 @@ void sr_scene_free(sr_scene *scene);
  * the view direction (look_at - position). A scene's camera and --camera are checked by it. */
 int sr_camera_up_ok(const sr_camera_desc *desc);
 
+/* The farthest look_at may be from position. The camera is built in float and squares that
+ * distance, times the image plane's half-width (tan(fov / 2) x aspect), so the square must
+ * stay well within FLT_MAX (3.4e38): 1e16 leaves a factor of 1e3 for wide views. */
+#define SR_CAMERA_DIST_MAX 1e16f   /* a float, so that a file's 1e16 is within */
+
+/* The distance from position to look_at, in double (a float difference may overflow): a
+ * scene's camera and --camera need it above 0 and at most SR_CAMERA_DIST_MAX. */
+double sr_camera_distance(const sr_camera_desc *desc);
+
 /* The camera the stages use, for an image of width x height. */
 sr_camera sr_camera_make(const sr_camera_desc *desc, uint32_t width, uint32_t height);
 

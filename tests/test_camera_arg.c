@@ -61,8 +61,8 @@ static int make_cameras(sr_camera_desc *out, int cap)
     c.aperture = 1e-40f;
     c.focus_distance = 0.0f;
     out[n++] = c;
-    c.position = sr_v3(3e30f, -2e-30f, 16777217.0f);
-    c.look_at = sr_v3(-3e30f, 0.1f, 0.2f);
+    c.position = sr_v3(5e15f, -2e-30f, 16777217.0f);   /* 9e15 apart: within SR_CAMERA_DIST_MAX */
+    c.look_at = sr_v3(-4e15f, 0.1f, 0.2f);
     c.up = sr_v3(0.0f, 0.0f, -1.0f);
     c.vfov_deg = 1e-6f;
     c.aperture = 0.3f;
@@ -218,6 +218,10 @@ static void test_bad_camera(void **state)
         { "1,2,3,4,5,inf", "number 6 is not a finite number" },
         { "1,2,3,4,5,6,", "number 7 is not a finite number" },
         { "1,2,3,1,2,3", "the look-at point (numbers 4-6) must differ from the position" },
+        /* they differ, but their difference overflows a float, or its square does */
+        { "3e38,0,0,-3e38,0,0", "the look-at point (numbers 4-6) is 6e+38 from the position (numbers 1-3); "
+                                "expected at most 1e+16 apart" },
+        { "0,0,2e16,0,0,0", "is 2e+16 from the position" },
         { "0,1,5,0,1,0,180", "the field of view (number 7) must be greater than 0 and less than 180" },
         { "0,1,5,0,1,0,40,0,0,0,0,0", "the up vector (numbers 8-10) must not be zero" },
         { "0,1,5,0,1,0,40,0,1,0,-1,0", "the aperture and the focus distance (numbers 11 and 12) must be 0 or more" },

@@ -304,6 +304,68 @@ static void test_bad_environment(void **state)
     if (!strstr(e.msg, "both.json:2:") || !strstr(e.msg, "give one")) fail_msg("%s", e.msg);
 }
 
+/* A map of radiance `bright_value` everywhere. */
+static float bright_value;
+static void bright_map(int i, int j, int w, int h, float *c)
+{
+    (void)i; (void)j; (void)w; (void)h;
+    c[0] = c[1] = c[2] = bright_value;
+}
+
+/* The map's brightest texel x intensity must leave room for the film's sums: 1000 x 3e35 is
+ * a finite float (3e38), yet it rendered a black image with exit 0. Refused at the intensity
+ * (or at the file, when the map alone is too bright), exit 2, nothing written; a product of
+ * 1e29 renders. */
+static void test_environment_too_bright(void **state)
+{
+    (void)state;
+    char hdr[512], src[2048];
+    sr_test_tmp_path(hdr, sizeof hdr, "env_bright.hdr");
+    bright_value = 1000.0f;
+    write_hdr(hdr, 8, 4, bright_map);
+    snprintf(src, sizeof src, "{'camera': {'position': [0, 1, 5], 'look_at': [0, 1, 0]},\n"
+                              " 'environment': {'file': '%s', 'intensity': @3e35}, " MATS ", " OBJS "}", hdr);
+    EXPECT_ERR(src, "environment.intensity", "env_bright.hdr", "1000 x 3e+35 = 3e+38", "at most 1e+30");
+
+    /* the same through the CLI: exit 2, no image, both integrators */
+    char scene[600], out[600], err[8192], json[2048];
+    sr_test_tmp_path(out, sizeof out, "env_bright.png");
+    remove(out);
+    static const char *const integ[] = { "whitted", "path" };
+    for (int k = 0; k < 2; k++) {
+        snprintf(json, sizeof json,
+                 "{\"camera\":{\"position\":[0,1,5],\"look_at\":[0,1,0]}, \"integrator\":\"%s\",\n"
+                 " \"environment\":{\"file\":\"%s\",\n  \"intensity\":3e35},\n"
+                 " \"materials\":{\"m\":{\"type\":\"diffuse\"}},\n"
+                 " \"objects\":[{\"type\":\"sphere\",\"center\":[0,1,0],\"radius\":1,\"material\":\"m\"}]}",
+                 integ[k], hdr);
+        sr_test_write_file(scene, sizeof scene, "env_bright.json", json);
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "16", "--height", "8", "-o", out, "-q", NULL };
+        const int code = sr_test_run_cli(argv, err, sizeof err);
+        printf("%s: exit %d: %s", integ[k], code, err);
+        if (code != 2 || !strstr(err, "env_bright.json:3:15: environment.intensity: ") || !strstr(err, "at most 1e+30"))
+            fail_msg("%s: exit %d, expected 2 and env_bright.json:3:15: environment.intensity: ...; got:\n%s", integ[k], code, err);
+        assert_false(sr_test_file_exists(out));
+    }
+
+    /* a map too bright on its own: the file is named, at its key */
+    char hot[512];
+    sr_test_tmp_path(hot, sizeof hot, "env_hot.hdr");
+    bright_value = 1e32f;
+    write_hdr(hot, 8, 4, bright_map);
+    snprintf(src, sizeof src, "{'camera': {'position': [0, 1, 5], 'look_at': [0, 1, 0]},\n"
+                              " 'environment': {'file': @'%s'}, " MATS ", " OBJS "}", hot);
+    EXPECT_ERR(src, "environment.file", "env_hot.hdr", "at most 1e+30");
+
+    /* within the limit it loads */
+    snprintf(src, sizeof src, "{'camera': {'position': [0, 1, 5], 'look_at': [0, 1, 0]},\n"
+                              " 'environment': {'file': '%s', 'intensity': 1e26}, " MATS ", " OBJS "}", hdr);
+    sr_scene s;
+    sr_test_parse_ok(src, &s);
+    assert_true(s.env_intensity == 1e26f);
+    sr_scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_small_sun_converges_faster),
         cmocka_unit_test(test_shipped_sky),
         cmocka_unit_test(test_bad_environment),
+        cmocka_unit_test(test_environment_too_bright),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

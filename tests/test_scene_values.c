@@ -208,6 +208,13 @@ static void test_camera_position_is_look_at(void **state)
     (void)state;
     EXPECT_ERR(SCENE_CAM("{'position': [1, 2, 3], 'look_at': @[1, 2, 3]}"), "camera.look_at",
                "must differ from camera.position", "[1, 2, 3]");
+    /* they differ, but their difference overflows a float (or its square would) */
+    EXPECT_ERR(SCENE_CAM("{'position': [3e38, 0, 0], 'look_at': @[-3e38, 0, 0]}"), "camera.look_at",
+               "is 6e+38 from camera.position", "expected at most 1e+16 apart");
+    EXPECT_ERR(SCENE_CAM("{'position': [0, 0, 2e16], 'look_at': @[0, 0, 0]}"), "camera.look_at", "is 2e+16 from");
+    sr_scene s;
+    sr_test_parse_ok(SCENE_CAM("{'position': [0, 0, 1e16], 'look_at': [0, 0, 0]}"), &s);
+    sr_scene_free(&s);
 }
 
 static void test_camera_up_parallel(void **state)
