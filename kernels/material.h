@@ -1,6 +1,5 @@
-/* material.h: what a surface does to a ray, a switch on sr_material_kind. Whitted-style:
- * diffuse and emissive surfaces end the path with light gathered at the hit; mirror, metal
- * and glass continue it. */
+/* material.h: a surface at a hit, for both integrators: its albedo (checker), its shading
+ * normal, where rays leaving it start, and the pbr material's Fresnel term. */
 #ifndef SR_MATERIAL_H
 #define SR_MATERIAL_H
 
@@ -89,44 +88,6 @@ SR_HD sr_vec3 sr_pbr_fresnel(const sr_material *m, sr_vec3 base, float c)
 }
 
 SR_HD float sr_luminance(sr_vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
-
-/* Light arriving directly from the scene's lights at p (normal n facing the viewer), times
- * the Lambertian BRDF albedo / pi, with one shadow ray per light. */
-SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo);
-SR_HD sr_vec3 sr_direct_light(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 albedo)
-{
-    return sr_direct_light_ns(s, p, n, n, albedo);
-}
-
-/* The same with a shading normal ns (sr_shading_normal) for the cosine, the shadow rays
- * leaving from p off the surface along the geometric n. A light the shading normal faces may
- * be just below a coarse mesh's facet (near the terminator): its shadow ray then decides. */
-SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo)
-{
-    sr_vec3 sum = sr_v3s(0.0f);
-    sr_vec3 origin = sr_offset_origin(p, n);
-    for (uint32_t i = 0; i < s->light_count; i++) {
-        const sr_light *l = &s->lights[i];
-        sr_vec3 to_light;
-        float dist, falloff;
-        if (l->kind == SR_LIGHT_POINT) {
-            to_light = sr_sub(l->v, origin);
-            dist = sr_length(to_light);
-            if (!(dist > 0.0f)) continue;
-            to_light = sr_scale(to_light, 1.0f / dist);
-            falloff = 1.0f / (dist * dist);
-        } else {
-            to_light = sr_neg(l->v);
-            dist = SR_INF;
-            falloff = 1.0f;
-        }
-        float cos_l = sr_dot(ns, to_light);
-        if (cos_l <= 0.0f) continue;
-        if (sr_trace_occluded(s, origin, to_light, 0.0f, dist)) continue;
-        sum = sr_madd(sum, l->power, cos_l * falloff);
-    }
-    return sr_mul(sr_add(sr_scale(sum, 1.0f / SR_PI), s->ambient), albedo);
-}
 
 /* A point in the unit ball from three uniforms (rejection-free: radius by cube root). */
 SR_HD sr_vec3 sr_unit_ball(float u1, float u2, float u3)

@@ -1,5 +1,5 @@
 /* path.h: the path integrator's shade stage, shared by both backends like the rest of
- * stages.h (which calls it when the scene's integrator is "path").
+ * stages.h (which calls it when the scene's integrator is "path"); whitted.h is the other.
  *
  * Unidirectional path tracing on the wavefront: each shade call is one path vertex. At a
  * non-specular vertex (diffuse, rough metal, an emissive surface with an albedo) it adds
@@ -22,117 +22,18 @@
 #ifndef SR_PATH_H
 #define SR_PATH_H
 
-#include "stages.h"
+#include "camera.h"
+#include "lights.h"
+
+/* What a path vertex leaves: the end of the path, the continuation in *r, or (for a caller
+ * that asked to trace it itself) the last vertex's continuation in *r, to be traced once and
+ * handed to sr_path_last_hit. */
+enum { SR_PATH_END, SR_PATH_NEXT, SR_PATH_LAST };
 
 #define SR_RR_START 3u        /* first bounce at which Russian roulette may end a path      */
 #define SR_RR_MIN 0.05f       /* survival probability = max throughput clamped to these     */
 #define SR_RR_MAX 0.95f
 #define SR_GGX_ALPHA_MIN 1e-3f   /* rough metal's GGX alpha = max(roughness^2, this)        */
-
-/* ---- emitters ---------------------------------------------------------------------------- */
-
-SR_HD float sr_prim_area(const sr_prim *p)
-{
-    switch (p->kind) {
-    case SR_PRIM_SPHERE:   return 4.0f * SR_PI * p->b.x * p->b.x;
-    case SR_PRIM_QUAD:     return sr_length(sr_cross(p->b, p->c));
-    case SR_PRIM_TRIANGLE: return 0.5f * sr_length(sr_cross(sr_sub(p->b, p->a), sr_sub(p->c, p->a)));
-    default:               return 0.0f;   /* planes are unbounded: never sampled          */
-    }
-}
-
-SR_HD bool sr_is_emitter(const sr_material *m)
-{
-    return m->kind == SR_MAT_EMISSIVE && sr_max3(m->color) > 0.0f;
-}
-
-/* What an emitter is picked in proportion to: area x mean radiance (x 2 when it emits from
- * both sides). The host builds the pick CDF with this function and the stages divide by the
- * total, so both sides agree on the probabilities. */
-SR_HD float sr_emitter_power(const sr_prim *p, const sr_material *m)
-{
-    float mean = (m->color.x + m->color.y + m->color.z) * (1.0f / 3.0f);
-    return sr_prim_area(p) * mean * (m->two_sided ? 2.0f : 1.0f);
-}
-
-/* A sphere seen from o outside it subtends a cone; 1 - cos of its half-angle, written so that
- * small far spheres keep their precision. False when o is inside (sampled by area then). */
-SR_HD bool sr_sphere_cone(const sr_prim *e, sr_vec3 o, float *one_minus_cos)
-{
-    sr_vec3 oc = sr_sub(e->a, o);
-    float d2 = sr_dot(oc, oc), r2 = e->b.x * e->b.x;
-    if (!(d2 > r2)) return false;
-    float sin2 = r2 / d2;
-    float cos_max = sqrtf(sr_maxf(0.0f, 1.0f - sin2));
-    *one_minus_cos = sin2 / (1.0f + cos_max);
-    return true;
-}
-
-/* The solid-angle pdf with which sr_emitter_sample, from o, gives the point o + wi*dist of
- * emitter e whose unit normal there is n_l (the pick probability not included); 0 where it
- * never gives that point. */
-SR_HD float sr_emitter_pdf(const sr_prim *e, sr_vec3 o, sr_vec3 wi, float dist, sr_vec3 n_l)
-{
-    float omc;
-    if (e->kind == SR_PRIM_SPHERE && sr_sphere_cone(e, o, &omc))
-        return omc > 0.0f ? 1.0f / (2.0f * SR_PI * omc) : 0.0f;
-    float cos_l = fabsf(sr_dot(n_l, wi));
-    float area = sr_prim_area(e);
-    if (!(cos_l > 0.0f) || !(area > 0.0f)) return 0.0f;
-    return dist * dist / (area * cos_l);
-}
-
-/* A point on emitter e for a shading point at o, from two uniforms: quads and triangles
- * uniformly by area; spheres uniformly in the cone they subtend from o (only the visible
- * cap), or by area when o is inside. False if no point could be made (a grazing cone ray). */
-SR_HD bool sr_emitter_sample(const sr_prim *e, sr_vec3 o, float u1, float u2, sr_vec3 *x)
-{
-    switch (e->kind) {
-    case SR_PRIM_QUAD:
-        *x = sr_add(e->a, sr_add(sr_scale(e->b, u1), sr_scale(e->c, u2)));
-        return true;
-    case SR_PRIM_TRIANGLE: {
-        float su = sqrtf(u1);
-        float wb = su * (1.0f - u2), wc = su * u2;
-        *x = sr_add(e->a, sr_add(sr_scale(sr_sub(e->b, e->a), wb), sr_scale(sr_sub(e->c, e->a), wc)));
-        return true;
-    }
-    case SR_PRIM_SPHERE: {
-        float r = e->b.x, omc, s_phi, c_phi;
-        sr_sincos_turns(u2, &s_phi, &c_phi);
-        if (sr_sphere_cone(e, o, &omc)) {
-            if (!(omc > 0.0f)) return false;
-            sr_vec3 w = sr_normalize(sr_sub(e->a, o)), t, b;
-            sr_onb(w, &t, &b);
-            float one_minus = u1 * omc;                        /* 1 - cos(theta) in [0, omc) */
-            float cos_t = 1.0f - one_minus;
-            float sin_t = sqrtf(sr_maxf(0.0f, one_minus * (2.0f - one_minus)));
-            sr_vec3 dir = sr_add(sr_scale(w, cos_t), sr_add(sr_scale(t, sin_t * c_phi), sr_scale(b, sin_t * s_phi)));
-            float th;
-            if (!sr_isect_sphere(e->a, r, o, dir, 0.0f, SR_INF, &th)) return false;
-            *x = sr_madd(o, dir, th);
-            return true;
-        }
-        float z = 1.0f - 2.0f * u1, rr = sqrtf(sr_maxf(0.0f, 1.0f - z * z));
-        *x = sr_madd(e->a, sr_v3(rr * c_phi, rr * s_phi, z), r);
-        return true;
-    }
-    default:
-        return false;
-    }
-}
-
-/* The emitter list entry for uniform u in [0, 1): the first whose CDF exceeds u. */
-SR_HD uint32_t sr_emitter_pick(const sr_scene_view *s, float u)
-{
-    uint32_t lo = 0, hi = s->emitter_count - 1u;
-    while (lo < hi) {
-        uint32_t mid = (lo + hi) / 2u;
-        if (u < s->emitters[mid].cdf) hi = mid;
-        else lo = mid + 1u;
-    }
-    return lo;
-}
 
 /* Power heuristic (beta = 2) weight of a strategy with pdf a against one with pdf b. */
 SR_HD float sr_mis_power(float a, float b)
@@ -405,17 +306,7 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
         const sr_light *l = &s->lights[i];
         sr_vec3 wi;
         float dist, falloff;
-        if (l->kind == SR_LIGHT_POINT) {
-            wi = sr_sub(l->v, origin);
-            dist = sr_length(wi);
-            if (!(dist > 0.0f)) continue;
-            wi = sr_scale(wi, 1.0f / dist);
-            falloff = 1.0f / (dist * dist);
-        } else {
-            wi = sr_neg(l->v);
-            dist = SR_INF;
-            falloff = 1.0f;
-        }
+        if (!sr_delta_light(l, origin, &wi, &dist, &falloff)) continue;
         sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
         if (!(sr_max3(f) > 0.0f)) continue;
         if (sr_trace_occluded(s, origin, wi, 0.0f, dist)) continue;

@@ -1,7 +1,7 @@
 /* render.c: the frame driver, the same loop for every backend. */
 #include "render.h"
 #include "interrupt.h"
-#include "../kernels/path.h"
+#include "../kernels/lights.h"
 #include "../kernels/sortkey.h"
 #include "../kernels/wave.h"
 
