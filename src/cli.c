@@ -71,10 +71,7 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_sce
         return 128 + (sig ? sig : SIGINT);
     }
     char partial[PATH_MAX];
-    const char *dot = strrchr(out, '.');
-    const char *slash = strrchr(out, '/');
-    if (!dot || (slash && dot < slash)) dot = out + strlen(out);
-    snprintf(partial, sizeof partial, "%.*s.partial-%uspp%s", (int)(dot - out), out, st->partial_samples, dot);
+    sr_partial_path(out, st->partial_samples, partial, sizeof partial);
     sr_error err = { SR_OK, "" };
     if (sr_image_write_as(partial, rgb, scene->width, scene->height, io, NULL, &err)) {
         fprintf(stderr, "stencilray render: interrupted (%s); writing the partial image failed: %s\n", name, err.msg);
@@ -179,6 +176,7 @@ static int sr_cmd_render(int argc, char **argv)
     if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
     if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
+    if (c.render.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
     if (c.quiet) c.render.progress = 0;
 
     const sr_image_opts io = { .exposure = c.exposure, .tonemap = c.tonemap, .exr_type = exr_type };

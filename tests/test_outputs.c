@@ -3,6 +3,7 @@
  * folder for the benchmark's files; '-' writes the benchmark's CSV or JSON to standard output.
  * Each refusal exits 2 and leaves every file as it was. */
 #include "testutil.h"
+#include "image.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,49 @@ static void test_outputs_are_not_mesh_inputs(void **state)
     assert_int_equal(file_size(hard), (long)strlen(mesh_text));
 }
 
+/* --save-partial writes OUT.partial-<N>spp.png, N known only when interrupted: a texture, or
+ * the scene itself, with such a name beside OUT is refused before anything is rendered (the
+ * partial image replaced it: -o and --stats were checked, the partial's names were not). */
+static void test_partial_names_are_not_inputs(void **state)
+{
+    (void)state;
+    char tex[1100], scene[1100], out[1100], named[1100], err[8192];
+    snprintf(tex, sizeof tex, "%s/out.partial-54spp.png", dir);
+    snprintf(scene, sizeof scene, "%s/partial_tex.json", dir);
+    snprintf(out, sizeof out, "%s/out.png", dir);
+    remove(out);
+    const uint8_t px[2 * 2 * 3] = { 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255 };
+    sr_error e = { SR_OK, "" };
+    assert_int_equal(sr_image_write_png8(tex, px, 2, 2, &e), SR_OK);
+    const long tex_size = file_size(tex);
+    write_text(scene, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n"
+                      " \"materials\": {\"m\": {\"type\": \"pbr\", \"base_color\": {\"texture\": \"out.partial-54spp.png\"}}},\n"
+                      " \"objects\": [{\"type\": \"quad\", \"corner\": [-1, -1, 0], \"edge_u\": [2, 0, 0], \"edge_v\": [0, 2, 0],"
+                      " \"material\": \"m\"}]}\n");
+    const char *plain[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                            "-o", out, NULL };
+    const int ok = sr_test_run_cli(plain, err, sizeof err);   /* without --save-partial: nothing to refuse */
+    if (ok != 0) fail_msg("exit %d without --save-partial; it printed:\n%s", ok, err);
+    remove(out);
+    const char *partial[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                              "-o", out, "--save-partial", NULL };
+    expect_refused(partial, "out.partial-54spp.png is also the output (--save-partial");
+    assert_int_equal(file_size(out), -1);   /* nothing rendered or written */
+    assert_int_equal(file_size(tex), tex_size);
+    /* The scene itself with a partial's name (a JSON scene named like an image). */
+    snprintf(named, sizeof named, "%s/out.partial-7spp.png", dir);
+    copy_scene(named);
+    const char *self[] = { "render", named, "--backend", "cpu", "--width", "8", "--height", "8", "-o", out,
+                           "--save-partial", NULL };
+    expect_refused(self, "is also the output (--save-partial");
+    char *text = sr_test_read_text(named);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\"camera\""));   /* still the scene */
+    free(text);
+    remove(named);
+    remove(tex);
+}
+
 /* stencilray ARGS with standard output on /dev/full: the exit status. */
 static int run_to_dev_full(const char *const *args)
 {
@@ -234,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_bench_outputs_checked_first),
         cmocka_unit_test(test_outputs_are_not_mesh_inputs),
         cmocka_unit_test(test_lost_stdout_is_an_error),
+        cmocka_unit_test(test_partial_names_are_not_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
