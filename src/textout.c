@@ -10,6 +10,7 @@
 sr_status sr_textout_open(sr_textout *t, const char *path, sr_error *err)
 {
     t->path = path;
+    t->werr = 0;
     t->out.fd = -1;
     t->out.tmp = NULL;
     if (!strcmp(path, "-")) {   /* standard output: nothing to rename */
@@ -34,9 +35,13 @@ sr_status sr_textout_commit(sr_textout *t, sr_error *err)
 {
     if (t->f == stdout) {
         t->f = NULL;
-        if (fflush(stdout) != 0 || ferror(stdout))
-            return sr_fail(err, SR_ERR_RUNTIME, "cannot write to standard output: %s", strerror(errno));
-        return SR_OK;
+        errno = 0;
+        const int failed = fflush(stdout) != 0;
+        const int e = failed ? errno : t->werr;   /* the flush's reason, or an earlier write's */
+        if (!failed && !ferror(stdout)) return SR_OK;
+        clearerr(stdout);   /* reported here, once: the exit's own check (cli.c) must not repeat it */
+        if (e == EINTR) return sr_fail(err, SR_INTERRUPTED, "interrupted while writing to standard output");
+        return sr_fail(err, SR_ERR_RUNTIME, "cannot write to standard output%s%s", e ? ": " : "", e ? strerror(e) : "");
     }
     int bad = ferror(t->f);
     bad |= fclose(t->f) != 0;
@@ -57,8 +62,8 @@ sr_status sr_textout_json(const char *path, cJSON *root, sr_error *err)
     sr_textout out;
     sr_status s = sr_textout_open(&out, path, err);
     if (!s) {
-        fputs(text, out.f);
-        fputc('\n', out.f);
+        errno = 0;
+        if (fputs(text, out.f) == EOF || fputc('\n', out.f) == EOF) out.werr = errno;
         s = sr_textout_commit(&out, err);
     }
     cJSON_free(text);

@@ -251,6 +251,77 @@ static int run_to_dev_full(const char *const *args)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* stencilray ARGS with standard output on /dev/full: the exit status, and stderr in err. */
+static int run_to_dev_full_err(const char *const *args, char *err, size_t cap)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const int full = open("/dev/full", O_WRONLY);
+        if (full < 0) _exit(99);
+        dup2(full, 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        const char *argv[24] = { SR_CLI };
+        for (int k = 0; args[k] && k < 22; k++) argv[k + 1] = args[k];
+        execv(SR_CLI, (char *const *)argv);
+        _exit(98);
+    }
+    close(fds[1]);
+    size_t used = 0;
+    ssize_t got;
+    while ((got = read(fds[0], err + used, cap - 1 - used)) > 0 && used + 1 < cap) used += (size_t)got;
+    err[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int count_lines(const char *text)
+{
+    int n = 0;
+    for (; *text; text++) n += *text == '\n';
+    return n;
+}
+
+/* The image written, standard output full (/dev/full): the summary line nobody asked for is
+ * lost with one warning and exit 0 (it was exit 1: only a closed pipe was exempt); the JSON
+ * that --stats - asked for is lost with one message naming the real reason and exit 1 (a
+ * second message said "could not write to standard output: Success"). */
+static void test_full_stdout_after_the_image(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0) skip();
+    char scene[1100], out[1100], err[8192];
+    snprintf(scene, sizeof scene, "%s/full.json", dir);
+    snprintf(out, sizeof out, "%s/full.png", dir);
+    copy_scene(scene);
+    remove(out);
+    const char *summary[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                              "-o", out, NULL };
+    int code = run_to_dev_full_err(summary, err, sizeof err);
+    printf("  summary line on /dev/full: exit %d\n%s", code, err);
+    assert_int_equal(code, 0);
+    assert_true(file_size(out) > 0);
+    assert_non_null(strstr(err, "summary line"));
+    assert_non_null(strstr(err, "No space left on device"));
+    assert_int_equal(count_lines(err), 2);   /* the backend's line and the warning */
+    remove(out);
+    const char *json[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                           "-o", out, "--stats", "-", NULL };
+    code = run_to_dev_full_err(json, err, sizeof err);
+    printf("  --stats - on /dev/full: exit %d\n%s", code, err);
+    assert_int_equal(code, 1);
+    assert_true(file_size(out) > 0);   /* the image was written all the same */
+    assert_non_null(strstr(err, "No space left on device"));
+    assert_null(strstr(err, "Success"));
+    assert_int_equal(count_lines(err), 3);   /* the backend's line, the summary line (stderr), the error */
+}
+
 /* Output that could not be written is a failure, not a silent success. */
 static void test_lost_stdout_is_an_error(void **state)
 {
@@ -279,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_outputs_are_not_mesh_inputs),
         cmocka_unit_test(test_lost_stdout_is_an_error),
         cmocka_unit_test(test_partial_names_are_not_inputs),
+        cmocka_unit_test(test_full_stdout_after_the_image),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
