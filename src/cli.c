@@ -104,10 +104,10 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON *root = cJSON_CreateObject();
     if (!root) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
     cJSON_AddStringToObject(root, "stencilray", SR_VERSION);
-    cJSON_AddStringToObject(root, "scene", r->c->scene_path);
-    cJSON_AddStringToObject(root, "output", r->out);
+    sr_json_add_bytes(root, "scene", r->c->scene_path);   /* file names are bytes: made UTF-8 */
+    sr_json_add_bytes(root, "output", r->out);
     cJSON_AddStringToObject(root, "backend", sr_backend_kind_name(r->be->kind));
-    cJSON_AddStringToObject(root, "device", r->be->device_name);
+    sr_json_add_bytes(root, "device", r->be->device_name);
     cJSON_AddNumberToObject(root, "width", r->scene->width);
     cJSON_AddNumberToObject(root, "height", r->scene->height);
     cJSON_AddNumberToObject(root, "spp", r->scene->spp);

@@ -1,9 +1,11 @@
 /* textout.c: text results written whole or not at all (textout.h, outfile.h). */
 #include "textout.h"
+#include "jsondoc.h"
 
 #include <cJSON.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -68,4 +70,28 @@ sr_status sr_textout_json(const char *path, cJSON *root, sr_error *err)
     }
     cJSON_free(text);
     return s;
+}
+
+cJSON *sr_json_add_bytes(cJSON *obj, const char *key, const char *bytes)
+{
+    const size_t len = strlen(bytes);
+    char *text = malloc(3 * len + 1);   /* a byte grows to U+FFFD's 3 bytes at most */
+    if (!text) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        const size_t n = sr_utf8_char_len((const unsigned char *)bytes + i, len - i);
+        if (n) {
+            memcpy(text + o, bytes + i, n);
+            o += n;
+            i += n;
+        } else {
+            memcpy(text + o, "\xEF\xBF\xBD", 3);   /* U+FFFD REPLACEMENT CHARACTER */
+            o += 3;
+            i++;
+        }
+    }
+    text[o] = '\0';
+    cJSON *item = cJSON_AddStringToObject(obj, key, text);
+    free(text);
+    return item;
 }
