@@ -138,7 +138,7 @@ sr_status sr_bench_write_csv(const char *path, const sr_bench_row *rows, uint32_
 static void sr_add_setup(cJSON *root, const sr_bench_setup *b)
 {
     cJSON *s = cJSON_AddObjectToObject(root, "setup");
-    cJSON_AddStringToObject(s, "scene", b->scene);
+    sr_json_add_bytes(s, "scene", b->scene);   /* a file name: made UTF-8 (textout.h) */
     cJSON_AddNumberToObject(s, "width", b->width);
     cJSON_AddNumberToObject(s, "height", b->height);
     cJSON_AddNumberToObject(s, "spp_per_frame", 1);

@@ -72,10 +72,7 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_sce
         return 128 + (sig ? sig : SIGINT);
     }
     char partial[PATH_MAX];
-    const char *dot = strrchr(out, '.');
-    const char *slash = strrchr(out, '/');
-    if (!dot || (slash && dot < slash)) dot = out + strlen(out);
-    snprintf(partial, sizeof partial, "%.*s.partial-%uspp%s", (int)(dot - out), out, st->partial_samples, dot);
+    sr_partial_path(out, st->partial_samples, partial, sizeof partial);
     sr_error err = { SR_OK, "" };
     if (sr_image_write_as(partial, rgb, scene->width, scene->height, io, NULL, &err)) {
         fprintf(stderr, "stencilray render: interrupted (%s); writing the partial image failed: %s\n", name, err.msg);
@@ -108,10 +105,10 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON *root = cJSON_CreateObject();
     if (!root) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
     cJSON_AddStringToObject(root, "stencilray", SR_VERSION);
-    cJSON_AddStringToObject(root, "scene", r->c->scene_path);
-    cJSON_AddStringToObject(root, "output", r->out);
+    sr_json_add_bytes(root, "scene", r->c->scene_path);   /* file names are bytes: made UTF-8 */
+    sr_json_add_bytes(root, "output", r->out);
     cJSON_AddStringToObject(root, "backend", sr_backend_kind_name(r->be->kind));
-    cJSON_AddStringToObject(root, "device", r->be->device_name);
+    sr_json_add_bytes(root, "device", r->be->device_name);
     cJSON_AddNumberToObject(root, "width", r->scene->width);
     cJSON_AddNumberToObject(root, "height", r->scene->height);
     cJSON_AddNumberToObject(root, "spp", r->scene->spp);
@@ -130,6 +127,10 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON_AddNumberToObject(root, "mrays_per_s", sr_mrays_per_s(r->st));
     return sr_textout_json(path, root, err);
 }
+
+/* The image's name once render has written it and standard output holds only its summary
+ * line (sr_cli_main: losing that line is no error). */
+static const char *sr_summary_of;
 
 static int sr_cmd_render(int argc, char **argv)
 {
@@ -180,6 +181,7 @@ static int sr_cmd_render(int argc, char **argv)
     if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
     if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
+    if (c.render.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
     if (c.quiet) c.render.progress = 0;
 
     const sr_image_opts io = { .exposure = c.exposure, .tonemap = c.tonemap, .exr_type = exr_type };
@@ -231,8 +233,16 @@ static int sr_cmd_render(int argc, char **argv)
                     "%.1f Mrays/s -> %s\n", sr_backend_kind_name(be.kind), be.device_name, scene.width,
                     scene.height, scene.spp, scene.max_depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
                     sr_mrays_per_s(&st), out);
-        if (stats && (s = sr_write_render_stats(stats, &sum, &err)))
-            fprintf(stderr, "stencilray render: %s (the image was written to %s)\n", err.msg, out);
+        if (line == stdout && !c.quiet) sr_summary_of = out;   /* losing that line is no error */
+        if (stats && (s = sr_write_render_stats(stats, &sum, &err)) == SR_INTERRUPTED) {
+            const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
+            code = 128 + sig;   /* a stop while --stats - waited for a reader */
+            if (sr_interrupt_can_report())
+                fprintf(stderr, "stencilray render: interrupted (%s) while writing --stats to standard output; the "
+                        "image was written to %s\n", sig == SIGTERM ? "SIGTERM" : "SIGINT", out);
+        } else if (s) {
+            fprintf(stderr, "stencilray render: --stats: %s (the image was written to %s)\n", err.msg, out);
+        }
     }
     free(rgb);
     sr_backend_destroy(&be);
@@ -301,10 +311,7 @@ SR_HELP_FOOTER;
 
 static int sr_cli_dispatch(int argc, char **argv);
 
-/* The exit status tells the truth about standard output too: a full disk or a closed pipe
- * that lost the table or the summary is reported (SIGPIPE is ignored, so a closed pipe is
- * an EPIPE here instead of a kill after the image was written). A lost summary after a
- * successful render is said on stderr; a lost table or help (the output itself) is exit 1. */
+
 /* "--spp=8" is "--spp 8", as GNU tools take it: split before any command parses, up to "--"
  * (after it every argument is an operand, "--x=y" too). The option names are copies (in
  * names[], freed after); the values point into argv. */
@@ -344,10 +351,18 @@ int sr_cli_main(int argc, char **argv)
     const int ok = sr_split_equals(argc, argv, &split) == 0;
     int code = ok ? sr_cli_dispatch(split.argc, split.argv) : sr_cli_dispatch(argc, argv);
     sr_split_free(&split);
+    /* The exit status tells the truth about standard output too (SIGPIPE is ignored, so a
+     * closed pipe is an EPIPE here instead of a kill after the image was written). One rule:
+     * output that was asked for and lost (a table, the help, --stats -) is exit 1; the
+     * summary line render prints after its image is written was not asked for, so losing it
+     * (a full disk, a closed pipe) is one warning on stderr and the exit status stays 0.
+     * A failure reported already (textout.c clears the flag) is not reported again. */
     errno = 0;
-    const int lost = fflush(stdout) != 0 || ferror(stdout);
+    const int failed = fflush(stdout) != 0;
+    const int e = failed ? errno : 0;   /* 0: an earlier write failed, its errno is gone */
+    const int lost = failed || ferror(stdout);
     const int sig = sr_interrupt_pending();
-    if (lost && errno == EINTR && sig) {
+    if (lost && sig && (e == EINTR || e == 0)) {
         /* Ctrl-C or SIGTERM while the write waited for a reader: stop, and say so if stderr
          * can take it without waiting too. (EINTR without a stop cannot happen: the stop
          * handlers are the only ones installed, and stdio has dropped the buffer anyway.) */
@@ -357,9 +372,15 @@ int sr_cli_main(int argc, char **argv)
         return code > 128 ? code : 128 + sig;
     }
     if (lost) {
-        const int e = errno;
-        fprintf(stderr, "stencilray: could not write to standard output: %s\n", strerror(e));
-        if (code == 0 && !(argc > 1 && !strcmp(argv[1], "render") && e == EPIPE)) code = 1;
+        char why[128] = "";
+        if (e) snprintf(why, sizeof why, ": %s", strerror(e));
+        if (code == 0 && sr_summary_of) {
+            fprintf(stderr, "stencilray render: could not write the summary line to standard output%s; the image "
+                    "was written to %s\n", why, sr_summary_of);
+        } else {
+            fprintf(stderr, "stencilray: could not write to standard output%s\n", why);
+            if (code == 0) code = 1;
+        }
     }
     return code;
 }

@@ -22,8 +22,12 @@ typedef struct sr_image_opts {
     sr_tonemap tonemap;     /* PNG only */
     sr_exr_type exr_type;   /* EXR only: half (default) or float */
 } sr_image_opts;
-/* The same with every option; if stop() (may be NULL) says so once the file is encoded, the
- * temporary is removed and nothing replaces `path`: SR_INTERRUPTED (Ctrl-C while encoding). */
+/* The same with every option; if stop() (may be NULL) says so before or after any write, the
+ * temporary is removed and nothing replaces `path`: SR_INTERRUPTED (Ctrl-C while encoding).
+ * PNG and HDR create the temporary at their first write: stb deflates a whole PNG before it
+ * writes a byte. With stop given (the CLI's sr_interrupt_pending), what comes before that
+ * write (the sRGB conversion, the deflate) is a quick-stop step (interrupt.h): a signal ends
+ * the program there at once, nothing having been created. */
 sr_status sr_image_write_as(const char *path, const float *rgb, uint32_t w, uint32_t h, const sr_image_opts *o,
                             int (*stop)(void), sr_error *err);
 /* w x h 8-bit RGB bytes (row 0 = top, e.g. a screenshot) as a PNG, the same way. */

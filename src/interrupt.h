@@ -1,5 +1,5 @@
-/* interrupt.h: Ctrl-C (SIGINT) and SIGTERM during a long render. The handler only sets a
- * flag; the frame driver polls it between samples and bounces (the CPU backend also inside
+/* interrupt.h: Ctrl-C (SIGINT) and SIGTERM during a long render. The handler sets a flag
+ * (or, inside a quick-stop step, ends the program: below); the frame driver polls it between samples and bounces (the CPU backend also inside
  * a stage), so a render stops within a fraction of a second and the CLI decides what to
  * write. A second signal kills the process the default way, for when something is stuck.
  * A read or write blocked on a pipe or a terminal is interrupted (EINTR), not resumed. */
@@ -22,6 +22,16 @@ int sr_interrupt_retry(int err);
 /* After a stop: 1 when a message can go to standard error without waiting, else 0. A stop
  * may have interrupted a write to a pipe nobody reads; the message must not block again. */
 int sr_interrupt_can_report(void);
+
+/* A long step that writes nothing and cannot poll the flag: cJSON's parse of a large scene,
+ * an image deflated in memory before its first byte is written. Between begin and end, a
+ * stop signal ends the program from the handler at once: one line on stderr ("stencilray:
+ * interrupted (SIGTERM) while WHAT; nothing written"; only if stderr can take it without
+ * waiting), then _exit(128 + the signal). The caller promises that no output file, not even
+ * a temporary, exists meanwhile. A stop already pending at begin ends it there. `what` must
+ * stay valid until end (a string literal). Steps do not nest. */
+void sr_interrupt_quick_begin(const char *what);
+void sr_interrupt_quick_end(void);
 
 /* Clear the flag (tests; the CLI never needs to). */
 void sr_interrupt_reset(void);

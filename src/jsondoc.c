@@ -199,30 +199,36 @@ sr_status sr_json_oom(sr_json_doc *c)
 }
 /* ---- opening and closing ---------------------------------------------------------------- */
 
-/* The offset of the first byte that is not well-formed UTF-8 (RFC 3629: no overlong forms, no
- * surrogates, nothing past U+10FFFF), or SR_JSON_NO_POS. Written here: a scan this small is
- * not worth a library, and cJSON passes any bytes through. */
+size_t sr_utf8_char_len(const unsigned char *s, size_t left)
+{
+    if (!left) return 0;
+    const unsigned char b = s[0];
+    if (b < 0x80) return 1;
+    size_t n;
+    unsigned lo = 0x80, hi = 0xBF;   /* the second byte's range */
+    if (b >= 0xC2 && b <= 0xDF) n = 1;
+    else if (b == 0xE0) { n = 2; lo = 0xA0; }
+    else if (b == 0xED) { n = 2; hi = 0x9F; }
+    else if (b >= 0xE1 && b <= 0xEF) n = 2;
+    else if (b == 0xF0) { n = 3; lo = 0x90; }
+    else if (b == 0xF4) { n = 3; hi = 0x8F; }
+    else if (b >= 0xF1 && b <= 0xF3) n = 3;
+    else return 0;
+    if (n >= left) return 0;   /* truncated at the end */
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t k = 2; k <= n; k++)
+        if ((s[k] & 0xC0) != 0x80) return 0;
+    return n + 1;
+}
+
+/* The offset of the first byte that is not well-formed UTF-8, or SR_JSON_NO_POS. */
 static size_t sr_utf8_invalid_at(const char *text, size_t len)
 {
     const unsigned char *s = (const unsigned char *)text;
     for (size_t i = 0; i < len;) {
-        const unsigned char b = s[i];
-        if (b < 0x80) { i++; continue; }
-        size_t n;
-        unsigned lo = 0x80, hi = 0xBF;   /* the second byte's range */
-        if (b >= 0xC2 && b <= 0xDF) n = 1;
-        else if (b == 0xE0) { n = 2; lo = 0xA0; }
-        else if (b == 0xED) { n = 2; hi = 0x9F; }
-        else if (b >= 0xE1 && b <= 0xEF) n = 2;
-        else if (b == 0xF0) { n = 3; lo = 0x90; }
-        else if (b == 0xF4) { n = 3; hi = 0x8F; }
-        else if (b >= 0xF1 && b <= 0xF3) n = 3;
-        else return i;
-        if (i + n >= len) return i;   /* truncated at the end */
-        if (s[i + 1] < lo || s[i + 1] > hi) return i;
-        for (size_t k = 2; k <= n; k++)
-            if ((s[i + k] & 0xC0) != 0x80) return i;
-        i += n + 1;
+        const size_t n = sr_utf8_char_len(s + i, len - i);
+        if (!n) return i;
+        i += n;
     }
     return SR_JSON_NO_POS;
 }

@@ -236,7 +236,12 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
             return 2;
         }
     }
-    if (sr_scene_load(c->scene_path, scene, &err)) {
+    /* Nothing is written while the scene loads: a stop can end the program at once, even
+     * inside cJSON's parse, which cannot poll the flag (interrupt.h; render installs it). */
+    sr_interrupt_quick_begin("reading the scene");
+    const sr_status loaded = sr_scene_load(c->scene_path, scene, &err);
+    sr_interrupt_quick_end();
+    if (loaded) {
         if (err.status != SR_INTERRUPTED || sr_interrupt_can_report()) fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
         if (err.status == SR_INTERRUPTED) return 128 + (sr_interrupt_pending() ? sr_interrupt_pending() : 2);
         return err.status;

@@ -1,6 +1,7 @@
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "outpath.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -55,25 +56,82 @@ int sr_output_path_ok(const char *opt, const char *path, int allow_stdout, const
 }
 
 /* The outputs this run will replace, for the loaders (outpath.h). A process-wide list: the
- * loaders run deep inside the scene parser, which has no channel back to the options. */
-static struct sr_guarded {
+ * loaders run deep inside the scene parser, which has no channel back to the options. It
+ * grows: --save-partial may add any number of names. */
+typedef struct sr_guarded {
     char opt[16];
-    char path[PATH_MAX];
+    char *path;
     dev_t dev;
     ino_t ino;
-} sr_guard[SR_OUTPUT_GUARD_MAX];
-static int sr_guard_count;
+} sr_guarded;
+static sr_guarded *sr_guard;
+static int sr_guard_count, sr_guard_cap;
 
 void sr_output_guard_add(const char *opt, const char *path)
 {
     struct stat st;
-    if (!path || !strcmp(path, "-") || sr_guard_count == SR_OUTPUT_GUARD_MAX) return;
+    if (!path || !strcmp(path, "-")) return;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;   /* new: nothing to overwrite */
-    struct sr_guarded *g = &sr_guard[sr_guard_count++];
+    if (sr_guard_count == sr_guard_cap) {
+        const int cap = sr_guard_cap ? 2 * sr_guard_cap : 8;
+        sr_guarded *grown = realloc(sr_guard, (size_t)cap * sizeof *grown);
+        if (!grown) abort();   /* a few dozen bytes: nothing sensible is left to do */
+        sr_guard = grown;
+        sr_guard_cap = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy) abort();
+    sr_guarded *g = &sr_guard[sr_guard_count++];
     snprintf(g->opt, sizeof g->opt, "%s", opt);
-    snprintf(g->path, sizeof g->path, "%s", path);
+    g->path = copy;
     g->dev = st.st_dev;
     g->ino = st.st_ino;
+}
+
+/* OUT's name up to its extension (the whole name when it has none) and the extension. */
+static void sr_split_ext(const char *out, size_t *stem_len, const char **ext)
+{
+    const char *dot = strrchr(out, '.');
+    const char *slash = strrchr(out, '/');
+    if (!dot || (slash && dot < slash)) dot = out + strlen(out);
+    *stem_len = (size_t)(dot - out);
+    *ext = dot;
+}
+
+void sr_partial_path(const char *out, unsigned spp, char *buf, size_t cap)
+{
+    size_t stem;
+    const char *ext;
+    sr_split_ext(out, &stem, &ext);
+    snprintf(buf, cap, "%.*s.partial-%uspp%s", (int)stem, out, spp, ext);
+}
+
+void sr_output_guard_add_partials(const char *out)
+{
+    size_t stem;
+    const char *ext;
+    sr_split_ext(out, &stem, &ext);
+    const char *slash = strrchr(out, '/');
+    const size_t base = slash ? (size_t)(slash - out) + 1 : 0;   /* where the name starts */
+    char folder[PATH_MAX];
+    snprintf(folder, sizeof folder, "%.*s", base ? (int)base : 1, base ? out : ".");
+    char prefix[NAME_MAX + 16];   /* "out.partial-" */
+    snprintf(prefix, sizeof prefix, "%.*s.partial-", (int)(stem - base), out + base);
+    DIR *d = opendir(folder);
+    if (!d) return;   /* the output's folder was checked to exist; unreadable: nothing to list */
+    const size_t plen = strlen(prefix);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *n = e->d_name;
+        if (strncmp(n, prefix, plen)) continue;
+        const char *p = n + plen, *digits = p;   /* "<N>spp<ext>": N one or more digits */
+        while (*p >= '0' && *p <= '9') p++;
+        if (p == digits || strncmp(p, "spp", 3) || strcmp(p + 3, ext)) continue;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%.*s%s", (int)base, out, n) < (int)sizeof path)
+            sr_output_guard_add("--save-partial", path);
+    }
+    closedir(d);
 }
 
 int sr_output_guard_active(void) { return sr_guard_count > 0; }

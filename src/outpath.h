@@ -20,9 +20,18 @@ int sr_output_path_ok(const char *opt, const char *path, int allow_stdout, const
  * once the scene is parsed. So an output that already exists as a regular file is remembered
  * here (by device and inode, so a hard link is the same file), and every loader asks before
  * it reads a file: the scene is then refused (exit 2) before anything is imported, rendered
- * or written. At most SR_OUTPUT_GUARD_MAX outputs; a new file cannot be an input. */
-#define SR_OUTPUT_GUARD_MAX 4
+ * or written. A new file cannot be an input. */
 void sr_output_guard_add(const char *opt, const char *path);
+
+/* --save-partial writes OUT's stem + ".partial-<N>spp" + OUT's extension ("out.png":
+ * "out.partial-54spp.png"), N known only when the render is interrupted. Every file in OUT's
+ * folder with such a name could be replaced, so each is remembered like an output
+ * (sr_output_guard_add, as "--save-partial NAME"): an input with one of these names (a
+ * texture called out.partial-54spp.png) is refused as the scene loads. */
+void sr_output_guard_add_partials(const char *out);
+
+/* The partial image's name for `out` after `spp` samples, in buf. */
+void sr_partial_path(const char *out, unsigned spp, char *buf, size_t cap);
 
 /* 1 when an output is remembered (the loaders then check every mesh before the first import). */
 int sr_output_guard_active(void);

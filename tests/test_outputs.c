@@ -3,6 +3,7 @@
  * folder for the benchmark's files; '-' writes the benchmark's CSV or JSON to standard output.
  * Each refusal exits 2 and leaves every file as it was. */
 #include "testutil.h"
+#include "image.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,49 @@ static void test_outputs_are_not_mesh_inputs(void **state)
     assert_int_equal(file_size(hard), (long)strlen(mesh_text));
 }
 
+/* --save-partial writes OUT.partial-<N>spp.png, N known only when interrupted: a texture, or
+ * the scene itself, with such a name beside OUT is refused before anything is rendered (the
+ * partial image replaced it: -o and --stats were checked, the partial's names were not). */
+static void test_partial_names_are_not_inputs(void **state)
+{
+    (void)state;
+    char tex[1100], scene[1100], out[1100], named[1100], err[8192];
+    snprintf(tex, sizeof tex, "%s/out.partial-54spp.png", dir);
+    snprintf(scene, sizeof scene, "%s/partial_tex.json", dir);
+    snprintf(out, sizeof out, "%s/out.png", dir);
+    remove(out);
+    const uint8_t px[2 * 2 * 3] = { 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255 };
+    sr_error e = { SR_OK, "" };
+    assert_int_equal(sr_image_write_png8(tex, px, 2, 2, &e), SR_OK);
+    const long tex_size = file_size(tex);
+    write_text(scene, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n"
+                      " \"materials\": {\"m\": {\"type\": \"pbr\", \"base_color\": {\"texture\": \"out.partial-54spp.png\"}}},\n"
+                      " \"objects\": [{\"type\": \"quad\", \"corner\": [-1, -1, 0], \"edge_u\": [2, 0, 0], \"edge_v\": [0, 2, 0],"
+                      " \"material\": \"m\"}]}\n");
+    const char *plain[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                            "-o", out, NULL };
+    const int ok = sr_test_run_cli(plain, err, sizeof err);   /* without --save-partial: nothing to refuse */
+    if (ok != 0) fail_msg("exit %d without --save-partial; it printed:\n%s", ok, err);
+    remove(out);
+    const char *partial[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                              "-o", out, "--save-partial", NULL };
+    expect_refused(partial, "out.partial-54spp.png is also the output (--save-partial");
+    assert_int_equal(file_size(out), -1);   /* nothing rendered or written */
+    assert_int_equal(file_size(tex), tex_size);
+    /* The scene itself with a partial's name (a JSON scene named like an image). */
+    snprintf(named, sizeof named, "%s/out.partial-7spp.png", dir);
+    copy_scene(named);
+    const char *self[] = { "render", named, "--backend", "cpu", "--width", "8", "--height", "8", "-o", out,
+                           "--save-partial", NULL };
+    expect_refused(self, "is also the output (--save-partial");
+    char *text = sr_test_read_text(named);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\"camera\""));   /* still the scene */
+    free(text);
+    remove(named);
+    remove(tex);
+}
+
 /* stencilray ARGS with standard output on /dev/full: the exit status. */
 static int run_to_dev_full(const char *const *args)
 {
@@ -205,6 +249,77 @@ static int run_to_dev_full(const char *const *args)
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* stencilray ARGS with standard output on /dev/full: the exit status, and stderr in err. */
+static int run_to_dev_full_err(const char *const *args, char *err, size_t cap)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const int full = open("/dev/full", O_WRONLY);
+        if (full < 0) _exit(99);
+        dup2(full, 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        const char *argv[24] = { SR_CLI };
+        for (int k = 0; args[k] && k < 22; k++) argv[k + 1] = args[k];
+        execv(SR_CLI, (char *const *)argv);
+        _exit(98);
+    }
+    close(fds[1]);
+    size_t used = 0;
+    ssize_t got;
+    while ((got = read(fds[0], err + used, cap - 1 - used)) > 0 && used + 1 < cap) used += (size_t)got;
+    err[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int count_lines(const char *text)
+{
+    int n = 0;
+    for (; *text; text++) n += *text == '\n';
+    return n;
+}
+
+/* The image written, standard output full (/dev/full): the summary line nobody asked for is
+ * lost with one warning and exit 0 (it was exit 1: only a closed pipe was exempt); the JSON
+ * that --stats - asked for is lost with one message naming the real reason and exit 1 (a
+ * second message said "could not write to standard output: Success"). */
+static void test_full_stdout_after_the_image(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0) skip();
+    char scene[1100], out[1100], err[8192];
+    snprintf(scene, sizeof scene, "%s/full.json", dir);
+    snprintf(out, sizeof out, "%s/full.png", dir);
+    copy_scene(scene);
+    remove(out);
+    const char *summary[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                              "-o", out, NULL };
+    int code = run_to_dev_full_err(summary, err, sizeof err);
+    printf("  summary line on /dev/full: exit %d\n%s", code, err);
+    assert_int_equal(code, 0);
+    assert_true(file_size(out) > 0);
+    assert_non_null(strstr(err, "summary line"));
+    assert_non_null(strstr(err, "No space left on device"));
+    assert_int_equal(count_lines(err), 2);   /* the backend's line and the warning */
+    remove(out);
+    const char *json[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                           "-o", out, "--stats", "-", NULL };
+    code = run_to_dev_full_err(json, err, sizeof err);
+    printf("  --stats - on /dev/full: exit %d\n%s", code, err);
+    assert_int_equal(code, 1);
+    assert_true(file_size(out) > 0);   /* the image was written all the same */
+    assert_non_null(strstr(err, "No space left on device"));
+    assert_null(strstr(err, "Success"));
+    assert_int_equal(count_lines(err), 3);   /* the backend's line, the summary line (stderr), the error */
 }
 
 /* Output that could not be written is a failure, not a silent success. */
@@ -234,6 +349,8 @@ int main(void)
         cmocka_unit_test(test_bench_outputs_checked_first),
         cmocka_unit_test(test_outputs_are_not_mesh_inputs),
         cmocka_unit_test(test_lost_stdout_is_an_error),
+        cmocka_unit_test(test_partial_names_are_not_inputs),
+        cmocka_unit_test(test_full_stdout_after_the_image),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

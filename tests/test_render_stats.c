@@ -6,6 +6,8 @@
 #include "hardutil.h"
 
 #include <cJSON.h>
+#include <locale.h>
+#include <wchar.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +133,54 @@ static void test_stats_stdout(void **state)
     if (!strstr(err, tail)) fail_msg("no summary line on stderr:\n%s", err);
 }
 
+/* 1 when text is well-formed UTF-8, as the C library's UTF-8 decoder reads it. */
+static int valid_utf8(const char *text)
+{
+    mbstate_t ps;
+    memset(&ps, 0, sizeof ps);
+    const char *p = text;
+    return mbsrtowcs(NULL, &p, 0, &ps) != (size_t)-1;
+}
+
+/* File names are bytes: a scene and an image named with 0xFF (not UTF-8) gave a --stats file
+ * that was not valid JSON text (raw bytes inside its strings). Each byte that is not UTF-8
+ * becomes U+FFFD; the rest of the name is kept. */
+static void test_stats_non_utf8_names(void **state)
+{
+    (void)state;
+    if (!setlocale(LC_CTYPE, "C.UTF-8")) skip();
+    char dir[1024], scene[1100], image[1100], stats[1100], out[4096], err[8192];
+    sr_hard_fresh_dir(dir, sizeof dir, "render_stats_bytes");
+    snprintf(scene, sizeof scene, "%s/sc\xff\xe9ne.json", dir);   /* 0xFF, and 0xE9 (Latin-1 e-acute) */
+    snprintf(image, sizeof image, "%s/out\xff.png", dir);
+    snprintf(stats, sizeof stats, "%s/stats.json", dir);
+    char src[1024];
+    char *text = sr_test_read_text(sr_test_source_path(src, sizeof src, "scenes/default.json"));
+    assert_non_null(text);
+    FILE *f = fopen(scene, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--spp", "1",
+                           "-o", image, "--stats", stats, NULL };
+    const int code = run_both(argv, out, sizeof out, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    text = sr_test_read_text(stats);
+    assert_non_null(text);
+    if (!valid_utf8(text)) fail_msg("the --stats file is not UTF-8:\n%s", text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    char want_scene[1200], want_image[1200];
+    snprintf(want_scene, sizeof want_scene, "%s/sc\xef\xbf\xbd\xef\xbf\xbdne.json", dir);
+    snprintf(want_image, sizeof want_image, "%s/out\xef\xbf\xbd.png", dir);
+    assert_string_equal(str(root, "scene"), want_scene);
+    assert_string_equal(str(root, "output"), want_image);
+    cJSON_Delete(root);
+    free(text);
+    assert_true(sr_test_file_exists(image));   /* the files themselves keep their byte names */
+}
+
 /* A --stats that cannot be written is refused before anything is loaded or rendered. */
 static void test_stats_bad_path(void **state)
 {
@@ -160,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_stats_file),
         cmocka_unit_test(test_stats_stdout),
         cmocka_unit_test(test_stats_bad_path),
+        cmocka_unit_test(test_stats_non_utf8_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
