@@ -343,6 +343,7 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_mtl_check(path, err))) return mem;
     if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, size, err))) return mem;
+    if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_data_check(path, ext, size, err))) return mem;
 
     unsigned flags = SR_MESH_FLAGS;
     struct aiPropertyStore *props = aiCreatePropertyStore();

@@ -322,11 +322,16 @@ static sr_status sr_gltf_refs(const char *path, const char *json, size_t len, ui
 
 static uint32_t sr_le32(const unsigned char *b) { return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
 
-sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes, sr_error *err)
+/* The JSON of a .gltf (the file) or a .glb (its first chunk, after the header and chunk
+ * lengths are checked against file_size), into *json (malloc'd, *json_len bytes); *bin_at
+ * and *bin_len: where a .glb's BIN chunk is (its header; 0 when it has none). A file that
+ * does not open leaves *json NULL: the import says why. */
+static sr_status sr_gltf_read_json(const char *path, const char *ext, uint64_t file_size, char **json_out,
+                                   size_t *json_len_out, uint64_t *bin_at_out, uint64_t *bin_len_out, sr_error *err)
 {
-    *ref_bytes = 0;
-    if (!strcmp(ext, ".obj")) return sr_obj_mtllibs(path, ref_bytes, err);
-    if (strcmp(ext, ".gltf") && strcmp(ext, ".glb")) return SR_OK;
+    *json_out = NULL;
+    *json_len_out = 0;
+    *bin_at_out = *bin_len_out = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return SR_OK;
     sr_status st = SR_OK;
@@ -367,9 +372,13 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
                 json_len = clen;
                 const uint64_t padded = (clen + 3) & ~(uint64_t)3;
                 if (file_size >= 12 + 8 + padded + 8) bin_at = 12 + 8 + padded;
-            } else if (at == bin_at && memcmp(c + 4, "BIN\0", 4)) {
-                st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: the chunk after the JSON is not BIN", path);
-                break;
+            } else if (at == bin_at) {
+                if (memcmp(c + 4, "BIN\0", 4)) {
+                    st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: the chunk after the JSON is not BIN", path);
+                    break;
+                }
+                *bin_at_out = bin_at;
+                *bin_len_out = clen;
             }
             at += 8 + clen;
         }
@@ -385,8 +394,37 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
     fclose(f);
     if (!st && !have_json)
         st = sr_fail(err, SR_ERR_RUNTIME, "cannot read mesh file %s: %s", path, json ? "read failed" : "out of memory");
-    if (!st) st = sr_gltf_json_check(path, json, json_len, err);
-    if (!st) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
+    if (st) {
+        free(json);
+        return st;
+    }
+    *json_out = json;
+    *json_len_out = json_len;
+    return SR_OK;
+}
+
+sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes, sr_error *err)
+{
+    *ref_bytes = 0;
+    if (!strcmp(ext, ".obj")) return sr_obj_mtllibs(path, ref_bytes, err);
+    if (strcmp(ext, ".gltf") && strcmp(ext, ".glb")) return SR_OK;
+    char *json = NULL;
+    size_t json_len = 0;
+    uint64_t bin_at, bin_len;
+    sr_status st = sr_gltf_read_json(path, ext, file_size, &json, &json_len, &bin_at, &bin_len, err);
+    if (!st && json) st = sr_gltf_json_check(path, json, json_len, err);
+    if (!st && json) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
+    free(json);
+    return st;
+}
+
+sr_status sr_gltf_data_check(const char *path, const char *ext, uint64_t file_size, sr_error *err)
+{
+    char *json = NULL;
+    size_t json_len = 0;
+    uint64_t bin_at, bin_len;
+    sr_status st = sr_gltf_read_json(path, ext, file_size, &json, &json_len, &bin_at, &bin_len, err);
+    if (!st && json) st = sr_gltf_sparse_check(path, json, json_len, bin_at, bin_len, err);
     free(json);
     return st;
 }
