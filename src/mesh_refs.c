@@ -17,32 +17,46 @@
 
 /* ---- files a mesh pulls in, and sizes its header declares -------------------------------- */
 
+/* `name` (name_len bytes) next to the mesh file: on the heap (free it), NULL when out of memory. */
+static char *sr_ref_path(const char *mesh, const char *name, size_t name_len)
+{
+    const char *slash = strrchr(mesh, '/');
+    const size_t dir = slash ? (size_t)(slash - mesh) + 1 : 0;
+    char *path = malloc(dir + name_len + 1);
+    if (!path) return NULL;
+    memcpy(path, mesh, dir);
+    memcpy(path + dir, name, name_len);
+    path[dir + name_len] = '\0';
+    return path;
+}
+
 /* A file the mesh refers to (an OBJ's mtllib, a glTF's buffer or image): resolved next to
  * the mesh, it must be a regular file (a FIFO would block assimp forever) of a bounded size,
  * and its size counts towards the import's memory budget. */
 static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len, uint64_t *bytes, sr_error *err)
 {
-    char path[4096];
-    const char *slash = strrchr(mesh, '/');
-    const int dir = slash ? (int)(slash - mesh) + 1 : 0;
     if (name_len == 0) return SR_OK;
-    if ((size_t)dir + name_len + 1 > sizeof path)
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to a file whose name is too long", mesh);
-    snprintf(path, sizeof path, "%.*s%.*s", dir, mesh, (int)name_len, name);
+    char *path = sr_ref_path(mesh, name, name_len);
+    if (!path) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", mesh);
     struct stat st;
-    if (stat(path, &st) != 0) return SR_OK;   /* missing: assimp says so, or goes without it */
-    if (!S_ISREG(st.st_mode))
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is not a regular file (a FIFO, device, "
-                       "socket or directory); expected a regular file", mesh, path);
+    sr_status s = SR_OK;
     char out[PATH_MAX + 32];
-    if (sr_output_guard_match(&st, out, sizeof out))
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is also the output (%s) and would be "
-                       "overwritten; choose another output name", mesh, path, out);
-    if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s of %.1f GiB; at most %.1f GiB are supported", mesh,
-                       path, (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
-    *bytes += (uint64_t)st.st_size;
-    return SR_OK;
+    if (stat(path, &st) != 0) {
+        /* missing: assimp says so, or goes without it */
+    } else if (!S_ISREG(st.st_mode)) {
+        s = sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is not a regular file (a FIFO, device, "
+                    "socket or directory); expected a regular file", mesh, path);
+    } else if (sr_output_guard_match(&st, out, sizeof out)) {
+        s = sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is also the output (%s) and would be "
+                    "overwritten; choose another output name", mesh, path, out);
+    } else if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES) {
+        s = sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s of %.1f GiB; at most %.1f GiB are supported", mesh,
+                    path, (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
+    } else {
+        *bytes += (uint64_t)st.st_size;
+    }
+    free(path);
+    return s;
 }
 
 /* An MTL file as assimp 5.2 reads it (lines as sr_mesh_line splits them): a texture statement
@@ -98,18 +112,19 @@ static sr_status sr_obj_mtllib(const char *path, const char *name, size_t name_l
     sr_status st = bytes ? sr_ref_file(path, name, name_len, bytes, err) : SR_OK;
     /* Where it is missing, assimp opens the OBJ's own name with "mtl" for its last three
      * letters instead. */
-    const char *slash = strrchr(path, '/');
-    const int dir = slash ? (int)(slash - path) + 1 : 0;
-    char mtl[4096];
+    char *mtl = st ? NULL : sr_ref_path(path, name, name_len);
+    if (!st && !mtl) st = sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
     struct stat sb;
-    snprintf(mtl, sizeof mtl, "%.*s%.*s", dir, path, (int)name_len, name);
-    if (!st && stat(mtl, &sb) != 0 && strlen(path) > 3 && strlen(path) < sizeof mtl) {
-        snprintf(mtl, sizeof mtl, "%.*smtl", (int)(strlen(path) - 3), path);
+    if (!st && stat(mtl, &sb) != 0 && strlen(path) > 3) {
+        free(mtl);   /* the OBJ's name, its last 3 letters "mtl" */
+        mtl = sr_format("%.*smtl", (int)(strlen(path) - 3), path);
+        if (!mtl) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
         const char *base = strrchr(mtl, '/');
         base = base ? base + 1 : mtl;
         if (bytes) st = sr_ref_file(path, base, strlen(base), bytes, err);
     }
     if (!st && !bytes) st = sr_mtl_check(path, mtl, err);
+    free(mtl);
     return st;
 }
 
