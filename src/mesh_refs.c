@@ -62,7 +62,9 @@ static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len
 /* An MTL file as assimp 5.2 reads it (lines as sr_mesh_line splits them): a texture statement
  * (map_*, bump, disp, norm, refl, decal, in any case) or an anisotropy value (any statement
  * starting with 'a') before the first newmtl has no material to go to, and assimp's reader
- * writes through a null material there (found by tests/fuzz). Refused with its line. */
+ * writes through a null material there (found by tests/fuzz). A texture path longer than
+ * assimp's strings hold (1023 bytes) is dropped by assimp without a word: the material went
+ * untextured. Both refused with their line. */
 static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
 {
     FILE *f = fopen(mtl, "rb");
@@ -71,20 +73,30 @@ static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
     char *line = NULL;
     size_t cap = 0;
     unsigned long no = 0;
-    int end = 0;
+    int end = 0, named = 0;
+    long len;
     sr_status st = SR_OK;
-    while (!st && sr_mesh_line(f, &line, &cap, &end) >= 0) {
+    while (!st && (len = sr_mesh_line(f, &line, &cap, &end)) >= 0) {
         no++;
         const char *p = line;
         while (*p == ' ' || *p == '\t') p++;
-        if (!strncmp(p, "newmtl", 6)) break;
+        if (!strncmp(p, "newmtl", 6)) named = 1;
         for (size_t k = 0; k < sizeof textures / sizeof textures[0]; k++)   /* assimp ignores their case */
             if (!strncasecmp(p, textures[k], strlen(textures[k]))) {
-                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture ('%s') before any "
-                             "'newmtl'; expected 'newmtl NAME' first", obj, mtl, no, textures[k]);
+                const char *e = line + len, *q = p;   /* the statement after its keyword, trimmed */
+                while (*q && *q != ' ' && *q != '\t') q++;
+                while (*q == ' ' || *q == '\t') q++;
+                while (e > q && (e[-1] == ' ' || e[-1] == '\t')) e--;
+                if (!named)
+                    st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture ('%s') before any "
+                                 "'newmtl'; expected 'newmtl NAME' first", obj, mtl, no, textures[k]);
+                else if (e - q > 1023)
+                    st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture path of %ld bytes; "
+                                 "the importer keeps at most 1023 and would drop it; expected a shorter (relative) path",
+                                 obj, mtl, no, (long)(e - q));
                 break;
             }
-        if (!st && p[0] == 'a')
+        if (!st && !named && p[0] == 'a')
             st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: an anisotropy value ('a...') before "
                          "any 'newmtl'; expected 'newmtl NAME' first", obj, mtl, no);
     }

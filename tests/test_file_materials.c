@@ -260,7 +260,8 @@ static void test_showcase(void **state)
 
 /* A map_Kd path resolved to more than 1023 bytes (a mesh deep in folders, under PATH_MAX)
  * loads that file: it was cut to 1023 bytes, and a different image at the cut path was
- * loaded in its place. When the file is missing, the message keeps its end: the file's
+ * loaded in its place. A path of more than 1023 bytes in the MTL itself is refused with its
+ * line (assimp dropped it). When the file is missing, the message keeps its end: the file's
  * name and the reason (it was cut before both). */
 static void test_long_texture_path(void **state)
 {
@@ -304,13 +305,27 @@ static void test_long_texture_path(void **state)
     assert_int_equal(textured, 2);
     sr_scene_free(&s);
 
+    /* the same file as "./././.../cut.png-full.png" in the MTL: 1106 bytes, more than the
+     * importer's strings hold (it dropped the texture without a word): refused with the line */
+    char mtl[1400] = "newmtl red\nnewmtl tex\nmap_Kd ";
+    for (int k = 0; k < 545; k++) strcat(mtl, "./");
+    strcat(mtl, "cut.png-full.png\nnewmtl lamp\nnewmtl clear\n");
+    write_obj(dir, mtl, "q");
+    sr_error err = { SR_OK, "" };
+    memset(&s, 0, sizeof s);
+    sr_status st = sr_scene_parse("long_tex.json", json, strlen(json), &s, &err);
+    if (st == SR_OK) sr_scene_free(&s);
+    if (st != SR_ERR_INPUT || !strstr(err.msg, "q.mtl:3: a texture path of 1106 bytes; the importer keeps at most 1023"))
+        fail_msg("status %d, expected %d and the MTL line; the message:\n%s", st, SR_ERR_INPUT, err.msg);
+    write_obj(dir, "newmtl red\nKd 1 0 0\nnewmtl tex\nmap_Kd cut.png-full.png\nnewmtl lamp\nnewmtl clear\n", "q");
+
     /* missing: the message ends with the file's name and the reason */
     snprintf(path, sizeof path, "%s/cut.png-full.png", dir);
     assert_int_equal(remove(path), 0);
     for (int pass = 0; pass < 2; pass++) {   /* with and without an image at the cut path */
-        sr_error err = { SR_OK, "" };
+        memset(&err, 0, sizeof err);
         memset(&s, 0, sizeof s);
-        const sr_status st = sr_scene_parse("long_tex.json", json, strlen(json), &s, &err);
+        st = sr_scene_parse("long_tex.json", json, strlen(json), &s, &err);
         if (st == SR_OK) sr_scene_free(&s);
         if (st != SR_ERR_INPUT || !strstr(err.msg, "cut.png-full.png: No such file or directory") ||
             !strstr(err.msg, "long_tex.json:4:35:"))
