@@ -71,15 +71,18 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_sce
                     c->render.keep_partial ? " (no sample had completed)" : " (--save-partial keeps the samples so far)");
         return 128 + (sig ? sig : SIGINT);
     }
-    char partial[PATH_MAX];
-    sr_partial_path(out, st->partial_samples, partial, sizeof partial);
+    /* sized to fit: a cut name would be another file */
+    char *partial = sr_partial_path(out, st->partial_samples);
     sr_error err = { SR_OK, "" };
-    if (sr_image_write_as(partial, rgb, scene->width, scene->height, io, NULL, &err)) {
+    if (!partial) sr_fail(&err, SR_ERR_RUNTIME, "out of memory");
+    if (!partial || sr_image_write_as(partial, rgb, scene->width, scene->height, io, NULL, &err)) {
         fprintf(stderr, "stencilray render: interrupted (%s); writing the partial image failed: %s\n", name, err.msg);
+        free(partial);
         return 1;
     }
     fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; wrote the mean of %u samples to %s\n",
             name, st->samples, scene->spp, st->partial_samples, partial);
+    free(partial);
     return 128 + (sig ? sig : SIGINT);
 }
 

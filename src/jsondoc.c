@@ -154,14 +154,26 @@ void sr_json_number_text(const sr_json_doc *c, const cJSON *n, char *buf, size_t
 
 static sr_status vfail_at(sr_json_doc *c, size_t off, const char *jp, const char *fmt, va_list ap)
 {
-    char msg[900];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* whole, on the heap: sr_fail shortens the joined message in its middle, not its end */
+    char fallback[900];
+    va_list again;
+    va_copy(again, ap);
+    char *whole = sr_vformat(fmt, ap);
+    if (!whole) vsnprintf(fallback, sizeof fallback, fmt, again);
+    va_end(again);
+    const char *msg = whole ? whole : fallback;
     const char *sep = jp && *jp ? ": " : "";
     if (!jp) jp = "";
-    if (off == SR_JSON_NO_POS) return sr_fail(c->err, SR_ERR_INPUT, "%s: %s%s%s", c->path, jp, sep, msg);
-    unsigned long line, col;
-    line_col(c, off, &line, &col);
-    return sr_fail(c->err, SR_ERR_INPUT, "%s:%lu:%lu: %s%s%s", c->path, line, col, jp, sep, msg);
+    sr_status st;
+    if (off == SR_JSON_NO_POS) {
+        st = sr_fail(c->err, SR_ERR_INPUT, "%s: %s%s%s", c->path, jp, sep, msg);
+    } else {
+        unsigned long line, col;
+        line_col(c, off, &line, &col);
+        st = sr_fail(c->err, SR_ERR_INPUT, "%s:%lu:%lu: %s%s%s", c->path, line, col, jp, sep, msg);
+    }
+    free(whole);
+    return st;
 }
 
 sr_status sr_json_fail_at(sr_json_doc *c, size_t off, const char *jp, const char *fmt, ...)

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,6 @@
  * (1M triangles, 35 MiB) and 20x for binary PLY (19 MiB); 24x leaves a margin. Files
  * with unusually dense faces can need more (see tests/fuzz/README.md). */
 #define SR_MESH_IMPORT_FACTOR 24u
-#define PATH_MAX_MSG 640
 
 /* ValidateDataStructure runs first and refuses faces whose indices are out of range:
  * assimp's PLY reader does not check them, and the steps after it then read outside the
@@ -146,8 +146,9 @@ static bool mat_float(const struct aiMaterial *mat, const char *key, unsigned ty
 }
 
 /* The project material for one of the file's: glTF's metallic-roughness factors (the file
- * has a base colour or a metallic factor) or OBJ/MTL's Kd, Ks/Ns, Ke, Ni and d. */
-static void file_material(const struct aiMaterial *mat, const char *mesh_path, sr_file_material *out)
+ * has a base colour or a metallic factor) or OBJ/MTL's Kd, Ks/Ns, Ke, Ni and d. false: out of
+ * memory for its texture path. */
+static bool file_material(const struct aiMaterial *mat, const char *mesh_path, sr_file_material *out)
 {
     memset(out, 0, sizeof *out);
     sr_material *m = &out->m;
@@ -155,7 +156,7 @@ static void file_material(const struct aiMaterial *mat, const char *mesh_path, s
     m->color = sr_v3s(0.8f);
     m->roughness = 0.5f;
     m->ior = 1.5f;
-    if (!mat) return;
+    if (!mat) return true;
     struct aiString name;
     if (aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS) {
         /* the file's words reach messages and the material table: no control bytes */
@@ -186,23 +187,32 @@ static void file_material(const struct aiMaterial *mat, const char *mesh_path, s
         if (mat_float(mat, AI_MATKEY_EMISSIVE_INTENSITY, &f) && f >= 0.0f) k = f;
         m->color2 = sr_scale(c, k);
     }
-    if (m->kind == SR_MAT_GLASS) return;   /* glass takes no texture: the tint is the colour */
+    if (m->kind == SR_MAT_GLASS) return true;   /* glass takes no texture: the tint is the colour */
     struct aiString tex;
     enum aiTextureType types[2] = { aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE };
     for (int k = 0; k < 2; k++) {
         if (aiGetMaterialTextureCount(mat, types[k]) == 0) continue;
         if (aiGetMaterialTexture(mat, types[k], 0, &tex, NULL, NULL, NULL, NULL, NULL, NULL) != aiReturn_SUCCESS) continue;
         const char *t = tex.data;
-        if (t[0] == '*') {   /* embedded in the file (.glb): reported as unused */
-            out->texture[0] = '\0';
-            break;
-        }
+        if (t[0] == '*') break;   /* embedded in the file (.glb): reported as unused */
+        /* resolved against the mesh file's folder, as long as it is */
         const char *slash = strrchr(mesh_path, '/');
-        size_t dir = (t[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
-        snprintf(out->texture, sizeof out->texture, "%.*s%.*s", (int)dir, mesh_path, (int)tex.length, t);
+        const size_t dir = (t[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
+        out->texture = malloc(dir + tex.length + 1);
+        if (!out->texture) return false;
+        memcpy(out->texture, mesh_path, dir);
+        memcpy(out->texture + dir, t, tex.length);
+        out->texture[dir + tex.length] = '\0';
         if (!gltf) m->color = sr_v3s(1.0f);   /* MTL: map_Kd replaces Kd (glTF multiplies) */
         break;
     }
+    return true;
+}
+
+void sr_file_materials_free(sr_file_material *fm, uint32_t n)
+{
+    for (uint32_t k = 0; fm && k < n; k++) free(fm[k].texture);
+    free(fm);
 }
 
 /* One line listing what the file holds that is not used. */
@@ -301,7 +311,7 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
     /* A device, FIFO or socket could block or never end (/dev/zero); assimp needs a file. */
     if (!stat_ok || !S_ISREG(st.st_mode))
         return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: not a regular file", path);
-    char out[PATH_MAX_MSG];
+    char out[PATH_MAX + 32];
     if (sr_output_guard_match(&st, out, sizeof out))
         return sr_fail(err, SR_ERR_INPUT, "mesh file %s is also the output (%s), which would overwrite it; choose "
                        "another output name", path, out);
@@ -316,10 +326,11 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
     /* What it pulls in, and what its header declares, before anything is imported: read
      * from the file (a glTF's JSON whole), so budgeted first as the import of the file alone. */
     *size = (uint64_t)st.st_size;
-    char what[PATH_MAX_MSG];
-    snprintf(what, sizeof what, "importing mesh file %s (%.1f MiB, about %ux that)", path,
-             (double)*size / 1048576.0, SR_MESH_IMPORT_FACTOR);
+    char *what = sr_format("importing mesh file %s (%.1f MiB, about %ux that)", path, (double)*size / 1048576.0,
+                           SR_MESH_IMPORT_FACTOR);
+    if (!what) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
     sr_status mem = sr_check_host_memory(*size * SR_MESH_IMPORT_FACTOR, what, "", err);
+    free(what);
     if (mem) return mem;
     return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
 }
@@ -333,16 +344,18 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     const uint64_t bytes = size + ref_bytes;
     char ext[16];
     accepted_ext(path, ext);
-    char what[PATH_MAX_MSG];
-    snprintf(what, sizeof what, "importing mesh file %s (%.1f MiB with the files it refers to, about %ux that)", path,
-             (double)bytes / 1048576.0, SR_MESH_IMPORT_FACTOR);
+    char *what = sr_format("importing mesh file %s (%.1f MiB with the files it refers to, about %ux that)", path,
+                           (double)bytes / 1048576.0, SR_MESH_IMPORT_FACTOR);
+    if (!what) return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
     mem = sr_check_host_memory(bytes * SR_MESH_IMPORT_FACTOR, what, "", err);
+    free(what);
     if (mem) return mem;
     /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
     if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_mtl_check(path, err))) return mem;
     if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, size, err))) return mem;
+    if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_data_check(path, ext, size, err))) return mem;
 
     unsigned flags = SR_MESH_FLAGS;
     struct aiPropertyStore *props = aiCreatePropertyStore();
@@ -397,10 +410,14 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     const bool need_attrs = use_normals || use_uv;
     const size_t attr_bytes = (attrs && (need_attrs || *attrs)) ? sizeof(sr_tri_attr) : 0;
     /* The triangles and, later, the BVH over every primitive, before either is allocated. */
-    snprintf(what, sizeof what, "mesh file %s (%zu triangles, then a BVH over %zu primitives)", path, n,
-             (size_t)*count + n);
+    what = sr_format("mesh file %s (%zu triangles, then a BVH over %zu primitives)", path, n, (size_t)*count + n);
+    if (!what) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+    }
     mem = sr_check_host_memory((uint64_t)n * sizeof(sr_prim) + ((uint64_t)*count + n) * attr_bytes +
                                sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
+    free(what);
     if (mem) {
         aiReleaseImport(sc);
         return mem;
@@ -424,8 +441,14 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
             aiReleaseImport(sc);
             return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
         }
-        for (unsigned k = 0; k < sc->mNumMaterials; k++) file_material(sc->mMaterials[k], path, &fm[k]);
-        if (!sc->mNumMaterials) file_material(NULL, path, &fm[0]);
+        bool ok = true;
+        for (unsigned k = 0; k < sc->mNumMaterials; k++) ok &= file_material(sc->mMaterials[k], path, &fm[k]);
+        if (!sc->mNumMaterials) ok &= file_material(NULL, path, &fm[0]);
+        if (!ok) {
+            sr_file_materials_free(fm, nm);
+            aiReleaseImport(sc);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
+        }
         *opts->file_mats = fm;
         *opts->file_mat_count = nm;
     }

@@ -25,15 +25,18 @@ typedef enum sr_mesh_normals {
 typedef struct sr_file_material {
     char name[96];
     sr_material m;
-    char texture[1024];    /* "" = none */
+    char *texture;         /* malloc'd, NULL = none (sr_file_materials_free frees it)  */
 } sr_file_material;
+
+/* Free n file materials (what sr_mesh_opts.file_mats received) and the texture paths they own. */
+void sr_file_materials_free(sr_file_material *fm, uint32_t n);
 
 typedef struct sr_mesh_opts {
     sr_mesh_normals normals;
     float crease_deg;      /* SR_NORMALS_SMOOTH: faces meeting at a larger angle stay sharp   */
     int keep_uv;           /* keep the first UV channel (a textured material needs it)        */
     /* "material": "file": when file_mats is set, the file's materials are read into
-     * *file_mats (malloc'd, *file_mat_count of them) and triangle i of the file's material k
+     * *file_mats (malloc'd, *file_mat_count of them; sr_file_materials_free) and triangle i of the file's material k
      * gets material index `material` + k. */
     sr_file_material **file_mats;
     uint32_t *file_mat_count;

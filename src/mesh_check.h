@@ -11,7 +11,9 @@
  *   STL, text: a facet of other than three vertices, without a normal, a word where a
  *       number belongs, a file cut short (assimp throws and leaks).
  *   glTF, GLB: anything its glTF 2 reader would not take (assimp then offers the file to
- *       every reader by content: OBJ text as .gltf went to the OBJ reader).
+ *       every reader by content: OBJ text as .gltf went to the OBJ reader); a sparse
+ *       accessor whose indices or values reach past their buffer view or buffer (a read
+ *       past the buffer), lack their "bufferView" (SIGSEGV) or index past the accessor.
  *
  * Face indices out of range in PLY (SIGSEGV in post-processing) are caught by assimp's own
  * aiProcess_ValidateDataStructure step, which mesh.c asks for. The checks read the file
@@ -45,6 +47,17 @@ long sr_mesh_line(FILE *f, char **line, size_t *cap, int *end);
  * mesh file, none of the files it names. */
 sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes,
                              sr_error *err);
+
+/* A .gltf's or .glb's data as assimp reads it (once the buffers are budgeted): every sparse
+ * accessor's indices and values within their buffer views, each view within its buffer, each
+ * buffer's byteLength within its data, the indices below the accessor's count, and valid
+ * component types. Messages name the accessor ("accessors[2].sparse.values"). */
+sr_status sr_gltf_data_check(const char *path, const char *ext, uint64_t file_size, sr_error *err);
+
+/* The sparse part of it, over the JSON text of the file; bin_at, bin_len: where a .glb's
+ * BIN chunk header is and its length (0, 0: none). Reads the index bytes, nothing more. */
+sr_status sr_gltf_sparse_check(const char *path, const char *json, size_t len, uint64_t bin_at, uint64_t bin_len,
+                               sr_error *err);
 
 /* The material files an OBJ pulls in, read as assimp reads them (once they are budgeted). */
 sr_status sr_obj_mtl_check(const char *path, sr_error *err);

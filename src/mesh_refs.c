@@ -17,38 +17,54 @@
 
 /* ---- files a mesh pulls in, and sizes its header declares -------------------------------- */
 
+/* `name` (name_len bytes) next to the mesh file: on the heap (free it), NULL when out of memory. */
+static char *sr_ref_path(const char *mesh, const char *name, size_t name_len)
+{
+    const char *slash = strrchr(mesh, '/');
+    const size_t dir = slash ? (size_t)(slash - mesh) + 1 : 0;
+    char *path = malloc(dir + name_len + 1);
+    if (!path) return NULL;
+    memcpy(path, mesh, dir);
+    memcpy(path + dir, name, name_len);
+    path[dir + name_len] = '\0';
+    return path;
+}
+
 /* A file the mesh refers to (an OBJ's mtllib, a glTF's buffer or image): resolved next to
  * the mesh, it must be a regular file (a FIFO would block assimp forever) of a bounded size,
  * and its size counts towards the import's memory budget. */
 static sr_status sr_ref_file(const char *mesh, const char *name, size_t name_len, uint64_t *bytes, sr_error *err)
 {
-    char path[4096];
-    const char *slash = strrchr(mesh, '/');
-    const int dir = slash ? (int)(slash - mesh) + 1 : 0;
     if (name_len == 0) return SR_OK;
-    if ((size_t)dir + name_len + 1 > sizeof path)
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to a file whose name is too long", mesh);
-    snprintf(path, sizeof path, "%.*s%.*s", dir, mesh, (int)name_len, name);
+    char *path = sr_ref_path(mesh, name, name_len);
+    if (!path) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", mesh);
     struct stat st;
-    if (stat(path, &st) != 0) return SR_OK;   /* missing: assimp says so, or goes without it */
-    if (!S_ISREG(st.st_mode))
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is not a regular file (a FIFO, device, "
-                       "socket or directory); expected a regular file", mesh, path);
+    sr_status s = SR_OK;
     char out[PATH_MAX + 32];
-    if (sr_output_guard_match(&st, out, sizeof out))
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is also the output (%s) and would be "
-                       "overwritten; choose another output name", mesh, path, out);
-    if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s of %.1f GiB; at most %.1f GiB are supported", mesh,
-                       path, (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
-    *bytes += (uint64_t)st.st_size;
-    return SR_OK;
+    if (stat(path, &st) != 0) {
+        /* missing: assimp says so, or goes without it */
+    } else if (!S_ISREG(st.st_mode)) {
+        s = sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is not a regular file (a FIFO, device, "
+                    "socket or directory); expected a regular file", mesh, path);
+    } else if (sr_output_guard_match(&st, out, sizeof out)) {
+        s = sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s, which is also the output (%s) and would be "
+                    "overwritten; choose another output name", mesh, path, out);
+    } else if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES) {
+        s = sr_fail(err, SR_ERR_INPUT, "mesh file %s refers to %s of %.1f GiB; at most %.1f GiB are supported", mesh,
+                    path, (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
+    } else {
+        *bytes += (uint64_t)st.st_size;
+    }
+    free(path);
+    return s;
 }
 
 /* An MTL file as assimp 5.2 reads it (lines as sr_mesh_line splits them): a texture statement
  * (map_*, bump, disp, norm, refl, decal, in any case) or an anisotropy value (any statement
  * starting with 'a') before the first newmtl has no material to go to, and assimp's reader
- * writes through a null material there (found by tests/fuzz). Refused with its line. */
+ * writes through a null material there (found by tests/fuzz). A texture path longer than
+ * assimp's strings hold (1023 bytes) is dropped by assimp without a word: the material went
+ * untextured. Both refused with their line. */
 static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
 {
     FILE *f = fopen(mtl, "rb");
@@ -57,20 +73,30 @@ static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
     char *line = NULL;
     size_t cap = 0;
     unsigned long no = 0;
-    int end = 0;
+    int end = 0, named = 0;
+    long len;
     sr_status st = SR_OK;
-    while (!st && sr_mesh_line(f, &line, &cap, &end) >= 0) {
+    while (!st && (len = sr_mesh_line(f, &line, &cap, &end)) >= 0) {
         no++;
         const char *p = line;
         while (*p == ' ' || *p == '\t') p++;
-        if (!strncmp(p, "newmtl", 6)) break;
+        if (!strncmp(p, "newmtl", 6)) named = 1;
         for (size_t k = 0; k < sizeof textures / sizeof textures[0]; k++)   /* assimp ignores their case */
             if (!strncasecmp(p, textures[k], strlen(textures[k]))) {
-                st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture ('%s') before any "
-                             "'newmtl'; expected 'newmtl NAME' first", obj, mtl, no, textures[k]);
+                const char *e = line + len, *q = p;   /* the statement after its keyword, trimmed */
+                while (*q && *q != ' ' && *q != '\t') q++;
+                while (*q == ' ' || *q == '\t') q++;
+                while (e > q && (e[-1] == ' ' || e[-1] == '\t')) e--;
+                if (!named)
+                    st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture ('%s') before any "
+                                 "'newmtl'; expected 'newmtl NAME' first", obj, mtl, no, textures[k]);
+                else if (e - q > 1023)
+                    st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: a texture path of %ld bytes; "
+                                 "the importer keeps at most 1023 and would drop it; expected a shorter (relative) path",
+                                 obj, mtl, no, (long)(e - q));
                 break;
             }
-        if (!st && p[0] == 'a')
+        if (!st && !named && p[0] == 'a')
             st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: material file %s:%lu: an anisotropy value ('a...') before "
                          "any 'newmtl'; expected 'newmtl NAME' first", obj, mtl, no);
     }
@@ -98,18 +124,19 @@ static sr_status sr_obj_mtllib(const char *path, const char *name, size_t name_l
     sr_status st = bytes ? sr_ref_file(path, name, name_len, bytes, err) : SR_OK;
     /* Where it is missing, assimp opens the OBJ's own name with "mtl" for its last three
      * letters instead. */
-    const char *slash = strrchr(path, '/');
-    const int dir = slash ? (int)(slash - path) + 1 : 0;
-    char mtl[4096];
+    char *mtl = st ? NULL : sr_ref_path(path, name, name_len);
+    if (!st && !mtl) st = sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
     struct stat sb;
-    snprintf(mtl, sizeof mtl, "%.*s%.*s", dir, path, (int)name_len, name);
-    if (!st && stat(mtl, &sb) != 0 && strlen(path) > 3 && strlen(path) < sizeof mtl) {
-        snprintf(mtl, sizeof mtl, "%.*smtl", (int)(strlen(path) - 3), path);
+    if (!st && stat(mtl, &sb) != 0 && strlen(path) > 3) {
+        free(mtl);   /* the OBJ's name, its last 3 letters "mtl" */
+        mtl = sr_format("%.*smtl", (int)(strlen(path) - 3), path);
+        if (!mtl) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
         const char *base = strrchr(mtl, '/');
         base = base ? base + 1 : mtl;
         if (bytes) st = sr_ref_file(path, base, strlen(base), bytes, err);
     }
     if (!st && !bytes) st = sr_mtl_check(path, mtl, err);
+    free(mtl);
     return st;
 }
 
@@ -322,11 +349,16 @@ static sr_status sr_gltf_refs(const char *path, const char *json, size_t len, ui
 
 static uint32_t sr_le32(const unsigned char *b) { return b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24; }
 
-sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes, sr_error *err)
+/* The JSON of a .gltf (the file) or a .glb (its first chunk, after the header and chunk
+ * lengths are checked against file_size), into *json (malloc'd, *json_len bytes); *bin_at
+ * and *bin_len: where a .glb's BIN chunk is (its header; 0 when it has none). A file that
+ * does not open leaves *json NULL: the import says why. */
+static sr_status sr_gltf_read_json(const char *path, const char *ext, uint64_t file_size, char **json_out,
+                                   size_t *json_len_out, uint64_t *bin_at_out, uint64_t *bin_len_out, sr_error *err)
 {
-    *ref_bytes = 0;
-    if (!strcmp(ext, ".obj")) return sr_obj_mtllibs(path, ref_bytes, err);
-    if (strcmp(ext, ".gltf") && strcmp(ext, ".glb")) return SR_OK;
+    *json_out = NULL;
+    *json_len_out = 0;
+    *bin_at_out = *bin_len_out = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return SR_OK;
     sr_status st = SR_OK;
@@ -367,9 +399,13 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
                 json_len = clen;
                 const uint64_t padded = (clen + 3) & ~(uint64_t)3;
                 if (file_size >= 12 + 8 + padded + 8) bin_at = 12 + 8 + padded;
-            } else if (at == bin_at && memcmp(c + 4, "BIN\0", 4)) {
-                st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: the chunk after the JSON is not BIN", path);
-                break;
+            } else if (at == bin_at) {
+                if (memcmp(c + 4, "BIN\0", 4)) {
+                    st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: the chunk after the JSON is not BIN", path);
+                    break;
+                }
+                *bin_at_out = bin_at;
+                *bin_len_out = clen;
             }
             at += 8 + clen;
         }
@@ -385,8 +421,37 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
     fclose(f);
     if (!st && !have_json)
         st = sr_fail(err, SR_ERR_RUNTIME, "cannot read mesh file %s: %s", path, json ? "read failed" : "out of memory");
-    if (!st) st = sr_gltf_json_check(path, json, json_len, err);
-    if (!st) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
+    if (st) {
+        free(json);
+        return st;
+    }
+    *json_out = json;
+    *json_len_out = json_len;
+    return SR_OK;
+}
+
+sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes, sr_error *err)
+{
+    *ref_bytes = 0;
+    if (!strcmp(ext, ".obj")) return sr_obj_mtllibs(path, ref_bytes, err);
+    if (strcmp(ext, ".gltf") && strcmp(ext, ".glb")) return SR_OK;
+    char *json = NULL;
+    size_t json_len = 0;
+    uint64_t bin_at, bin_len;
+    sr_status st = sr_gltf_read_json(path, ext, file_size, &json, &json_len, &bin_at, &bin_len, err);
+    if (!st && json) st = sr_gltf_json_check(path, json, json_len, err);
+    if (!st && json) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
+    free(json);
+    return st;
+}
+
+sr_status sr_gltf_data_check(const char *path, const char *ext, uint64_t file_size, sr_error *err)
+{
+    char *json = NULL;
+    size_t json_len = 0;
+    uint64_t bin_at, bin_len;
+    sr_status st = sr_gltf_read_json(path, ext, file_size, &json, &json_len, &bin_at, &bin_len, err);
+    if (!st && json) st = sr_gltf_sparse_check(path, json, json_len, bin_at, bin_len, err);
     free(json);
     return st;
 }

@@ -1,5 +1,6 @@
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "outpath.h"
+#include "status.h"
 
 #include <dirent.h>
 #include <limits.h>
@@ -98,12 +99,12 @@ static void sr_split_ext(const char *out, size_t *stem_len, const char **ext)
     *ext = dot;
 }
 
-void sr_partial_path(const char *out, unsigned spp, char *buf, size_t cap)
+char *sr_partial_path(const char *out, unsigned spp)
 {
     size_t stem;
     const char *ext;
     sr_split_ext(out, &stem, &ext);
-    snprintf(buf, cap, "%.*s.partial-%uspp%s", (int)stem, out, spp, ext);
+    return sr_format("%.*s.partial-%uspp%s", (int)stem, out, spp, ext);
 }
 
 void sr_output_guard_add_partials(const char *out)

@@ -30,8 +30,9 @@ void sr_output_guard_add(const char *opt, const char *path);
  * texture called out.partial-54spp.png) is refused as the scene loads. */
 void sr_output_guard_add_partials(const char *out);
 
-/* The partial image's name for `out` after `spp` samples, in buf. */
-void sr_partial_path(const char *out, unsigned spp, char *buf, size_t cap);
+/* The partial image's name for `out` after `spp` samples, on the heap (free it), NULL when
+ * out of memory. */
+char *sr_partial_path(const char *out, unsigned spp);
 
 /* 1 when an output is remembered (the loaders then check every mesh before the first import). */
 int sr_output_guard_active(void);

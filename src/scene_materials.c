@@ -284,13 +284,11 @@ sr_status sr_scene_add_file_materials(sr_json_doc *c, const cJSON *file, const c
     const char *base = strrchr(mesh, '/');
     base = base ? base + 1 : mesh;
     for (uint32_t k = 0; k < n; k++) {
-        char name[256];
-        snprintf(name, sizeof name, "%s:%s", base, fm[k].name[0] ? fm[k].name : "unnamed");
-        s->material_names[s->material_count] = strdup(name);
+        s->material_names[s->material_count] = sr_format("%s:%s", base, fm[k].name[0] ? fm[k].name : "unnamed");
         if (!s->material_names[s->material_count]) return sr_json_oom(c);
         s->materials[s->material_count] = fm[k].m;
         s->material_count++;
-        if (!fm[k].texture[0]) continue;
+        if (!fm[k].texture) continue;
         sr_error terr;
         memset(&terr, 0, sizeof terr);
         uint32_t index = 0;

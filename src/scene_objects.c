@@ -46,14 +46,17 @@ static bool push_prim(prim_buf *b, sr_prim p)
 static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *mesh, const char *what)
 {
     if (!what[0]) return SR_OK;
-    char line[1536];
-    char clean[1024];
-    sr_sanitize(clean, sizeof clean, mesh);
-    snprintf(line, sizeof line, "notice: mesh file %s: not used: %s\n", clean, what);
+    const size_t cap = strlen(mesh) + 1;
+    char *clean = malloc(cap);
+    if (clean) sr_sanitize(clean, cap, mesh);
+    char *line = clean ? sr_format("notice: mesh file %s: not used: %s\n", clean, what) : NULL;
+    free(clean);
+    if (!line) return sr_json_oom(c);
     size_t have = s->notices ? strlen(s->notices) : 0, add = strlen(line);
     char *grown = realloc(s->notices, have + add + 1);
+    if (grown) memcpy(grown + have, line, add + 1);
+    free(line);
     if (!grown) return sr_json_oom(c);
-    memcpy(grown + have, line, add + 1);
     s->notices = grown;
     return SR_OK;
 }
@@ -112,7 +115,7 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     sr_status st2 = SR_OK;        /* a failure below has its message in c->err already      */
     if (st == SR_OK && file_materials) st2 = sr_scene_add_file_materials(c, file, fjp, s, resolved, fm, fm_count);
     if (st == SR_OK && st2 == SR_OK) st2 = add_notice(c, s, resolved, notice);
-    free(fm);
+    sr_file_materials_free(fm, fm_count);
     free(resolved);
     if (st2 != SR_OK) return st2;
     SR_TRY(sr_scene_loader_fail(c, file, fjp, st, &merr));

@@ -625,7 +625,7 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
     v->vsync = o->vsync >= 0 ? o->vsync : !v->scripted;
     v->speed = sr_maxf(0.5f * sr_length(sr_sub(v->cam.position, v->cam.look_at)), 0.1f);
     sr_status s = sr_view_window(v, err);
-    char dir[1024];
+    char dir[PATH_MAX + 16];   /* a folder that opened: shorter than PATH_MAX */
     if (!s) s = sr_display_find_shaders(o->shader_dir, dir, sizeof dir, err);
     if (!s) s = sr_display_init(&v->disp, dir, err);
     if (s) return s;

@@ -9,13 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <stb_image_write.h>
 
 /* Four quads side by side, one per material, with UVs and normals. */
 static void write_obj(const char *dir, const char *mtl_body, const char *obj_name)
 {
-    char path[600];
+    char path[4400];
     snprintf(path, sizeof path, "%s/%s.mtl", dir, obj_name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);
@@ -257,11 +258,89 @@ static void test_showcase(void **state)
     sr_scene_free(&s);
 }
 
+/* A map_Kd path resolved to more than 1023 bytes (a mesh deep in folders, under PATH_MAX)
+ * loads that file: it was cut to 1023 bytes, and a different image at the cut path was
+ * loaded in its place. A path of more than 1023 bytes in the MTL itself is refused with its
+ * line (assimp dropped it). When the file is missing, the message keeps its end: the file's
+ * name and the reason (it was cut before both). */
+static void test_long_texture_path(void **state)
+{
+    (void)state;
+    char dir[4200], path[4400], json[4800];
+    sr_test_tmp_path(dir, sizeof dir, "long_tex");
+    mkdir(dir, 0755);
+    /* folders of up to 200 bytes until dir + "/" is 1016 bytes: "cut.png" then ends at byte 1023 */
+    while (strlen(dir) + 1 < 1016) {
+        size_t n = strlen(dir), part = 1016 - 1 - n - 1;
+        if (part > 200) part = 200;
+        dir[n] = '/';
+        memset(dir + n + 1, 'd', part);
+        dir[n + 1 + part] = '\0';
+        mkdir(dir, 0755);
+    }
+    assert_int_equal(strlen(dir) + 1, 1016);
+    const unsigned char right[12] = { 255, 0, 0, 255, 0, 0, 255, 0, 0, 255, 0, 0 }, wrong[27] = { 0 };
+    snprintf(path, sizeof path, "%s/cut.png-full.png", dir);   /* 1032 bytes */
+    assert_int_equal(strlen(path), 1032);
+    assert_true(stbi_write_png(path, 2, 2, 3, right, 6) != 0);
+    snprintf(path, sizeof path, "%s/cut.png", dir);            /* its first 1023 bytes */
+    assert_int_equal(strlen(path), 1023);
+    assert_true(stbi_write_png(path, 3, 3, 3, wrong, 9) != 0);
+    write_obj(dir, "newmtl red\nKd 1 0 0\nnewmtl tex\nmap_Kd cut.png-full.png\nnewmtl lamp\nnewmtl clear\n", "q");
+    char obj[4400];
+    snprintf(obj, sizeof obj, "%s/q.obj", dir);
+    scene_json(json, sizeof json, obj);
+    sr_scene s;
+    sr_test_parse("long_tex.json", json, &s);
+    uint32_t textured = 0;
+    for (uint32_t i = 0; i < s.prim_count; i++) {
+        const sr_material *m = &s.materials[s.prims[i].material];
+        if (!m->color_tex) continue;
+        textured++;
+        const sr_texture *t = &s.tex.items[m->color_tex - 1];
+        if (t->width != 2 || t->height != 2)
+            fail_msg("the texture loaded is %ux%u: the image at the path cut to 1023 bytes, not the 2x2 one named",
+                     t->width, t->height);
+    }
+    assert_int_equal(textured, 2);
+    sr_scene_free(&s);
+
+    /* the same file as "./././.../cut.png-full.png" in the MTL: 1106 bytes, more than the
+     * importer's strings hold (it dropped the texture without a word): refused with the line */
+    char mtl[1400] = "newmtl red\nnewmtl tex\nmap_Kd ";
+    for (int k = 0; k < 545; k++) strcat(mtl, "./");
+    strcat(mtl, "cut.png-full.png\nnewmtl lamp\nnewmtl clear\n");
+    write_obj(dir, mtl, "q");
+    sr_error err = { SR_OK, "" };
+    memset(&s, 0, sizeof s);
+    sr_status st = sr_scene_parse("long_tex.json", json, strlen(json), &s, &err);
+    if (st == SR_OK) sr_scene_free(&s);
+    if (st != SR_ERR_INPUT || !strstr(err.msg, "q.mtl:3: a texture path of 1106 bytes; the importer keeps at most 1023"))
+        fail_msg("status %d, expected %d and the MTL line; the message:\n%s", st, SR_ERR_INPUT, err.msg);
+    write_obj(dir, "newmtl red\nKd 1 0 0\nnewmtl tex\nmap_Kd cut.png-full.png\nnewmtl lamp\nnewmtl clear\n", "q");
+
+    /* missing: the message ends with the file's name and the reason */
+    snprintf(path, sizeof path, "%s/cut.png-full.png", dir);
+    assert_int_equal(remove(path), 0);
+    for (int pass = 0; pass < 2; pass++) {   /* with and without an image at the cut path */
+        memset(&err, 0, sizeof err);
+        memset(&s, 0, sizeof s);
+        st = sr_scene_parse("long_tex.json", json, strlen(json), &s, &err);
+        if (st == SR_OK) sr_scene_free(&s);
+        if (st != SR_ERR_INPUT || !strstr(err.msg, "cut.png-full.png: No such file or directory") ||
+            !strstr(err.msg, "long_tex.json:4:35:"))
+            fail_msg("status %d, expected %d and the file's name and reason; the message:\n%s", st, SR_ERR_INPUT, err.msg);
+        snprintf(path, sizeof path, "%s/cut.png", dir);
+        remove(path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_obj_mtl),
         cmocka_unit_test(test_missing_map),
+        cmocka_unit_test(test_long_texture_path),
         cmocka_unit_test(test_lookup_after_file_materials),
         cmocka_unit_test(test_gltf_and_notice),
         cmocka_unit_test(test_showcase),

@@ -300,6 +300,134 @@ static void test_stl_and_obj_continuation(void **state)
     assert_int_equal(render_mesh("one.stl", NULL, &c), 0);
 }
 
+/* ---- glTF sparse accessors --------------------------------------------------------------- */
+
+/* A triangle (positions, then uint16 indices) whose positions carry a sparse accessor: one
+ * uint16 index at byte 44 (`sparse_index`) and one VEC3 value at byte 48: 60 bytes. */
+static size_t sparse_buffer(unsigned char buf[60], unsigned sparse_index)
+{
+    const float pos[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }, value[3] = { 2, 0, 0 };
+    const unsigned short idx[4] = { 0, 1, 2, 0 };
+    memset(buf, 0, 60);
+    memcpy(buf, pos, sizeof pos);
+    memcpy(buf + 36, idx, sizeof idx);
+    buf[44] = (unsigned char)sparse_index;
+    buf[45] = (unsigned char)(sparse_index >> 8);
+    memcpy(buf + 48, value, sizeof value);
+    return 60;
+}
+
+/* The glTF JSON over such a buffer: `buffer` is its "buffers" entry's members, `sparse` the
+ * accessor's "sparse" object. */
+static void sparse_json(char *out, size_t cap, const char *buffer, const char *sparse)
+{
+    snprintf(out, cap,
+             "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0}],"
+             " \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1}]}],"
+             " \"buffers\": [{%s}],"
+             " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 36},"
+             " {\"buffer\": 0, \"byteOffset\": 36, \"byteLength\": 6}, {\"buffer\": 0, \"byteOffset\": 44, \"byteLength\": 2},"
+             " {\"buffer\": 0, \"byteOffset\": 48, \"byteLength\": 12}],"
+             " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\","
+             " \"min\": [0, 0, 0], \"max\": [2, 1, 0], \"sparse\": %s},"
+             " {\"bufferView\": 1, \"componentType\": 5123, \"count\": 3, \"type\": \"SCALAR\"}]}", buffer, sparse);
+}
+
+static void base64(char *out, const unsigned char *b, size_t n)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < n; i += 3) {
+        const unsigned w = (unsigned)b[i] << 16 | (i + 1 < n ? (unsigned)b[i + 1] << 8 : 0) | (i + 2 < n ? b[i + 2] : 0);
+        *out++ = abc[w >> 18 & 63];
+        *out++ = abc[w >> 12 & 63];
+        *out++ = i + 1 < n ? abc[w >> 6 & 63] : '=';
+        *out++ = i + 2 < n ? abc[w & 63] : '=';
+    }
+    *out = '\0';
+}
+
+/* NAME.gltf with the buffer in a data: URI, its byteLength `declared`. */
+static void write_sparse_gltf(const char *name, unsigned sparse_index, unsigned declared, const char *sparse)
+{
+    unsigned char buf[60];
+    char b64[128], member[256], json[2048];
+    base64(b64, buf, sparse_buffer(buf, sparse_index));
+    snprintf(member, sizeof member, "\"uri\": \"data:application/octet-stream;base64,%s\", \"byteLength\": %u", b64, declared);
+    sparse_json(json, sizeof json, member, sparse);
+    write_file(name, json, strlen(json));
+}
+
+/* NAME.glb: the same JSON (without a uri) and the buffer as its BIN chunk. */
+static void write_sparse_glb(const char *name, unsigned sparse_index, const char *sparse)
+{
+    unsigned char buf[60], glb[2400];
+    char json[2048];
+    sparse_json(json, sizeof json, "\"byteLength\": 60", sparse);
+    size_t jn = strlen(json);
+    while (jn % 4) json[jn++] = ' ';
+    const unsigned total = (unsigned)(12 + 8 + jn + 8 + 60);
+    const unsigned head[5] = { 0x46546C67u /* glTF */, 2, total, (unsigned)jn, 0x4E4F534Au /* JSON */ };
+    memcpy(glb, head, sizeof head);
+    memcpy(glb + 20, json, jn);
+    const unsigned bin[2] = { 60, 0x004E4942u /* BIN\0 */ };
+    memcpy(glb + 20 + jn, bin, sizeof bin);
+    memcpy(glb + 28 + jn, buf, sparse_buffer(buf, sparse_index));
+    write_file(name, glb, total);
+}
+
+static const char good_sparse[] =
+    "{\"count\": 1, \"indices\": {\"bufferView\": 2, \"componentType\": 5123}, \"values\": {\"bufferView\": 3}}";
+
+/* A sparse accessor is checked before assimp patches it: values reaching past their buffer
+ * view were read past the buffer (AddressSanitizer: heap-buffer-overflow in assimp; the
+ * release build went on to "no triangles with a non-zero area"), indices without a
+ * "bufferView" were a null pointer (SIGSEGV). Each is refused with exit 2 and a message
+ * naming the accessor, in a .gltf (data: URI or a file beside it) and a .glb alike; a
+ * well-formed sparse accessor still renders. */
+static void test_gltf_sparse_checked(void **state)
+{
+    (void)state;
+    sr_child c;
+    const char past[] = "{\"count\": 1, \"indices\": {\"bufferView\": 2, \"componentType\": 5123},"
+                        " \"values\": {\"bufferView\": 3, \"byteOffset\": 8}}";
+    const char *past_msg = "accessors[0].sparse.values reaches past its buffer view: byteOffset 8 + 12 bytes, "
+                           "but bufferViews[3] has 12";
+    write_sparse_gltf("past.gltf", 1, 60, past);
+    expect(render_mesh("past.gltf", NULL, &c), &c, past_msg);
+    write_sparse_glb("past.glb", 1, past);
+    expect(render_mesh("past.glb", NULL, &c), &c, past_msg);
+    const char noview[] = "{\"count\": 1, \"indices\": {\"componentType\": 5123}, \"values\": {\"bufferView\": 3}}";
+    write_sparse_gltf("noview.gltf", 1, 60, noview);
+    expect(render_mesh("noview.gltf", NULL, &c), &c, "accessors[0].sparse.indices.bufferView is missing");
+    const char ftype[] = "{\"count\": 1, \"indices\": {\"bufferView\": 2, \"componentType\": 5126}, \"values\": {\"bufferView\": 3}}";
+    write_sparse_gltf("ftype.gltf", 1, 60, ftype);
+    expect(render_mesh("ftype.gltf", NULL, &c), &c, "sparse.indices.componentType is missing or not an unsigned integer "
+                                                    "type; expected 5121, 5123 or 5125");
+    /* the buffer says 50 bytes: the values' view (bytes 48 to 60) reaches past it */
+    write_sparse_gltf("short.gltf", 1, 50, good_sparse);
+    expect(render_mesh("short.gltf", NULL, &c), &c, "bufferViews[3] (of accessors[0].sparse.values) reaches past its "
+                                                    "buffer: byteOffset 48 + byteLength 12, but buffers[0] has 50 bytes");
+    /* an index past the accessor's 3 elements, read from a .glb's BIN chunk and from a file */
+    write_sparse_glb("index.glb", 7, good_sparse);
+    const char *index_msg = "accessors[0].sparse.indices[0] is 7, but the accessor has 3 elements";
+    expect(render_mesh("index.glb", NULL, &c), &c, index_msg);
+    unsigned char buf[60];
+    char json[2048];
+    write_file("index.bin", buf, sparse_buffer(buf, 7));
+    sparse_json(json, sizeof json, "\"uri\": \"index.bin\", \"byteLength\": 60", good_sparse);
+    write_file("index.gltf", json, strlen(json));
+    expect(render_mesh("index.gltf", NULL, &c), &c, index_msg);
+    write_file("index.bin", buf, 40);   /* shorter than its byteLength */
+    expect(render_mesh("index.gltf", NULL, &c), &c, "buffers[0] declares 60 bytes but holds 40");
+    /* well-formed: rendered */
+    write_sparse_gltf("good.gltf", 1, 60, good_sparse);
+    int code = render_mesh("good.gltf", NULL, &c);
+    if (code != 0) fail_msg("a well-formed sparse accessor was refused (exit %d):\n%s", code, c.err);
+    write_sparse_glb("good.glb", 1, good_sparse);
+    code = render_mesh("good.glb", NULL, &c);
+    if (code != 0) fail_msg("a well-formed sparse accessor in a .glb was refused (exit %d):\n%s", code, c.err);
+}
+
 int main(void)
 {
     sr_hard_fresh_dir(dir, sizeof dir, "mesh_refs");
@@ -312,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_glb_header_checked),
         cmocka_unit_test(test_gltf_buffer_fifo),
         cmocka_unit_test(test_gltf_only_as_gltf2),
+        cmocka_unit_test(test_gltf_sparse_checked),
         cmocka_unit_test(test_untested_formats_refused),
         cmocka_unit_test(test_stl_and_obj_continuation),
     };
