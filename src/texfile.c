@@ -72,17 +72,25 @@ static sr_status append_texels(const char *path, const float *px, uint32_t w, ui
     return SR_OK;
 }
 
+/* Bytes the set's texels take: held while another image is decoded. */
+static uint64_t held_bytes(const sr_texture_set *set)
+{
+    return set->texel_count * 12u;
+}
+
 /* OpenEXR through its C library (image_exr.c): linear, like Radiance HDR. */
 static sr_status load_exr(const char *path, uint32_t wrap, uint32_t filter, sr_texture_set *set, uint32_t *index,
                           sr_error *err)
 {
     float *px = NULL;
     uint32_t w = 0, h = 0;
-    sr_status st = sr_exr_read(path, SR_MAX_TEXTURE_SIDE, &px, &w, &h, err);
+    sr_status st = sr_exr_read(path, SR_MAX_TEXTURE_SIDE, held_bytes(set), &px, &w, &h, err);
     if (st) return st;
     char what[600];
     snprintf(what, sizeof what, "texture file %.400s (%ux%u)", path, w, h);
-    st = sr_check_host_memory((uint64_t)w * h * 12u, what, "", err);
+    /* the set grows by the image while the decoded copy is still held */
+    st = sr_check_host_memory_held((uint64_t)w * h * 12u, held_bytes(set) + (uint64_t)w * h * 12u,
+                                   "textures already decoded", what, "", err);
     if (!st) st = append_texels(path, px, w, h, wrap, filter, set, index, err);
     free(px);
     return st;
