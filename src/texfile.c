@@ -97,13 +97,13 @@ static sr_status load_exr(const char *path, uint32_t wrap, uint32_t filter, sr_t
 }
 
 /* The whole of the open regular file `fd` (`size` bytes by its fstat) into memory, budgeted
- * first; a file that shrinks or grows while it is read is refused. */
-static sr_status read_whole(int fd, const char *path, uint64_t size, unsigned char **out, sr_error *err)
+ * first (on top of `held` bytes); a file that shrinks or grows while it is read is refused. */
+static sr_status read_whole(int fd, const char *path, uint64_t size, uint64_t held, unsigned char **out, sr_error *err)
 {
     *out = NULL;
     char what[600];
     snprintf(what, sizeof what, "texture file %.400s", path);
-    SR_TRY(sr_check_host_memory(size, what, "", err));
+    SR_TRY(sr_check_host_memory_held(size, held, "textures already decoded", what, "", err));
     unsigned char *buf = malloc(size ? (size_t)size : 1u);
     if (!buf) return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading texture file %s", path);
     uint64_t got = 0;
@@ -343,10 +343,13 @@ static sr_status load_stb(const char *path, const unsigned char *bytes, int len,
     const sr_cut cut = hdr ? hdr_cut(bytes, (size_t)len, w, h) : tga ? tga_cut(bytes, (size_t)len) : (sr_cut){ 0 };
     if (cut.cut) return cut_fail(path, hdr ? "Radiance HDR" : "TGA", &cut, w, h, err);
     /* stb's decoded copy (3 floats or 3 bytes a texel), its working memory (up to 4 channels
-     * and a row buffer: one more copy) and our linear floats. */
+     * and a row buffer: one more copy) and our linear floats, on top of the file's bytes and
+     * the texels already decoded (the texel array grows in place: glibc moves large blocks
+     * with mremap, not by copying) */
     char what[600];
     snprintf(what, sizeof what, "texture file %.400s (%lldx%lld)", path, (long long)w, (long long)h);
-    SR_TRY(sr_check_host_memory(texels * (hdr ? 2u * 16u : 2u * 4u) + texels * 12u, what, "", err));
+    SR_TRY(sr_check_host_memory_held(texels * (hdr ? 2u * 16u : 2u * 4u) + texels * 12u, held_bytes(set) + (uint64_t)len,
+                                     "textures already decoded and the file's bytes", what, "", err));
 
     SR_TRY(reserve_texture(path, texels, set, err));
     float *out = set->texels + set->texel_count * 3u;
@@ -376,6 +379,52 @@ static sr_status load_stb(const char *path, const unsigned char *bytes, int len,
     return SR_OK;
 }
 
+/* The file (by its fstat) already decoded the way `srgb` asks: its source, else NULL. */
+static const sr_texture_source *find_source(const sr_texture_set *set, const struct stat *st, int srgb)
+{
+    for (uint32_t k = 0; k < set->source_count; k++) {
+        const sr_texture_source *s = &set->sources[k];
+        if (s->dev == (uint64_t)st->st_dev && s->ino == (uint64_t)st->st_ino && (s->decode < 0 || s->decode == srgb))
+            return s;
+    }
+    return NULL;
+}
+
+/* A texture on texels already in the set: the same texture when wrap and filter match. */
+static sr_status share_texture(const char *path, const sr_texture_source *src, uint32_t wrap, uint32_t filter,
+                               sr_texture_set *set, uint32_t *index, sr_error *err)
+{
+    for (uint32_t k = 0; k < set->count; k++) {
+        const sr_texture *t = &set->items[k];
+        if (t->offset == src->offset && t->width == src->width && t->height == src->height && t->wrap == wrap &&
+            t->filter == filter) {
+            *index = k;
+            return SR_OK;
+        }
+    }
+    sr_texture *items = realloc(set->items, (size_t)(set->count + 1u) * sizeof *items);
+    if (!items) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->items = items;
+    items[set->count] = (sr_texture){ .offset = src->offset, .width = src->width, .height = src->height, .wrap = wrap,
+                                      .filter = filter };
+    *index = set->count++;
+    return SR_OK;
+}
+
+/* Remember the texture just decoded (set->items[index]) as the file's. */
+static sr_status add_source(const char *path, const struct stat *st, int decode, uint32_t index, sr_texture_set *set,
+                            sr_error *err)
+{
+    sr_texture_source *grown = realloc(set->sources, (size_t)(set->source_count + 1u) * sizeof *grown);
+    if (!grown) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->sources = grown;
+    const sr_texture *t = &set->items[index];
+    grown[set->source_count++] = (sr_texture_source){ .dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
+                                                      .decode = decode, .offset = t->offset, .width = t->width,
+                                                      .height = t->height };
+    return SR_OK;
+}
+
 sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t filter, sr_texture_set *set,
                           uint32_t *index, sr_error *err)
 {
@@ -393,18 +442,26 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
     else if ((uint64_t)st.st_size > SR_MAX_TEXTURE_FILE_BYTES)
         status = sr_fail(err, SR_ERR_INPUT, "texture file %s is %.1f MiB; at most %.0f MiB are supported", path,
                          (double)st.st_size / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
+    /* a file already decoded (by any name) is shared, not decoded and budgeted again */
+    const sr_texture_source *known = status ? NULL : find_source(set, &st, srgb);
+    if (known) {
+        close(fd);
+        return share_texture(path, known, wrap, filter, set, index, err);
+    }
     const char *dot = strrchr(path, '.');
     if (!status && dot && !strcasecmp(dot, ".exr")) {
         close(fd);   /* OpenEXR's C library opens the file itself (image_exr.c) */
-        return load_exr(path, wrap, filter, set, index, err);
+        status = load_exr(path, wrap, filter, set, index, err);
+        return status ? status : add_source(path, &st, -1, *index, set, err);
     }
     unsigned char *bytes = NULL;
-    if (!status) status = read_whole(fd, path, (uint64_t)st.st_size, &bytes, err);
+    if (!status) status = read_whole(fd, path, (uint64_t)st.st_size, held_bytes(set), &bytes, err);
     close(fd);
     if (status) return status;
     status = load_stb(path, bytes, (int)st.st_size, srgb, wrap, filter, set, index, err);
+    const int linear = !status && stbi_is_hdr_from_memory(bytes, (int)st.st_size);
     free(bytes);
-    return status;
+    return status ? status : add_source(path, &st, linear ? -1 : srgb, *index, set, err);
 }
 
 void sr_texture_set_free(sr_texture_set *set)
@@ -412,5 +469,6 @@ void sr_texture_set_free(sr_texture_set *set)
     if (!set) return;
     free(set->items);
     free(set->texels);
+    free(set->sources);
     memset(set, 0, sizeof *set);
 }

@@ -623,6 +623,36 @@ static void test_png_too_large(void **state)
     }
 }
 
+/* One file named by many materials (by different spellings of its path) is decoded once and
+ * shared; as a data map (roughness) it is decoded once more, its values being different. */
+static void test_texture_decoded_once(void **state)
+{
+    (void)state;
+    char png[512], dir[512], json[16384];
+    sr_test_tmp_path(png, sizeof png, "tex_shared.png");
+    write_png(png);
+    sr_test_tmp_path(dir, sizeof dir, "");
+    int at = snprintf(json, sizeof json, "{\"camera\":{\"position\":[0,0,3],\"look_at\":[0,0,0]}, \"materials\":{");
+    for (int m = 0; m < 24; m++)
+        at += snprintf(json + at, sizeof json - (size_t)at, "%s\"m%d\":{\"type\":\"diffuse\",\"albedo\":{\"texture\":\"%s%s\""
+                       "%s}}", m ? "," : "", m, m % 3 == 0 ? png : dir, m % 3 == 0 ? "" : m % 3 == 1 ? "/tex_shared.png"
+                       : "/./tex_shared.png", m % 2 ? ",\"filter\":\"nearest\"" : "");
+    at += snprintf(json + at, sizeof json - (size_t)at, ",\"r\":{\"type\":\"metal\",\"roughness\":{\"texture\":\"%s\"}}}, "
+                   "\"objects\":[", png);
+    for (int m = 0; m < 25; m++) {
+        char name[16] = "r";
+        if (m < 24) snprintf(name, sizeof name, "m%d", m);
+        at += snprintf(json + at, sizeof json - (size_t)at, "%s{\"type\":\"quad\",\"corner\":[%d,-1,0],\"edge_u\":[1,0,0],"
+                       "\"edge_v\":[0,1,0],\"material\":\"%s\"}", m ? "," : "", m, name);
+    }
+    snprintf(json + at, sizeof json - (size_t)at, "]}");
+    sr_scene s;
+    sr_test_parse("shared.json", json, &s);
+    assert_int_equal(s.tex.texel_count, 2 * TW * TH);   /* colour once, data once */
+    assert_int_equal(s.tex.count, 3);                    /* bilinear and nearest colour, the data map */
+    sr_scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -639,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_tga_cut_short),
         cmocka_unit_test(test_hdr_cut_short),
         cmocka_unit_test(test_png_too_large),
+        cmocka_unit_test(test_texture_decoded_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
