@@ -44,7 +44,9 @@ static int read_u64_file(const char *path, uint64_t *out)
     return ok;
 }
 
-int sr_host_memory_available(uint64_t *bytes, char *source, size_t cap)
+/* The system's figure (MemAvailable capped by the cgroup; it already counts what this process
+ * holds) and $SR_HOST_MEM_LIMIT's (a cap on the process's use; UINT64_MAX when unset). */
+static void host_figures(uint64_t *system, const char **system_from, uint64_t *cap)
 {
     uint64_t best = UINT64_MAX;
     const char *from = "";
@@ -67,8 +69,18 @@ int sr_host_memory_available(uint64_t *bytes, char *source, size_t cap)
         uint64_t left = max_b > cur_b ? max_b - cur_b : 0;
         if (left < best) { best = left; from = "the cgroup's memory.max less memory.current"; }
     }
-    uint64_t lim = parse_size(getenv("SR_HOST_MEM_LIMIT"));
-    if (lim && lim < best) { best = lim; from = "$SR_HOST_MEM_LIMIT"; }
+    const uint64_t lim = parse_size(getenv("SR_HOST_MEM_LIMIT"));
+    *system = best;
+    *system_from = from;
+    *cap = lim ? lim : UINT64_MAX;
+}
+
+int sr_host_memory_available(uint64_t *bytes, char *source, size_t cap)
+{
+    uint64_t best, lim;
+    const char *from;
+    host_figures(&best, &from, &lim);
+    if (lim < best) { best = lim; from = "$SR_HOST_MEM_LIMIT"; }
     *bytes = best;
     if (source && cap) snprintf(source, cap, "%s", from);
     return best != UINT64_MAX;
@@ -95,6 +107,24 @@ sr_status sr_check_host_memory(uint64_t need, const char *what, const char *hint
     char a[32], b[32];
     return sr_fail(err, SR_ERR_INPUT, "%s needs %s of host memory, but only %s are available (%s)%s", what,
                    sr_fmt_bytes(a, sizeof a, need), sr_fmt_bytes(b, sizeof b, avail), source, hint ? hint : "");
+}
+
+sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *held_what, const char *what,
+                                    const char *hint, sr_error *err)
+{
+    if (!held) return sr_check_host_memory(need, what, hint, err);
+    uint64_t system, cap;
+    const char *from;
+    host_figures(&system, &from, &cap);
+    char a[32], b[32], c[32];
+    if (cap != UINT64_MAX && (need > cap || held > cap - need))
+        return sr_fail(err, SR_ERR_INPUT, "%s needs %s of host memory on top of the %s of %s, but only %s are "
+                       "available in all ($SR_HOST_MEM_LIMIT)%s", what, sr_fmt_bytes(a, sizeof a, need),
+                       sr_fmt_bytes(b, sizeof b, held), held_what, sr_fmt_bytes(c, sizeof c, cap), hint ? hint : "");
+    if (system != UINT64_MAX && need > system)
+        return sr_fail(err, SR_ERR_INPUT, "%s needs %s of host memory, but only %s are available (%s)%s", what,
+                       sr_fmt_bytes(a, sizeof a, need), sr_fmt_bytes(b, sizeof b, system), from, hint ? hint : "");
+    return SR_OK;
 }
 
 /* Per slot: both pool halves, the hit, the flag; per pixel the film's 3 floats; per 32 slots

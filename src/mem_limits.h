@@ -32,6 +32,13 @@ const char *sr_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
  * need does not fit, else SR_OK. */
 sr_status sr_check_host_memory(uint64_t need, const char *what, const char *hint, sr_error *err);
 
+/* The same for `need` more bytes while this process already holds `held` (e.g. the scene's
+ * decoded textures): need + held must fit $SR_HOST_MEM_LIMIT, a cap on what the process uses
+ * in all; need alone must fit MemAvailable and the cgroup's figure, which already count what
+ * is held. `held_what` names what is held in the message ("textures already decoded"). */
+sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *held_what, const char *what,
+                                    const char *hint, sr_error *err);
+
 /* Bytes the CPU backend allocates for a w x h image: both pool halves, hits, stencil,
  * flags and the film (cpu_upload in backend_cpu.c). */
 uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h);

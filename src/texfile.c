@@ -72,30 +72,38 @@ static sr_status append_texels(const char *path, const float *px, uint32_t w, ui
     return SR_OK;
 }
 
+/* Bytes the set's texels take: held while another image is decoded. */
+static uint64_t held_bytes(const sr_texture_set *set)
+{
+    return set->texel_count * 12u;
+}
+
 /* OpenEXR through its C library (image_exr.c): linear, like Radiance HDR. */
 static sr_status load_exr(const char *path, uint32_t wrap, uint32_t filter, sr_texture_set *set, uint32_t *index,
                           sr_error *err)
 {
     float *px = NULL;
     uint32_t w = 0, h = 0;
-    sr_status st = sr_exr_read(path, SR_MAX_TEXTURE_SIDE, &px, &w, &h, err);
+    sr_status st = sr_exr_read(path, SR_MAX_TEXTURE_SIDE, held_bytes(set), &px, &w, &h, err);
     if (st) return st;
     char what[600];
     snprintf(what, sizeof what, "texture file %.400s (%ux%u)", path, w, h);
-    st = sr_check_host_memory((uint64_t)w * h * 12u, what, "", err);
+    /* the set grows by the image while the decoded copy is still held */
+    st = sr_check_host_memory_held((uint64_t)w * h * 12u, held_bytes(set) + (uint64_t)w * h * 12u,
+                                   "textures already decoded", what, "", err);
     if (!st) st = append_texels(path, px, w, h, wrap, filter, set, index, err);
     free(px);
     return st;
 }
 
 /* The whole of the open regular file `fd` (`size` bytes by its fstat) into memory, budgeted
- * first; a file that shrinks or grows while it is read is refused. */
-static sr_status read_whole(int fd, const char *path, uint64_t size, unsigned char **out, sr_error *err)
+ * first (on top of `held` bytes); a file that shrinks or grows while it is read is refused. */
+static sr_status read_whole(int fd, const char *path, uint64_t size, uint64_t held, unsigned char **out, sr_error *err)
 {
     *out = NULL;
     char what[600];
     snprintf(what, sizeof what, "texture file %.400s", path);
-    SR_TRY(sr_check_host_memory(size, what, "", err));
+    SR_TRY(sr_check_host_memory_held(size, held, "textures already decoded", what, "", err));
     unsigned char *buf = malloc(size ? (size_t)size : 1u);
     if (!buf) return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading texture file %s", path);
     uint64_t got = 0;
@@ -166,70 +174,187 @@ static size_t hdr_line(const unsigned char *b, size_t n, size_t at, int *empty)
     return at;
 }
 
-/* Whether stb_image would decode this Radiance HDR file (w x h, as its header says) forever:
- * its run-length decoder reads zeros past the end of the file, and a count of 0 makes no
- * progress, so data cut short inside a run-length scanline spins it for good (fuzz_texture
- * found it). This walks the scanlines the way stb_image does and says whether it would get
- * there; everything else it leaves to stb_image, which reports it. */
-static int hdr_rle_would_hang(const unsigned char *b, size_t n, int w, int h)
+/* stb_image reads a 0 for every byte past the end of the data and says nothing, so a TGA or
+ * Radiance HDR file cut short decodes "successfully" into black texels (and a Radiance HDR
+ * run-length scanline cut short spins its decoder for good: a count of 0 makes no progress;
+ * fuzz_texture found it). The walks below follow stb_image's reads through the pixel data
+ * without decoding it and say where it would first read past the end; whatever else is wrong
+ * they leave to stb_image, which reports it. A walk rather than watching stb_image read through
+ * its callback interface: that reader reads ahead, and its format tests read past the end of
+ * small files, so a read past the end there is no sign of a file cut short. */
+typedef struct sr_cut {
+    int cut;             /* 1: the data ends before the image does */
+    int in_rle;          /* ... inside run-length data (else flat pixels or a scanline's start) */
+    uint64_t need, have;  /* bytes needed and held, for flat data */
+    int64_t line;        /* the scanline it ends in (0-based), for run-length data */
+} sr_cut;
+
+/* Radiance HDR: w x h, as its header says. */
+static sr_cut hdr_cut(const unsigned char *b, size_t n, int64_t w, int64_t h)
 {
+    sr_cut c = { 0 };
     int empty = 0;
     size_t at = hdr_line(b, n, 0, &empty);   /* "#?RADIANCE" */
     do at = hdr_line(b, n, at, &empty); while (!empty && at < n);   /* the header, to its empty line */
     at = hdr_line(b, n, at, &empty);         /* "-Y h +X w" */
-    if (w < 8 || w >= 32768) return 0;      /* flat data: read as it comes, zeros past the end */
-    for (int j = 0; j < h; j++) {   /* (stb_image reads 0 for every byte past the end) */
-        const unsigned c1 = at < n ? b[at] : 0u, c2 = at + 1 < n ? b[at + 1] : 0u, hi = at + 2 < n ? b[at + 2] : 0u;
-        const unsigned lo = at + 3 < n ? b[at + 3] : 0u;
-        if (c1 != 2 || c2 != 2 || (hi & 0x80)) return 0;   /* not run-length: stb reads the rest flat */
-        if ((int)((hi << 8) | lo) != w) return 0;            /* stb refuses it */
+    const uint64_t all = (uint64_t)w * (uint64_t)h * 4u;
+    if (w < 8 || w >= 32768) {   /* flat data: 4 bytes a pixel */
+        c.cut = at + all > n;
+        c.need = at + all, c.have = n;
+        return c;
+    }
+    for (int64_t j = 0; j < h; j++) {
+        c.line = j;
+        if (at + 3 > n) {   /* a scanline's first bytes missing */
+            c.cut = 1, c.in_rle = at < n;
+            return c;
+        }
+        if (b[at] != 2 || b[at + 1] != 2 || (b[at + 2] & 0x80)) {
+            /* not run-length: stb_image reads the whole image flat from here */
+            c.cut = at + all > n;
+            c.need = at + all, c.have = n;
+            return c;
+        }
+        if (at + 4 > n) {
+            c.cut = 1, c.in_rle = 1;
+            return c;
+        }
+        if ((int64_t)((b[at + 2] << 8) | b[at + 3]) != w) return c;   /* stb refuses it */
         at += 4;
         for (int k = 0; k < 4; k++)
-            for (int i = 0; i < w;) {
-                if (at >= n) return 1;   /* a count read past the end is 0 */
-                unsigned count = b[at++];
-                if (count > 128) {
-                    count -= 128;
-                    at++;   /* the run's value */
-                } else {
-                    at += count;   /* (a count of 0 in the data is only a wasted byte) */
+            for (int64_t i = 0; i < w;) {
+                if (at >= n) {
+                    c.cut = 1, c.in_rle = 1;
+                    return c;
                 }
-                if ((int)count > w - i) return 0;   /* stb refuses it */
-                i += (int)count;
+                unsigned count = b[at++];
+                const size_t bytes = count > 128 ? 1u : count;   /* a run's value, or the literal bytes */
+                if (count > 128) count -= 128;
+                if ((int64_t)count > w - i) return c;   /* stb refuses it */
+                if (at + bytes > n) {
+                    c.cut = 1, c.in_rle = 1;
+                    return c;
+                }
+                at += bytes;   /* (a count of 0 in the data is only a wasted byte) */
+                i += count;
             }
     }
-    return 0;
+    return c;
+}
+
+/* TGA (the header's fields as stb_image reads them, including its use of the colour map's
+ * first index as bytes to skip). */
+static sr_cut tga_cut(const unsigned char *b, size_t n)
+{
+    sr_cut c = { 0 };
+    if (n < 18) {
+        c.cut = 1, c.need = 18, c.have = n;
+        return c;
+    }
+    const int indexed = b[1] != 0, rle = b[2] >= 8;
+    const uint64_t pal_start = b[3] | (b[4] << 8), pal_len = b[5] | (b[6] << 8), pal_bits = b[7];
+    const uint64_t w = b[12] | (b[13] << 8), h = b[14] | (b[15] << 8), bits = b[16];
+    const uint64_t px = indexed ? (bits == 8 ? 1u : 2u) : (bits + 7u) / 8u;   /* bytes a pixel (or index) */
+    uint64_t at = 18u + b[0] + (indexed ? pal_start + pal_len * ((pal_bits + 7u) / 8u) : 0u);
+    if (!rle) {
+        c.need = at + w * h * px, c.have = n;
+        c.cut = c.need > n;
+        return c;
+    }
+    for (uint64_t left = w * h; left > 0;) {   /* packets: a count byte, then one pixel or `count` */
+        c.line = (int64_t)((w * h - left) / (w ? w : 1u));
+        if (at >= n) {
+            c.cut = 1, c.in_rle = 1;
+            return c;
+        }
+        const unsigned cmd = b[at++];
+        const uint64_t count = (cmd & 127u) + 1u, take = count < left ? count : left;
+        at += (cmd & 128u) ? px : take * px;
+        if (at > n) {
+            c.cut = 1, c.in_rle = 1;
+            return c;
+        }
+        left -= take;
+    }
+    return c;
+}
+
+/* A PNG's size from its IHDR chunk, which must come first (stb_image's info reports only
+ * "unknown image type" for a PNG it finds too large). *chans: the channels stb_image sizes
+ * its buffers by (4 for a palette). 0 when the bytes have no such header. */
+static int png_header(const unsigned char *b, size_t n, int64_t *w, int64_t *h, int *chans)
+{
+    if (n < 26 || memcmp(b, "\x89PNG\r\n\x1a\n", 8) || memcmp(b + 12, "IHDR", 4)) return 0;
+    *w = ((int64_t)b[16] << 24) | (b[17] << 16) | (b[18] << 8) | b[19];
+    *h = ((int64_t)b[20] << 24) | (b[21] << 16) | (b[22] << 8) | b[23];
+    const int color = b[25];
+    *chans = color == 3 ? 4 : (color & 2 ? 3 : 1) + (color & 4 ? 1 : 0);
+    return 1;
+}
+
+/* The message for an image cut short (sr_cut). */
+static sr_status cut_fail(const char *path, const char *format, const sr_cut *c, int64_t w, int64_t h, sr_error *err)
+{
+    if (c->in_rle)
+        return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: its run-length data ends inside a scanline "
+                       "(row %lld of %lld; a %s file cut short?); expected a complete %s image", path,
+                       (long long)c->line + 1, (long long)h, format, format);
+    if (c->need)
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s is cut short: its %s header says %lldx%lld pixels, which "
+                       "need %llu bytes of file, but it has %llu; expected a complete %s image", path, format,
+                       (long long)w, (long long)h, (unsigned long long)c->need, (unsigned long long)c->have, format);
+    return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: its data ends before row %lld of %lld (a %s file "
+                   "cut short?); expected a complete %s image", path, (long long)c->line + 1, (long long)h, format, format);
 }
 
 /* An 8-bit or Radiance HDR image, decoded by stb_image from the file's bytes. */
 static sr_status load_stb(const char *path, const unsigned char *bytes, int len, int srgb, uint32_t wrap, uint32_t filter,
                           sr_texture_set *set, uint32_t *index, sr_error *err)
 {
-    int w = 0, h = 0, comp = 0;
     if (!stb_format_allowed(path, bytes, (size_t)len))
         return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: it starts with no PNG, JPEG or Radiance HDR "
                        "signature and is not named .tga; expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image", path);
-    if (!stbi_info_from_memory(bytes, len, &w, &h, &comp))
-        return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s; expected a PNG, JPEG, TGA, Radiance HDR or OpenEXR image",
-                       path, stb_reason());
-    if (w <= 0 || h <= 0 || (uint32_t)w > SR_MAX_TEXTURE_SIDE || (uint32_t)h > SR_MAX_TEXTURE_SIDE)
-        return sr_fail(err, SR_ERR_INPUT, "texture file %s is %dx%d pixels; expected 1 to %u on a side", path, w, h,
-                       SR_MAX_TEXTURE_SIDE);
+    int64_t w = 0, h = 0;
+    int chans = 0, iw = 0, ih = 0, comp = 0;
+    const int png = png_header(bytes, (size_t)len, &w, &h, &chans);
+    if (!png) {
+        if (!stbi_info_from_memory(bytes, len, &iw, &ih, &comp))
+            return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s; expected a PNG, JPEG, TGA, Radiance HDR or "
+                           "OpenEXR image", path, stb_reason());
+        w = iw, h = ih;
+    }
+    if (w <= 0 || h <= 0)
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s is %lldx%lld pixels by its header; expected 1 to %u on a side",
+                       path, (long long)w, (long long)h, SR_MAX_TEXTURE_SIDE);
+    if (w > SR_MAX_TEXTURE_SIDE || h > SR_MAX_TEXTURE_SIDE)
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s is too large: %lldx%lld pixels; expected 1 to %u on a side",
+                       path, (long long)w, (long long)h, SR_MAX_TEXTURE_SIDE);
+    /* stb_image decodes at most 2^30 bytes of PNG pixels (its channels at 8 bits) */
+    if (png && (uint64_t)w * (uint64_t)h * (uint64_t)chans > (1u << 30))
+        return sr_fail(err, SR_ERR_INPUT, "texture file %s is too large: %lldx%lld pixels of %d channels, over the "
+                       "1 GiB that stb_image decodes; expected at most 2^30 pixels times channels", path, (long long)w,
+                       (long long)h, chans);
+    if (png && !stbi_info_from_memory(bytes, len, &iw, &ih, &comp))
+        return sr_fail(err, SR_ERR_INPUT, "cannot read texture file %s: %s; expected a PNG, JPEG, TGA, Radiance HDR or "
+                       "OpenEXR image", path, stb_reason());
     const uint64_t texels = (uint64_t)w * (uint64_t)h;
     const int hdr = stbi_is_hdr_from_memory(bytes, len);
+    const int tga = !png && !hdr && !(len >= 3 && !memcmp(bytes, "\xff\xd8\xff", 3));
+    const sr_cut cut = hdr ? hdr_cut(bytes, (size_t)len, w, h) : tga ? tga_cut(bytes, (size_t)len) : (sr_cut){ 0 };
+    if (cut.cut) return cut_fail(path, hdr ? "Radiance HDR" : "TGA", &cut, w, h, err);
     /* stb's decoded copy (3 floats or 3 bytes a texel), its working memory (up to 4 channels
-     * and a row buffer: one more copy) and our linear floats. */
+     * and a row buffer: one more copy) and our linear floats, on top of the file's bytes and
+     * the texels already decoded (the texel array grows in place: glibc moves large blocks
+     * with mremap, not by copying) */
     char what[600];
-    snprintf(what, sizeof what, "texture file %.400s (%dx%d)", path, w, h);
-    SR_TRY(sr_check_host_memory(texels * (hdr ? 2u * 16u : 2u * 4u) + texels * 12u, what, "", err));
+    snprintf(what, sizeof what, "texture file %.400s (%lldx%lld)", path, (long long)w, (long long)h);
+    SR_TRY(sr_check_host_memory_held(texels * (hdr ? 2u * 16u : 2u * 4u) + texels * 12u, held_bytes(set) + (uint64_t)len,
+                                     "textures already decoded and the file's bytes", what, "", err));
 
     SR_TRY(reserve_texture(path, texels, set, err));
     float *out = set->texels + set->texel_count * 3u;
     int lw = 0, lh = 0, lc = 0;
     if (hdr) {
-        if (hdr_rle_would_hang(bytes, (size_t)len, w, h))
-            return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: its run-length data ends inside a "
-                           "scanline (a Radiance HDR file cut short?); expected a complete Radiance HDR image", path);
         float *px = stbi_loadf_from_memory(bytes, len, &lw, &lh, &lc, 3);
         if (!px || lw != w || lh != h) {
             if (px) stbi_image_free(px);
@@ -254,6 +379,52 @@ static sr_status load_stb(const char *path, const unsigned char *bytes, int len,
     return SR_OK;
 }
 
+/* The file (by its fstat) already decoded the way `srgb` asks: its source, else NULL. */
+static const sr_texture_source *find_source(const sr_texture_set *set, const struct stat *st, int srgb)
+{
+    for (uint32_t k = 0; k < set->source_count; k++) {
+        const sr_texture_source *s = &set->sources[k];
+        if (s->dev == (uint64_t)st->st_dev && s->ino == (uint64_t)st->st_ino && (s->decode < 0 || s->decode == srgb))
+            return s;
+    }
+    return NULL;
+}
+
+/* A texture on texels already in the set: the same texture when wrap and filter match. */
+static sr_status share_texture(const char *path, const sr_texture_source *src, uint32_t wrap, uint32_t filter,
+                               sr_texture_set *set, uint32_t *index, sr_error *err)
+{
+    for (uint32_t k = 0; k < set->count; k++) {
+        const sr_texture *t = &set->items[k];
+        if (t->offset == src->offset && t->width == src->width && t->height == src->height && t->wrap == wrap &&
+            t->filter == filter) {
+            *index = k;
+            return SR_OK;
+        }
+    }
+    sr_texture *items = realloc(set->items, (size_t)(set->count + 1u) * sizeof *items);
+    if (!items) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->items = items;
+    items[set->count] = (sr_texture){ .offset = src->offset, .width = src->width, .height = src->height, .wrap = wrap,
+                                      .filter = filter };
+    *index = set->count++;
+    return SR_OK;
+}
+
+/* Remember the texture just decoded (set->items[index]) as the file's. */
+static sr_status add_source(const char *path, const struct stat *st, int decode, uint32_t index, sr_texture_set *set,
+                            sr_error *err)
+{
+    sr_texture_source *grown = realloc(set->sources, (size_t)(set->source_count + 1u) * sizeof *grown);
+    if (!grown) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for texture file %s", path);
+    set->sources = grown;
+    const sr_texture *t = &set->items[index];
+    grown[set->source_count++] = (sr_texture_source){ .dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
+                                                      .decode = decode, .offset = t->offset, .width = t->width,
+                                                      .height = t->height };
+    return SR_OK;
+}
+
 sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t filter, sr_texture_set *set,
                           uint32_t *index, sr_error *err)
 {
@@ -271,18 +442,26 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
     else if ((uint64_t)st.st_size > SR_MAX_TEXTURE_FILE_BYTES)
         status = sr_fail(err, SR_ERR_INPUT, "texture file %s is %.1f MiB; at most %.0f MiB are supported", path,
                          (double)st.st_size / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
+    /* a file already decoded (by any name) is shared, not decoded and budgeted again */
+    const sr_texture_source *known = status ? NULL : find_source(set, &st, srgb);
+    if (known) {
+        close(fd);
+        return share_texture(path, known, wrap, filter, set, index, err);
+    }
     const char *dot = strrchr(path, '.');
     if (!status && dot && !strcasecmp(dot, ".exr")) {
         close(fd);   /* OpenEXR's C library opens the file itself (image_exr.c) */
-        return load_exr(path, wrap, filter, set, index, err);
+        status = load_exr(path, wrap, filter, set, index, err);
+        return status ? status : add_source(path, &st, -1, *index, set, err);
     }
     unsigned char *bytes = NULL;
-    if (!status) status = read_whole(fd, path, (uint64_t)st.st_size, &bytes, err);
+    if (!status) status = read_whole(fd, path, (uint64_t)st.st_size, held_bytes(set), &bytes, err);
     close(fd);
     if (status) return status;
     status = load_stb(path, bytes, (int)st.st_size, srgb, wrap, filter, set, index, err);
+    const int linear = !status && stbi_is_hdr_from_memory(bytes, (int)st.st_size);
     free(bytes);
-    return status;
+    return status ? status : add_source(path, &st, linear ? -1 : srgb, *index, set, err);
 }
 
 void sr_texture_set_free(sr_texture_set *set)
@@ -290,5 +469,6 @@ void sr_texture_set_free(sr_texture_set *set)
     if (!set) return;
     free(set->items);
     free(set->texels);
+    free(set->sources);
     memset(set, 0, sizeof *set);
 }

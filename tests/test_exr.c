@@ -229,6 +229,208 @@ static void test_incompressible_round_trip(void **state)
         }
 }
 
+/* ---- the other channel layouts OpenEXR defines for colour, written through its C API ---- */
+
+/* One channel to write: its name, sampling and w x h source values (one per pixel; only the
+ * sampled pixels are written). */
+typedef struct exr_chan {
+    const char *name;
+    int xs, ys;
+    const float *px;
+} exr_chan;
+
+/* A one-part scanline EXR of half channels with `comp` compression; chroma (when not NULL)
+ * sets the chromaticities attribute. */
+static void write_channels(const char *path, int w, int h, const exr_chan *ch, int n, exr_compression_t comp,
+                           const exr_attr_chromaticities_t *chroma)
+{
+    exr_context_t ctx = NULL;
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    int part = 0;
+    assert_int_equal(exr_start_write(&ctx, path, EXR_WRITE_FILE_DIRECTLY, &init), EXR_ERR_SUCCESS);
+    assert_int_equal(exr_add_part(ctx, "yc", EXR_STORAGE_SCANLINE, &part), EXR_ERR_SUCCESS);
+    assert_int_equal(exr_initialize_required_attr_simple(ctx, part, w, h, comp), EXR_ERR_SUCCESS);
+    for (int c = 0; c < n; c++)
+        assert_int_equal(exr_add_channel(ctx, part, ch[c].name, EXR_PIXEL_HALF, EXR_PERCEPTUALLY_LINEAR, ch[c].xs, ch[c].ys),
+                         EXR_ERR_SUCCESS);
+    if (chroma) assert_int_equal(exr_attr_set_chromaticities(ctx, part, "chromaticities", chroma), EXR_ERR_SUCCESS);
+    assert_int_equal(exr_write_header(ctx), EXR_ERR_SUCCESS);
+    int32_t lines = 1;
+    assert_int_equal(exr_get_scanlines_per_chunk(ctx, part, &lines), EXR_ERR_SUCCESS);
+    /* each channel's samples, packed: ((w - 1) / xs + 1) x ((h - 1) / ys + 1) */
+    float *packed[8];
+    for (int c = 0; c < n; c++) {
+        const int cw = (w - 1) / ch[c].xs + 1, chh = (h - 1) / ch[c].ys + 1;
+        packed[c] = malloc(sizeof(float) * (size_t)cw * (size_t)chh);
+        assert_non_null(packed[c]);
+        for (int j = 0; j < chh; j++)
+            for (int i = 0; i < cw; i++) packed[c][j * cw + i] = ch[c].px[(j * ch[c].ys) * w + i * ch[c].xs];
+    }
+    exr_encode_pipeline_t enc = EXR_ENCODE_PIPELINE_INITIALIZER;
+    int live = 0;
+    for (int y = 0; y < h; y += lines) {
+        exr_chunk_info_t ci;
+        assert_int_equal(exr_write_scanline_chunk_info(ctx, part, y, &ci), EXR_ERR_SUCCESS);
+        assert_int_equal(live ? exr_encoding_update(ctx, part, &ci, &enc) : exr_encoding_initialize(ctx, part, &ci, &enc),
+                         EXR_ERR_SUCCESS);
+        for (int e = 0; e < enc.channel_count; e++) {
+            exr_coding_channel_info_t *info = &enc.channels[e];
+            int c = 0;
+            while (c < n && strcmp(ch[c].name, info->channel_name)) c++;
+            assert_true(c < n);
+            const int cw = (w - 1) / ch[c].xs + 1, row = (ci.start_y + ch[c].ys - 1) / ch[c].ys;
+            info->encode_from_ptr = (const uint8_t *)(packed[c] + (size_t)row * cw);
+            info->user_pixel_stride = (int32_t)sizeof(float);
+            info->user_line_stride = cw * (int32_t)sizeof(float);
+            info->user_data_type = EXR_PIXEL_FLOAT;
+            info->user_bytes_per_element = (int16_t)sizeof(float);
+        }
+        if (!live) {
+            assert_int_equal(exr_encoding_choose_default_routines(ctx, part, &enc), EXR_ERR_SUCCESS);
+            live = 1;
+        }
+        assert_int_equal(exr_encoding_run(ctx, part, &enc), EXR_ERR_SUCCESS);
+    }
+    exr_encoding_destroy(ctx, &enc);
+    assert_int_equal(exr_finish(&ctx), EXR_ERR_SUCCESS);
+    for (int c = 0; c < n; c++) free(packed[c]);
+}
+
+/* A smooth RGB image as Y, RY, BY planes with luminance weights yw: chroma linear in x and y
+ * up to the last even column and row and the same beyond (OpenEXR wants sides that are
+ * multiples of the sampling, so the last column and row hold no chroma sample when it is 2x,
+ * and the reader holds the edge sample): 2x upsampling is then exact. */
+static void yc_planes(int w, int h, const double yw[3], float *rgb, float *y, float *ry, float *by)
+{
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            const int p = j * w + i;
+            const double Y = 0.25 + 0.5 * i / w + 0.125 * j / h;
+            const int ci = i < w - 2 ? i : w - 2, cj = j < h - 2 ? j : h - 2;
+            const double RY = -0.3 + 0.05 * ci + 0.03 * cj, BY = 0.4 - 0.04 * ci + 0.02 * cj;
+            const double R = (RY + 1.0) * Y, B = (BY + 1.0) * Y, G = (Y - R * yw[0] - B * yw[2]) / yw[1];
+            rgb[3 * p] = (float)R, rgb[3 * p + 1] = (float)G, rgb[3 * p + 2] = (float)B;
+            y[p] = (float)Y, ry[p] = (float)RY, by[p] = (float)BY;
+        }
+}
+
+/* sr_texture_load on `path`: w x h texels within half precision (relative 2^-9) of rgb. */
+static void expect_texels(const char *path, const char *what, int w, int h, const float *rgb)
+{
+    sr_texture_set set = { 0 };
+    sr_error err = { 0 };
+    uint32_t ix = 9;
+    if (sr_texture_load(path, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &err)) fail_msg("%s: %s", what, err.msg);
+    assert_int_equal(set.items[ix].width, w);
+    assert_int_equal(set.items[ix].height, h);
+    for (int i = 0; i < 3 * w * h; i++)
+        if (fabs((double)set.texels[i] - rgb[i]) > 0.004 * fabs((double)rgb[i]) + 1e-4)
+            fail_msg("%s: texel %d channel %d: read %.6g, expected %.6g", what, i / 3, i % 3, set.texels[i], rgb[i]);
+    sr_texture_set_free(&set);
+}
+
+/* Luminance/chroma (Y, RY, BY; chroma full or subsampled 2x on each axis, chunks of 1 and of
+ * 32 lines) and luminance with other channels (Y, A, Z) read as colour: they crashed
+ * exr_decoding_run (SIGSEGV) because the channels not used got no destination. The file's
+ * chromaticities (Rec. 2020 here) decide the luminance weights. */
+static void test_exr_luminance_chroma_layouts(void **state)
+{
+    (void)state;
+    enum { W = 10, H = 8 };
+    char dir[1024], path[1200];
+    sr_hard_fresh_dir(dir, sizeof dir, "exr_layouts");
+    static const double rec709[3] = { 0.2126, 0.7152, 0.0722 }, rec2020[3] = { 0.2627, 0.6780, 0.0593 };
+    float rgb[W * H * 3], y[W * H], ry[W * H], by[W * H], a[W * H], z[W * H];
+    static const int samplings[][2] = { { 1, 1 }, { 2, 2 }, { 2, 1 }, { 1, 2 } };
+    static const exr_compression_t comps[] = { EXR_COMPRESSION_NONE, EXR_COMPRESSION_PIZ };
+    for (int g = 0; g < 2; g++) {
+        const exr_attr_chromaticities_t bt2020 = { 0.708f, 0.292f, 0.170f, 0.797f, 0.131f, 0.046f, 0.3127f, 0.3290f };
+        yc_planes(W, H, g ? rec2020 : rec709, rgb, y, ry, by);
+        for (size_t s = 0; s < sizeof samplings / sizeof samplings[0]; s++)
+            for (size_t c = 0; c < sizeof comps / sizeof comps[0]; c++) {
+                const int xs = samplings[s][0], ys = samplings[s][1];
+                const exr_chan ch[] = { { "Y", 1, 1, y }, { "RY", xs, ys, ry }, { "BY", xs, ys, by } };
+                char what[128];
+                snprintf(what, sizeof what, "Y RY BY, chroma every %dx%d, %s, %s", xs, ys, c ? "PIZ" : "uncompressed",
+                         g ? "Rec. 2020" : "no chromaticities");
+                snprintf(path, sizeof path, "%s/yc.exr", dir);
+                write_channels(path, W, H, ch, 3, comps[c], g ? &bt2020 : NULL);
+                expect_texels(path, what, W, H, rgb);
+            }
+    }
+    /* Y with A and Z: grey from Y, the others ignored */
+    float grey[W * H * 3];
+    for (int p = 0; p < W * H; p++) {
+        a[p] = 0.5f, z[p] = 100.0f + (float)p;
+        grey[3 * p] = grey[3 * p + 1] = grey[3 * p + 2] = y[p];
+    }
+    const exr_chan yaz[] = { { "Y", 1, 1, y }, { "A", 1, 1, a }, { "Z", 1, 1, z } };
+    snprintf(path, sizeof path, "%s/yaz.exr", dir);
+    write_channels(path, W, H, yaz, 3, EXR_COMPRESSION_PIZ, NULL);
+    expect_texels(path, "Y A Z", W, H, grey);
+    /* R, G, B with A and Y beside them: R, G, B */
+    const exr_chan rgbay[] = { { "A", 1, 1, a }, { "B", 1, 1, by }, { "G", 1, 1, ry }, { "R", 1, 1, z }, { "Y", 1, 1, y } };
+    float want[W * H * 3];
+    for (int p = 0; p < W * H; p++) want[3 * p] = z[p], want[3 * p + 1] = fmaxf(ry[p], 0.0f), want[3 * p + 2] = by[p];
+    snprintf(path, sizeof path, "%s/rgbay.exr", dir);
+    write_channels(path, W, H, rgbay, 5, EXR_COMPRESSION_NONE, NULL);
+    expect_texels(path, "R G B A Y", W, H, want);
+    /* an environment map through the command line */
+    const exr_chan ch[] = { { "Y", 1, 1, y }, { "RY", 2, 2, ry }, { "BY", 2, 2, by } };
+    snprintf(path, sizeof path, "%s/env.exr", dir);
+    write_channels(path, W, H, ch, 3, EXR_COMPRESSION_PIZ, NULL);
+    char json[1600], scene[1300], out[1300];
+    snprintf(json, sizeof json,
+             "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]}, \"image\": {\"width\": 8, \"height\": 8, "
+             "\"spp\": 1}, \"environment\": {\"file\": \"%s\"}, \"materials\": {\"m\": {\"type\": \"diffuse\"}},"
+             " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}]}",
+             path);
+    snprintf(scene, sizeof scene, "%s/env.json", dir);
+    FILE *f = fopen(scene, "w");
+    assert_non_null(f);
+    fputs(json, f);
+    fclose(f);
+    snprintf(out, sizeof out, "%s/env.png", dir);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
+    sr_child child;
+    assert_int_equal(sr_hard_run(&child, argv, NULL, 120.0), 0);
+    assert_true(sr_test_file_exists(out));
+}
+
+/* Layouts that are not colour are refused naming the file and what was expected. */
+static void test_exr_layouts_refused(void **state)
+{
+    (void)state;
+    enum { W = 4, H = 4 };
+    char dir[1024], path[1200];
+    sr_hard_fresh_dir(dir, sizeof dir, "exr_refused");
+    float v[W * H];
+    for (int p = 0; p < W * H; p++) v[p] = 0.5f;
+    static const struct {
+        exr_chan ch[3];
+        int n;
+        const char *want;
+    } cases[] = {
+        { { { "Z", 1, 1, NULL }, { "A", 1, 1, NULL } }, 2, "has channels A, Z; expected R, G, B (RGB or RGBA), Y" },
+        { { { "Y", 1, 1, NULL }, { "RY", 1, 1, NULL } }, 2, "has Y and RY but no BY" },
+        { { { "Y", 1, 1, NULL }, { "RY", 4, 4, NULL }, { "BY", 4, 4, NULL } }, 3, "sampled every 4x4 pixels" },
+        { { { "Y", 2, 2, NULL }, { "RY", 2, 2, NULL }, { "BY", 2, 2, NULL } }, 3, "channel Y is subsampled" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        exr_chan ch[3];
+        for (int c = 0; c < cases[k].n; c++) ch[c] = cases[k].ch[c], ch[c].px = v;
+        snprintf(path, sizeof path, "%s/bad%zu.exr", dir, k);
+        write_channels(path, W, H, ch, cases[k].n, EXR_COMPRESSION_NONE, NULL);
+        sr_texture_set set = { 0 };
+        sr_error err = { 0 };
+        uint32_t ix = 0;
+        assert_int_equal(sr_texture_load(path, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &err), SR_ERR_INPUT);
+        if (!strstr(err.msg, path) || !strstr(err.msg, cases[k].want)) fail_msg("case %zu: %s", k, err.msg);
+        assert_int_equal(set.count, 0);
+        sr_texture_set_free(&set);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +439,8 @@ int main(void)
         cmocka_unit_test(test_cli_exr_type),
         cmocka_unit_test(test_exr_texture_input),
         cmocka_unit_test(test_incompressible_round_trip),
+        cmocka_unit_test(test_exr_luminance_chroma_layouts),
+        cmocka_unit_test(test_exr_layouts_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

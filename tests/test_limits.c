@@ -2,12 +2,16 @@
  * numbers (needed vs available), exit code 2, and nothing written. The host's
  * free memory is simulated with $SR_HOST_MEM_LIMIT so that the outcome does not depend on
  * the machine; one test also uses the machine's real MemAvailable when it is small enough. */
+#define _DEFAULT_SOURCE   /* wait4: one child's own peak memory */
 #include "testutil.h"
 #include "hardutil.h"
 #include "mem_limits.h"
 
 #include <math.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#include <stb_image_write.h>
 
 #define SCENE_JSON(objects) \
     "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n" \
@@ -300,6 +304,89 @@ static void test_memory_figures(void **state)
     assert_true(sr_cuda_pool_bytes(1, 1) >= 256u * 2u * 40u);
 }
 
+/* A w x w PNG of one colour (small on disk, w * w * 12 bytes as texels). */
+static void write_flat_png(const char *path, int w, unsigned char shade)
+{
+    unsigned char *px = malloc((size_t)w * (size_t)w * 3u);
+    assert_non_null(px);
+    memset(px, shade, (size_t)w * (size_t)w * 3u);
+    assert_true(stbi_write_png(path, w, w, 3, px, w * 3) != 0);
+    free(px);
+}
+
+/* A scene of n quads, quad k with material k whose albedo is texture files[k]. */
+static void write_textured_scene(const char *path, const char *const *files, int n)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"camera\": {\"position\": [0, 0, 30], \"look_at\": [0, 0, 0]},\n"
+               " \"image\": {\"width\": 16, \"height\": 16, \"spp\": 1},\n \"materials\": {");
+    for (int k = 0; k < n; k++)
+        fprintf(f, "%s\"m%d\": {\"type\": \"diffuse\", \"albedo\": {\"texture\": \"%s\"}}", k ? ", " : "", k, files[k]);
+    fprintf(f, "},\n \"objects\": [");
+    for (int k = 0; k < n; k++)
+        fprintf(f, "%s{\"type\": \"quad\", \"corner\": [%d, -1, 0], \"edge_u\": [1, 0, 0], \"edge_v\": [0, 1, 0], "
+                   "\"material\": \"m%d\"}", k ? ", " : "", k - n / 2, k);
+    fprintf(f, "]}\n");
+    fclose(f);
+}
+
+/* 24 materials naming one 2048 x 2048 PNG (48 MiB as texels): decoded once, so the render's
+ * peak stays far below what 24 copies took (1.2 GiB, under a 500 MiB limit that each copy
+ * met alone). The peak is the child's own maximum resident size (wait4). */
+static void test_shared_texture_peak_memory(void **state)
+{
+    (void)state;
+    char dir[1024], in[1024], png[1100], scene[1100], out[1100];
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_shared");
+    sr_hard_fresh_dir(in, sizeof in, "limits_shared_in");
+    snprintf(png, sizeof png, "%s/big.png", in);
+    snprintf(scene, sizeof scene, "%s/shared.json", in);
+    snprintf(out, sizeof out, "%s/shared.png", dir);
+    write_flat_png(png, 2048, 90);
+    const char *files[24];
+    for (int k = 0; k < 24; k++) files[k] = png;
+    write_textured_scene(scene, files, 24);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
+    const char *env[] = { "SR_HOST_MEM_LIMIT=500M", NULL };
+    sr_child c;
+    sr_hard_spawn(&c, argv, env);
+    int status = 0;
+    struct rusage ru;
+    assert_int_equal(wait4(c.pid, &status, 0, &ru), c.pid);
+    while (c.err_fd >= 0) sr_hard_drain(&c, 100);
+    const double peak_mib = (double)ru.ru_maxrss / 1024.0;
+    printf("  24 materials, one 2048x2048 PNG: exit %d, peak %.0f MiB\n%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+           peak_mib, c.err);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (peak_mib > 300.0) fail_msg("peak %.0f MiB: the texture was decoded more than once", peak_mib);
+}
+
+/* Textures are budgeted together: three 1024 x 1024 PNGs (12 MiB of texels each, 20 MiB to
+ * decode one) under a 40 MiB limit: each alone fits, the third on top of the first two does
+ * not, and the message has both figures. */
+static void test_textures_budgeted_together(void **state)
+{
+    (void)state;
+    char dir[1024], in[1024], png[3][1100], scene[1100], out[1100];
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_sum");
+    sr_hard_fresh_dir(in, sizeof in, "limits_sum_in");
+    const char *files[3];
+    for (int k = 0; k < 3; k++) {
+        snprintf(png[k], sizeof png[k], "%s/t%d.png", in, k);
+        write_flat_png(png[k], 1024, (unsigned char)(60 + 40 * k));
+        files[k] = png[k];
+    }
+    snprintf(scene, sizeof scene, "%s/three.json", in);
+    snprintf(out, sizeof out, "%s/three.png", dir);
+    write_textured_scene(scene, files, 3);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
+    const char *env[] = { "SR_HOST_MEM_LIMIT=40M", NULL };
+    const char *expect[] = { "t2.png (1024x1024) needs 20.0 MiB of host memory on top of the 24.0 MiB of textures already "
+                             "decoded", "only 40.0 MiB are available in all ($SR_HOST_MEM_LIMIT)", NULL };
+    render_refused(argv, env, dir, expect);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +401,8 @@ int main(void)
         cmocka_unit_test(test_mesh_import_memory),
         cmocka_unit_test(test_mesh_triangle_memory),
         cmocka_unit_test(test_mesh_not_a_regular_file),
+        cmocka_unit_test(test_shared_texture_peak_memory),
+        cmocka_unit_test(test_textures_budgeted_together),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

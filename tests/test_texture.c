@@ -465,6 +465,194 @@ static void test_mesh_uvs(void **state)
     sr_scene_free(&s);
 }
 
+/* The bytes of a file (at most cap). */
+static size_t read_bytes(const char *path, unsigned char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    const size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    assert_true(n < cap);
+    return n;
+}
+
+static void write_bytes(const char *path, const unsigned char *buf, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, n, f), n);
+    fclose(f);
+}
+
+/* sr_texture_load of `path` is SR_ERR_INPUT naming it, with `want`, and adds nothing. */
+static void expect_load_refused(const char *path, const char *what, const char *want)
+{
+    sr_texture_set set = { 0 };
+    sr_error e = { 0 };
+    uint32_t ix = 0;
+    const sr_status st = sr_texture_load(path, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &e);
+    if (st != SR_ERR_INPUT || !strstr(e.msg, path) || !strstr(e.msg, want))
+        fail_msg("%s: status %d, expected %d with \"%s\": %s", what, (int)st, (int)SR_ERR_INPUT, want, e.msg);
+    assert_int_equal(set.count, 0);
+    sr_texture_set_free(&set);
+}
+
+/* Every prefix of the file from `from` bytes on (the whole pixel data cut short anywhere) is
+ * refused, the whole file loads. */
+static void expect_every_cut_refused(const char *full, const char *cut, size_t from, const char *what)
+{
+    static unsigned char bytes[65536];
+    const size_t n = read_bytes(full, bytes, sizeof bytes);
+    sr_texture_set set = { 0 };
+    sr_error e = { 0 };
+    uint32_t ix = 0;
+    if (sr_texture_load(full, 1, SR_WRAP_REPEAT, SR_FILTER_NEAREST, &set, &ix, &e)) fail_msg("%s whole: %s", what, e.msg);
+    sr_texture_set_free(&set);
+    for (size_t len = from; len < n; len++) {
+        write_bytes(cut, bytes, len);
+        char label[160];
+        snprintf(label, sizeof label, "%s cut to %zu of %zu bytes", what, len, n);
+        expect_load_refused(cut, label, "");
+    }
+}
+
+/* A scene with `env` as its environment map renders with exit 2 and `want`, writing nothing. */
+static void expect_env_refused(const char *name, const char *env, const char *want)
+{
+    char json[2048], scene[600], out[600], err[8192];
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,3],\"look_at\":[0,0,0]}, \"image\":{\"width\":8,\"height\":8,\"spp\":1},\n"
+             " \"environment\":{\"file\":\"%s\"}, \"materials\":{\"m\":{\"type\":\"diffuse\"}},\n"
+             " \"objects\":[{\"type\":\"sphere\",\"center\":[0,0,0],\"radius\":1,\"material\":\"m\"}]}",
+             env);
+    sr_test_write_file(scene, sizeof scene, name, json);
+    sr_test_tmp_path(out, sizeof out, "tex_env_never.png");
+    remove(out);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
+    const int code = sr_test_run_cli(argv, err, sizeof err);
+    if (code != 2 || !strstr(err, env) || !strstr(err, want))
+        fail_msg("%s: exit %d, expected 2 with \"%s\":\n%s", name, code, want, err);
+    assert_false(sr_test_file_exists(out));
+}
+
+/* A TGA is refused when its file is shorter than its header says: an 18-byte header that
+ * claims 8192 x 8192 (decoded into 970 MiB of zeros before), uncompressed and run-length
+ * files cut anywhere in their pixels, as a texture and as an environment map. stb_image reads
+ * zeros past the end and reports nothing. */
+static void test_tga_cut_short(void **state)
+{
+    (void)state;
+    char head[512], full[512], cut[512];
+    unsigned char h18[18] = { 0, 0, 2 };   /* no ID, no colour map, uncompressed true colour */
+    h18[12] = 0x00, h18[13] = 0x20, h18[14] = 0x00, h18[15] = 0x20, h18[16] = 24;   /* 8192 x 8192, 24 bits */
+    sr_test_tmp_path(head, sizeof head, "tex_head_only.tga");
+    write_bytes(head, h18, sizeof h18);
+    expect_load_refused(head, "header only", "is cut short: its TGA header says 8192x8192 pixels, which need "
+                        "201326610 bytes of file, but it has 18");
+    unsigned char px[16 * 8 * 3];
+    for (int k = 0; k < 16 * 8 * 3; k++) px[k] = (unsigned char)(k / 7 * 13);   /* runs and literals */
+    sr_test_tmp_path(full, sizeof full, "tex_full.tga");
+    sr_test_tmp_path(cut, sizeof cut, "tex_cut.tga");
+    for (int rle = 0; rle < 2; rle++) {
+        stbi_write_tga_with_rle = rle;
+        assert_true(stbi_write_tga(full, 16, 8, 3, px) != 0);
+        expect_every_cut_refused(full, cut, 18, rle ? "run-length TGA" : "uncompressed TGA");
+    }
+    stbi_write_tga_with_rle = 1;
+    unsigned char bytes[4096];
+    const size_t n = read_bytes(full, bytes, sizeof bytes);
+    write_bytes(cut, bytes, n - 2);
+    expect_load_refused(cut, "run-length TGA", "its run-length data ends inside a scanline");
+    expect_env_refused("tex_env_tga.json", cut, "its run-length data ends inside a scanline");
+}
+
+/* A Radiance HDR file cut short is refused wherever it ends: at a scanline's start (it used
+ * to decode the rest as black), inside a run, or in flat data (narrower than 8 pixels); as a
+ * texture and as an environment map. */
+static void test_hdr_cut_short(void **state)
+{
+    (void)state;
+    float px[16 * 3 * 3];
+    for (int k = 0; k < 16 * 3 * 3; k++) px[k] = (float)(k / 5 % 4) * 0.5f + 0.25f;
+    char full[512], cut[512];
+    sr_test_tmp_path(full, sizeof full, "tex_full.hdr");
+    sr_test_tmp_path(cut, sizeof cut, "tex_cut.hdr");
+    static unsigned char bytes[4096];
+    for (int flat = 0; flat < 2; flat++) {
+        const int w = flat ? 4 : 16, h = flat ? 12 : 3;
+        assert_true(stbi_write_hdr(full, w, h, 3, px) != 0);
+        const size_t n = read_bytes(full, bytes, sizeof bytes);
+        size_t data = 0;   /* after the size line */
+        while (data + 3 < n && memcmp(bytes + data, "+X ", 3)) data++;
+        while (data < n && bytes[data] != '\n') data++;
+        expect_every_cut_refused(full, cut, data + 1, flat ? "flat HDR" : "run-length HDR");
+        if (flat) continue;
+        /* cut where the second scanline starts: "data ends before row 2 of 3" */
+        size_t second = data + 5;
+        while (second + 4 <= n && memcmp(bytes + second, "\x02\x02\x00\x10", 4)) second++;
+        assert_true(second + 4 < n);
+        write_bytes(cut, bytes, second);
+        expect_load_refused(cut, "run-length HDR at a scanline", "its data ends before row 2 of 3");
+        expect_env_refused("tex_env_hdr.json", cut, "its data ends before row 2 of 3");
+    }
+    write_bytes(cut, bytes, read_bytes(full, bytes, sizeof bytes) - 1);
+    expect_load_refused(cut, "flat HDR", "is cut short: its Radiance HDR header says 4x12 pixels");
+}
+
+/* A PNG header larger than stb_image decodes is refused as too large, with the size and the
+ * limit, not as "unknown image type" (stb_image's info call says only that). */
+static void test_png_too_large(void **state)
+{
+    (void)state;
+    char png[512];
+    sr_test_tmp_path(png, sizeof png, "tex_huge.png");
+    static const struct { unsigned char wh[8]; const char *want; } cases[] = {
+        { { 0, 0, 0xff, 0xff, 0, 0, 0xff, 0xff }, "is too large: 65535x65535 pixels; expected 1 to 32768 on a side" },
+        { { 0, 0, 0x4e, 0x20, 0, 0, 0x4e, 0x20 }, "is too large: 20000x20000 pixels of 3 channels, over the 1 GiB that "
+                                                  "stb_image decodes" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const unsigned char px[3] = { 1, 2, 3 };
+        assert_true(stbi_write_png(png, 1, 1, 3, px, 3) != 0);
+        FILE *f = fopen(png, "r+b");
+        assert_non_null(f);
+        assert_int_equal(fseek(f, 16, SEEK_SET), 0);   /* IHDR's width and height, big-endian */
+        assert_int_equal(fwrite(cases[k].wh, 1, 8, f), 8);
+        fclose(f);
+        expect_load_refused(png, cases[k].want, cases[k].want);
+    }
+}
+
+/* One file named by many materials (by different spellings of its path) is decoded once and
+ * shared; as a data map (roughness) it is decoded once more, its values being different. */
+static void test_texture_decoded_once(void **state)
+{
+    (void)state;
+    char png[512], dir[512], json[16384];
+    sr_test_tmp_path(png, sizeof png, "tex_shared.png");
+    write_png(png);
+    sr_test_tmp_path(dir, sizeof dir, "");
+    int at = snprintf(json, sizeof json, "{\"camera\":{\"position\":[0,0,3],\"look_at\":[0,0,0]}, \"materials\":{");
+    for (int m = 0; m < 24; m++)
+        at += snprintf(json + at, sizeof json - (size_t)at, "%s\"m%d\":{\"type\":\"diffuse\",\"albedo\":{\"texture\":\"%s%s\""
+                       "%s}}", m ? "," : "", m, m % 3 == 0 ? png : dir, m % 3 == 0 ? "" : m % 3 == 1 ? "/tex_shared.png"
+                       : "/./tex_shared.png", m % 2 ? ",\"filter\":\"nearest\"" : "");
+    at += snprintf(json + at, sizeof json - (size_t)at, ",\"r\":{\"type\":\"metal\",\"roughness\":{\"texture\":\"%s\"}}}, "
+                   "\"objects\":[", png);
+    for (int m = 0; m < 25; m++) {
+        char name[16] = "r";
+        if (m < 24) snprintf(name, sizeof name, "m%d", m);
+        at += snprintf(json + at, sizeof json - (size_t)at, "%s{\"type\":\"quad\",\"corner\":[%d,-1,0],\"edge_u\":[1,0,0],"
+                       "\"edge_v\":[0,1,0],\"material\":\"%s\"}", m ? "," : "", m, name);
+    }
+    snprintf(json + at, sizeof json - (size_t)at, "]}");
+    sr_scene s;
+    sr_test_parse("shared.json", json, &s);
+    assert_int_equal(s.tex.texel_count, 2 * TW * TH);   /* colour once, data once */
+    assert_int_equal(s.tex.count, 3);                    /* bilinear and nearest colour, the data map */
+    sr_scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +666,10 @@ int main(void)
         cmocka_unit_test(test_hdr_run_lengths),
         cmocka_unit_test(test_huge_textures),
         cmocka_unit_test(test_mesh_uvs),
+        cmocka_unit_test(test_tga_cut_short),
+        cmocka_unit_test(test_hdr_cut_short),
+        cmocka_unit_test(test_png_too_large),
+        cmocka_unit_test(test_texture_decoded_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,7 +196,8 @@ static int sr_fuzz_mesh_one(const uint8_t *data, size_t size, char *why, size_t 
  * number (OpenEXR's reader is chosen by the name), tex.tga for bytes with none of the
  * signatures stb_image is given (a TGA is known by its name), else tex.png (stb_image reads
  * the signature). The memory budget is cut to 512 MiB, so an image whose header claims
- * millions of texels is refused as it would be on a small machine, not run out of memory. */
+ * millions of texels is refused as it would be on a small machine, not run out of memory.
+ * Besides the common contract, a loaded file must be decoded once (both uses share it). */
 static int sr_fuzz_texture_one(const uint8_t *data, size_t size, char *why, size_t cap)
 {
     sr_fuzz_dir_init();
@@ -228,6 +229,13 @@ static int sr_fuzz_texture_one(const uint8_t *data, size_t size, char *why, size
     if (had) setenv("SR_HOST_MEM_LIMIT", before, 1);
     else unsetenv("SR_HOST_MEM_LIMIT");
     int bad = sr_fuzz_check_result(path, st, &err, &s, why, cap);
+    /* one file, decoded once: the albedo texture and the environment map share its texels */
+    if (!bad && st == SR_OK &&
+        (s.tex.count < 1 || s.tex.texel_count != (uint64_t)s.tex.items[0].width * s.tex.items[0].height)) {
+        snprintf(why, cap, "%s: one image file became %llu texels in %u textures", path,
+                 (unsigned long long)s.tex.texel_count, (unsigned)s.tex.count);
+        bad = 1;
+    }
     if (st == SR_OK) sr_scene_free(&s);
     return bad;
 }
