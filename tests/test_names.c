@@ -1,6 +1,7 @@
 /* Each table of names is the inverse of its parser: parse(name(i)) == i for every value of
- * the tonemap, integrator, sort algorithm and key (names.c) and the mask (backend.c), and each
- * table holds exactly its enum's values. The usage messages list the same names. */
+ * the tonemap, integrator, sort algorithm and key (names.c) and the mask (backend.c), each
+ * table holds exactly its enum's values, and the kernels' names (backend.c) are distinct, so
+ * SR_FAULT and messages can name each one. The usage messages list the same names. */
 #include "testutil.h"
 #include "backend.h"
 #include "names.h"
@@ -71,11 +72,29 @@ static void test_spellings(void **state)
     assert_string_equal(sr_name_choices(sr_tonemap_names, small, sizeof small), "clamp, ");
 }
 
+static void test_kernel_names(void **state)
+{
+    (void)state;
+    for (int i = 0; i < SR_KERNELS; i++) {
+        const char *name = sr_kernel_name((sr_kernel)i);
+        if (!name[0] || !strcmp(name, "?")) fail_msg("kernel %d has no name", i);
+        for (int j = 0; j < i; j++)
+            if (!strcmp(name, sr_kernel_name((sr_kernel)j))) fail_msg("kernels %d and %d are both '%s'", j, i, name);
+    }
+    assert_string_equal(sr_kernel_name(SR_KERNELS), "?");
+    /* SR_FAULT's stages (tests/test_faults.c) by these names */
+    assert_string_equal(sr_kernel_name(SR_KERNEL_GENERATE), "generate");
+    assert_string_equal(sr_kernel_name(SR_KERNEL_COMPACT), "compact");
+    assert_string_equal(sr_kernel_name(SR_KERNEL_MEGAKERNEL), "megakernel");
+    assert_string_equal(sr_kernel_name(SR_KERNEL_WAVE), "wave");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_spellings),
+        cmocka_unit_test(test_kernel_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
