@@ -330,12 +330,15 @@ static const char *sr_cuda_doing(sr_kernel k)
     return buf;
 }
 
+_Static_assert(SRK_GENERATE == (int)SR_KERNEL_GENERATE && SRK_INTERSECT == (int)SR_KERNEL_INTERSECT &&
+                   SRK_SHADE == (int)SR_KERNEL_SHADE, "launch.h's stages are sr_kernel's");
+
 /* generate, intersect, shade: over the device-side live count (after a compaction) the
  * grid-stride kernels, sized by the host's forecast a->n; otherwise the plain
  * one-thread-per-slot frame, which measured ~4% faster on a full pool. */
 static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
-    const int stage = k == SR_KERNEL_GENERATE ? SRK_GENERATE : k == SR_KERNEL_INTERSECT ? SRK_INTERSECT : SRK_SHADE;
+    const int stage = (int)k;   /* SRK_* (launch.h) share sr_kernel's values */
     SR_TRY(cuda_fault(k, a->bounce, p, NULL, err));
     sr_cuda_launched(k, a->bounce);
     if (a->over_live)
