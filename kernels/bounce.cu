@@ -6,18 +6,17 @@
 #include "plain.cuh"
 #include "stencil.cuh"
 
-/* The stages, as callables for the frames of stencil.cuh. */
-enum { SR_K_GENERATE, SR_K_INTERSECT, SR_K_SHADE, SR_K_SHADE_PATH };
+/* The stages (launch.h's SRK_*), as callables for the frames of stencil.cuh. */
 template <int STAGE>
 struct sr_stage_call {
     const sr_params *p;
     uint32_t bounce;
     __device__ __forceinline__ bool operator()(uint32_t i) const
     {
-        return STAGE == SR_K_GENERATE ? sr_stage_generate(p, i)
-             : STAGE == SR_K_INTERSECT ? sr_stage_intersect(p, i)
-             : STAGE == SR_K_SHADE ? sr_stage_shade_whitted(p, i, bounce)
-                                   : sr_stage_shade_path(p, i, bounce);
+        return STAGE == SRK_GENERATE ? sr_stage_generate(p, i)
+             : STAGE == SRK_INTERSECT ? sr_stage_intersect(p, i)
+             : STAGE == SRK_SHADE ? sr_stage_shade_whitted(p, i, bounce)
+                                  : sr_stage_shade_path(p, i, bounce);
     }
 };
 
@@ -25,7 +24,7 @@ struct sr_stage_call {
 template <int STAGE>
 __device__ __forceinline__ uint32_t *sr_stage_count(const sr_params &p, uint32_t bounce)
 {
-    return STAGE == SR_K_INTERSECT ? &sr_count_copy(p.ray_count)[bounce] : NULL;
+    return STAGE == SRK_INTERSECT ? &sr_count_copy(p.ray_count)[bounce] : NULL;
 }
 
 /* One thread per slot, under the stencil. */
@@ -50,7 +49,7 @@ template <int STAGE>
 __device__ __forceinline__ void sr_flags_stage(const sr_params &p, uint32_t *flags, uint32_t bounce)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (STAGE == SR_K_INTERSECT) {
+    if (STAGE == SRK_INTERSECT) {
         const uint32_t m = __ballot_sync(SR_FULL_MASK, i < p.n && flags[i] != 0);
         if ((threadIdx.x & 31u) == 0 && m) atomicAdd(&sr_count_copy(p.ray_count)[bounce], (unsigned)__popc(m));
     }
@@ -61,26 +60,26 @@ __device__ __forceinline__ void sr_flags_stage(const sr_params &p, uint32_t *fla
 
 /* The launches' names stay plain C (the fault switch and the profiler name them). */
 #define SR_STAGE_ARGS sr_params p, uint32_t *mask, uint32_t bounce
-extern "C" __global__ void SR_K(srk_generate)(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_GENERATE>(p, mask, bounce); }
-extern "C" __global__ void SR_K(srk_intersect)(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_INTERSECT>(p, mask, bounce); }
-extern "C" __global__ void SR_K(srk_shade)(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_SHADE>(p, mask, bounce); }
-extern "C" __global__ void SR_K(srk_shade_path)(SR_STAGE_ARGS) { sr_stencil_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_generate)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_GENERATE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_intersect)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_INTERSECT>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_SHADE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_path)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_SHADE_PATH>(p, mask, bounce); }
 extern "C" __global__ void SR_K(srk_intersect_live)(SR_STAGE_ARGS, const uint32_t *live_n)
 {
-    sr_stencil_stage_live<SR_K_INTERSECT>(p, mask, bounce, live_n);
+    sr_stencil_stage_live<SRK_INTERSECT>(p, mask, bounce, live_n);
 }
 extern "C" __global__ void SR_K(srk_shade_live)(SR_STAGE_ARGS, const uint32_t *live_n)
 {
-    sr_stencil_stage_live<SR_K_SHADE>(p, mask, bounce, live_n);
+    sr_stencil_stage_live<SRK_SHADE>(p, mask, bounce, live_n);
 }
 extern "C" __global__ void SR_K(srk_shade_path_live)(SR_STAGE_ARGS, const uint32_t *live_n)
 {
-    sr_stencil_stage_live<SR_K_SHADE_PATH>(p, mask, bounce, live_n);
+    sr_stencil_stage_live<SRK_SHADE_PATH>(p, mask, bounce, live_n);
 }
-extern "C" __global__ void SR_K(srk_generate_flags)(SR_STAGE_ARGS) { sr_flags_stage<SR_K_GENERATE>(p, mask, bounce); }
-extern "C" __global__ void SR_K(srk_intersect_flags)(SR_STAGE_ARGS) { sr_flags_stage<SR_K_INTERSECT>(p, mask, bounce); }
-extern "C" __global__ void SR_K(srk_shade_flags)(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE>(p, mask, bounce); }
-extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_stage<SR_K_SHADE_PATH>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_generate_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_GENERATE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_intersect_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_INTERSECT>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_SHADE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_SHADE_PATH>(p, mask, bounce); }
 
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do, built
  * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the

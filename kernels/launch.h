@@ -15,7 +15,10 @@ extern "C" {
 #define SR_STAGE_BLOCK 128u
 #define SR_COMPACT_BLOCK 256u
 
-enum { SRK_GENERATE = 0, SRK_INTERSECT = 1, SRK_SHADE = 2 };
+/* The per-bounce stages, as sr_launch_stage takes them (the values of sr_kernel's first three,
+ * backend.h) and as bounce.cu's frames are instantiated; SRK_SHADE_PATH is the path-traced
+ * shade frame, which the launchers pick for SRK_SHADE by the scene's integrator. */
+enum { SRK_GENERATE = 0, SRK_INTERSECT = 1, SRK_SHADE = 2, SRK_SHADE_PATH = 3 };
 
 /* The per-bounce ray counts on the device are SR_COUNT_COPIES copies of [SR_MAX_DEPTH]; a
  * block adds to copy blockIdx % SR_COUNT_COPIES and the host sums them. One copy took every

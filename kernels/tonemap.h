@@ -8,7 +8,8 @@
 typedef enum sr_tonemap {
     SR_TONEMAP_CLAMP = 0,  /* radiance x exposure, clipped at 1: what the scene says      */
     SR_TONEMAP_REINHARD,   /* x / (1 + x): keeps highlights, flattens contrast             */
-    SR_TONEMAP_ACES        /* Narkowicz's fit of the ACES filmic curve                     */
+    SR_TONEMAP_ACES,       /* Narkowicz's fit of the ACES filmic curve                     */
+    SR_TONEMAP_COUNT       /* names: src/names.c                                           */
 } sr_tonemap;
 
 SR_HD float sr_tonemap_channel(float x, sr_tonemap op)

@@ -100,7 +100,8 @@ typedef struct sr_emitter {
     float cdf;
 } sr_emitter;
 
-typedef enum sr_integrator { SR_INTEGRATOR_WHITTED = 0, SR_INTEGRATOR_PATH } sr_integrator;
+/* The scene's "integrator" and --integrator; their names: src/names.c. */
+typedef enum sr_integrator { SR_INTEGRATOR_WHITTED = 0, SR_INTEGRATOR_PATH, SR_INTEGRATOR_COUNT } sr_integrator;
 
 /* Switches for tests (not in the scene format or on the command line): the same estimate by
  * other means, to check that each is unbiased. */

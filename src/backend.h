@@ -87,7 +87,8 @@ typedef struct sr_launch_args {
     float scale;         /* film resolve: 1 / samples                                         */
 } sr_launch_args;
 
-/* "generate", "intersect", ..., as fault switches and error messages name them. */
+/* "generate", "intersect", ..., "stencil fill", ...: the one table of the kernels' names, as
+ * SR_FAULT (fault.c), error messages and the launch lists of both backends spell them. */
 const char *sr_kernel_name(sr_kernel k);
 
 typedef struct sr_backend_ops {

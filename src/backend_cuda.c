@@ -31,8 +31,9 @@ static const char *sr_cuda_what(const char *what, uint32_t bounce)
 static void sr_cuda_launches_reset(void) { memset(&sr_cuda_launches, 0, sizeof sr_cuda_launches); }
 
 /* Recorded before each launch, so that a launch that reports a fault is among them. */
-static void sr_cuda_launched(const char *stage, uint32_t bounce)
+static void sr_cuda_launched(sr_kernel k, uint32_t bounce)
 {
+    const char *stage = sr_kernel_name(k);
     char *names = sr_cuda_launches.names;
     if (!names[0]) sr_cuda_launches.lo = sr_cuda_launches.hi = bounce;
     if (bounce < sr_cuda_launches.lo) sr_cuda_launches.lo = bounce;
@@ -72,9 +73,9 @@ extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compac
  * threads per block, which the driver refuses (cudaErrorInvalidValue on the H200; it never
  * runs, so zeroed arguments do). kernel: the stage is launched with its ray pool and hits at address 0x10, so it
  * takes an illegal address while running: a sticky error, seen at a later call. */
-static sr_status cuda_fault(const char *stage, uint32_t bounce, sr_params *p, sr_ray_soa *dst, sr_error *err)
+static sr_status cuda_fault(sr_kernel stage, uint32_t bounce, sr_params *p, sr_ray_soa *dst, sr_error *err)
 {
-    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, stage);
+    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, sr_kernel_name(stage));
     if (f == SR_FAULT_KERNEL) {
         void *bad = (void *)(uintptr_t)0x10;
 #define SR_X_POISON(type, name) if (p) p->ray.name = (type *)bad; if (dst) dst->name = (type *)bad;
@@ -84,17 +85,17 @@ static sr_status cuda_fault(const char *stage, uint32_t bounce, sr_params *p, sr
         return SR_OK;
     }
     if (f != SR_FAULT_LAUNCH) return SR_OK;
-    const void *k = !strcmp(stage, "generate") ? (const void *)srk_generate
-                  : !strcmp(stage, "intersect") ? (const void *)srk_intersect
-                  : !strcmp(stage, "shade") ? (const void *)srk_shade
-                  : !strcmp(stage, "compact") ? (const void *)srk_compact_live
-                  : !strcmp(stage, "wave") ? (const void *)srk_wave : (const void *)srk_megakernel;
+    const void *k = stage == SR_KERNEL_GENERATE ? (const void *)srk_generate
+                  : stage == SR_KERNEL_INTERSECT ? (const void *)srk_intersect
+                  : stage == SR_KERNEL_SHADE ? (const void *)srk_shade
+                  : stage == SR_KERNEL_COMPACT ? (const void *)srk_compact_live
+                  : stage == SR_KERNEL_WAVE ? (const void *)srk_wave : (const void *)srk_megakernel;
     static unsigned char zero[4096];
     void *args[16];
     for (int i = 0; i < 16; i++) args[i] = zero;
     dim3 grid = { 1, 1, 1 }, block = { 2048, 1, 1 };   /* more threads than a block may have */
     char what[64];
-    snprintf(what, sizeof what, "launching %s (bounce %u)", stage, bounce);
+    snprintf(what, sizeof what, "launching %s (bounce %u)", sr_kernel_name(stage), bounce);
     SR_CUDA_TRY(cudaLaunchKernel(k, grid, block, args, 0, NULL), what);
     return sr_fail(err, SR_ERR_RUNTIME, "SR_FAULT=%s: the launch did not fail", sr_fault_spec());
 }
@@ -320,29 +321,34 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
 
 static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
 
-/* What a failing launch of each kernel was doing, for its message. */
-static const char *const sr_cuda_doing[SR_KERNELS] = {
-    "launching generate", "launching intersect", "launching shade", "launching stencil fill", "launching compact",
-    "launching count_live", "launching the sort keys", "sorting live rays", "launching the megakernel",
-    "launching the wave kernel", "launching film resolve",
-};
+/* What a failing launch of kernel k was doing, for its message: "launching shade", as an
+ * injected fault (cuda_fault) names it too. */
+static const char *sr_cuda_doing(sr_kernel k)
+{
+    static char buf[48];
+    snprintf(buf, sizeof buf, "launching %s", sr_kernel_name(k));
+    return buf;
+}
+
+_Static_assert(SRK_GENERATE == (int)SR_KERNEL_GENERATE && SRK_INTERSECT == (int)SR_KERNEL_INTERSECT &&
+                   SRK_SHADE == (int)SR_KERNEL_SHADE, "launch.h's stages are sr_kernel's");
 
 /* generate, intersect, shade: over the device-side live count (after a compaction) the
  * grid-stride kernels, sized by the host's forecast a->n; otherwise the plain
  * one-thread-per-slot frame, which measured ~4% faster on a full pool. */
 static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
-    const int stage = k == SR_KERNEL_GENERATE ? SRK_GENERATE : k == SR_KERNEL_INTERSECT ? SRK_INTERSECT : SRK_SHADE;
-    SR_TRY(cuda_fault(sr_kernel_name(k), a->bounce, p, NULL, err));
-    sr_cuda_launched(sr_kernel_name(k), a->bounce);
+    const int stage = (int)k;   /* SRK_* (launch.h) share sr_kernel's values */
+    SR_TRY(cuda_fault(k, a->bounce, p, NULL, err));
+    sr_cuda_launched(k, a->bounce);
     if (a->over_live)
         SR_CUDA_TRY(sr_launch_stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
                                          sr_grid_for(a->n, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
-                    sr_cuda_what(sr_cuda_doing[k], a->bounce));
+                    sr_cuda_what(sr_cuda_doing(k), a->bounce));
     else
         SR_CUDA_TRY(sr_launch_stage(stage, p, a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, a->bounce,
                                     c->stream),
-                    sr_cuda_what(sr_cuda_doing[k], a->bounce));
+                    sr_cuda_what(sr_cuda_doing(k), a->bounce));
     return SR_OK;
 }
 
@@ -372,7 +378,7 @@ static uint32_t *cuda_order_take(sr_cuda *c, uint32_t tiles, uint32_t x)
 static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     p->n = c->wave_slots;
-    SR_TRY(cuda_fault("wave", 0, p, NULL, err));
+    SR_TRY(cuda_fault(SR_KERNEL_WAVE, 0, p, NULL, err));
     const uint32_t s = c->wave_ordered, parity = c->wave_parity;
     sr_wave_args w = {
         .queue_base = c->aligned,   /* pool[1] continues pool[0] (cuda_upload) */
@@ -405,12 +411,12 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
     if (c->wave_timeline)   /* a frame's records only: ordered, warps change places; the queue kernels record nothing */
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
 #endif
-    sr_cuda_launched("wave", 0);
+    sr_cuda_launched(SR_KERNEL_WAVE, 0);
     const cudaError_t e = sr_launch_wave(p, &w, c->stream);
     if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
         (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
         (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream);
-        SR_CUDA_TRY(e, sr_cuda_doing[SR_KERNEL_WAVE]);
+        SR_CUDA_TRY(e, sr_cuda_doing(SR_KERNEL_WAVE));
     }
     c->wave_parity ^= 1u;
     if (ordered) c->wave_ordered = (s + 1u) % 6u;   /* mod 6: the sets of 3 and of 2 take turns */
@@ -432,47 +438,47 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     case SR_KERNEL_STENCIL_FILL:
         c->cur_n = 0;
         SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, sizeof(uint32_t), c->stream), "clearing counters");
-        sr_cuda_launched("stencil fill", 0);
+        sr_cuda_launched(SR_KERNEL_STENCIL_FILL, 0);
         SR_CUDA_TRY(sr_launch_stencil_prefix(c->core.stencil, c->core.words, NULL, a->n, &c->live_n[0], c->stream),
-                    sr_cuda_doing[k]);
+                    sr_cuda_doing(k));
         return SR_OK;
     case SR_KERNEL_COMPACT: {   /* the new count goes to the other live_n entry */
         sr_ray_soa dst = c->core.pool[1 - c->core.current];
-        SR_TRY(cuda_fault("compact", a->bounce, NULL, &dst, err));
-        sr_cuda_launched("compact", a->bounce);
+        SR_TRY(cuda_fault(SR_KERNEL_COMPACT, a->bounce, NULL, &dst, err));
+        sr_cuda_launched(SR_KERNEL_COMPACT, a->bounce);
         SR_CUDA_TRY(sr_launch_compact_live(c->core.pool[c->core.current], dst, c->core.stencil, &c->live_n[c->cur_n],
                                            &c->live_n[1 - c->cur_n], a->n, a->live_share, c->stream),
-                    sr_cuda_doing[k]);
+                    sr_cuda_doing(k));
         c->cur_n = 1 - c->cur_n;
         return SR_OK;
     }
     case SR_KERNEL_COUNT_LIVE:
         SR_CUDA_TRY(sr_launch_count_live(a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, p.n, c->counter,
                                          c->stream),
-                    sr_cuda_doing[k]);
+                    sr_cuda_doing(k));
         return SR_OK;
     case SR_KERNEL_SORT_KEYS:
         SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
         SR_CUDA_TRY(sr_gpu_sort_prepare(&c->sorter, a->sort_key, &p, c->core.stencil, &c->live_n[c->cur_n],
                                         sr_grid_for(a->n, 256u, c->aligned / 256u), c->stream),
-                    sr_cuda_doing[k]);
+                    sr_cuda_doing(k));
         return SR_OK;
     case SR_KERNEL_SORT: {
         const uint32_t m = a->n < c->core.capacity ? a->n : c->core.capacity;
         SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
         SR_CUDA_TRY(sr_gpu_sort_pool(&c->sorter, a->sort_algo, a->sort_key, &p, c->core.pool[1 - c->core.current],
                                      &c->live_n[c->cur_n], m, sr_grid_for(m, 256u, c->aligned / 256u), c->stream),
-                    sr_cuda_doing[k]);
+                    sr_cuda_doing(k));
         return SR_OK;
     }
     case SR_KERNEL_MEGAKERNEL:
-        SR_TRY(cuda_fault("megakernel", 0, &p, NULL, err));
-        sr_cuda_launched("megakernel", 0);
-        SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing[k]);
+        SR_TRY(cuda_fault(SR_KERNEL_MEGAKERNEL, 0, &p, NULL, err));
+        sr_cuda_launched(SR_KERNEL_MEGAKERNEL, 0);
+        SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing(k));
         return SR_OK;
     case SR_KERNEL_WAVE: return cuda_wave(c, &p, a, err);
     case SR_KERNEL_FILM_RESOLVE:   /* a->n pixels: the film's */
-        SR_CUDA_TRY(sr_launch_film_scale(c->core.film, a->dst, a->n * 3u, a->scale, c->stream), sr_cuda_doing[k]);
+        SR_CUDA_TRY(sr_launch_film_scale(c->core.film, a->dst, a->n * 3u, a->scale, c->stream), sr_cuda_doing(k));
         return SR_OK;
     default: return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend has no kernel %d", (int)k);
     }

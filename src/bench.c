@@ -7,10 +7,11 @@
 #include "bench_sort.h"
 #include "cudaenv.h"
 #include "ompenv.h"
-#include "sort_cpu.h"
+#include "names.h"
 #include "options.h"
 #include "outpath.h"
 #include "textout.h"
+#include "../kernels/sortkey.h"
 
 #include <limits.h>
 #include <math.h>
@@ -342,7 +343,7 @@ int sr_bench_main(int argc, char **argv)
         if (b.csv && !s) s = sr_bench_write_csv(b.csv, rows, done, b.breakdown, &err);
         const sr_bench_setup setup = {
             .scene = b.c.scene_path, .backend = sr_backend_kind_name(be.kind),
-            .integrator = scene.integrator == SR_INTEGRATOR_PATH ? "path" : "whitted",
+            .integrator = sr_integrator_name((int)scene.integrator),
             .sort_key = sr_sort_key_name(b.c.render.sort_key), .date = iso_date,
             .width = scene.width, .height = scene.height, .warmup = b.warmup, .frames = b.frames,
             .depth_lo = b.depth_lo, .depth_hi = b.depth_hi, .masks = b.masks, .mask_count = b.mask_count,

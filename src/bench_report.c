@@ -1,8 +1,9 @@
 /* bench_report.c: the benchmark's statistics and outputs (bench_report.h). */
 #include "bench_report.h"
 #include "outfile.h"
-#include "sort_cpu.h"
+#include "names.h"
 #include "textout.h"
+#include "../kernels/sortkey.h"
 
 #include <cJSON.h>
 #include <errno.h>

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "datadir.h"
 #include "image.h"
+#include "names.h"
 #include "interrupt.h"
 #include "mem_limits.h"
 #include "render.h"
@@ -116,7 +117,7 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON_AddNumberToObject(root, "height", r->scene->height);
     cJSON_AddNumberToObject(root, "spp", r->scene->spp);
     cJSON_AddNumberToObject(root, "depth", r->scene->max_depth);
-    cJSON_AddStringToObject(root, "integrator", r->scene->integrator == SR_INTEGRATOR_PATH ? "path" : "whitted");
+    cJSON_AddStringToObject(root, "integrator", sr_integrator_name((int)r->scene->integrator));
     cJSON_AddStringToObject(root, "mask", sr_mask_name(r->c->render.mask));
     if (r->way) cJSON_AddStringToObject(root, "wave_way", r->way);
     cJSON_AddNumberToObject(root, "seed", r->c->render.seed);

@@ -1,5 +1,6 @@
 /* fault.c: SR_FAULT, the test-only fault switch (see fault.h). */
 #include "fault.h"
+#include "backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,11 @@ static struct {
     char spec[80];
 } sr_fault;
 
-static const char *const sr_fault_stages[] = { "generate", "intersect", "shade", "compact", "megakernel", "wave", NULL };
+/* The kernels a fault may name, by sr_kernel_name: those the CUDA backend can make fail for
+ * real (cuda_fault in backend_cuda.c launches each one wrongly). */
+static const sr_kernel sr_fault_kernels[] = { SR_KERNEL_GENERATE, SR_KERNEL_INTERSECT, SR_KERNEL_SHADE,
+                                              SR_KERNEL_COMPACT, SR_KERNEL_MEGAKERNEL, SR_KERNEL_WAVE };
+#define SR_FAULT_KERNELS (sizeof sr_fault_kernels / sizeof sr_fault_kernels[0])
 
 static void sr_fault_parse(void)
 {
@@ -27,14 +32,18 @@ static void sr_fault_parse(void)
     const char *stage = s + 7, *at = strchr(stage, '@');
     size_t len = at ? (size_t)(at - stage) : strlen(stage);
     int known = 0;
-    for (int i = 0; sr_fault_stages[i]; i++)
-        if (strlen(sr_fault_stages[i]) == len && !strncmp(stage, sr_fault_stages[i], len)) known = 1;
+    char stages[96] = "";
+    for (size_t i = 0; i < SR_FAULT_KERNELS; i++) {
+        const char *name = sr_kernel_name(sr_fault_kernels[i]);
+        if (strlen(name) == len && !strncmp(stage, name, len)) known = 1;
+        snprintf(stages + strlen(stages), sizeof stages - strlen(stages), "%s%s", i ? ", " : "", name);
+    }
     char *end = NULL;
     unsigned long nth = at ? strtoul(at + 1, &end, 10) : 1;
     if (kind == SR_FAULT_NONE || !known || (at && (end == at + 1 || *end || nth == 0))) {
         /* A typo must not silently turn a fault test into a passing render. */
         fprintf(stderr, "stencilray: SR_FAULT=%s not understood; expected alloc, launch:STAGE[@N] or "
-                        "kernel:STAGE[@N] with STAGE one of generate, intersect, shade, compact, megakernel, wave\n", s);
+                        "kernel:STAGE[@N] with STAGE one of %s\n", s, stages);
         exit(2);
     }
     sr_fault.kind = kind;

@@ -11,8 +11,9 @@
  *   SR_FAULT=alloc              allocating the ray pool fails (CUDA: a real cudaMalloc of an
  *                               impossible size; CPU: as if malloc returned NULL)
  *
- * STAGE is generate, intersect, shade, compact or megakernel. The CPU backend honours every
- * form, reporting the injected fault as a runtime error named like the CUDA one. */
+ * STAGE is generate, intersect, shade, compact, megakernel or wave, as sr_kernel_name spells
+ * them (fault.c lists the kernels). The CPU backend honours every form, reporting the injected
+ * fault as a runtime error named like the CUDA one. */
 #ifndef SR_FAULT_H
 #define SR_FAULT_H
 

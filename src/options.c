@@ -2,7 +2,8 @@
 #include "options.h"
 #include "datadir.h"
 #include "interrupt.h"
-#include "sort_cpu.h"
+#include "names.h"
+#include "../kernels/sortkey.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -121,7 +122,9 @@ int sr_parse_common(sr_args *a, sr_common *c)
         const char *v = sr_value(a, o);
         if (!v) return 2;
         const int algo = sr_sort_algo_parse(v);
-        if (algo < 0) return sr_usage_error(a, "--sort: expected none, merge or radix, got '%s'%s", v, "");
+        char choices[64];
+        if (algo < 0)
+            return sr_usage_error(a, "--sort: expected %s, got '%s'", sr_name_choices(sr_sort_algo_names, choices, sizeof choices), v);
         c->render.sort = algo;
         return 0;
     }
@@ -130,7 +133,10 @@ int sr_parse_common(sr_args *a, sr_common *c)
         const char *v = sr_value(a, o);
         if (!v) return 2;
         const int key = sr_sort_key_parse(v);
-        if (key < 0) return sr_usage_error(a, "--sort-key: expected dir-morton or material, got '%s'%s", v, "");
+        char choices[64];
+        if (key < 0)
+            return sr_usage_error(a, "--sort-key: expected %s, got '%s'",
+                                  sr_name_choices(sr_sort_key_names, choices, sizeof choices), v);
         c->render.sort_key = key;
         return 0;
     }
@@ -165,18 +171,22 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--integrator")) {
         const char *v = sr_value(a, o);
         if (!v) return 2;
-        if (!strcmp(v, "whitted")) c->integrator = SR_INTEGRATOR_WHITTED;
-        else if (!strcmp(v, "path")) c->integrator = SR_INTEGRATOR_PATH;
-        else return sr_usage_error(a, "--integrator: expected whitted or path, got '%s'%s", v, "");
+        char choices[64];
+        const int integrator = sr_integrator_parse(v);
+        if (integrator < 0)
+            return sr_usage_error(a, "--integrator: expected %s, got '%s'",
+                                  sr_name_choices(sr_integrator_names, choices, sizeof choices), v);
+        c->integrator = integrator;
         return 0;
     }
     if (!strcmp(o, "--tonemap")) {
         const char *v = sr_value(a, o);
         if (!v) return 2;
-        if (!strcmp(v, "clamp")) c->tonemap = SR_TONEMAP_CLAMP;
-        else if (!strcmp(v, "reinhard")) c->tonemap = SR_TONEMAP_REINHARD;
-        else if (!strcmp(v, "aces")) c->tonemap = SR_TONEMAP_ACES;
-        else return sr_usage_error(a, "--tonemap: expected clamp, reinhard or aces, got '%s'%s", v, "");
+        char choices[64];
+        const int op = sr_tonemap_parse(v);
+        if (op < 0)
+            return sr_usage_error(a, "--tonemap: expected %s, got '%s'", sr_name_choices(sr_tonemap_names, choices, sizeof choices), v);
+        c->tonemap = (sr_tonemap)op;
         return 0;
     }
     return -1;

@@ -131,7 +131,8 @@ void sr_renderer_free(sr_renderer *r)
 }
 
 /* Timing marks of one sample: which stage ended at each mark (SR_STAGE_COUNT: the sample's
- * start or end). */
+ * start or end). These are sr_render_times' buckets, not sr_kernel (backend.h): a bucket
+ * takes several kernels (sort: keys and sort), and none is printed by name from here. */
 typedef enum sr_stage { SR_STAGE_GENERATE = 0, SR_STAGE_INTERSECT, SR_STAGE_SHADE, SR_STAGE_COMPACT, SR_STAGE_SORT,
                         SR_STAGE_COUNT } sr_stage;
 

@@ -7,6 +7,7 @@
 #include "mem_limits.h"
 #include "envmap.h"
 #include "rotation.h"
+#include "names.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +21,6 @@
 static const char *const top_keys[] = {"*camera", "image", "background", "ambient", "*materials", "*objects", "lights",
                                        "integrator", "sky", "environment", NULL};
 static const char *const environment_keys[] = {"*file", "rotate", "intensity", NULL};
-static const char *const integrator_names[] = {"whitted", "path", NULL};   /* sr_integrator order */
 static const char *const sky_keys[] = {"*zenith", "*horizon", "ground", NULL};
 static const char *const camera_keys[] = {"*position", "*look_at", "up", "fov", "aperture", "focus_distance", NULL};
 static const char *const image_keys[] = {"width", "height", "spp", "max_depth", NULL};
@@ -126,7 +126,7 @@ static sr_status parse_integrator(sr_json_doc *c, const cJSON *n, sr_scene *s)
     s->integrator = SR_INTEGRATOR_WHITTED;
     if (!n) return SR_OK;
     int which = 0;
-    SR_TRY(sr_json_read_name(c, n, "integrator", "integrator", integrator_names, &which));
+    SR_TRY(sr_json_read_name(c, n, "integrator", "integrator", sr_integrator_names, &which));
     s->integrator = (uint32_t)which;
     return SR_OK;
 }

@@ -1,33 +1,9 @@
 /* sort_cpu.c: the coherence sort's host side: the GPU merge sort's algorithm on the shared
- * network code, a radix sort, the CPU backend's sort stage, and the options' names. */
+ * network code, a radix sort and the CPU backend's sort stage (the options' names: names.c). */
 #include "sort_cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const sr_sort_algo_names[SR_SORT_ALGO_COUNT] = { "none", "merge", "radix" };
-static const char *const sr_sort_key_names[SR_SORT_KEY_COUNT] = { "dir-morton", "material" };
-
-const char *sr_sort_algo_name(int algo)
-{
-    return algo >= 0 && algo < SR_SORT_ALGO_COUNT ? sr_sort_algo_names[algo] : "?";
-}
-
-int sr_sort_algo_parse(const char *name)
-{
-    for (int k = 0; k < SR_SORT_ALGO_COUNT; k++)
-        if (!strcmp(name, sr_sort_algo_names[k])) return k;
-    return -1;
-}
-
-const char *sr_sort_key_name(int key) { return key >= 0 && key < SR_SORT_KEY_COUNT ? sr_sort_key_names[key] : "?"; }
-
-int sr_sort_key_parse(const char *name)
-{
-    for (int k = 0; k < SR_SORT_KEY_COUNT; k++)
-        if (!strcmp(name, sr_sort_key_names[k])) return k;
-    return -1;
-}
 
 /* ---- merge sort: kernels/sort.cu's kernels, thread by thread ------------------------------- */
 

@@ -1,6 +1,6 @@
 /* sort_cpu.h: the coherence sort's host side: the GPU merge sort's algorithm run on
  * the same shared code (kernels/sort_net.h), an LSD radix sort, the CPU backend's sort stage
- * (keys, sort, gather into the other pool half), and the names of the options' values. */
+ * (keys, sort, gather into the other pool half). The options' names are in names.h. */
 #ifndef SR_SORT_CPU_H
 #define SR_SORT_CPU_H
 
@@ -8,12 +8,6 @@
 #include "status.h"
 #include "../kernels/sortkey.h"
 #include "../kernels/sort_net.h"
-
-/* "none", "merge", "radix"; "dir-morton", "material". Parse: -1 if unknown. */
-const char *sr_sort_algo_name(int algo);
-int sr_sort_algo_parse(const char *name);
-const char *sr_sort_key_name(int key);
-int sr_sort_key_parse(const char *name);
 
 /* The GPU merge sort (kernels/sort.cu) step by step, its threads one after the other (tiles in
  * parallel): tiles of SR_SORT_TILE sorted SR_SORT_ITEMS per thread and then by merge steps,

@@ -3,6 +3,7 @@
 #include "view_opts.h"
 #include "camera_arg.h"
 #include "options.h"
+#include "names.h"
 #include "../kernels/sortkey.h"
 
 #include <errno.h>
@@ -109,14 +110,6 @@ static int sr_png_name(const char *path)
     return n > 4 && strcasecmp(path + n - 4, ".png") == 0;
 }
 
-static int sr_parse_tonemap(const char *v)
-{
-    if (!strcmp(v, "clamp")) return SR_TONEMAP_CLAMP;
-    if (!strcmp(v, "reinhard")) return SR_TONEMAP_REINHARD;
-    if (!strcmp(v, "aces")) return SR_TONEMAP_ACES;
-    return -1;
-}
-
 /* One "key=value" of --script into a step; 0 with a usage error printed on failure. */
 static int sr_parse_step(sr_args *a, char *item, sr_step *st)
 {
@@ -146,7 +139,7 @@ static int sr_parse_step(sr_args *a, char *item, sr_step *st)
         ok = sr_parse_floats(v, st->f, 1) && st->f[0] >= 0.0f;
     } else if (!strcmp(k, "tonemap")) {
         st->kind = SR_STEP_TONEMAP;
-        int t = sr_parse_tonemap(v);
+        int t = sr_tonemap_parse(v);
         ok = t >= 0;
         st->a = (uint32_t)t;
     } else if (!strcmp(k, "camera")) {

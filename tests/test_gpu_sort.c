@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "bench_sort.h"
 #include "sort_cpu.h"
+#include "names.h"
 
 #include <stdio.h>
 #include <stdlib.h>

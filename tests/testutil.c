@@ -1,5 +1,6 @@
 #include "testutil.h"
-#include "sort_cpu.h"
+#include "names.h"
+#include "../kernels/sortkey.h"
 #include "../kernels/wave.h"
 
 #include <fcntl.h>
