@@ -1,13 +1,13 @@
 #version 330 core
 // The film (mean linear radiance, row 0 = top of the image) to 8-bit sRGB on screen. The
-// tonemap and the sRGB curve are kernels/tonemap.h written again in GLSL: keep them in step,
+// tonemap and the sRGB curve are kernels/core/tonemap.h written again in GLSL: keep them in step,
 // so that a viewer screenshot matches `stencilray render`'s PNG (the Xvfb test checks it).
 uniform sampler2D u_film;
 uniform vec2 u_viewport;   // framebuffer size in pixels
 uniform float u_exposure;
 uniform int u_tonemap;     // sr_tonemap: 0 clamp, 1 reinhard, 2 aces
 uniform int u_encoded;     // 1: the texture holds display values already (RGBA8 written by the
-                           // CUDA kernel with kernels/tonemap.h): shown as they are; 2: so do
+                           // CUDA kernel with kernels/core/tonemap.h): shown as they are; 2: so do
                            // u_rows, read straight from the memory CUDA shares with GL
 uniform samplerBuffer u_rows;   // RGBA8 texels, row 0 = top, u_rows_size.x to a row (u_encoded 2)
 uniform ivec2 u_rows_size;

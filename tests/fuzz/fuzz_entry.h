@@ -1,6 +1,6 @@
 /* fuzz_entry.h: what the libFuzzer harnesses (fuzz_scene.c, fuzz_mesh.c, fuzz_texture.c) do
  * with one input, shared with the CTest replay of the corpus and of every crash found
- * (tests/test_fuzz_regressions.c), so a regression is replayed through exactly the code
+ * (tests/unit/test_fuzz_regressions.c), so a regression is replayed through exactly the code
  * that found it.
  *
  * The contract checked: sr_scene_parse never crashes, leaks or hangs (the sanitizers and
@@ -10,7 +10,7 @@
 #ifndef SR_FUZZ_ENTRY_H
 #define SR_FUZZ_ENTRY_H
 
-#include "scene.h"
+#include "../../src/scene/scene.h"
 
 #include <stdarg.h>
 #include <stdint.h>

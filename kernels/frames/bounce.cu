@@ -1,0 +1,163 @@
+/* bounce.cu: kernel frames around the shared stages (stages.h), one launch per stage and
+ * bounce, and the megakernel baseline. The stage bodies are the CPU backend's too. */
+#include <stdlib.h>
+#include "launch.h"
+#include "../integrators/stages.h"
+#include "plain.cuh"
+#include "stencil.cuh"
+
+/* The stages (launch.h's SRK_*), as callables for the frames of stencil.cuh. */
+template <int STAGE>
+struct sr_stage_call {
+    const sr_params *p;
+    uint32_t bounce;
+    __device__ __forceinline__ bool operator()(uint32_t i) const
+    {
+        return STAGE == SRK_GENERATE ? sr_stage_generate(p, i)
+             : STAGE == SRK_INTERSECT ? sr_stage_intersect(p, i)
+             : STAGE == SRK_SHADE ? sr_stage_shade_whitted(p, i, bounce)
+                                  : sr_stage_shade_path(p, i, bounce);
+    }
+};
+
+/* Rays entering intersect are counted there, a word at a time. */
+template <int STAGE>
+__device__ __forceinline__ uint32_t *sr_stage_count(const sr_params &p, uint32_t bounce)
+{
+    return STAGE == SRK_INTERSECT ? &sr_count_copy(p.ray_count)[bounce] : NULL;
+}
+
+/* One thread per slot, under the stencil. */
+template <int STAGE>
+__device__ __forceinline__ void sr_stencil_stage(const sr_params &p, uint32_t *stencil, uint32_t bounce)
+{
+    const sr_stage_call<STAGE> stage = { &p, bounce };
+    sr_stencil_frame(stencil, blockIdx.x * blockDim.x + threadIdx.x, stage, sr_stage_count<STAGE>(p, bounce));
+}
+
+/* The compacted pool's form: a grid-stride loop over the device-side live count. */
+template <int STAGE>
+__device__ __forceinline__ void sr_stencil_stage_live(const sr_params &p, uint32_t *stencil, uint32_t bounce,
+                                                      const uint32_t *live_n)
+{
+    const sr_stage_call<STAGE> stage = { &p, bounce };
+    sr_stencil_frame_loop(stencil, *live_n, stage, sr_stage_count<STAGE>(p, bounce));
+}
+
+/* The baseline the stencil replaces: one 32-bit flag per ray. */
+template <int STAGE>
+__device__ __forceinline__ void sr_flags_stage(const sr_params &p, uint32_t *flags, uint32_t bounce)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (STAGE == SRK_INTERSECT) {
+        const uint32_t m = __ballot_sync(SR_FULL_MASK, i < p.n && flags[i] != 0);
+        if ((threadIdx.x & 31u) == 0 && m) atomicAdd(&sr_count_copy(p.ray_count)[bounce], (unsigned)__popc(m));
+    }
+    if (i >= p.n || flags[i] == 0) return;
+    const sr_stage_call<STAGE> stage = { &p, bounce };
+    flags[i] = stage(i) ? 1u : 0u;
+}
+
+/* The launches' names stay plain C (the fault switch and the profiler name them). */
+#define SR_STAGE_ARGS sr_params p, uint32_t *mask, uint32_t bounce
+extern "C" __global__ void SR_K(srk_generate)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_GENERATE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_intersect)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_INTERSECT>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_SHADE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_path)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_SHADE_PATH>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_intersect_live)(SR_STAGE_ARGS, const uint32_t *live_n)
+{
+    sr_stencil_stage_live<SRK_INTERSECT>(p, mask, bounce, live_n);
+}
+extern "C" __global__ void SR_K(srk_shade_live)(SR_STAGE_ARGS, const uint32_t *live_n)
+{
+    sr_stencil_stage_live<SRK_SHADE>(p, mask, bounce, live_n);
+}
+extern "C" __global__ void SR_K(srk_shade_path_live)(SR_STAGE_ARGS, const uint32_t *live_n)
+{
+    sr_stencil_stage_live<SRK_SHADE_PATH>(p, mask, bounce, live_n);
+}
+extern "C" __global__ void SR_K(srk_generate_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_GENERATE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_intersect_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_INTERSECT>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_SHADE>(p, mask, bounce); }
+extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_SHADE_PATH>(p, mask, bounce); }
+
+/* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do, built
+ * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the
+ * wave mask's kernel without a queue (56 at 9 blocks of 128): a measurement switch,
+ * $SR_MEGAKERNEL_BOUNDED. */
+#define SR_MEGAKERNEL(NAME, PIXEL, BOUNDS)                                                   \
+    extern "C" __global__ void BOUNDS SR_K(NAME)(sr_params p)                                       \
+    {                                                                                         \
+        const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
+        uint32_t segments = i < p.n ? PIXEL : 0u;                                             \
+        for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
+        if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
+    }
+#define SR_UNBOUNDED
+#define SR_BOUNDED_WAVE __launch_bounds__(SR_STAGE_BLOCK, SR_MIN_BLOCKS(9u, SR_STAGE_BLOCK))
+
+SR_MEGAKERNEL(srk_megakernel, sr_megakernel_pixel(&p, i, false), SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_path, sr_megakernel_pixel(&p, i, true), SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel_bounded, sr_megakernel_pixel(&p, i, false), SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel_path_bounded, sr_megakernel_pixel(&p, i, true), SR_BOUNDED_WAVE)
+SR_MEGAKERNEL(srk_megakernel_path_deferred, sr_megakernel_pixel_deferred(&p, i), SR_UNBOUNDED)
+
+static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
+
+extern "C" cudaError_t SR_K(sr_launch_stage)(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
+                                       uint32_t bounce, cudaStream_t stream)
+{
+    SR_HAND_OVER(sr_launch_stage, stage, p, stencil, flags, bounce, stream);
+    if (p->n == 0) return cudaSuccess;
+    const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH;
+    if (stencil) {
+        switch (stage) {
+        case SRK_GENERATE: SR_K(srk_generate)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
+        case SRK_INTERSECT: SR_K(srk_intersect)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
+        default:
+            if (path) SR_K(srk_shade_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            else SR_K(srk_shade)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            break;
+        }
+    } else {
+        switch (stage) {
+        case SRK_GENERATE: SR_K(srk_generate_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
+        case SRK_INTERSECT: SR_K(srk_intersect_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
+        default:
+            if (path) SR_K(srk_shade_path_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            else SR_K(srk_shade_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            break;
+        }
+    }
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t SR_K(sr_launch_stage_live)(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
+                                            const uint32_t *live_n, uint32_t grid, cudaStream_t stream)
+{
+    SR_HAND_OVER(sr_launch_stage_live, stage, p, stencil, bounce, live_n, grid, stream);
+    if (stage == SRK_INTERSECT) SR_K(srk_intersect_live)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else if (stage == SRK_SHADE && p->scene.integrator == SR_INTEGRATOR_PATH)
+        SR_K(srk_shade_path_live)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else if (stage == SRK_SHADE) SR_K(srk_shade_live)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
+    else return SR_K(sr_launch_stage)(stage, p, stencil, NULL, bounce, stream);   /* generate: the full pool */
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t SR_K(sr_launch_megakernel)(const sr_params *p, cudaStream_t stream)
+{
+    SR_HAND_OVER(sr_launch_megakernel, p, stream);
+    if (p->n == 0) return cudaSuccess;
+    static int bounded = -1, deferred = -1;   /* read once: measurement switches */
+    if (bounded < 0) bounded = getenv("SR_MEGAKERNEL_BOUNDED") != NULL;
+    if (deferred < 0) deferred = getenv("SR_MEGAKERNEL_DEFERRED") != NULL;
+    const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
+    if (p->scene.integrator == SR_INTEGRATOR_PATH && deferred)
+        SR_K(srk_megakernel_path_deferred)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    else if (p->scene.integrator == SR_INTEGRATOR_PATH)
+        (bounded ? SR_K(srk_megakernel_path_bounded) : SR_K(srk_megakernel_path))<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    else
+        (bounded ? SR_K(srk_megakernel_bounded) : SR_K(srk_megakernel))<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    return cudaGetLastError();
+}

@@ -1,0 +1,403 @@
+/* wave.cu: the wave mask's kernels (policy in wave.h), one or two launches per sample.
+ *
+ * One thread per slot of the tiled image: stencil test, generate, bounce in registers while
+ * the warp is dense, ballot write-back. A warp that turns sparse moves its live rays into the
+ * queue by ballot partitioning (one atomicAdd per warp, rank = popc(ballot & lanemask_lt))
+ * and writes back an empty word. A second launch of resident warps drains the queue: each
+ * claims the next 32-ray chunk from a counter and runs it to the end, the same kernel frame
+ * around it, so the rays of sparse warps run on in dense ones. Without repacking (depth 1,
+ * --wave-dense 1) a kernel without the queue runs each lane's path to its end.
+ *
+ * The queue is the pool's second half (slots queue_base + k), so one pool pointer serves both.
+ * A queue entry is published by its stencil bit (set with the warp's others by one atomicOr);
+ * the launch boundary orders the entries' stores before the drain's loads. */
+#include "launch.h"
+#include "../integrators/stages.h"
+#include "plain.cuh"
+#include "stencil.cuh"
+#include "wave.h"
+
+/* Resident blocks of SR_WAVE_BLOCK threads per SM each kernel must allow (so its registers
+ * per thread), measured on the H200 (docs/design.md, docs/experiments.md): 9 (56 registers, 36 warps): the
+ * occupancy pays for the spills (64 registers: 2-9 % slower at depth 1, 48: 5-16 % slower;
+ * with the rays in registers, path tracing at 7, 8, 10 or 11 blocks was up to 10 % slower on
+ * sphere_field). The kernels with the queue hold nothing across the bounces that the others
+ * do not, and run at the same budget. */
+#ifndef SR_WAVE_BLOCKS_NO_QUEUE
+#define SR_WAVE_BLOCKS_NO_QUEUE 9
+#endif
+#ifndef SR_WAVE_BLOCKS_NO_QUEUE_PATH
+#define SR_WAVE_BLOCKS_NO_QUEUE_PATH 9
+#endif
+#ifndef SR_WAVE_BLOCKS_QUEUE
+#define SR_WAVE_BLOCKS_QUEUE 9
+#endif
+#define SR_NO_CHUNK 0xffffffffu
+
+
+template <bool PATH>
+__device__ __forceinline__ bool sr_wave_trace(const sr_params *p, sr_ray *r, uint32_t bounce)
+{
+    return PATH ? sr_trace_path_deferred(p, r, bounce) : sr_trace_whitted(p, r, bounce);
+}
+
+/* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
+ * reserves popc(m) entries, each lane writes its ray r (from registers) at base +
+ * popc(m & lanemask_lt), and the entries are published by their stencil bits. Returns
+ * false when the queue is full (the entries past its end are not written, the ones before it
+ * become tombstones; the rays stay here). Kept out of line: it is rare, and inlined it costs
+ * the bounce loop registers. */
+#ifndef SR_WAVE_PUSH_INLINE
+#define SR_WAVE_PUSH_INLINE __noinline__
+#endif
+static __device__ SR_WAVE_PUSH_INLINE bool sr_wave_push(const sr_params *p, const sr_wave_args &w, uint32_t m, bool alive,
+                                                        uint32_t bounce, sr_ray r)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint32_t c = (uint32_t)__popc(m), rank = (uint32_t)__popc(m & sr_lanemask_lt(lane));
+    uint32_t base = 0;
+    if (lane == 0) base = atomicAdd(&w.ctl[SR_WAVE_QCOUNT], c);
+    base = __shfl_sync(SR_FULL_MASK, base, 0);
+    const bool fits = base + c <= w.capacity;
+    const uint32_t to = base + rank;
+    if (alive && to < w.capacity) {
+        if (fits) sr_ray_store(p->ray, w.queue_base + to, &r);
+        p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_WAVE_TOMBSTONE;
+    }
+    if (lane == 0 && base < w.capacity) {   /* publish: set the entries' stencil bits */
+        const uint32_t n = min(c, w.capacity - base), s = base & 31u;
+        const uint64_t bits = (n == 32u ? 0xffffffffull : ((1ull << n) - 1ull)) << s;
+        atomicOr(&w.stencil[base >> 5], (uint32_t)bits);
+        if (bits >> 32) atomicOr(&w.stencil[(base >> 5) + 1u], (uint32_t)(bits >> 32));
+    }
+    return fits;
+}
+
+/* Rays entering intersect per bounce, for the warp's lanes that traced bounces [b0, b1): a
+ * vote per bounce level and one add from lane 0 into `count` (the block's copy of the
+ * counts, launch.h), when the warp is done with a stencil word. (The lanes' paths are
+ * contiguous runs of bounces, so nothing is counted inside the loop.) */
+__device__ __forceinline__ void sr_wave_count(uint32_t *count, uint32_t b0, uint32_t b1, uint32_t max_depth)
+{
+    b1 = min(b1, max_depth);   /* a path's last segment (bounce max_depth) is not counted */
+    uint32_t lo = b1 > b0 ? b0 : 0xffffffffu, hi = b1;   /* warp min and max */
+#if __CUDA_ARCH__ >= 800
+    lo = __reduce_min_sync(SR_FULL_MASK, lo);
+    hi = __reduce_max_sync(SR_FULL_MASK, hi);
+#else
+    for (int off = 16; off > 0; off >>= 1) {
+        lo = min(lo, __shfl_xor_sync(SR_FULL_MASK, lo, off));
+        hi = max(hi, __shfl_xor_sync(SR_FULL_MASK, hi, off));
+    }
+#endif
+    for (uint32_t b = lo; b < hi; b++) {
+        const uint32_t c = (uint32_t)__popc(__ballot_sync(SR_FULL_MASK, b0 <= b && b < b1));
+        if ((threadIdx.x & 31u) == 0 && c) atomicAdd(&count[b], c);
+    }
+}
+
+enum { SR_WAVE_QUEUE = 1, SR_WAVE_DRAIN };
+
+/* The drain's next chunk (warp-uniform), or SR_NO_CHUNK once every pushed chunk is claimed. */
+__device__ __forceinline__ uint32_t sr_wave_claim(const sr_wave_args &w)
+{
+    uint32_t c = 0;
+    if ((threadIdx.x & 31u) == 0) c = atomicAdd(&w.ctl[SR_WAVE_DRAINED], 1u);
+    c = __shfl_sync(SR_FULL_MASK, c, 0);
+    const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
+    return c < (n + 31u) >> 5 ? c : SR_NO_CHUNK;
+}
+
+static_assert(SR_WAVE_GROUP * 32u == SR_WAVE_BLOCK, "the order's group is a block's tiles (wave.h)");
+
+/* The block's order state, in shared memory rather than in registers the bounce loop needs:
+ * the group it runs, the placing warp 0 finishes at its end, and its warps' ends, which
+ * each warp adds in one atomic: 1 << 60 (the count of warps done) plus 15 - its class in
+ * its own 4 bits (a warp past the last tile adds nothing: 15 - 0, the fastest class). One
+ * atomic, so the last warp sees every other's class without a fence (a minimum and a count
+ * apart needed one between them). */
+typedef struct sr_wave_order_block {
+    uint32_t group, place, prev_group;
+    unsigned long long ends;
+} sr_wave_order_block;
+static __shared__ sr_wave_order_block sr_order_block;
+#define SR_NO_PLACE 0xffffffffu
+
+/* The placing of the next order, by warp 0 of the ordered sample's block at place b: the
+ * group block b filed in the previous ordered sample goes to its class and spread's part of
+ * the next order, at a rank reserved now (lane 0's *rank) and written at the warp's end, so
+ * that no warp waits for an atomic. Lane l holds the counts of class l / 2, spreads
+ * (l % 2) * 4 .. + 3: the lanes are in the order's order. */
+__device__ __forceinline__ void sr_wave_order_place(const sr_wave_args &w, uint32_t b, uint32_t *rank)
+{
+    static_assert(SR_WAVE_ORDER_CLASSES * SR_WAVE_ORDER_SPREAD == 4u * 32u, "4 counts a lane");
+    const uint32_t lane = threadIdx.x & 31u, c = lane >> 1, j0 = (lane & 1u) * 4u;
+    uint32_t filed = 0;
+    if (lane == 0) filed = w.prev_files[b];
+    uint32_t n[4], sum = 0;
+    for (uint32_t q = 0; q < 4u; q++) {
+        n[q] = w.prev_counts[(j0 + q) * SR_WAVE_ORDER_STRIDE + c];
+        sum += n[q];
+    }
+    uint32_t end = sum;   /* where this lane's parts end in the next order: an inclusive scan */
+    for (uint32_t off = 1u; off < 32u; off <<= 1) {
+        const uint32_t e = __shfl_up_sync(SR_FULL_MASK, end, off);
+        if (lane >= off) end += e;
+    }
+    const bool whole = __shfl_sync(SR_FULL_MASK, end, 31) == sr_wave_groups(w.tiles);   /* every group filed */
+    if ((blockIdx.x | threadIdx.x) == 0) *w.place_valid = whole;
+    const uint32_t filed_class = __shfl_sync(SR_FULL_MASK, filed, 0) >> 24, j = b % SR_WAVE_ORDER_SPREAD;
+    uint32_t before = end - sum;
+    for (uint32_t q = 0; q < (j & 3u); q++) before += n[q];
+    const uint32_t base = __shfl_sync(SR_FULL_MASK, before, 2u * filed_class + (j >> 2));
+    if (lane == 0) {
+        sr_order_block.place = whole ? base : SR_NO_PLACE;
+        sr_order_block.prev_group = filed & 0xffffffu;   /* tiles < 2^24 (options.c) */
+        if (whole) *rank = atomicAdd(&w.prev_ranks[j * SR_WAVE_ORDER_STRIDE + filed_class], 1u);
+    }
+}
+
+/* The end of a warp's own tile in an ordered sample: warp 0 puts the group it placed into
+ * the next order, and the block's last warp done files its group by the cycles its slowest
+ * warp took (no atomic waited for but the block's own: the count is a reduction). */
+template <bool ORDER>
+__device__ __forceinline__ void sr_wave_order_end(const sr_wave_args &w, uint32_t rank, uint32_t started)
+{
+    if (!ORDER || (threadIdx.x & 31u) != 0u) return;
+    if (threadIdx.x == 0 && sr_order_block.place != SR_NO_PLACE) w.place[sr_order_block.place + rank] = sr_order_block.prev_group;
+    static_assert(SR_WAVE_ORDER_CLASSES == 16u && SR_WAVE_GROUP * 4u <= 60u, "4 bits a warp's class");
+    const uint32_t group = sr_order_block.group;
+    const uint32_t warps = min(SR_WAVE_GROUP, w.tiles - group * SR_WAVE_GROUP);
+    const unsigned long long mine = (1ull << 60) |
+        ((unsigned long long)(15u - sr_wave_order_class((uint32_t)clock() - started)) << (4u * (threadIdx.x >> 5)));
+    const unsigned long long ends = atomicAdd_block(&sr_order_block.ends, mine) + mine;
+    if ((uint32_t)(ends >> 60) != warps) return;
+    uint32_t fastest_left = 0;   /* 15 - the slowest class */
+    for (uint32_t k = 0; k < SR_WAVE_GROUP; k++) fastest_left = max(fastest_left, (uint32_t)(ends >> (4u * k)) & 15u);
+    const uint32_t c = 15u - fastest_left;
+    w.files[blockIdx.x] = (c << 24) | group;
+    atomicAdd(&w.counts[(blockIdx.x % SR_WAVE_ORDER_SPREAD) * SR_WAVE_ORDER_STRIDE + c], 1u);
+}
+
+/* A warp's start; false (warp-uniform) for a warp past the last tile. In launch order
+ * (ORDER false: the kernels as they were before the order, which its bookkeeping would
+ * slow by 5-10 %) the grid is the tiled image, a row of tiles per block row (no division),
+ * and a warp's slots are its tile's. Ordered (wave.h, launch.h), block b takes the b-th
+ * group of the order (b itself without one), its warp w that group's tile w, and the warp's
+ * slots, stencil word and ballot write-back are its place's in the launch (k = 4b + w, its
+ * slots k * 32 + lane: every word is all ones at a sample's start). The first block clears
+ * the counters of the samples to come (the next one's queue, the order's), as each warp
+ * refills the next sample's stencil word: a frame with no memset of its own. */
+template <bool ORDER>
+__device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
+                                              bool *alive, sr_ray *r, uint32_t *started, uint32_t *rank)
+{
+    const uint32_t lane = threadIdx.x & 31u;
+    if ((blockIdx.x | blockIdx.y) == 0 && threadIdx.x < SR_WAVE_CTL) w.ctl_next[threadIdx.x] = 0;
+    if (!ORDER) {
+        const uint32_t tile_x = blockIdx.x * SR_WAVE_GROUP + (threadIdx.x >> 5), tile_y = blockIdx.y;
+        if (tile_x >= w.tiles_x) return false;
+        *i = ((tile_y * w.tiles_x + tile_x) << 5) + lane;
+        *word = sr_stencil_load(w.first, *i);
+        if (lane == 0) w.first_next[*i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
+        *alive = SR_STENCIL_TEST(*word, *i) && sr_camera_tile(p, lane, tile_x, tile_y, r);
+        return true;
+    }
+    const uint32_t k = blockIdx.x * SR_WAVE_GROUP + (threadIdx.x >> 5);
+    *i = (k << 5) + lane;   /* (k < the stencil's words: the pool is whole blocks, launch.h) */
+    *word = sr_stencil_load(w.first, *i);
+    if (lane == 0) w.first_next[k] = SR_FULL_MASK;   /* next sample's, refilled */
+    *rank = 0;
+    if (blockIdx.x == 0)
+        for (uint32_t x = threadIdx.x; x < SR_WAVE_ORDER_COUNT_WORDS; x += SR_WAVE_BLOCK)
+            w.clear_counts[x] = w.clear_ranks[x] = 0;
+    uint32_t valid = 0, took = 0;
+    if (lane == 0) {
+        valid = *w.take_valid;
+        took = w.take[blockIdx.x];
+    }
+    const uint32_t group = __shfl_sync(SR_FULL_MASK, valid ? took : blockIdx.x, 0);
+    if (threadIdx.x == 0) {
+        sr_order_block.group = group;
+        sr_order_block.ends = 0;
+    }
+    if (threadIdx.x < 32u) sr_wave_order_place(w, blockIdx.x, rank);
+    __syncthreads();   /* the block's state set before any warp can end (a named barrier
+                          that only the ends waited at measured slower, 3-4 %) */
+    const uint32_t t = group * SR_WAVE_GROUP + (threadIdx.x >> 5);
+    if (t >= w.tiles) return false;
+    const uint32_t tile_y = t / w.tiles_x;
+    *started = (uint32_t)clock();
+    *alive = SR_STENCIL_TEST(*word, *i) && sr_camera_tile(p, lane, t - tile_y * w.tiles_x, tile_y, r);
+    return true;
+}
+
+#if SR_WAVE_TIMELINE
+/* The warp's record in a timeline build (wave.h), by lane 0 at the warp's end. */
+__device__ __forceinline__ unsigned long long sr_globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ void sr_wave_timeline_end(const sr_wave_args &w, unsigned long long start, uint32_t bounce)
+{
+    for (int off = 16; off > 0; off >>= 1) bounce = max(bounce, __shfl_xor_sync(SR_FULL_MASK, bounce, off));
+    if (w.timeline == NULL || (threadIdx.x & 31u) != 0u) return;
+    const unsigned long long end = sr_globaltimer();
+    uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    uint32_t *const rec = w.timeline + ((blockIdx.y * gridDim.x + blockIdx.x) * SR_WAVE_GROUP + (threadIdx.x >> 5)) *
+                                           SR_WAVE_TIMELINE_WORDS;
+    rec[0] = (uint32_t)start;
+    rec[1] = (uint32_t)(start >> 32);
+    rec[2] = (uint32_t)min(end - start, 0xffffffffull);
+    rec[3] = sm << 16 | min(bounce, 0xffffu);
+}
+#endif
+
+/* Without repacking (depth 1, or --wave-dense 1): each lane runs its path to the end on its
+ * own, with no warp vote per bounce (measured faster: lanes need not wait for each other's
+ * bounce); then the ballot write-back and the counts. Its own function: the queue's state
+ * kept alive across the bounces cost this loop registers. */
+template <bool PATH, bool ORDER>
+__device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave_args &w, uint32_t *count)
+{
+    uint32_t i, word, bounce = 0, started, rank;
+    bool alive;
+    sr_ray r;
+#if SR_WAVE_TIMELINE
+    const unsigned long long timeline_start = sr_globaltimer();
+#endif
+    if (!sr_wave_first<ORDER>(p, w, &i, &word, &alive, &r, &started, &rank)) return;
+    while (alive) {
+        alive = sr_wave_trace<PATH>(p, &r, bounce);
+        bounce++;
+    }
+#if SR_WAVE_TIMELINE
+    sr_wave_timeline_end(w, timeline_start, bounce);
+#endif
+    sr_stencil_write_back(w.first, i, word, false);
+    sr_wave_order_end<ORDER>(w, rank, started);
+    sr_wave_count(count, 0u, bounce, p->scene.max_depth);
+}
+
+/* A warp of the first launch (MODE QUEUE): its own stencil word of camera rays, bounced
+ * while the warp is dense, then its live rays pushed into the queue; or a warp of the drain
+ * (MODE DRAIN): queue chunks claimed one after another, each run to its end. Each pass is the
+ * kernel frame: the stencil test, the bounces, the ballot write-back through the single exit.
+ * One loop, so that the stages are inlined once. */
+template <bool PATH, int MODE, bool ORDER>
+__device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w, uint32_t *count)
+{
+    const bool QUEUE = MODE == SR_WAVE_QUEUE;
+    const uint32_t lane = threadIdx.x & 31u;
+    uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0, started = 0, rank = 0;
+    uint32_t take = SR_NO_CHUNK;   /* the drain's chunk */
+    bool alive = false, finish = !QUEUE;
+    sr_ray r;
+    if (!QUEUE) {
+        if ((take = sr_wave_claim(w)) == SR_NO_CHUNK) return;
+    } else if (!sr_wave_first<ORDER>(p, w, &i, &word, &alive, &r, &started, &rank)) {
+        return;
+    }
+    for (;;) {
+        /* The queue's stencil is indexed by slot, like the pool. */
+        uint32_t *const stencil = QUEUE ? w.first : w.stencil - (w.queue_base >> 5);
+        if (!QUEUE) {   /* the chunk's stencil word and rays (warp-uniform) */
+            i = w.queue_base + take * 32u + lane;
+            word = sr_stencil_load(stencil, i);
+            alive = SR_STENCIL_TEST(word, i);
+            bounce = alive ? (uint32_t)p->ray.bounce[i] : 0u;
+            if (bounce == SR_WAVE_TOMBSTONE) alive = false;
+            if (alive) r = sr_ray_load(p->ray, i);
+            else bounce = 0;
+            first_bounce = bounce;
+        }
+        /* (One call of the stages per kernel: a second inlined copy costs registers.) */
+        uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
+        while (m != 0 && (finish || (uint32_t)__popc(m) >= w.dense_min)) {
+            if (alive) {
+                alive = sr_wave_trace<PATH>(p, &r, bounce);
+                bounce++;
+            }
+            m = __ballot_sync(SR_FULL_MASK, alive);
+        }
+        if (QUEUE && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
+            if (!sr_wave_push(p, w, m, alive, bounce, r)) { finish = true; continue; }   /* full: finish here */
+            alive = false;   /* moved: this slot no longer holds a live ray */
+        }
+        sr_stencil_write_back(stencil, i, word, alive);
+        if (QUEUE) sr_wave_order_end<ORDER>(w, rank, started);
+        sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
+        if (QUEUE || (take = sr_wave_claim(w)) == SR_NO_CHUNK) break;
+    }
+}
+
+/* The parameters stay in parameter memory (__grid_constant__: no copy is made). Counts go to
+ * the block's copy of the counters (launch.h). */
+#define SR_WAVE_KERNEL(NAME, PATH, MODE, ORDER, MINB)                                                 \
+    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
+        SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
+    {                                                                                                  \
+        sr_wave<PATH, MODE, ORDER>(&p, w, sr_count_copy(p.ray_count));                                 \
+    }
+SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_ordered, false, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path_ordered, true, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_drain, false, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)   /* resident warps */
+SR_WAVE_KERNEL(srk_wave_drain_path, true, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)
+/* The kernels without a queue: no repacking. */
+#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, ORDER, MINB)                                              \
+    extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
+        SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
+    {                                                                                                  \
+        sr_wave_direct<PATH, ORDER>(&p, w, sr_count_copy(p.ray_count));                                \
+    }
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, false, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, false, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered, false, true, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_ordered, true, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
+
+
+extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
+{
+    SR_HAND_OVER(sr_launch_wave, p, w, stream);
+    /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
+    const bool ordered = w->take != NULL;
+    /* In launch order, block (bx, by) covers tiles bx * 4 .. bx * 4 + 3 of tile row by;
+     * ordered, block b the b-th group of the order (sr_wave_first). */
+    const dim3 grid = ordered ? dim3(sr_wave_groups(w->tiles), 1u)
+                              : dim3((w->tiles_x + SR_WAVE_GROUP - 1u) / SR_WAVE_GROUP, w->tiles / w->tiles_x);
+#define SR_WAVE_LAUNCH(NAME) SR_K(NAME)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w)
+    if (!queue) {
+        if (path) ordered ? SR_WAVE_LAUNCH(srk_wave_no_queue_path_ordered) : SR_WAVE_LAUNCH(srk_wave_no_queue_path);
+        else ordered ? SR_WAVE_LAUNCH(srk_wave_no_queue_ordered) : SR_WAVE_LAUNCH(srk_wave_no_queue);
+        return cudaGetLastError();
+    }
+    if (path) ordered ? SR_WAVE_LAUNCH(srk_wave_path_ordered) : SR_WAVE_LAUNCH(srk_wave_path);
+    else ordered ? SR_WAVE_LAUNCH(srk_wave_ordered) : SR_WAVE_LAUNCH(srk_wave);
+#undef SR_WAVE_LAUNCH
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    /* The drain: as many blocks as the GPU holds at once, each warp claiming chunks until
+     * none is left (the chunk count is on the device; a grid per chunk would wait for it).
+     * The grid is asked of the runtime once per device and integrator, not every sample
+     * (samples are launched from one thread). */
+    static int grid_device[2] = { -1, -1 };
+    static uint32_t grid_blocks[2];
+    int dev = 0;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
+    if (grid_device[path] != dev) {
+        if ((e = sr_resident_blocks(dev, path ? (const void *)SR_K(srk_wave_drain_path) : (const void *)SR_K(srk_wave_drain),
+                                    SR_WAVE_BLOCK, &grid_blocks[path])) != cudaSuccess)
+            return e;
+        grid_device[path] = dev;
+    }
+    const uint32_t blocks = grid_blocks[path];
+    if (path) SR_K(srk_wave_drain_path)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    else SR_K(srk_wave_drain)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    return cudaGetLastError();
+}

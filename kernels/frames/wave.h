@@ -1,0 +1,116 @@
+/* wave.h: the wave mask's policy, the same for both backends (the frames are in wave.cu and
+ * backend_cpu.c).
+ *
+ * One thread per camera ray (tiled slot order, stages.h); each warp keeps bouncing its rays
+ * while its ballot shows at least `dense_min` of 32 lanes alive. A warp that turns sparse
+ * moves its live rays by ballot partitioning into a queue, packed, and writes back an empty
+ * stencil word. A second launch of resident warps drains the queue: each warp claims the next
+ * 32-ray chunk from a counter and runs it to its end (wave.cu; the CPU backend the same). */
+#ifndef SR_WAVE_H
+#define SR_WAVE_H
+
+#include "../core/compat.h"
+
+/* Samples per way when the renderer measures how to run the wave mask (src/render/render.c), whose
+ * median counts: one lucky sample (the fastest of the runs counted before) picked a way
+ * 3 % slower. */
+#define SR_WAVE_TUNE_RUNS 3u
+/* The first samples taken slowest tiles first have no order yet (the order of the tiles,
+ * below): they run in launch order. The measuring runs them first, uncounted, so that the
+ * ordered way is judged on SR_WAVE_TUNE_RUNS samples like the others (counting only its
+ * third, it once lost to launch order with a sample 29 % slow). */
+#define SR_WAVE_ORDER_LAG 2u
+
+/* The wave mask's slot order: warp t (slots 32t..32t+31) covers the t-th 8x4 pixel tile, row
+ * by row, so a warp's rays start close together and stay coherent for longer than a 32x1 row.
+ * Tiles overhang the right and bottom edges; their outside slots die at generate. */
+#ifndef SR_TILE_W
+#define SR_TILE_W 8u
+#define SR_TILE_H 4u
+#endif
+SR_HD uint32_t sr_tiles_x(uint32_t width) { return (width + SR_TILE_W - 1u) / SR_TILE_W; }
+SR_HD uint32_t sr_tiles(uint32_t width, uint32_t height) { return sr_tiles_x(width) * ((height + SR_TILE_H - 1u) / SR_TILE_H); }
+SR_HD uint32_t sr_tiled_slots(uint32_t width, uint32_t height) { return sr_tiles(width, height) * 32u; }
+
+/* Ray pool slots for a width x height image, rounded up to `align` (1: none): a slot per
+ * pixel, or per slot of the tiled order where the tiles overhang the image. Both backends
+ * and the memory budget (mem_limits.c) size the pool with it. */
+SR_HD uint64_t sr_pool_slots(uint32_t width, uint32_t height, uint32_t align)
+{
+    const uint64_t pixels = (uint64_t)width * height, tiled = sr_tiled_slots(width, height);
+    const uint64_t slots = pixels > tiled ? pixels : tiled;
+    return (slots + align - 1u) / align * align;
+}
+
+/* The order of the tiles: a frame ends with its slowest warps, and the GPU starts blocks
+ * roughly in launch order, so a slow tile launched late (a reflective object low in the
+ * image) lengthens the frame by its whole time. In a sample taken slowest tiles first, each
+ * block files its group of tiles in a cost class by the cycles its slowest warp took (half
+ * octaves, class 0 the slowest); the next such sample's blocks place those groups class by
+ * class into an order, and the one after takes its groups in that order. The placing is
+ * done inside the wave kernel, at each block's start and end, so a sample launches nothing
+ * more and no warp waits for an atomic of its own (warps that waited at their end for one,
+ * to learn where to list their tile, cost the default scene 5 us a frame at 1080p). Only
+ * the order of the tiles changes, never what a ray computes, so the images stay the same.
+ * The bookkeeping still costs a frame 12-17 us at 1080p (the filing about 5, the placing 2,
+ * the rest of the block's start 9, not its group's load nor its barrier: docs/experiments.md),
+ * so the renderer measures this order against the launch order (render.c): it wins where
+ * slow tiles sit late in the image (the mesh, 10-22 %) or paths run long. */
+#define SR_WAVE_ORDER_CLASSES 16u
+/* The order's unit is a block's group of SR_WAVE_GROUP tiles side by side (32 x 4 pixels):
+ * ordering single tiles scattered neighbouring tiles over the frame, and with them the
+ * film's lines, which cost the default scene 17 us a frame at 1080p (25 %). */
+#define SR_WAVE_GROUP 4u   /* SR_WAVE_BLOCK / 32 (launch.h) */
+SR_HD uint32_t sr_wave_groups(uint32_t tiles) { return (tiles + SR_WAVE_GROUP - 1u) / SR_WAVE_GROUP; }
+#define SR_WAVE_CLASS0_HALF_OCTAVES 40u   /* class 0 from 2^20 cycles (0.5 ms at 2 GHz): 2 * 20 */
+/* (The leading zeros by instruction: lane 0 looping over the bits, while the warp waited,
+ * cost the default scene 9 us a frame at 1080p.) */
+SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
+{
+#ifdef __CUDA_ARCH__
+    const uint32_t msb = cycles ? 31u - (uint32_t)__clz(cycles) : 0u;
+#else
+    const uint32_t msb = cycles ? 31u - (uint32_t)__builtin_clz(cycles) : 0u;
+#endif
+    const uint32_t half_octaves = 2u * msb + (msb ? (cycles >> (msb - 1u)) & 1u : 0u);
+    const uint32_t below = half_octaves >= SR_WAVE_CLASS0_HALF_OCTAVES ? 0u : SR_WAVE_CLASS0_HALF_OCTAVES - half_octaves;
+    return below < SR_WAVE_ORDER_CLASSES ? below : SR_WAVE_ORDER_CLASSES - 1u;
+}
+/* Most of a frame's blocks (16 200 at 1080p) file in one or two classes: so that blocks
+ * finishing together do not queue on one counter, each class has SR_WAVE_ORDER_SPREAD
+ * counters, 128 bytes apart, picked by the block's place in the launch; a class's part of
+ * the order is its spreads' parts one after the other. */
+#define SR_WAVE_ORDER_SPREAD 8u
+#define SR_WAVE_ORDER_STRIDE 32u   /* words from one spread's counter to the next */
+#define SR_WAVE_ORDER_COUNT_WORDS (SR_WAVE_ORDER_SPREAD * SR_WAVE_ORDER_STRIDE)
+/* The order's memory (backend_cuda.c): three sets of counts and of ranks, two validity
+ * words, then two arrays of files and two of orders, a word a group each.
+ * $SR_WAVE_LAUNCH_ORDER=1 (a measurement switch) keeps the launch order. */
+#define SR_WAVE_ORDER_SMALL_WORDS (6u * SR_WAVE_ORDER_COUNT_WORDS + 2u)
+#define SR_WAVE_ORDER_WORDS(tiles) (SR_WAVE_ORDER_SMALL_WORDS + 4u * (uint64_t)sr_wave_groups(tiles))
+#define SR_WAVE_LAUNCH_ORDER_ENV "SR_WAVE_LAUNCH_ORDER"
+
+/* A queue entry's bounce byte when the warp that reserved it found the queue full: no ray. */
+#define SR_WAVE_TOMBSTONE 0xffu
+
+/* The queue's counters (sr_wave_args.ctl): entries reserved, and chunks the drain claimed. */
+#define SR_WAVE_QCOUNT 0u
+#define SR_WAVE_DRAINED 1u   /* the drain: queue chunks claimed so far */
+#define SR_WAVE_CTL 4u
+
+/* The warp timeline, for measuring where a frame's time goes: a build configured with
+ * -DSR_WAVE_TIMELINE=ON records, for every warp of the kernel without the queue, when it
+ * started and how long it ran (%globaltimer, ns), its SM and its deepest bounce, by the
+ * warp's place in the launch: SR_WAVE_TIMELINE_WORDS words (start low, start high, ns ran,
+ * SM << 16 | deepest bounce). $SR_WAVE_TIMELINE=FILE writes the last frame's records as CSV
+ * when the device lets go of its memory (backend_cuda.c, which clears them before each
+ * frame, so a frame run by the queue kernels leaves none); tests/perf/warps_over_time.py
+ * draws them. Other builds record nothing, so the kernels carry none of it. */
+#define SR_WAVE_TIMELINE_ENV "SR_WAVE_TIMELINE"
+#define SR_WAVE_TIMELINE_WORDS 4u
+
+/* The queue holds as many rays as the pool; a warp that finds it full runs its rays to the
+ * end where they are. SR_WAVE_QUEUE_LIMIT=N (tests) makes it N entries, to exercise that. */
+#define SR_WAVE_QUEUE_LIMIT_ENV "SR_WAVE_QUEUE_LIMIT"
+
+#endif

@@ -1,0 +1,102 @@
+/* material.h: a surface at a hit, for both integrators: its albedo (checker), its shading
+ * normal, where rays leaving it start, and the pbr material's Fresnel term. */
+#ifndef SR_MATERIAL_H
+#define SR_MATERIAL_H
+
+#include "../core/intersect.h"
+#include "../core/texture.h"
+#include "../core/rng.h"
+
+/* 1 if floor(v) is odd, else 0 (also for infinities and NaN). Exact: floor and halving are. */
+SR_HD float sr_floor_parity(float v)
+{
+    const float f = floorf(v);
+    return f - 2.0f * floorf(0.5f * f) == 1.0f ? 1.0f : 0.0f;
+}
+
+/* Albedo at a point: the checker alternates colour and color2 in cells of checker_scale.
+ * It is looked up half a cell behind the surface (n faces the viewer): a floor at y = 0 has
+ * hit points at y = +-1e-7, and floorf() of those would flip the cell from ray to ray. */
+SR_HD sr_vec3 sr_diffuse_albedo(const sr_material *m, sr_vec3 p, sr_vec3 n)
+{
+    if (m->checker_scale <= 0.0f) return m->color;
+    float inv = 1.0f / m->checker_scale;
+    p = sr_madd(p, n, -0.5f * m->checker_scale);
+    /* The cell's parity from each coordinate's floor, in float: an int conversion would
+     * overflow for tiny cells or far points (1e-30 is an allowed scale). */
+    const float odd = sr_floor_parity(p.x * inv) + sr_floor_parity(p.y * inv) + sr_floor_parity(p.z * inv);
+    return (odd == 1.0f || odd == 3.0f) ? m->color2 : m->color;
+}
+
+/* A new ray's origin: off the surface along the side the ray leaves by, by an amount that
+ * grows with the coordinates so large scenes (millimetre Cornell box) are safe too. */
+SR_HD sr_vec3 sr_offset_origin(sr_vec3 p, sr_vec3 n_out)
+{
+    float mag = sr_maxf(fabsf(p.x), sr_maxf(fabsf(p.y), fabsf(p.z)));
+    return sr_madd(p, n_out, 1e-4f * (1.0f + mag));
+}
+
+/* The shading normal at x on the prim hit (index hit_prim, BVH order), given n, the unit
+ * geometric normal turned to the side the ray came from (wo = -d points there too): the
+ * vertex normals interpolated by barycentrics when the prim has them, else n. As in pbrt-v4
+ * the geometric normal keeps deciding the side: the result is flipped into n's hemisphere
+ * (a file's normals may disagree with its winding). Where the viewer would be below the
+ * smooth surface (silhouettes of coarse meshes) it falls back to n, so no sample starts
+ * inside the surface. *smooth says whether it differs from n (callers then check sampled
+ * directions against n: nothing may leave through the geometric surface).
+ *
+ * *xs is where rays leaving on n's side start from (before sr_offset_origin): x itself, or on
+ * a smooth triangle x lifted towards the curved surface its normals describe (Hanika, "Hacking
+ * the Shadow Terminator", Ray Tracing Gems II, ch. 4), so that shadow rays of a coarse mesh
+ * are not stopped by its own flat facets where the smooth shading faces the light (the dark
+ * "terminator" bands). */
+SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const sr_prim *prim, sr_vec3 x, sr_vec3 n,
+                                sr_vec3 wo, bool *smooth, sr_vec3 *xs)
+{
+    *smooth = false;
+    *xs = x;
+    if (SR_NO_ASSETS || !s->attrs || (hit_prim & SR_HIT_PLANE_BIT)) return n;
+    const sr_tri_attr *a = &s->attrs[hit_prim];
+    if (!(a->flags & SR_ATTR_NORMALS)) return n;
+    float wb, wc;
+    sr_tri_bary(prim, x, &wb, &wc);
+    const float wa = 1.0f - wb - wc;
+    sr_vec3 ns = sr_add(sr_add(sr_scale(a->n[0], wa), sr_scale(a->n[1], wb)), sr_scale(a->n[2], wc));
+    const float len = sr_length(ns);
+    if (!(len > 0.0f)) return n;
+    ns = sr_scale(ns, 1.0f / len);
+    const float side = sr_dot(ns, n) < 0.0f ? -1.0f : 1.0f;
+    ns = sr_scale(ns, side);
+    /* the lifted point: each vertex's tangent plane pushes x out by how far x lies below it */
+    const sr_vec3 n0 = sr_scale(a->n[0], side), n1 = sr_scale(a->n[1], side), n2 = sr_scale(a->n[2], side);
+    const float d0 = sr_minf(0.0f, sr_dot(sr_sub(x, prim->a), n0));
+    const float d1 = sr_minf(0.0f, sr_dot(sr_sub(x, prim->b), n1));
+    const float d2 = sr_minf(0.0f, sr_dot(sr_sub(x, prim->c), n2));
+    *xs = sr_sub(x, sr_add(sr_add(sr_scale(n0, wa * d0), sr_scale(n1, wb * d1)), sr_scale(n2, wc * d2)));
+    if (!(sr_dot(ns, wo) > 1e-4f)) return n;
+    *smooth = true;
+    return ns;
+}
+
+/* The pbr material's Fresnel reflectance at cosine c (Schlick) with F0 = mix(0.04, base,
+ * metallic), per channel. */
+SR_HD sr_vec3 sr_pbr_fresnel(const sr_material *m, sr_vec3 base, float c)
+{
+    const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
+    const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(base, m->metallic));
+    return sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
+}
+
+SR_HD float sr_luminance(sr_vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }
+
+/* A point in the unit ball from three uniforms (rejection-free: radius by cube root). */
+SR_HD sr_vec3 sr_unit_ball(float u1, float u2, float u3)
+{
+    float z = 1.0f - 2.0f * u1;
+    float r = sqrtf(sr_maxf(0.0f, 1.0f - z * z));
+    float sin_phi, cos_phi;
+    sr_sincos_turns(u2, &sin_phi, &cos_phi);
+    return sr_scale(sr_v3(r * cos_phi, r * sin_phi, z), sr_cbrt(u3));
+}
+
+#endif

@@ -1,0 +1,113 @@
+/* backend.c: choosing and naming backends. */
+#include "backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include "../../kernels/frames/wave.h"
+#include <string.h>
+
+static const char *const sr_mask_names[SR_MASK_COUNT] = { "flags", "stencil", "compact", "wave", "megakernel" };
+
+uint32_t sr_wave_queue_limit(uint32_t slots)
+{
+    const char *env = getenv(SR_WAVE_QUEUE_LIMIT_ENV);
+    if (!env || !*env) return slots;
+    char *end = NULL;
+    const unsigned long n = strtoul(env, &end, 10);
+    return *end || n >= slots ? slots : (uint32_t)n;
+}
+
+static const char *const sr_kernel_names[SR_KERNELS] = { "generate", "intersect", "shade", "stencil fill", "compact",
+                                                         "count_live", "sort keys", "sort", "megakernel", "wave",
+                                                         "film resolve" };
+
+const char *sr_kernel_name(sr_kernel k) { return (unsigned)k < SR_KERNELS ? sr_kernel_names[k] : "?"; }
+
+const char *sr_mask_name(sr_mask mask) { return (unsigned)mask < SR_MASK_COUNT ? sr_mask_names[mask] : "?"; }
+
+int sr_mask_parse(const char *name)
+{
+    for (int i = 0; i < SR_MASK_COUNT; i++)
+        if (strcmp(name, sr_mask_names[i]) == 0) return i;
+    return -1;
+}
+
+const char *sr_backend_kind_name(sr_backend_kind kind)
+{
+    return kind == SR_BACKEND_CUDA ? "cuda" : kind == SR_BACKEND_CPU ? "cpu" : "auto";
+}
+
+sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
+                            char *why_not_cuda, size_t why_cap, sr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (why_not_cuda && why_cap) why_not_cuda[0] = '\0';
+    if (kind == SR_BACKEND_CPU) return sr_cpu_backend_create(out, err);
+    char why[256] = "";
+    int count = sr_cuda_device_count(why, sizeof why);
+    if (count > 0 && device >= count)
+        return sr_fail(err, SR_ERR_INPUT, "--device %d: only %d CUDA device%s found (0..%d)",
+                       device, count, count == 1 ? "" : "s", count - 1);
+    if (count > 0) return sr_cuda_backend_create(device, out, err);
+    if (kind == SR_BACKEND_CUDA)
+        return sr_fail(err, SR_ERR_INPUT, "--backend cuda: %s; use --backend cpu (or auto)", why);
+    if (why_not_cuda) snprintf(why_not_cuda, why_cap, "%s", why);
+    return sr_cpu_backend_create(out, err);
+}
+
+sr_status sr_cuda_require_device(int device, sr_error *err)
+{
+    char why[256];
+    int count = sr_cuda_device_count(why, sizeof why);
+    if (count < 0) return sr_fail(err, SR_ERR_INPUT, "needs a CUDA device: %s", why);
+    if (device < 0 || device >= count)
+        return sr_fail(err, SR_ERR_INPUT, "needs a CUDA device: device %d does not exist (%d device%s found)",
+                       device, count, count == 1 ? "" : "s");
+    return SR_OK;
+}
+
+void sr_backend_destroy(sr_backend *be)
+{
+    if (be && be->ops) be->ops->destroy(be->impl);
+    if (be) memset(be, 0, sizeof *be);
+}
+
+sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err)
+{
+    sr_status s = be->ops->read(be->impl, SR_BUFFER_FILM, rgb, err);
+    if (s) return s;
+    const size_t count = (size_t)be->state->capacity * 3u;
+    for (size_t i = 0; i < count; i++) rgb[i] *= scale;
+    return SR_OK;
+}
+
+sr_status sr_backend_clear_film(sr_backend *be, sr_error *err)
+{
+    return be->ops->fill(be->impl, SR_BUFFER_FILM, 0, SR_WHOLE, err);
+}
+
+sr_status sr_backend_resolve_film(sr_backend *be, float *dst, float scale, sr_error *err)
+{
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.n = be->state->capacity;
+    a.dst = dst;
+    a.scale = scale;
+    return be->ops->launch(be->impl, SR_KERNEL_FILM_RESOLVE, &a, err);
+}
+
+sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
+{
+    sr_params p;
+    memset(&p, 0, sizeof p);
+    p.scene = k->view;
+    p.ray = k->pool[k->current];
+    p.hit_t = k->hit_t;
+    p.hit_prim = k->hit_prim;
+    p.film = k->film;
+    p.ray_count = ray_count;
+    p.n = k->n;
+    p.sample = k->sample;
+    p.seed = k->seed;
+    return p;
+}

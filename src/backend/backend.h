@@ -1,0 +1,193 @@
+/* backend.h: what the frame driver (render.c) asks of a place to run the stages. A backend
+ * owns the ray pool, the masks, the film and a copy of the scene; the driver decides which
+ * stage runs when. Two implementations: backend_cpu.c (the reference) and backend_cuda.c. */
+#ifndef SR_BACKEND_H
+#define SR_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../base/status.h"
+#include "../../kernels/core/types.h"
+#include "../../kernels/core/raystate.h"
+
+typedef enum sr_backend_kind { SR_BACKEND_AUTO = 0, SR_BACKEND_CPU, SR_BACKEND_CUDA } sr_backend_kind;
+
+/* How a bounce skips finished rays (see docs/design.md, "Masking strategies"). */
+typedef enum sr_mask {
+    SR_MASK_FLAGS = 0,   /* one 32-bit flag per ray: if (flag == 0) return              */
+    SR_MASK_STENCIL,     /* one bit per ray, stencil test + ballot write-back           */
+    SR_MASK_COMPACT,     /* stencil + ballot-partition compaction of live rays          */
+    SR_MASK_WAVE,        /* bounce in registers while a warp is dense, compact the rest
+                            (kernels/frames/wave.h); the default                                 */
+    SR_MASK_MEGAKERNEL,  /* one thread per pixel loops over every bounce in one launch  */
+    SR_MASK_COUNT
+} sr_mask;
+
+#define SR_MAX_MARKS 512u
+
+/* The buffers the frame driver fills and reads by name (fill, read). */
+typedef enum sr_buffer {
+    SR_BUFFER_FILM = 0,       /* width*height*3 floats: the sums over samples                  */
+    SR_BUFFER_FLAGS,          /* one uint32 per slot: the flags mask (fill only)                */
+    SR_BUFFER_RAY_COUNTS,     /* read: SR_MAX_DEPTH uint32, the rays that entered intersect at
+                                 each bounce of the sample; cleared once a sample, at its start */
+    SR_BUFFER_COUNTER,        /* one uint32: count_live's result                                */
+    SR_BUFFER_LIVE_COUNT,     /* one uint32: the device-side live count (read only; a read is a
+                                 round trip, so only the first sample's measurement reads it)  */
+    SR_BUFFER_TILE_ORDER,     /* read: sr_tiled_slots / 32 uint32, the tiles in the order the
+                                 next wave sample with slowest_first takes them (launch order
+                                 0, 1, ... until one has run); the CPU has none: refused       */
+    SR_BUFFER_KINDS
+} sr_buffer;
+#define SR_WHOLE UINT32_MAX
+
+/* The kernels a backend launches by name: the CPU backend maps each to its OpenMP loop over
+ * the per-ray code (the kernels/ headers), the CUDA backend to its launcher (kernels/frames/launch.h).
+ * The frame driver (render.c) decides which runs when and keeps sr_pool_state's sample
+ * numbers, current half and slot count; after a kernel that fills the other half (compact,
+ * sort) the driver makes that half current. The "live count" is a count the device keeps of
+ * the current half's slots: stencil fill sets it to n, compaction to the rays it moved. */
+typedef enum sr_kernel {
+    SR_KERNEL_GENERATE = 0,   /* camera rays, under the mask                                   */
+    SR_KERNEL_INTERSECT,      /* a bounce's closest hits; counts the rays that enter           */
+    SR_KERNEL_SHADE,          /* a bounce's shading: film, and the next rays or death          */
+    SR_KERNEL_STENCIL_FILL,   /* the stencil's first n bits set, the rest clear; live count n  */
+    SR_KERNEL_COMPACT,        /* ballot partition of the live rays into the other half, its
+                                 stencil refilled to their count, which is the new live count */
+    SR_KERNEL_COUNT_LIVE,     /* the live rays of n slots (stencil or flags) into the counter  */
+    SR_KERNEL_SORT_KEYS,      /* coherence sort, before the compaction that precedes a sort by
+                                 a key compaction does not carry (the material): each live
+                                 ray's key, noted by its pixel                                  */
+    SR_KERNEL_SORT,           /* right after a compaction: the live rays reordered by key into
+                                 the other half (live count and stencil stay)                  */
+    SR_KERNEL_MEGAKERNEL,     /* the whole sample: every bounce of n pixels                     */
+    SR_KERNEL_WAVE,           /* the whole sample as the wave mask runs it (kernels/frames/wave.h),
+                                 over n = sr_tiled_slots of the image                          */
+    SR_KERNEL_FILM_RESOLVE,   /* the film times `scale` as RGB floats into device memory at dst
+                                 (a CUDA-mapped GL pixel buffer); the CPU has none: refused    */
+    SR_KERNELS
+} sr_kernel;
+
+typedef struct sr_launch_args {
+    uint32_t n;          /* slots from the first, or with over_live the host's forecast of the
+                            live count (an upper estimate sizes the grids; any is correct)   */
+    int over_live;       /* cover the device-side live count of the current half            */
+    sr_mask mask;        /* stages and count_live: SR_MASK_FLAGS tests the flags, any other
+                            mask the stencil                                                  */
+    uint32_t bounce;
+    uint32_t dense_min;  /* wave: a warp keeps bouncing while this many lanes live (1..32)   */
+    int slowest_first;   /* wave: take the tiles slowest first, as the last such sample timed
+                            them (kernels/frames/wave.h); the CPU backend, which has no tail to
+                            shorten, keeps its order                                         */
+    float live_share;    /* compact: the forecast share of the slots compacted that are alive
+                            (how many rays a thread moves; any value is correct)             */
+    int sort_algo;       /* sort: sr_sort_algo (kernels/frames/sortkey.h)                            */
+    int sort_key;        /* sort keys, sort: sr_sort_key                                      */
+    float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */
+    float scale;         /* film resolve: 1 / samples                                         */
+} sr_launch_args;
+
+/* "generate", "intersect", ..., "stencil fill", ...: the one table of the kernels' names, as
+ * SR_FAULT (fault.c), error messages and the launch lists of both backends spell them. */
+const char *sr_kernel_name(sr_kernel k);
+
+typedef struct sr_backend_ops {
+    /* Copy the scene (host arrays in `view`) and size the pool for width*height rays. */
+    sr_status (*upload)(void *impl, const sr_scene_view *view, sr_error *err);
+    /* Memory: set the first `count` elements of buffer b (SR_WHOLE: all of it; the counters
+     * are always set whole) to bytes of value `byte`, queued like a launch. */
+    sr_status (*fill)(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err);
+    /* Memory: wait for queued work, then copy buffer b to host memory (see sr_buffer). */
+    sr_status (*read)(void *impl, sr_buffer b, void *host, sr_error *err);
+    /* Queue one launch of kernel k over the current pool half (sr_kernel, sr_launch_args).
+     * A failure names the kernel and the bounce; SR_FAULT (fault.h) is checked here. */
+    sr_status (*launch)(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err);
+    /* Replace the scalar settings (camera, depth, spp, colours) of the uploaded scene; the
+     * arrays and the image size stay. For the viewer and the benchmark's depth sweep. */
+    sr_status (*set_view)(void *impl, const sr_scene_view *view, sr_error *err);
+    /* Timing marks: record mark `id` (< SR_MAX_MARKS) in the work queue now; elapsed(a, b)
+     * is the milliseconds of queued work between two recorded marks (it waits for mark b,
+     * not for the rest of the queue, if the device has not passed it yet). CUDA
+     * events on the GPU, the wall clock on the CPU (whose work is synchronous). */
+    sr_status (*mark)(void *impl, uint32_t id, sr_error *err);
+    sr_status (*elapsed_ms)(void *impl, uint32_t a, uint32_t b, float *ms, sr_error *err);
+    /* Wait for queued work; returns its error, if any. */
+    sr_status (*finish)(void *impl, sr_error *err);
+    void (*destroy)(void *impl);
+    /* The viewer's frame: the film times `scale`, with exposure, tonemap (sr_tonemap) and
+     * sRGB applied as kernels/core/tonemap.h does for PNGs, as RGBA8 texels into the CUDA surface
+     * object `surface` (a cudaSurfaceObject_t over a mapped GL texture of width x height,
+     * which must be the film's size). Queued on the backend's queue, not waited for. CPU
+     * backend: SR_ERR_RUNTIME. */
+    sr_status (*resolve_display)(void *impl, uint64_t surface, uint32_t width, uint32_t height, float scale,
+                                 float exposure, int tonemap, sr_error *err);
+    /* The CUDA stream (cudaStream_t) the backend queues its work on, for interop that must be
+     * ordered with it; NULL on the CPU. */
+    void *(*queue)(void *impl);
+    /* As resolve_display, but as packed RGBA8 rows (width * 4 bytes, row 0 = the top) into
+     * device memory at `rows` (memory GL imported once, the display's external-memory path).
+     * Queued, not waited for. CPU backend: SR_ERR_RUNTIME. */
+    sr_status (*resolve_display_rows)(void *impl, void *rows, uint32_t width, uint32_t height, float scale,
+                                      float exposure, int tonemap, sr_error *err);
+} sr_backend_ops;
+
+/* What both backends hold of a sample's rays, so that it is declared once: the scene (host
+ * or device pointers), the two pool halves, the hit records, the two masks, the film, and the
+ * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half).
+ * The backend sets the pointers, capacity and words (upload); the frame driver sets current,
+ * n, sample and seed (sr_backend.state) before the launches that read them. */
+typedef struct sr_pool_state {
+    sr_scene_view view;
+    sr_ray_soa pool[2];        /* ping-pong halves                                          */
+    int current;
+    float *hit_t;
+    uint32_t *hit_prim, *stencil, *flags;
+    float *film;
+    uint32_t capacity, words, n, sample, seed;
+} sr_pool_state;
+
+typedef struct sr_backend {
+    const sr_backend_ops *ops;
+    void *impl;
+    sr_backend_kind kind;
+    sr_pool_state *state;      /* the backend's, shared with the frame driver (render.c)  */
+    char device_name[256];     /* "NVIDIA H200 (device 0)" or "CPU: 2 threads"         */
+} sr_backend;
+
+/* Open a backend. AUTO picks CUDA when a device is present and says why not otherwise
+ * (the reason is left in `why_not_cuda`, may be NULL). */
+sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
+                            char *why_not_cuda, size_t why_cap, sr_error *err);
+void sr_backend_destroy(sr_backend *be);
+/* The film (sums over samples) times `scale` into rgb (width*height*3): read, then scale. */
+sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err);
+/* Zero the film. */
+sr_status sr_backend_clear_film(sr_backend *be, sr_error *err);
+/* The film times `scale` into device memory at dst (the film resolve kernel), queued. */
+sr_status sr_backend_resolve_film(sr_backend *be, float *dst, float scale, sr_error *err);
+
+const char *sr_mask_name(sr_mask mask);
+
+/* The per-ray code's parameters for the current pool half, counting into ray_count. */
+sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count);
+
+/* The wave mask's queue entries for a pool of `slots`: all of them, unless the test switch
+ * $SR_WAVE_QUEUE_LIMIT (kernels/frames/wave.h) asks for fewer. */
+uint32_t sr_wave_queue_limit(uint32_t slots);
+int sr_mask_parse(const char *name);            /* -1 if unknown */
+const char *sr_backend_kind_name(sr_backend_kind kind);
+
+/* Implementations (backend_cpu.c, backend_cuda.c or backend_cuda_none.c). */
+sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err);
+sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err);
+/* How many CUDA devices, or -1 with the reason in why (no driver, no device, not built). */
+int sr_cuda_device_count(char *why, size_t cap);
+/* SR_ERR_INPUT "needs a CUDA device: ..." unless device `device` exists (for GPU-only tools). */
+sr_status sr_cuda_require_device(int device, sr_error *err);
+/* "NVIDIA H200, driver 580.159.04, SM 1980 MHz (max 1980), memory 3201 MHz" for one
+ * device; the driver and clocks come from NVML when libnvidia-ml can be loaded. */
+void sr_cuda_gpu_summary(int device, char *buf, size_t cap);
+/* One line per device for `stencilray info`, into buf. */
+void sr_cuda_describe(char *buf, size_t cap);
+
+#endif

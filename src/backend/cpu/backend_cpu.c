@@ -1,0 +1,462 @@
+/* backend_cpu.c: the reference backend. The same stage functions as the GPU, driven warp by
+ * warp with the same stencil and ballot semantics, over all cores through OpenMP. */
+#include "../backend.h"
+#include "backend_cpu.h"
+#include "../../../kernels/integrators/stages.h"
+#include "../../../kernels/frames/wave.h"
+#include "../../base/fault.h"
+#include "../../base/interrupt.h"
+#include "../../base/mem_limits.h"
+#include "sort_cpu.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- frames (also used by tests) -------------------------------------------------------- */
+
+void sr_cpu_stencil_frame(uint32_t *stencil, uint32_t n, sr_cpu_stage_fn fn, const void *ctx)
+{
+    const int64_t words = (int64_t)((n + 31u) / 32u);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t w = 0; w < words; w++) {
+        const uint32_t word = stencil[w];          /* read once per warp */
+        if (word == 0) continue;                   /* no live ray: no stage call */
+        uint32_t ballot = 0;
+        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+            bool alive = (word >> lane) & 1u;
+            if (alive) alive = fn(ctx, (uint32_t)w * SR_WARP + lane);
+            ballot |= (uint32_t)alive << lane;
+        }
+        if (ballot != word) stencil[w] = ballot;   /* one writer per word, like lane 0 */
+    }
+}
+
+void sr_cpu_flags_frame(uint32_t *flags, uint32_t n, sr_cpu_stage_fn fn, const void *ctx)
+{
+#pragma omp parallel for schedule(dynamic, 2048)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
+        if (flags[i] == 0) continue;
+        flags[i] = fn(ctx, (uint32_t)i) ? 1u : 0u;
+    }
+}
+
+uint32_t sr_cpu_ballot_partition(const uint32_t *stencil, uint32_t n, sr_cpu_move_fn move, const void *ctx)
+{
+    const int64_t words = (int64_t)((n + 31u) / 32u);
+    uint32_t counter = 0;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t w = 0; w < words; w++) {
+        const uint32_t m = stencil[w];             /* the warp's ballot of alive flags */
+        if (m == 0) continue;
+        uint32_t base;
+#pragma omp atomic capture
+        { base = counter; counter += sr_popc(m); }
+        for (uint32_t lane = 0; lane < SR_WARP; lane++)
+            if ((m >> lane) & 1u)
+                move(ctx, (uint32_t)w * SR_WARP + lane, base + sr_popc(m & sr_lanemask_lt(lane)));
+    }
+    return counter;
+}
+
+void sr_stencil_fill_prefix(uint32_t *stencil, uint32_t words, uint32_t live)
+{
+    for (uint32_t w = 0; w < words; w++) stencil[w] = sr_stencil_prefix_word(w, live);
+}
+
+uint32_t sr_stencil_popcount(const uint32_t *stencil, uint32_t words)
+{
+    uint32_t sum = 0;
+    for (uint32_t w = 0; w < words; w++) sum += sr_popc(stencil[w]);
+    return sum;
+}
+
+/* ---- the backend ---------------------------------------------------------------------- */
+
+typedef struct sr_cpu {
+    sr_pool_state core;        /* the scene (host pointers owned by render.c), pool, masks  */
+    uint32_t *queue_stencil;     /* the wave mask's queue's stencil, zero between samples      */
+    uint32_t slots;            /* pool slots: capacity, or the wave mask's tiled slots       */
+    uint32_t queue_cap;        /* the wave mask's queue entries (slots, or a test's limit)   */
+    uint32_t ray_count[SR_MAX_DEPTH];
+    uint32_t counter;          /* count_live's result                                       */
+    uint32_t live;             /* the live count of the current half (the GPU's is on the device) */
+    double marks[SR_MAX_MARKS];
+    sr_cpu_sorter sorter;      /* the coherence sort's scratch (sort_cpu.c)                  */
+} sr_cpu;
+
+typedef struct sr_cpu_call { sr_params p; uint32_t bounce; } sr_cpu_call;
+
+/* After Ctrl-C the rest of a stage is skipped (its rays die) and the launch says
+ * SR_INTERRUPTED: the sample is abandoned, so a huge image still stops within a second. */
+static bool cpu_generate(const void *ctx, uint32_t slot)
+{
+    return !sr_interrupt_pending() && sr_stage_generate(&((const sr_cpu_call *)ctx)->p, slot);
+}
+static bool cpu_intersect(const void *ctx, uint32_t slot)
+{
+    return !sr_interrupt_pending() && sr_stage_intersect(&((const sr_cpu_call *)ctx)->p, slot);
+}
+static bool cpu_shade(const void *ctx, uint32_t slot)
+{
+    const sr_cpu_call *c = (const sr_cpu_call *)ctx;
+    return !sr_interrupt_pending() && sr_stage_shade(&c->p, slot, c->bounce);
+}
+
+/* SR_FAULT (fault.h): the CPU twin of a failing CUDA launch or kernel. */
+static sr_status cpu_fault(const char *stage, uint32_t bounce, sr_error *err)
+{
+    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, stage);
+    if (f == SR_FAULT_NONE) return SR_OK;
+    return sr_fail(err, SR_ERR_RUNTIME, "CPU backend error while %s %s (bounce %u): injected fault (SR_FAULT=%s)",
+                   f == SR_FAULT_LAUNCH ? "launching" : "running", stage, bounce, sr_fault_spec());
+}
+
+/* The per-ray parameters for a launch over a->n slots, or over the live count. */
+static sr_params cpu_params(sr_cpu *c, const sr_launch_args *a)
+{
+    sr_params p = sr_pool_params(&c->core, c->ray_count);
+    p.n = a->over_live ? c->live : a->n;
+    return p;
+}
+
+static void cpu_free_pool(sr_cpu *c)
+{
+    for (int h = 0; h < 2; h++) {
+#define SR_X_FREE(type, name) free(c->core.pool[h].name); c->core.pool[h].name = NULL;
+        SR_RAY_FIELDS(SR_X_FREE)
+#undef SR_X_FREE
+    }
+    free(c->core.hit_t); free(c->core.hit_prim); free(c->core.stencil); free(c->core.flags); free(c->core.film);
+    free(c->queue_stencil);
+    c->queue_stencil = NULL;
+    c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL; c->core.film = NULL;
+    sr_cpu_sorter_free(&c->sorter);
+}
+
+static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    cpu_free_pool(c);
+    c->core.view = *view;
+    c->core.capacity = view->width * view->height;
+    c->slots = (uint32_t)sr_pool_slots(view->width, view->height, 1u);
+    c->queue_cap = sr_wave_queue_limit(c->slots);
+    c->core.words = (c->slots + 31u) / 32u;
+    char what[96];
+    snprintf(what, sizeof what, "the CPU backend's ray pool and film for a %ux%u image", view->width, view->height);
+    sr_status mem = sr_check_host_memory(sr_cpu_pool_bytes(view->width, view->height), what, "", err);
+    if (mem) { c->core.capacity = c->core.words = c->slots = 0; return mem; }
+    bool ok = sr_fault_check(SR_FAULT_ALLOC, NULL) == SR_FAULT_NONE;
+    for (int h = 0; h < 2; h++) {
+#define SR_X_ALLOC(type, name) ok = ok && (c->core.pool[h].name = (type *)malloc(sizeof(type) * c->slots)) != NULL;
+        SR_RAY_FIELDS(SR_X_ALLOC)
+#undef SR_X_ALLOC
+    }
+    ok = ok && (c->core.hit_t = (float *)malloc(sizeof(float) * c->slots)) != NULL;
+    ok = ok && (c->core.hit_prim = (uint32_t *)malloc(sizeof(uint32_t) * c->slots)) != NULL;
+    ok = ok && (c->core.stencil = (uint32_t *)calloc(c->core.words, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->queue_stencil = (uint32_t *)calloc(c->core.words, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->core.flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
+    ok = ok && (c->core.film = (float *)calloc((size_t)c->core.capacity * 3u, sizeof(float))) != NULL;
+    if (!ok) {
+        cpu_free_pool(c);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %ux%u ray pool (%.1f MiB)",
+                       view->width, view->height,
+                       (double)c->core.capacity * (2.0 * SR_RAY_BYTES + SR_HIT_BYTES + 16.0) / 1048576.0);
+    }
+    return SR_OK;
+}
+
+static uint32_t cpu_count_live(const sr_cpu *c, sr_mask mask, uint32_t n)
+{
+    if (mask != SR_MASK_FLAGS) return sr_stencil_popcount(c->core.stencil, (n + 31u) / 32u);
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) sum += c->core.flags[i] != 0;
+    return sum;
+}
+
+static sr_status cpu_stage(sr_cpu *c, sr_kernel k, const sr_launch_args *a)
+{
+    sr_cpu_call call;
+    call.p = cpu_params(c, a);
+    call.bounce = a->bounce;
+    sr_cpu_stage_fn fn = k == SR_KERNEL_GENERATE ? cpu_generate : k == SR_KERNEL_INTERSECT ? cpu_intersect : cpu_shade;
+    if (k == SR_KERNEL_INTERSECT && a->bounce < SR_MAX_DEPTH)
+        c->ray_count[a->bounce] += cpu_count_live(c, a->mask, call.p.n);
+    if (a->mask == SR_MASK_FLAGS) sr_cpu_flags_frame(c->core.flags, call.p.n, fn, &call);
+    else sr_cpu_stencil_frame(c->core.stencil, call.p.n, fn, &call);
+    return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
+}
+
+typedef struct sr_cpu_move { sr_ray_soa src, dst; } sr_cpu_move;
+static void cpu_move(const void *ctx, uint32_t from, uint32_t to)
+{
+    const sr_cpu_move *m = (const sr_cpu_move *)ctx;
+    sr_ray_copy(m->dst, to, m->src, from);
+}
+
+static void cpu_compact(sr_cpu *c)
+{
+    sr_cpu_move m;
+    m.src = c->core.pool[c->core.current];
+    m.dst = c->core.pool[1 - c->core.current];
+    const uint32_t count = sr_cpu_ballot_partition(c->core.stencil, c->live, cpu_move, &m);
+    sr_stencil_fill_prefix(c->core.stencil, (c->live + 31u) / 32u, count);
+    c->live = count;
+}
+
+static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
+{
+    sr_params p = cpu_params(c, a);
+    const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH;
+    uint64_t total = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
+    for (int64_t i = 0; i < (int64_t)p.n; i++) {
+        if (sr_interrupt_pending()) continue;
+        total += sr_megakernel_pixel(&p, (uint32_t)i, path);
+    }
+    c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
+    return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
+}
+
+/* The wave mask (kernels/frames/wave.h), warp by warp as wave.cu runs it: the same dense test on
+ * the same ballot, the same ballot partitioning into the queue, the same chunks drained. */
+
+/* One bounce of the live lanes (m) of a warp, lane l's ray in ray[l] (its registers on the
+ * GPU): the lanes still alive after it. */
+static uint32_t cpu_wave_step(sr_cpu *c, const sr_params *p, uint32_t m, sr_ray *ray, uint32_t *bounce)
+{
+    uint32_t alive = 0;
+    for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+        if (!((m >> lane) & 1u)) continue;
+        if (bounce[lane] < p->scene.max_depth) {   /* a path's last segment is not counted */
+#pragma omp atomic
+            c->ray_count[bounce[lane]]++;
+        }
+        const bool live = !sr_interrupt_pending() && sr_trace_wave(p, &ray[lane], bounce[lane]);
+        bounce[lane]++;
+        alive |= (uint32_t)live << lane;
+    }
+    return alive;
+}
+
+static uint32_t cpu_wave_bounce(sr_cpu *c, const sr_params *p, uint32_t m, sr_ray *ray, uint32_t *bounce,
+                                uint32_t dense_min, bool finish)
+{
+    while (m != 0 && (finish || sr_popc(m) >= dense_min)) m = cpu_wave_step(c, p, m, ray, bounce);
+    return m;
+}
+
+/* One warp over stencil word w of `stencil` (round 0's, or the queue's when p->ray is the
+ * queue). With `queue`, a sparse warp's rays go to the queue; without, they run to the end. */
+static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint32_t w, bool first, uint32_t dense_min,
+                          bool queue, uint32_t *queued)
+{
+    const uint32_t word = stencil[w];   /* the stencil test: read once per warp */
+    if (word == 0) return;
+    uint32_t bounce[SR_WARP], m = 0;
+    sr_ray ray[SR_WARP];
+    for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+        const uint32_t i = w * SR_WARP + lane;
+        bool alive = (word >> lane) & 1u;
+        bounce[lane] = alive && !first ? p->ray.bounce[i] : 0u;
+        if (alive && first) alive = !sr_interrupt_pending() && sr_camera_tiled(p, i, &ray[lane]);
+        if (bounce[lane] == SR_WAVE_TOMBSTONE) alive = false;
+        if (alive && !first) ray[lane] = sr_ray_load(p->ray, i);
+        m |= (uint32_t)alive << lane;
+    }
+    m = cpu_wave_bounce(c, p, m, ray, bounce, dense_min, !queue);
+    if (m != 0) {   /* sparse: into the queue, packed */
+        const uint32_t n = sr_popc(m), cap = c->queue_cap;
+        uint32_t base;
+#pragma omp atomic capture
+        { base = *queued; *queued += n; }
+        const bool fits = base + n <= cap;
+        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
+            if (!((m >> lane) & 1u)) continue;
+            const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
+            if (to >= cap) continue;
+            if (fits) sr_ray_store(c->core.pool[1], to, &ray[lane]);
+            c->core.pool[1].bounce[to] = fits ? (uint8_t)bounce[lane] : (uint8_t)SR_WAVE_TOMBSTONE;
+            const uint32_t bit = 1u << (to & 31u);
+#pragma omp atomic
+            c->queue_stencil[to >> 5] |= bit;
+        }
+        m = fits ? 0u : cpu_wave_bounce(c, p, m, ray, bounce, dense_min, true);
+    }
+    if (m != word) stencil[w] = m;   /* the ballot write-back */
+}
+
+/* Over a->n tiled slots (sr_tiled_slots). */
+static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
+{
+    const uint32_t dense_min = a->dense_min;
+    sr_stencil_fill_prefix(c->core.stencil, (a->n + 31u) / 32u, a->n);
+    const bool queue = c->core.view.max_depth > 1u;
+    uint32_t queued = 0;
+    sr_params p = cpu_params(c, a);
+#pragma omp parallel for schedule(dynamic, 16)
+    for (int64_t w = 0; w < (int64_t)((p.n + 31u) / 32u); w++)
+        cpu_wave_warp(c, &p, c->core.stencil, (uint32_t)w, true, dense_min, queue, &queued);
+    /* The drain: every chunk of the queue, each run to the end. */
+    p.ray = c->core.pool[1];
+    const uint32_t n = queued < c->queue_cap ? queued : c->queue_cap;
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int64_t w = 0; w < (int64_t)((n + 31u) / 32u); w++)
+        cpu_wave_warp(c, &p, c->queue_stencil, (uint32_t)w, false, dense_min, false, &queued);
+    if (sr_interrupt_pending()) {   /* leave the queue's stencil empty for the next render */
+        memset(c->queue_stencil, 0, sizeof(uint32_t) * c->core.words);
+        return SR_INTERRUPTED;
+    }
+    return SR_OK;
+}
+
+/* Memory: plain memsets and copies; the CPU's work is done when its call returns. */
+static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    switch (b) {
+    case SR_BUFFER_FILM:
+        memset(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count));
+        return SR_OK;
+    case SR_BUFFER_FLAGS:
+        memset(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->slots : count));
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS:   /* the wave's queue counter is local */
+        memset(c->ray_count, byte, sizeof c->ray_count);
+        return SR_OK;
+    case SR_BUFFER_COUNTER:
+        memset(&c->counter, byte, sizeof c->counter);
+        return SR_OK;
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot fill buffer %d", (int)b);
+    }
+}
+
+static sr_status cpu_read(void *impl, sr_buffer b, void *host, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    switch (b) {
+    case SR_BUFFER_FILM: memcpy(host, c->core.film, sizeof(float) * 3u * (size_t)c->core.capacity); return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: memcpy(host, c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH); return SR_OK;
+    case SR_BUFFER_COUNTER: memcpy(host, &c->counter, sizeof c->counter); return SR_OK;
+    case SR_BUFFER_LIVE_COUNT: memcpy(host, &c->live, sizeof c->live); return SR_OK;
+    default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot read buffer %d", (int)b);
+    }
+}
+
+static sr_status cpu_set_view(void *impl, const sr_scene_view *view, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    if (view->width * view->height != c->core.capacity)
+        return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
+    c->core.view = *view;
+    return SR_OK;
+}
+
+static double cpu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
+static sr_status cpu_mark(void *impl, uint32_t id, sr_error *err)
+{
+    (void)err;
+    if (id < SR_MAX_MARKS) ((sr_cpu *)impl)->marks[id] = cpu_now_ms();
+    return SR_OK;
+}
+
+static sr_status cpu_elapsed_ms(void *impl, uint32_t a, uint32_t b, float *ms, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    if (a >= SR_MAX_MARKS || b >= SR_MAX_MARKS) return sr_fail(err, SR_ERR_RUNTIME, "timing mark out of range");
+    *ms = (float)(c->marks[b] - c->marks[a]);
+    return SR_OK;
+}
+
+static sr_status cpu_finish(void *impl, sr_error *err) { (void)impl; (void)err; return SR_OK; }
+
+static void cpu_destroy(void *impl)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    if (!c) return;
+    cpu_free_pool(c);
+    free(c);
+}
+
+/* The coherence sort: the same keys as the GPU, sorted by the GPU merge sort's
+ * algorithm (sort_cpu.c) or a radix sort, gathered into the other pool half. */
+static sr_status cpu_sort(sr_cpu *c, sr_kernel k, const sr_launch_args *a, sr_error *err)
+{
+    sr_params p = cpu_params(c, a);
+    if (k == SR_KERNEL_SORT_KEYS)
+        return sr_cpu_sort_prepare(&c->sorter, a->sort_key, &p, c->core.stencil, c->core.capacity, err);
+    return sr_cpu_sort_pool(&c->sorter, a->sort_algo, a->sort_key, &p, c->core.pool[1 - c->core.current],
+                            c->core.capacity, err);
+}
+
+static sr_status cpu_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    sr_status f = cpu_fault(sr_kernel_name(k), a->bounce, err);
+    if (f) return f;
+    switch (k) {
+    case SR_KERNEL_GENERATE: case SR_KERNEL_INTERSECT: case SR_KERNEL_SHADE: return cpu_stage(c, k, a);
+    case SR_KERNEL_STENCIL_FILL:
+        sr_stencil_fill_prefix(c->core.stencil, c->core.words, a->n);
+        c->live = a->n;
+        return SR_OK;
+    case SR_KERNEL_COMPACT: cpu_compact(c); return SR_OK;
+    case SR_KERNEL_COUNT_LIVE: c->counter = cpu_count_live(c, a->mask, cpu_params(c, a).n); return SR_OK;
+    case SR_KERNEL_SORT_KEYS: case SR_KERNEL_SORT: return cpu_sort(c, k, a, err);
+    case SR_KERNEL_MEGAKERNEL: return cpu_megakernel(c, a);
+    case SR_KERNEL_WAVE: return cpu_wave(c, a);
+    case SR_KERNEL_FILM_RESOLVE:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use sr_backend_read_film");
+    default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no kernel %d", (int)k);
+    }
+}
+
+static sr_status cpu_resolve_display(void *impl, uint64_t surface, uint32_t width, uint32_t height, float scale,
+                                     float exposure, int tonemap, sr_error *err)
+{
+    (void)impl; (void)surface; (void)width; (void)height; (void)scale; (void)exposure; (void)tonemap;
+    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write a CUDA surface; use sr_backend_read_film");
+}
+
+static sr_status cpu_resolve_display_rows(void *impl, void *rows, uint32_t width, uint32_t height, float scale,
+                                          float exposure, int tonemap, sr_error *err)
+{
+    (void)impl; (void)rows; (void)width; (void)height; (void)scale; (void)exposure; (void)tonemap;
+    return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot write device memory; use sr_backend_read_film");
+}
+
+static void *cpu_queue(void *impl)
+{
+    (void)impl;
+    return NULL;
+}
+
+static const sr_backend_ops sr_cpu_ops = {
+    .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
+    .set_view = cpu_set_view, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
+    .finish = cpu_finish, .destroy = cpu_destroy, .resolve_display = cpu_resolve_display, .queue = cpu_queue,
+    .resolve_display_rows = cpu_resolve_display_rows,
+};
+
+sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)calloc(1, sizeof *c);
+    if (!c) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory");
+    out->ops = &sr_cpu_ops;
+    out->impl = c;
+    out->kind = SR_BACKEND_CPU;
+    out->state = &c->core;
+    snprintf(out->device_name, sizeof out->device_name, "CPU, %d threads", omp_get_max_threads());
+    return SR_OK;
+}

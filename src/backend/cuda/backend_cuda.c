@@ -1,0 +1,698 @@
+/* backend_cuda.c: device memory, launches (through kernels/frames/launch.h) and the compaction
+ * step for the CUDA backend. Every CUDA call and every launch is checked; a failure names
+ * what was being done and the CUDA error. */
+#include "../backend.h"
+#include "../../../kernels/frames/launch.h"
+#include "../../../kernels/frames/sort.h"
+#include "../../../kernels/integrators/stages.h"
+#include "../../../kernels/frames/wave.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../base/fault.h"
+#include "../../base/mem_limits.h"
+
+/* CUDA reports a kernel's fault (illegal address, ...) at some later call, whatever that
+ * call was doing, so such errors also list the kernels launched in this sample: the stages
+ * and the bounces (cuda_check.h's note). */
+static struct { char names[96]; uint32_t lo, hi; } sr_cuda_launches;
+
+/* "launching shade (bounce 3)" for a message (only formatted when there is an error). */
+static const char *sr_cuda_what(const char *what, uint32_t bounce)
+{
+    static char buf[64];
+    snprintf(buf, sizeof buf, "%s (bounce %u)", what, bounce);
+    return buf;
+}
+
+static void sr_cuda_launches_reset(void) { memset(&sr_cuda_launches, 0, sizeof sr_cuda_launches); }
+
+/* Recorded before each launch, so that a launch that reports a fault is among them. */
+static void sr_cuda_launched(sr_kernel k, uint32_t bounce)
+{
+    const char *stage = sr_kernel_name(k);
+    char *names = sr_cuda_launches.names;
+    if (!names[0]) sr_cuda_launches.lo = sr_cuda_launches.hi = bounce;
+    if (bounce < sr_cuda_launches.lo) sr_cuda_launches.lo = bounce;
+    if (bounce > sr_cuda_launches.hi) sr_cuda_launches.hi = bounce;
+    if (strstr(names, stage)) return;
+    size_t n = strlen(names);
+    snprintf(names + n, sizeof sr_cuda_launches.names - n, "%s%s", n ? ", " : "", stage);
+}
+
+static const char *sr_cuda_note(cudaError_t e)
+{
+    static char note[256];
+    switch (e) {
+    case cudaErrorIllegalAddress: case cudaErrorLaunchFailure: case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace: case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError: case cudaErrorAssert: case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+        if (!sr_cuda_launches.names[0]) return "";
+        snprintf(note, sizeof note, "; CUDA reports a kernel's fault later: it is one of this sample's launches "
+                 "(%s; bounces %u to %u); CUDA_LAUNCH_BLOCKING=1 ties it to its launch", sr_cuda_launches.names,
+                 sr_cuda_launches.lo, sr_cuda_launches.hi);
+        return note;
+    default:
+        return "";
+    }
+}
+#define SR_CUDA_TRY_NOTE sr_cuda_note(e_)
+#include "cuda_check.h"
+#include "cuda_soa.h"
+#include "../../bench/wave_timeline.h"
+
+/* Host stubs of the stage kernels (extern "C" in bounce.cu, compact.cu), for SR_FAULT. */
+extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void),
+    srk_wave(void);
+
+/* SR_FAULT (fault.h), test-only. launch: a real launch of the stage's kernel with 2048
+ * threads per block, which the driver refuses (cudaErrorInvalidValue on the H200; it never
+ * runs, so zeroed arguments do). kernel: the stage is launched with its ray pool and hits at address 0x10, so it
+ * takes an illegal address while running: a sticky error, seen at a later call. */
+static sr_status cuda_fault(sr_kernel stage, uint32_t bounce, sr_params *p, sr_ray_soa *dst, sr_error *err)
+{
+    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, sr_kernel_name(stage));
+    if (f == SR_FAULT_KERNEL) {
+        void *bad = (void *)(uintptr_t)0x10;
+#define SR_X_POISON(type, name) if (p) p->ray.name = (type *)bad; if (dst) dst->name = (type *)bad;
+        SR_RAY_FIELDS(SR_X_POISON)
+#undef SR_X_POISON
+        if (p) { p->hit_t = (float *)bad; p->hit_prim = (uint32_t *)bad; }
+        return SR_OK;
+    }
+    if (f != SR_FAULT_LAUNCH) return SR_OK;
+    const void *k = stage == SR_KERNEL_GENERATE ? (const void *)srk_generate
+                  : stage == SR_KERNEL_INTERSECT ? (const void *)srk_intersect
+                  : stage == SR_KERNEL_SHADE ? (const void *)srk_shade
+                  : stage == SR_KERNEL_COMPACT ? (const void *)srk_compact_live
+                  : stage == SR_KERNEL_WAVE ? (const void *)srk_wave : (const void *)srk_megakernel;
+    static unsigned char zero[4096];
+    void *args[16];
+    for (int i = 0; i < 16; i++) args[i] = zero;
+    dim3 grid = { 1, 1, 1 }, block = { 2048, 1, 1 };   /* more threads than a block may have */
+    char what[64];
+    snprintf(what, sizeof what, "launching %s (bounce %u)", sr_kernel_name(stage), bounce);
+    SR_CUDA_TRY(cudaLaunchKernel(k, grid, block, args, 0, NULL), what);
+    return sr_fail(err, SR_ERR_RUNTIME, "SR_FAULT=%s: the launch did not fail", sr_fault_spec());
+}
+
+typedef struct sr_cuda {
+    int device;
+    cudaStream_t stream;
+    sr_pool_state core;             /* the scene (device pointers), pool, masks, film       */
+    void *scene_mem[12];            /* prims, nodes, planes, materials, lights, emitters,
+                                       triangle attributes, texture table, texels, and the
+                                       environment map's marginal, conditional and pdf       */
+    uint32_t *ray_count, *counter;
+    uint32_t *counter_host;         /* pinned: the compacted count comes back here          */
+    uint32_t *live_n;               /* [2]: the compact path's device-side live counts, which
+                                       compaction ping-pongs (the other one is its counter) */
+    int cur_n;                      /* which count is current                               */
+    uint32_t aligned;               /* pool slots: capacity and the tiled slots, rounded    */
+    uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
+    uint32_t *wave_order;           /* the order of its tiles: SR_WAVE_ORDER_WORDS (wave.h)   */
+    uint32_t wave_slots, wave_parity, wave_queue_cap;
+    uint32_t wave_ordered;          /* samples taken slowest tiles first, mod 6 (cuda_wave)   */
+    int wave_launch_order;          /* $SR_WAVE_LAUNCH_ORDER (wave.h)                        */
+    uint32_t *wave_timeline;        /* a timeline build's warp records, if asked for (wave.h) */
+    uint32_t wave_timeline_warps;
+    cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
+    sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
+} sr_cuda;
+
+#if SR_WAVE_TIMELINE
+static size_t cuda_wave_timeline_bytes(const sr_cuda *c)
+{
+    return (size_t)c->wave_timeline_warps * SR_WAVE_TIMELINE_WORDS * sizeof(uint32_t);
+}
+
+/* The last frame's warp records to $SR_WAVE_TIMELINE (wave.h); a measurement switch, so a
+ * failure is reported, not returned. */
+static void cuda_wave_timeline_write(sr_cuda *c)
+{
+    const char *path = getenv(SR_WAVE_TIMELINE_ENV);
+    uint32_t *rec = (uint32_t *)malloc(cuda_wave_timeline_bytes(c));
+    sr_error err = { 0 };
+    if (!rec || cudaMemcpy(rec, c->wave_timeline, cuda_wave_timeline_bytes(c), cudaMemcpyDeviceToHost) != cudaSuccess)
+        fprintf(stderr, "stencilray: %s: cannot read the warp timeline back from the device\n", path);
+    else if (sr_wave_timeline_write(path, rec, c->wave_timeline_warps, &err))
+        fprintf(stderr, "stencilray: %s\n", err.msg);
+    free(rec);
+}
+#endif
+
+static void cuda_free_all(sr_cuda *c)
+{
+#if SR_WAVE_TIMELINE
+    if (c->wave_timeline) cuda_wave_timeline_write(c);
+    cudaFree(c->wave_timeline);
+    c->wave_timeline = NULL;
+#endif
+    for (int k = 0; k < (int)(sizeof c->scene_mem / sizeof c->scene_mem[0]); k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
+    sr_cuda_soa_free(&c->core.pool[0]);   /* both halves */
+    memset(&c->core.pool[1], 0, sizeof c->core.pool[1]);
+    cudaFree(c->core.hit_t); cudaFree(c->core.hit_prim); cudaFree(c->core.stencil); cudaFree(c->core.flags);
+    cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->core.film); cudaFree(c->live_n);
+    c->live_n = NULL;
+    c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL;
+    c->ray_count = NULL; c->counter = NULL; c->core.film = NULL;
+    cudaFree(c->wave_first[0]);   /* one allocation for the wave mask's three stencils */
+    c->wave_first[0] = c->wave_first[1] = c->wave_queue_stencil = NULL;
+    cudaFree(c->wave_order);
+    c->wave_order = NULL;
+    sr_gpu_sorter_free(&c->sorter);
+}
+
+/* Every warp of the wave kernel starts by loading its stencil word and can do nothing until it
+ * arrives; between two samples the film and pool traffic (100 MB and more at 1080p) evicts the
+ * words from L2, so the load went to DRAM. An L2 persistence window over the stencils (1 MB at
+ * 4K) keeps them resident. Best effort: where the device has no persisting L2, or the limit
+ * cannot be set, nothing changes but speed. */
+static void cuda_keep_in_l2(sr_cuda *c, void *base, size_t bytes)
+{
+    if (getenv("SR_NO_L2_WINDOW")) return;   /* measurement switch (docs/design.md, "The stencil words stay in L2") */
+    int max_persist = 0, max_window = 0;
+    if (cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, c->device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, c->device) != cudaSuccess ||
+        max_persist <= 0 || max_window <= 0) {
+        (void)cudaGetLastError();
+        return;
+    }
+    if (bytes > (size_t)max_window) bytes = (size_t)max_window;
+    if (bytes > (size_t)max_persist) bytes = (size_t)max_persist;
+    cudaStreamAttrValue attr;
+    memset(&attr, 0, sizeof attr);
+    attr.accessPolicyWindow.base_ptr = base;
+    attr.accessPolicyWindow.num_bytes = bytes;
+    attr.accessPolicyWindow.hitRatio = 1.0f;
+    attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+    if (cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, bytes) != cudaSuccess ||
+        cudaStreamSetAttribute(c->stream, cudaStreamAttributeAccessPolicyWindow, &attr) != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
+static sr_status cuda_copy_array(sr_cuda *c, int slot, const void *host, size_t bytes, const void **dev, sr_error *err)
+{
+    *dev = NULL;
+    if (bytes == 0) return SR_OK;
+    SR_CUDA_TRY(cudaMalloc(&c->scene_mem[slot], bytes), "allocating scene memory");
+    SR_CUDA_TRY(cudaMemcpy(c->scene_mem[slot], host, bytes, cudaMemcpyHostToDevice), "uploading the scene");
+    *dev = c->scene_mem[slot];
+    return SR_OK;
+}
+
+static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    cuda_free_all(c);
+    SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
+    c->core.view = *v;
+    sr_status st;
+    uint64_t texel_bytes = 0, texel_floats = 0;
+    const size_t env_w = v->env_tex ? v->textures[v->env_tex - 1u].width : 0;
+    const size_t env_h = v->env_tex ? v->textures[v->env_tex - 1u].height : 0;
+    for (uint32_t k = 0; k < v->texture_count; k++)
+        texel_floats += (uint64_t)v->textures[k].width * v->textures[k].height * 3u;
+    texel_bytes = texel_floats * sizeof(float);
+    if (v->env_tex) texel_bytes += (uint64_t)sizeof(float) * ((env_h + 1u) + env_h * (env_w + 1u) + env_h * env_w);
+    if (texel_bytes) {   /* textures (and the environment's distribution) are budgeted before they are copied */
+        size_t free_t = 0, total_t = 0;
+        SR_CUDA_TRY(cudaMemGetInfo(&free_t, &total_t), "querying device memory");
+        const uint64_t cap = sr_device_memory_cap(free_t);
+        if (texel_bytes > cap)
+            return sr_fail(err, SR_ERR_INPUT, "the scene's textures and environment map need %.1f MiB of device memory, but only %.1f MiB are "
+                           "free; use smaller images or --backend cpu", (double)texel_bytes / 1048576.0,
+                           (double)cap / 1048576.0);
+    }
+    if ((st = cuda_copy_array(c, 0, v->prims, sizeof(sr_prim) * v->prim_count, (const void **)&c->core.view.prims, err)) ||
+        (st = cuda_copy_array(c, 1, v->nodes, sizeof(sr_bvh_node) * v->node_count, (const void **)&c->core.view.nodes, err)) ||
+        (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->core.view.planes, err)) ||
+        (st = cuda_copy_array(c, 3, v->materials, sizeof(sr_material) * v->material_count, (const void **)&c->core.view.materials, err)) ||
+        (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->core.view.lights, err)) ||
+        (st = cuda_copy_array(c, 5, v->emitters, sizeof(sr_emitter) * v->emitter_count, (const void **)&c->core.view.emitters, err)) ||
+        (st = cuda_copy_array(c, 6, v->attrs, v->attrs ? sizeof(sr_tri_attr) * v->prim_count : 0,
+                              (const void **)&c->core.view.attrs, err)) ||
+        (st = cuda_copy_array(c, 7, v->textures, sizeof(sr_texture) * v->texture_count, (const void **)&c->core.view.textures, err)) ||
+        (st = cuda_copy_array(c, 8, v->texels, texel_floats * sizeof(float), (const void **)&c->core.view.texels, err)) ||
+        (st = cuda_copy_array(c, 9, v->env_marginal, v->env_tex ? sizeof(float) * (env_h + 1u) : 0,
+                              (const void **)&c->core.view.env_marginal, err)) ||
+        (st = cuda_copy_array(c, 10, v->env_conditional, v->env_tex ? sizeof(float) * env_h * (env_w + 1u) : 0,
+                              (const void **)&c->core.view.env_conditional, err)) ||
+        (st = cuda_copy_array(c, 11, v->env_pdf, v->env_tex ? sizeof(float) * env_h * env_w : 0,
+                              (const void **)&c->core.view.env_pdf, err)))
+        return st;
+
+    c->core.capacity = v->width * v->height;
+    /* The wave mask's tiled slots overhang the image's edges: size the pool for the larger. */
+    const uint32_t tiled = sr_tiled_slots(v->width, v->height);
+    c->wave_slots = (tiled + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
+    c->aligned = (uint32_t)sr_pool_slots(v->width, v->height, SR_POOL_ALIGN);
+    c->core.words = c->aligned / 32u;
+    const size_t order_bytes = sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(sr_tiles(v->width, v->height));
+    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words + order_bytes;
+    size_t free_b = 0, total_b = 0;
+    SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
+    free_b = (size_t)sr_device_memory_cap(free_b);   /* $SR_DEVICE_MEM_LIMIT (mem_limits.h) */
+    if (need > free_b)
+        return sr_fail(err, SR_ERR_INPUT, "a %ux%u image needs %.1f MiB of device memory for its ray pool and film, "
+                       "but only %.1f MiB are free; use a smaller --width/--height or --backend cpu",
+                       v->width, v->height, (double)need / 1048576.0, (double)free_b / 1048576.0);
+    if (sr_fault_check(SR_FAULT_ALLOC, NULL) != SR_FAULT_NONE) {   /* SR_FAULT=alloc: a real failure */
+        void *huge = NULL;
+        SR_CUDA_TRY(cudaMalloc(&huge, (size_t)1 << 62), "allocating the ray pool");
+        cudaFree(huge);
+    }
+    /* One allocation per field for both halves, pool[1] right after pool[0]: the wave mask
+     * addresses its queue (pool[1]) through pool[0]'s pointers. */
+    SR_TRY(sr_cuda_soa_alloc(&c->core.pool[0], 2u * c->aligned, "allocating the ray pool", err));
+#define SR_X_HALF(type, name) c->core.pool[1].name = c->core.pool[0].name + c->aligned;
+    SR_RAY_FIELDS(SR_X_HALF)
+#undef SR_X_HALF
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.hit_t, sizeof(float) * c->aligned), "allocating hits");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.hit_prim, sizeof(uint32_t) * c->aligned), "allocating hits");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.stencil, sizeof(uint32_t) * c->core.words), "allocating the stencil");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.flags, sizeof(uint32_t) * c->aligned), "allocating flags");
+    /* The ray counts (cleared at a sample's start), then the wave mask's queue counters by
+     * sample parity (its kernel clears the next sample's: no memset of its own). */
+    SR_CUDA_TRY(cudaMalloc((void **)&c->ray_count, sizeof(uint32_t) * (SR_COUNT_WORDS + 2u * SR_WAVE_CTL)), "allocating counters");
+    SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, 0, sizeof(uint32_t) * (SR_COUNT_WORDS + 2u * SR_WAVE_CTL), c->stream),
+                "clearing counters");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
+    SR_CUDA_TRY(cudaMalloc((void **)&c->core.film, sizeof(float) * 3u * c->core.capacity), "allocating the film");
+    SR_CUDA_TRY(cudaMemsetAsync(c->core.stencil, 0, sizeof(uint32_t) * c->core.words, c->stream), "clearing the stencil");
+    SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
+    /* The wave mask's stencils in one allocation (the two first-word halves, then the queue's),
+     * so that one L2 window keeps them resident. */
+    const size_t stencil_bytes = sizeof(uint32_t) * c->core.words;
+    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_first[0], 3u * stencil_bytes), "allocating the stencil");
+    c->wave_first[1] = c->wave_first[0] + c->core.words;
+    c->wave_queue_stencil = c->wave_first[1] + c->core.words;
+    SR_CUDA_TRY(cudaMemsetAsync(c->wave_first[0], 0xff, 2u * stencil_bytes, c->stream), "filling the stencil");
+    SR_CUDA_TRY(cudaMemsetAsync(c->wave_queue_stencil, 0, stencil_bytes, c->stream), "clearing the stencil");
+    cuda_keep_in_l2(c, c->wave_first[0], 3u * stencil_bytes);
+    SR_CUDA_TRY(cudaMalloc((void **)&c->wave_order, order_bytes), "allocating the tile order");
+    SR_CUDA_TRY(cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream),
+                "clearing the tile order");
+    c->wave_parity = c->wave_ordered = 0;
+    c->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
+    const char *timeline = getenv(SR_WAVE_TIMELINE_ENV);
+    if (timeline && *timeline) {
+#if SR_WAVE_TIMELINE
+        /* Warps of the launch-order grid, the larger: rows of whole groups of tiles. */
+        const uint32_t tiles_x = sr_tiles_x(c->core.view.width), tiles = sr_tiles(c->core.view.width, c->core.view.height);
+        c->wave_timeline_warps = (tiles_x + SR_WAVE_GROUP - 1u) / SR_WAVE_GROUP * SR_WAVE_GROUP * (tiles / tiles_x);
+        SR_CUDA_TRY(cudaMalloc((void **)&c->wave_timeline, cuda_wave_timeline_bytes(c)), "allocating the warp timeline");
+        /* cleared here too, for a run that ends before any wave frame */
+        SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
+#else
+        fprintf(stderr, "stencilray: $%s is set, but this build records no warp timeline "
+                        "(configure with -DSR_WAVE_TIMELINE=ON)\n", SR_WAVE_TIMELINE_ENV);
+#endif
+    }
+    c->wave_queue_cap = sr_wave_queue_limit(c->aligned);
+    return SR_OK;
+}
+
+static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
+
+/* What a failing launch of kernel k was doing, for its message: "launching shade", as an
+ * injected fault (cuda_fault) names it too. */
+static const char *sr_cuda_doing(sr_kernel k)
+{
+    static char buf[48];
+    snprintf(buf, sizeof buf, "launching %s", sr_kernel_name(k));
+    return buf;
+}
+
+_Static_assert(SRK_GENERATE == (int)SR_KERNEL_GENERATE && SRK_INTERSECT == (int)SR_KERNEL_INTERSECT &&
+                   SRK_SHADE == (int)SR_KERNEL_SHADE, "launch.h's stages are sr_kernel's");
+
+/* generate, intersect, shade: over the device-side live count (after a compaction) the
+ * grid-stride kernels, sized by the host's forecast a->n; otherwise the plain
+ * one-thread-per-slot frame, which measured ~4% faster on a full pool. */
+static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_launch_args *a, sr_error *err)
+{
+    const int stage = (int)k;   /* SRK_* (launch.h) share sr_kernel's values */
+    SR_TRY(cuda_fault(k, a->bounce, p, NULL, err));
+    sr_cuda_launched(k, a->bounce);
+    if (a->over_live)
+        SR_CUDA_TRY(sr_launch_stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
+                                         sr_grid_for(a->n, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
+                    sr_cuda_what(sr_cuda_doing(k), a->bounce));
+    else
+        SR_CUDA_TRY(sr_launch_stage(stage, p, a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, a->bounce,
+                                    c->stream),
+                    sr_cuda_what(sr_cuda_doing(k), a->bounce));
+    return SR_OK;
+}
+
+/* The wave mask's queue counters: two pairs after the ray counts, one per sample parity. */
+static uint32_t *cuda_wave_ctl(sr_cuda *c, uint32_t parity) { return c->ray_count + SR_COUNT_WORDS + parity * SR_WAVE_CTL; }
+
+/* The order of the tiles' memory (wave.h): the counts, ranks and validity words first
+ * (SR_WAVE_ORDER_SMALL_WORDS, zeroed together), then the files and the orders. Ordered
+ * sample x uses count and rank set x % 3 and file, order and validity x % 2. */
+static uint32_t *cuda_order_counts(sr_cuda *c, uint32_t x) { return c->wave_order + (x % 3u) * SR_WAVE_ORDER_COUNT_WORDS; }
+static uint32_t *cuda_order_ranks(sr_cuda *c, uint32_t x) { return c->wave_order + (3u + x % 3u) * SR_WAVE_ORDER_COUNT_WORDS; }
+static uint32_t *cuda_order_valid(sr_cuda *c, uint32_t x) { return c->wave_order + 6u * SR_WAVE_ORDER_COUNT_WORDS + x % 2u; }
+static uint32_t *cuda_order_files(sr_cuda *c, uint32_t tiles, uint32_t x)
+{
+    return c->wave_order + SR_WAVE_ORDER_SMALL_WORDS + (size_t)(x % 2u) * sr_wave_groups(tiles);
+}
+static uint32_t *cuda_order_take(sr_cuda *c, uint32_t tiles, uint32_t x)
+{
+    return c->wave_order + SR_WAVE_ORDER_SMALL_WORDS + (size_t)(2u + x % 2u) * sr_wave_groups(tiles);
+}
+
+/* The wave mask over the tiled image: its pool is the tiled slots, rounded (cuda_upload).
+ * Each sample reads the stencil the previous one left and refills the next one's. Taken
+ * slowest tiles first, the s-th such sample takes the order s - 1 placed, places s - 1's
+ * files for s + 1 and files its own (launch.h); samples in launch order leave the order
+ * alone. */
+static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
+{
+    p->n = c->wave_slots;
+    SR_TRY(cuda_fault(SR_KERNEL_WAVE, 0, p, NULL, err));
+    const uint32_t s = c->wave_ordered, parity = c->wave_parity;
+    sr_wave_args w = {
+        .queue_base = c->aligned,   /* pool[1] continues pool[0] (cuda_upload) */
+        .first = c->wave_first[parity],
+        .first_next = c->wave_first[parity ^ 1u],
+        .stencil = c->wave_queue_stencil,
+        .ctl = cuda_wave_ctl(c, parity),
+        .ctl_next = cuda_wave_ctl(c, parity ^ 1u),
+        .capacity = c->wave_queue_cap,
+        .dense_min = a->dense_min,   /* 1..32: the frame driver clamps it */
+        .tiles_x = sr_tiles_x(c->core.view.width),
+        .tiles = sr_tiles(c->core.view.width, c->core.view.height),
+        .timeline = c->wave_timeline,
+    };
+    const bool ordered = a->slowest_first && !c->wave_launch_order;
+    if (ordered) {
+        w.take = cuda_order_take(c, w.tiles, s);
+        w.take_valid = cuda_order_valid(c, s);
+        w.place = cuda_order_take(c, w.tiles, s + 1u);
+        w.place_valid = cuda_order_valid(c, s + 1u);
+        w.prev_files = cuda_order_files(c, w.tiles, s + 1u);   /* s - 1's */
+        w.prev_counts = cuda_order_counts(c, s + 2u);
+        w.prev_ranks = cuda_order_ranks(c, s + 2u);
+        w.files = cuda_order_files(c, w.tiles, s);
+        w.counts = cuda_order_counts(c, s);
+        w.clear_counts = cuda_order_counts(c, s + 1u);   /* filed in by s + 1, last read by s - 1 */
+        w.clear_ranks = cuda_order_ranks(c, s);          /* taken by s + 1, last by s - 2 */
+    }
+#if SR_WAVE_TIMELINE
+    if (c->wave_timeline)   /* a frame's records only: ordered, warps change places; the queue kernels record nothing */
+        SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
+#endif
+    sr_cuda_launched(SR_KERNEL_WAVE, 0);
+    const cudaError_t e = sr_launch_wave(p, &w, c->stream);
+    if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
+        (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
+        (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream);
+        SR_CUDA_TRY(e, sr_cuda_doing(SR_KERNEL_WAVE));
+    }
+    c->wave_parity ^= 1u;
+    if (ordered) c->wave_ordered = (s + 1u) % 6u;   /* mod 6: the sets of 3 and of 2 take turns */
+    return SR_OK;
+}
+
+/* One launch (backend.h). The live count stays on the device: live_n[cur_n], which stencil
+ * fill sets and compaction ping-pongs (the other entry is its counter). The coherence sort's
+ * keys and sort cover the host's forecast a->n, padded past the live count with the pad
+ * key; its gather covers the device count, so a short forecast leaves a few rays unsorted,
+ * never lost. */
+static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    sr_params p = cuda_params(c);
+    if (!a->over_live) p.n = a->n;
+    switch (k) {
+    case SR_KERNEL_GENERATE: case SR_KERNEL_INTERSECT: case SR_KERNEL_SHADE: return cuda_stage(c, k, &p, a, err);
+    case SR_KERNEL_STENCIL_FILL:
+        c->cur_n = 0;
+        SR_CUDA_TRY(cudaMemsetAsync(&c->live_n[1], 0, sizeof(uint32_t), c->stream), "clearing counters");
+        sr_cuda_launched(SR_KERNEL_STENCIL_FILL, 0);
+        SR_CUDA_TRY(sr_launch_stencil_prefix(c->core.stencil, c->core.words, NULL, a->n, &c->live_n[0], c->stream),
+                    sr_cuda_doing(k));
+        return SR_OK;
+    case SR_KERNEL_COMPACT: {   /* the new count goes to the other live_n entry */
+        sr_ray_soa dst = c->core.pool[1 - c->core.current];
+        SR_TRY(cuda_fault(SR_KERNEL_COMPACT, a->bounce, NULL, &dst, err));
+        sr_cuda_launched(SR_KERNEL_COMPACT, a->bounce);
+        SR_CUDA_TRY(sr_launch_compact_live(c->core.pool[c->core.current], dst, c->core.stencil, &c->live_n[c->cur_n],
+                                           &c->live_n[1 - c->cur_n], a->n, a->live_share, c->stream),
+                    sr_cuda_doing(k));
+        c->cur_n = 1 - c->cur_n;
+        return SR_OK;
+    }
+    case SR_KERNEL_COUNT_LIVE:
+        SR_CUDA_TRY(sr_launch_count_live(a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, p.n, c->counter,
+                                         c->stream),
+                    sr_cuda_doing(k));
+        return SR_OK;
+    case SR_KERNEL_SORT_KEYS:
+        SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
+        SR_CUDA_TRY(sr_gpu_sort_prepare(&c->sorter, a->sort_key, &p, c->core.stencil, &c->live_n[c->cur_n],
+                                        sr_grid_for(a->n, 256u, c->aligned / 256u), c->stream),
+                    sr_cuda_doing(k));
+        return SR_OK;
+    case SR_KERNEL_SORT: {
+        const uint32_t m = a->n < c->core.capacity ? a->n : c->core.capacity;
+        SR_CUDA_TRY(sr_gpu_sorter_reserve(&c->sorter, c->core.capacity), "allocating the sort's memory");
+        SR_CUDA_TRY(sr_gpu_sort_pool(&c->sorter, a->sort_algo, a->sort_key, &p, c->core.pool[1 - c->core.current],
+                                     &c->live_n[c->cur_n], m, sr_grid_for(m, 256u, c->aligned / 256u), c->stream),
+                    sr_cuda_doing(k));
+        return SR_OK;
+    }
+    case SR_KERNEL_MEGAKERNEL:
+        SR_TRY(cuda_fault(SR_KERNEL_MEGAKERNEL, 0, &p, NULL, err));
+        sr_cuda_launched(SR_KERNEL_MEGAKERNEL, 0);
+        SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing(k));
+        return SR_OK;
+    case SR_KERNEL_WAVE: return cuda_wave(c, &p, a, err);
+    case SR_KERNEL_FILM_RESOLVE:   /* a->n pixels: the film's */
+        SR_CUDA_TRY(sr_launch_film_scale(c->core.film, a->dst, a->n * 3u, a->scale, c->stream), sr_cuda_doing(k));
+        return SR_OK;
+    default: return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend has no kernel %d", (int)k);
+    }
+}
+
+/* Memory: memsets queued on the stream; reads wait for it (their sync's message says what
+ * was running, since a kernel's fault surfaces there). */
+static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    switch (b) {
+    case SR_BUFFER_FILM:
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count),
+                                    c->stream), "clearing the film");
+        return SR_OK;
+    case SR_BUFFER_FLAGS:
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->aligned : count),
+                                    c->stream), "setting flags");
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS:
+        /* Cleared once a sample, at its start: so is the list of its launches (fault notes).
+         * 4096 bytes: on the H200 a memset of 4112 (these and the queue's counters, as it
+         * was) cost about 3.5 us more a frame than one of 4096 (docs/design.md). */
+        sr_cuda_launches_reset();
+        SR_CUDA_TRY(cudaMemsetAsync(c->ray_count, byte, sizeof(uint32_t) * SR_COUNT_WORDS, c->stream), "clearing counters");
+        return SR_OK;
+    case SR_BUFFER_COUNTER:
+        SR_CUDA_TRY(cudaMemsetAsync(c->counter, byte, sizeof(uint32_t), c->stream), "clearing a counter");
+        return SR_OK;
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot fill buffer %d", (int)b);
+    }
+}
+
+/* The order the next sample taken slowest tiles first will take (SR_BUFFER_TILE_ORDER):
+ * each group's tiles, in the order a block's warps take them. */
+static sr_status cuda_read_tile_order(sr_cuda *c, uint32_t *order, sr_error *err)
+{
+    const uint32_t tiles = sr_tiles(c->core.view.width, c->core.view.height), groups = sr_wave_groups(tiles);
+    uint32_t *take = malloc(sizeof(uint32_t) * groups);
+    if (!take) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory reading the tile order");
+    cudaError_t e = cudaMemcpyAsync(c->counter_host, cuda_order_valid(c, c->wave_ordered), sizeof(uint32_t),
+                                    cudaMemcpyDeviceToHost, c->stream);
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(take, cuda_order_take(c, tiles, c->wave_ordered), sizeof(uint32_t) * groups,
+                            cudaMemcpyDeviceToHost, c->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
+    uint32_t at = 0;
+    for (uint32_t b = 0; e == cudaSuccess && b < groups; b++) {
+        const uint32_t g = *c->counter_host ? take[b] : b;   /* none placed yet: launch order */
+        for (uint32_t t = g * SR_WAVE_GROUP; t < (g + 1u) * SR_WAVE_GROUP && t < tiles && at < tiles; t++) order[at++] = t;
+    }
+    for (; at < tiles; at++) order[at] = UINT32_MAX;   /* (a group out of range: not a permutation) */
+    free(take);
+    SR_CUDA_TRY(e, "reading the tile order");
+    return SR_OK;
+}
+
+static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    switch (b) {
+    case SR_BUFFER_FILM:
+        SR_CUDA_TRY(cudaMemcpyAsync(host, c->core.film, sizeof(float) * 3u * (size_t)c->core.capacity, cudaMemcpyDeviceToHost,
+                                    c->stream), "reading the film");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
+        return SR_OK;
+    case SR_BUFFER_RAY_COUNTS: {
+        uint32_t copies[SR_COUNT_WORDS];   /* the blocks' copies (launch.h), summed here */
+        uint32_t *counts = (uint32_t *)host;
+        SR_CUDA_TRY(cudaMemcpyAsync(copies, c->ray_count, sizeof copies, cudaMemcpyDeviceToHost, c->stream),
+                    "reading ray counts");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+        for (uint32_t d = 0; d < SR_MAX_DEPTH; d++) {
+            counts[d] = 0;
+            for (uint32_t k = 0; k < SR_COUNT_COPIES; k++) counts[d] += copies[k * SR_MAX_DEPTH + d];
+        }
+        return SR_OK;
+    }
+    case SR_BUFFER_LIVE_COUNT:   /* compaction's count, which stays on the device otherwise */
+        SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, &c->live_n[c->cur_n], sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                                    c->stream), "reading the live count");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+        *(uint32_t *)host = *c->counter_host;
+        return SR_OK;
+    case SR_BUFFER_COUNTER:
+        SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->counter, sizeof(uint32_t), cudaMemcpyDeviceToHost, c->stream),
+                    "reading the live count");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "counting live rays");
+        *(uint32_t *)host = *c->counter_host;
+        return SR_OK;
+    case SR_BUFFER_TILE_ORDER: return cuda_read_tile_order(c, (uint32_t *)host, err);
+    default:
+        return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot read buffer %d", (int)b);
+    }
+}
+
+static sr_status cuda_resolve_display(void *impl, uint64_t surface, uint32_t width, uint32_t height, float scale,
+                                      float exposure, int tonemap, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (width != c->core.view.width || height != c->core.view.height)   /* a surface write past its edge traps */
+        return sr_fail(err, SR_ERR_RUNTIME, "display resolve: the texture is %ux%u, the film %ux%u", width, height,
+                       c->core.view.width, c->core.view.height);
+    SR_CUDA_TRY(sr_launch_resolve_display(c->core.film, c->core.view.width, c->core.view.height, scale, exposure, tonemap,
+                                          (cudaSurfaceObject_t)surface, c->stream),
+                "launching the display resolve");
+    return SR_OK;
+}
+
+static sr_status cuda_resolve_display_rows(void *impl, void *rows, uint32_t width, uint32_t height, float scale,
+                                           float exposure, int tonemap, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (width != c->core.view.width || height != c->core.view.height)   /* rows past the end would overrun */
+        return sr_fail(err, SR_ERR_RUNTIME, "display resolve: the shared rows are %ux%u, the film %ux%u", width, height,
+                       c->core.view.width, c->core.view.height);
+    SR_CUDA_TRY(sr_launch_resolve_display_rows(c->core.film, width, height, scale, exposure, tonemap, rows, c->stream),
+                "launching the display resolve into shared memory");
+    return SR_OK;
+}
+
+static void *cuda_queue(void *impl)
+{
+    return (void *)((sr_cuda *)impl)->stream;
+}
+
+static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (v->width != c->core.view.width || v->height != c->core.view.height)   /* the wave mask's tiles too */
+        return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
+    sr_scene_view keep = c->core.view;
+    c->core.view = *v;   /* scalars from v, device arrays from before */
+    c->core.view.prims = keep.prims; c->core.view.nodes = keep.nodes; c->core.view.planes = keep.planes;
+    c->core.view.materials = keep.materials; c->core.view.lights = keep.lights; c->core.view.emitters = keep.emitters;
+    c->core.view.attrs = keep.attrs; c->core.view.textures = keep.textures; c->core.view.texels = keep.texels;
+    c->core.view.env_marginal = keep.env_marginal; c->core.view.env_conditional = keep.env_conditional;
+    c->core.view.env_pdf = keep.env_pdf;
+    return SR_OK;
+}
+
+static sr_status cuda_mark(void *impl, uint32_t id, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (id >= SR_MAX_MARKS) return sr_fail(err, SR_ERR_RUNTIME, "timing mark %u out of range", id);
+    if (!c->marks[id]) SR_CUDA_TRY(cudaEventCreate(&c->marks[id]), "creating a timing event");
+    SR_CUDA_TRY(cudaEventRecord(c->marks[id], c->stream), "recording a timing event");
+    return SR_OK;
+}
+
+static sr_status cuda_elapsed_ms(void *impl, uint32_t a, uint32_t b, float *ms, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (a >= SR_MAX_MARKS || b >= SR_MAX_MARKS || !c->marks[a] || !c->marks[b])
+        return sr_fail(err, SR_ERR_RUNTIME, "timing marks %u..%u were not recorded", a, b);
+    /* A mark still ahead of the GPU: wait for it alone (not the whole queue), so that a
+     * caller reading marks a frame late stalls only when the GPU is that far behind. */
+    SR_CUDA_TRY(cudaEventSynchronize(c->marks[b]), "waiting for a timing event");
+    SR_CUDA_TRY(cudaEventElapsedTime(ms, c->marks[a], c->marks[b]), "reading a timing event");
+    return SR_OK;
+}
+
+static sr_status cuda_finish(void *impl, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
+    SR_CUDA_TRY(cudaGetLastError(), "rendering");
+    return SR_OK;
+}
+
+static void cuda_destroy(void *impl)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    if (!c) return;
+    cuda_free_all(c);
+    for (uint32_t k = 0; k < SR_MAX_MARKS; k++)
+        if (c->marks[k]) cudaEventDestroy(c->marks[k]);
+    if (c->counter_host) cudaFreeHost(c->counter_host);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    free(c);
+}
+
+static const sr_backend_ops sr_cuda_ops = {
+    .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
+    .set_view = cuda_set_view, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
+    .finish = cuda_finish, .destroy = cuda_destroy, .resolve_display = cuda_resolve_display, .queue = cuda_queue,
+    .resolve_display_rows = cuda_resolve_display_rows,
+};
+
+sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)calloc(1, sizeof *c);
+    if (!c) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory");
+    c->device = device;
+    out->ops = &sr_cuda_ops;
+    out->impl = c;
+    out->kind = SR_BACKEND_CUDA;
+    out->state = &c->core;
+    struct cudaDeviceProp prop;
+    sr_status st = SR_OK;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, device);
+    if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMallocHost((void **)&c->counter_host, sizeof(uint32_t));
+    if (e != cudaSuccess) {
+        st = sr_fail(err, SR_ERR_RUNTIME, "CUDA error while opening device %d: %s (%s)", device,
+                     cudaGetErrorString(e), cudaGetErrorName(e));
+        cuda_destroy(c);
+        out->ops = NULL;
+        out->impl = NULL;
+        out->state = NULL;
+        return st;
+    }
+    snprintf(out->device_name, sizeof out->device_name, "%.200s (device %d)", prop.name, device);
+    return SR_OK;
+}

@@ -1,0 +1,184 @@
+/* mem_limits.c: memory needed vs memory available, before anything large is allocated. */
+#include "mem_limits.h"
+#include "../../kernels/core/raystate.h"
+#include "../../kernels/frames/wave.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* "123", "64M", "2G", "1.5G" -> bytes; 0 when not a size. */
+static uint64_t parse_size(const char *s)
+{
+    if (!s || !*s) return 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v > 0.0)) return 0;
+    double mul = 1.0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': mul = 1024.0; end++; break;
+    case 'M': mul = 1048576.0; end++; break;
+    case 'G': mul = 1073741824.0; end++; break;
+    case 'T': mul = 1099511627776.0; end++; break;
+    default: break;
+    }
+    if (toupper((unsigned char)*end) == 'I') end++;          /* "GiB" */
+    if (toupper((unsigned char)*end) == 'B') end++;
+    if (*end) return 0;
+    v *= mul;
+    return v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
+/* A number from a one-line file such as memory.max ("max" = no limit). */
+static int read_u64_file(const char *path, uint64_t *out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[64];
+    int ok = fgets(line, sizeof line, f) != NULL && isdigit((unsigned char)line[0]);
+    fclose(f);
+    if (ok) *out = strtoull(line, NULL, 10);
+    return ok;
+}
+
+/* The system's figure (MemAvailable capped by the cgroup; it already counts what this process
+ * holds) and $SR_HOST_MEM_LIMIT's (a cap on the process's use; UINT64_MAX when unset). */
+static void host_figures(uint64_t *system, const char **system_from, uint64_t *cap)
+{
+    uint64_t best = UINT64_MAX;
+    const char *from = "";
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f)) {
+            unsigned long long kb;
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                best = (uint64_t)kb * 1024u;
+                from = "MemAvailable in /proc/meminfo";
+                break;
+            }
+        }
+        fclose(f);
+    }
+    /* cgroup v2: what is left under this group's limit, when it has one */
+    uint64_t max_b, cur_b;
+    if (read_u64_file("/sys/fs/cgroup/memory.max", &max_b) && read_u64_file("/sys/fs/cgroup/memory.current", &cur_b)) {
+        uint64_t left = max_b > cur_b ? max_b - cur_b : 0;
+        if (left < best) { best = left; from = "the cgroup's memory.max less memory.current"; }
+    }
+    const uint64_t lim = parse_size(getenv("SR_HOST_MEM_LIMIT"));
+    *system = best;
+    *system_from = from;
+    *cap = lim ? lim : UINT64_MAX;
+}
+
+int sr_host_memory_available(uint64_t *bytes, char *source, size_t cap)
+{
+    uint64_t best, lim;
+    const char *from;
+    host_figures(&best, &from, &lim);
+    if (lim < best) { best = lim; from = "$SR_HOST_MEM_LIMIT"; }
+    *bytes = best;
+    if (source && cap) snprintf(source, cap, "%s", from);
+    return best != UINT64_MAX;
+}
+
+uint64_t sr_device_memory_cap(uint64_t free_b)
+{
+    uint64_t lim = parse_size(getenv("SR_DEVICE_MEM_LIMIT"));
+    return lim && lim < free_b ? lim : free_b;
+}
+
+const char *sr_fmt_bytes(char *buf, size_t cap, uint64_t bytes)
+{
+    if (bytes >= (1ull << 30)) snprintf(buf, cap, "%.1f GiB", (double)bytes / 1073741824.0);
+    else snprintf(buf, cap, "%.1f MiB", (double)bytes / 1048576.0);
+    return buf;
+}
+
+sr_status sr_check_host_memory(uint64_t need, const char *what, const char *hint, sr_error *err)
+{
+    uint64_t avail;
+    char source[96];
+    if (!sr_host_memory_available(&avail, source, sizeof source) || need <= avail) return SR_OK;
+    char a[32], b[32];
+    return sr_fail(err, SR_ERR_INPUT, "%s needs %s of host memory, but only %s are available (%s)%s", what,
+                   sr_fmt_bytes(a, sizeof a, need), sr_fmt_bytes(b, sizeof b, avail), source, hint ? hint : "");
+}
+
+sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *held_what, const char *what,
+                                    const char *hint, sr_error *err)
+{
+    if (!held) return sr_check_host_memory(need, what, hint, err);
+    uint64_t system, cap;
+    const char *from;
+    host_figures(&system, &from, &cap);
+    char a[32], b[32], c[32];
+    if (cap != UINT64_MAX && (need > cap || held > cap - need))
+        return sr_fail(err, SR_ERR_INPUT, "%s needs %s of host memory on top of the %s of %s, but only %s are "
+                       "available in all ($SR_HOST_MEM_LIMIT)%s", what, sr_fmt_bytes(a, sizeof a, need),
+                       sr_fmt_bytes(b, sizeof b, held), held_what, sr_fmt_bytes(c, sizeof c, cap), hint ? hint : "");
+    if (system != UINT64_MAX && need > system)
+        return sr_fail(err, SR_ERR_INPUT, "%s needs %s of host memory, but only %s are available (%s)%s", what,
+                       sr_fmt_bytes(a, sizeof a, need), sr_fmt_bytes(b, sizeof b, system), from, hint ? hint : "");
+    return SR_OK;
+}
+
+/* Per slot: both pool halves, the hit, the flag; per pixel the film's 3 floats; per 32 slots
+ * a stencil word. The same sums as cpu_upload's allocations. */
+uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h)
+{
+    const uint64_t n = (uint64_t)w * h, slots = sr_pool_slots(w, h, 1u);
+    return slots * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + n * 3u * sizeof(float) +
+           3u * ((slots + 31u) / 32u) * sizeof(uint32_t);
+}
+
+uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h)
+{
+    const uint64_t n = (uint64_t)w * h, aligned = sr_pool_slots(w, h, 256u);
+    return aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + 5u * aligned / 32u * sizeof(uint32_t) +
+           n * 3u * sizeof(float) + SR_WAVE_ORDER_WORDS(sr_tiles(w, h)) * sizeof(uint32_t) + 4096u;
+}
+
+uint64_t sr_bvh_build_bytes(uint64_t n)
+{
+    /* work items (bounds, centroid, id: 40 B), up to 2n-1 nodes, the prims in leaf order and
+     * their input indices */
+    return n * (40u + sizeof(sr_prim) + sizeof(uint32_t)) + (n ? 2u * n - 1u : 0u) * sizeof(sr_bvh_node);
+}
+
+uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path)
+{
+    /* Measured peaks (tests: 4096x4096): PNG 6 B/px for a smooth image, 9.4 for noise
+     * (8-bit copy, filtered rows, deflate's growing buffer, the PNG copy); HDR 12 B/px
+     * (a float copy); EXR 12 B/px (the exposed float copy; chunks of 16 lines). 12 B/px covers them; 1 MiB for the encoders' tables. */
+    (void)path;
+    return (uint64_t)w * h * 12u + (1u << 20);
+}
+
+sr_status sr_check_render_memory(const sr_scene *s, sr_backend_kind be_kind, const char *out, sr_error *err)
+{
+    const uint64_t bvh = sr_bvh_build_bytes(s->prim_count);
+    const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(s->width, s->height) : 0;
+    const uint64_t rgb = (uint64_t)s->width * s->height * 3u * sizeof(float);
+    /* the per-prim attributes again in BVH order (render.c), when the scene has any */
+    const uint64_t attrs = s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0;
+    const uint64_t enc = out ? sr_image_write_bytes(s->width, s->height, out) : 0;
+    const uint64_t need = bvh + attrs + pool + rgb + enc;
+    char what[512], b1[32], b2[32], b3[32], b4[32];
+    int len = snprintf(what, sizeof what, "a %ux%u render on the %s backend", s->width, s->height,
+                       be_kind == SR_BACKEND_CPU ? "CPU" : "CUDA");
+    if (len > 0 && (size_t)len < sizeof what)
+        snprintf(what + len, sizeof what - (size_t)len, " (ray pool and film %s, BVH build %s, image %s, %s output %s)",
+                 sr_fmt_bytes(b1, sizeof b1, pool), sr_fmt_bytes(b2, sizeof b2, bvh), sr_fmt_bytes(b3, sizeof b3, rgb),
+                 out ? (strrchr(out, '.') ? strrchr(out, '.') + 1 : "file") : "no", sr_fmt_bytes(b4, sizeof b4, enc));
+    return sr_check_host_memory(need, what,
+                                "; use a smaller --width/--height"
+#ifdef SR_HAVE_CUDA
+                                " or --backend cuda (the ray pool then lives on the GPU)"
+#endif
+                                , err);
+}

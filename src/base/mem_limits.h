@@ -1,0 +1,58 @@
+/* mem_limits.h: what a render needs, checked against fixed limits and against the memory that
+ * is free before anything large is allocated, so that a request that cannot fit ends with a
+ * message that has the numbers (needed vs available) and exit code 2, never with a crash or
+ * the kernel's out-of-memory killer. */
+#ifndef SR_MEM_LIMITS_H
+#define SR_MEM_LIMITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../backend/backend.h"
+#include "../scene/scene.h"
+#include "status.h"
+
+/* Mesh files: bigger than this is refused before assimp reads it. */
+#define SR_MAX_MESH_BYTES (4ull << 30)
+/* Primitives (spheres, quads, triangles) in one scene; the BVH addresses at most 2^31. */
+#define SR_MAX_PRIMS (1u << 28)
+
+/* Host memory this process can still use, in bytes: MemAvailable from /proc/meminfo, capped
+ * by the cgroup's memory.max (containers) and by $SR_HOST_MEM_LIMIT (bytes, or with a K, M
+ * or G suffix; for tests and for sharing a machine). `source` (may be NULL) gets where the
+ * figure came from. Returns 0 when nothing could be read (then *bytes = UINT64_MAX). */
+int sr_host_memory_available(uint64_t *bytes, char *source, size_t cap);
+
+/* Free device memory `free_b` capped by $SR_DEVICE_MEM_LIMIT, the same syntax. */
+uint64_t sr_device_memory_cap(uint64_t free_b);
+
+/* "512.0 MiB" or "27.9 GiB". */
+const char *sr_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
+
+/* SR_ERR_INPUT with "<what> needs X of host memory, Y are available (<source>)<hint>" when
+ * need does not fit, else SR_OK. */
+sr_status sr_check_host_memory(uint64_t need, const char *what, const char *hint, sr_error *err);
+
+/* The same for `need` more bytes while this process already holds `held` (e.g. the scene's
+ * decoded textures): need + held must fit $SR_HOST_MEM_LIMIT, a cap on what the process uses
+ * in all; need alone must fit MemAvailable and the cgroup's figure, which already count what
+ * is held. `held_what` names what is held in the message ("textures already decoded"). */
+sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *held_what, const char *what,
+                                    const char *hint, sr_error *err);
+
+/* Bytes the CPU backend allocates for a w x h image: both pool halves, hits, stencil,
+ * flags and the film (cpu_upload in backend_cpu.c). */
+uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h);
+/* The same on the device (cuda_upload in backend_cuda.c): pools rounded up to 256 rays. */
+uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h);
+/* Peak bytes of the BVH build over n primitives (work items, nodes, reordered prims). */
+uint64_t sr_bvh_build_bytes(uint64_t n);
+/* Bytes sr_image_write needs for a w x h image written to `path` (.png, .hdr or .exr). */
+uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path);
+
+/* Everything `render` allocates on the host after the scene is loaded: the BVH build, the
+ * CPU backend's pool and film (when be_kind is CPU), the image read back and its encoding
+ * for `out` (NULL: no file). SR_ERR_INPUT with the numbers when it does not fit. */
+sr_status sr_check_render_memory(const sr_scene *scene, sr_backend_kind be_kind, const char *out,
+                                 sr_error *err);
+
+#endif

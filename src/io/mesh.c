@@ -1,0 +1,521 @@
+/* mesh.c: triangle meshes through the assimp C API. Node transforms are baked in by assimp
+ * (PreTransformVertices); ours (scale, rotate X/Y/Z, translate) is applied in double and then
+ * rounded once to float. Points, lines and degenerate triangles are skipped. */
+#include "mesh.h"
+#include "../base/mem_limits.h"
+#include "mesh_check.h"
+#include "../base/interrupt.h"
+#include "outpath.h"
+#include "../settings/rotation.h"
+
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Host memory while assimp imports a file, per byte of the file: measured 16x for OBJ
+ * (1M triangles, 35 MiB) and 20x for binary PLY (19 MiB); 24x leaves a margin. Files
+ * with unusually dense faces can need more (see tests/fuzz/README.md). */
+#define SR_MESH_IMPORT_FACTOR 24u
+
+/* ValidateDataStructure runs first and refuses faces whose indices are out of range:
+ * assimp's PLY reader does not check them, and the steps after it then read outside the
+ * vertex array (SIGSEGV; found by tests/fuzz). */
+#define SR_MESH_FLAGS (aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_PreTransformVertices | \
+                       aiProcess_JoinIdenticalVertices | aiProcess_SortByPType)
+
+typedef struct xform {
+    double scale;
+    sr_rotation rot;
+    double tx, ty, tz;
+} xform;
+
+static xform xform_make(const sr_mesh_transform *xf)
+{
+    xform t;
+    t.scale = xf ? xf->scale : 1.0;
+    t.rot = sr_rotation_deg(xf ? xf->rotate_deg : sr_v3s(0.0f));
+    t.tx = xf ? xf->translate.x : 0.0;
+    t.ty = xf ? xf->translate.y : 0.0;
+    t.tz = xf ? xf->translate.z : 0.0;
+    return t;
+}
+
+/* A file's normal, rotated with the mesh (no scale, no translation) and made unit length;
+ * false if it has none. */
+static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
+{
+    double x = v.x, y = v.y, z = v.z;
+    sr_rotation_apply(&t->rot, &x, &y, &z);
+    double len = sqrt(x * x + y * y + z * z);
+    if (!(len > 0.0) || !isfinite(len)) return false;
+    *out = sr_v3((float)(x / len), (float)(y / len), (float)(z / len));
+    return true;
+}
+
+/* Scale, then rotate about X, then Y, then Z (right-handed), then translate. */
+static sr_vec3 xform_apply(const xform *t, struct aiVector3D p)
+{
+    double x = p.x * t->scale, y = p.y * t->scale, z = p.z * t->scale;
+    sr_rotation_apply(&t->rot, &x, &y, &z);
+    return sr_v3((float)(x + t->tx), (float)(y + t->ty), (float)(z + t->tz));
+}
+
+static bool finite3(sr_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+/* Faces assimp kept as triangles (SortByPType leaves points and lines in their own meshes). */
+static size_t count_triangles(const struct aiScene *sc)
+{
+    size_t n = 0;
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh || !mesh->mFaces || !mesh->mVertices) continue;
+        for (unsigned f = 0; f < mesh->mNumFaces; f++)
+            if (mesh->mFaces[f].mNumIndices == 3) n++;
+    }
+    return n;
+}
+
+/* assimp's post-processing rejects a file with no faces at all ("No output meshes"), which
+ * says nothing useful to the person: import it raw to tell "empty" from "broken". */
+static bool has_no_faces(const char *path)
+{
+    const struct aiScene *raw = aiImportFile(path, 0);
+    if (!raw) return false;
+    size_t polys = 0;
+    for (unsigned m = 0; m < raw->mNumMeshes; m++) {
+        const struct aiMesh *mesh = raw->mMeshes[m];
+        if (!mesh || !mesh->mFaces) continue;
+        for (unsigned f = 0; f < mesh->mNumFaces; f++)
+            if (mesh->mFaces[f].mNumIndices >= 3) polys++;
+    }
+    aiReleaseImport(raw);
+    return polys == 0;
+}
+
+sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
+                       sr_prim **prims, uint32_t *count, sr_error *err)
+{
+    return sr_mesh_load_ex(path, xf, material, NULL, prims, count, NULL, err);
+}
+
+/* ---- materials and what is not used --------------------------------------------------- */
+
+/* Append ", " (unless buf is empty) and the formatted item. */
+static void note(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    if (n + 3 >= cap) return;
+    if (n) { buf[n++] = ','; buf[n++] = ' '; buf[n] = '\0'; }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}
+
+static const char *plural(unsigned n) { return n == 1 ? "" : "s"; }
+static const char *plural_es(unsigned n) { return n == 1 ? "" : "es"; }
+
+static bool mat_color(const struct aiMaterial *mat, const char *key, unsigned type, unsigned index, sr_vec3 *out)
+{
+    struct aiColor4D c;
+    if (aiGetMaterialColor(mat, key, type, index, &c) != aiReturn_SUCCESS) return false;
+    if (!isfinite(c.r) || !isfinite(c.g) || !isfinite(c.b)) return false;
+    *out = sr_v3(fmaxf(c.r, 0.0f), fmaxf(c.g, 0.0f), fmaxf(c.b, 0.0f));
+    return true;
+}
+
+static bool mat_float(const struct aiMaterial *mat, const char *key, unsigned type, unsigned index, float *out)
+{
+    ai_real v = 0;
+    unsigned int n = 1;
+    if (aiGetMaterialFloatArray(mat, key, type, index, &v, &n) != aiReturn_SUCCESS || n < 1 || !isfinite(v)) return false;
+    *out = (float)v;
+    return true;
+}
+
+/* The project material for one of the file's: glTF's metallic-roughness factors (the file
+ * has a base colour or a metallic factor) or OBJ/MTL's Kd, Ks/Ns, Ke, Ni and d. false: out of
+ * memory for its texture path. */
+static bool file_material(const struct aiMaterial *mat, const char *mesh_path, sr_file_material *out)
+{
+    memset(out, 0, sizeof *out);
+    sr_material *m = &out->m;
+    m->kind = SR_MAT_PBR;
+    m->color = sr_v3s(0.8f);
+    m->roughness = 0.5f;
+    m->ior = 1.5f;
+    if (!mat) return true;
+    struct aiString name;
+    if (aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS) {
+        /* the file's words reach messages and the material table: no control bytes */
+        char raw[sizeof out->name];
+        snprintf(raw, sizeof raw, "%.*s", (int)name.length, name.data);
+        sr_sanitize(out->name, sizeof out->name, raw);
+    }
+    sr_vec3 c;
+    float f;
+    const bool gltf = mat_color(mat, AI_MATKEY_BASE_COLOR, &c) || mat_float(mat, AI_MATKEY_METALLIC_FACTOR, &f);
+    if (gltf) {
+        if (mat_color(mat, AI_MATKEY_BASE_COLOR, &c)) m->color = c;
+        if (mat_float(mat, AI_MATKEY_METALLIC_FACTOR, &f)) m->metallic = fminf(fmaxf(f, 0.0f), 1.0f);
+        m->roughness = 1.0f;   /* glTF's default */
+        if (mat_float(mat, AI_MATKEY_ROUGHNESS_FACTOR, &f)) m->roughness = fminf(fmaxf(f, 0.0f), 1.0f);
+        float tr = 0.0f;
+        if (mat_float(mat, AI_MATKEY_TRANSMISSION_FACTOR, &tr) && tr >= 0.5f) m->kind = SR_MAT_GLASS;
+    } else {
+        if (mat_color(mat, AI_MATKEY_COLOR_DIFFUSE, &c)) m->color = c;
+        /* Phong exponent to roughness: Beckmann alpha = sqrt(2 / (Ns + 2)), roughness = sqrt(alpha) */
+        if (mat_float(mat, AI_MATKEY_SHININESS, &f) && f >= 0.0f) m->roughness = sqrtf(sqrtf(2.0f / (f + 2.0f)));
+        float d = 1.0f;
+        if (mat_float(mat, AI_MATKEY_OPACITY, &d) && d < 0.5f) m->kind = SR_MAT_GLASS;
+    }
+    if (mat_float(mat, AI_MATKEY_REFRACTI, &f) && f >= 1.0f && f < 10.0f) m->ior = f;
+    if (mat_color(mat, AI_MATKEY_COLOR_EMISSIVE, &c) && m->kind == SR_MAT_PBR) {
+        float k = 1.0f;
+        if (mat_float(mat, AI_MATKEY_EMISSIVE_INTENSITY, &f) && f >= 0.0f) k = f;
+        m->color2 = sr_scale(c, k);
+    }
+    if (m->kind == SR_MAT_GLASS) return true;   /* glass takes no texture: the tint is the colour */
+    struct aiString tex;
+    enum aiTextureType types[2] = { aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE };
+    for (int k = 0; k < 2; k++) {
+        if (aiGetMaterialTextureCount(mat, types[k]) == 0) continue;
+        if (aiGetMaterialTexture(mat, types[k], 0, &tex, NULL, NULL, NULL, NULL, NULL, NULL) != aiReturn_SUCCESS) continue;
+        const char *t = tex.data;
+        if (t[0] == '*') break;   /* embedded in the file (.glb): reported as unused */
+        /* resolved against the mesh file's folder, as long as it is */
+        const char *slash = strrchr(mesh_path, '/');
+        const size_t dir = (t[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
+        out->texture = malloc(dir + tex.length + 1);
+        if (!out->texture) return false;
+        memcpy(out->texture, mesh_path, dir);
+        memcpy(out->texture + dir, t, tex.length);
+        out->texture[dir + tex.length] = '\0';
+        if (!gltf) m->color = sr_v3s(1.0f);   /* MTL: map_Kd replaces Kd (glTF multiplies) */
+        break;
+    }
+    return true;
+}
+
+void sr_file_materials_free(sr_file_material *fm, uint32_t n)
+{
+    for (uint32_t k = 0; fm && k < n; k++) free(fm[k].texture);
+    free(fm);
+}
+
+/* One line listing what the file holds that is not used. */
+static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool used_normals, bool used_uv, char *buf,
+                          size_t cap)
+{
+    buf[0] = '\0';
+    unsigned colours = 0, uv2 = 0, uvs = 0, normals = 0, bones = 0, morphs = 0;
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh) continue;
+        colours += mesh->mColors[0] != NULL;
+        uv2 += mesh->mTextureCoords[1] != NULL;
+        uvs += mesh->mTextureCoords[0] != NULL;
+        normals += mesh->mNormals != NULL;
+        bones += mesh->mNumBones;
+        morphs += mesh->mNumAnimMeshes;
+    }
+    if (colours) note(buf, cap, "vertex colours (%u mesh%s)", colours, plural_es(colours));
+    if (uvs && !used_uv) note(buf, cap, "texture coordinates (%u mesh%s; no textured material)", uvs, plural_es(uvs));
+    if (uv2) note(buf, cap, "second texture coordinate sets (%u mesh%s)", uv2, plural_es(uv2));
+    if (normals && !used_normals && o->normals == SR_NORMALS_FLAT)
+        note(buf, cap, "vertex normals (%u mesh%s; \"normals\": \"flat\")", normals, plural_es(normals));
+    if (bones) note(buf, cap, "%u bone%s", bones, plural(bones));
+    if (morphs) note(buf, cap, "%u morph target%s", morphs, plural(morphs));
+    if (sc->mNumLights) note(buf, cap, "%u light%s", sc->mNumLights, plural(sc->mNumLights));
+    if (sc->mNumCameras) note(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
+    if (sc->mNumAnimations) note(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
+    if (sc->mNumTextures) note(buf, cap, "%u embedded texture%s", sc->mNumTextures, plural(sc->mNumTextures));
+    unsigned named = 0;
+    for (unsigned k = 0; k < sc->mNumMaterials; k++) {
+        struct aiString name;
+        if (aiGetMaterialString(sc->mMaterials[k], AI_MATKEY_NAME, &name) == aiReturn_SUCCESS &&
+            strcmp(name.data, "DefaultMaterial") != 0)
+            named++;
+    }
+    if (!o->file_mats) {
+        if (named) note(buf, cap, "%u material%s (\"material\": \"file\" uses them)", named, plural(named));
+        return;
+    }
+    /* with the file's materials: the maps and factors that have no counterpart here */
+    static const struct { enum aiTextureType type; const char *what; } maps[] = {
+        { aiTextureType_NORMALS, "normal map" }, { aiTextureType_EMISSIVE, "emission map" },
+        { aiTextureType_METALNESS, "metallic map" }, { aiTextureType_DIFFUSE_ROUGHNESS, "roughness map" },
+        { aiTextureType_LIGHTMAP, "occlusion map" }, { aiTextureType_SPECULAR, "specular map" },
+        { aiTextureType_OPACITY, "opacity map" }, { aiTextureType_HEIGHT, "bump map" },
+        { aiTextureType_UNKNOWN, "other map" },
+    };
+    for (size_t t = 0; t < sizeof maps / sizeof maps[0]; t++) {
+        unsigned n = 0;
+        for (unsigned k = 0; k < sc->mNumMaterials; k++) n += aiGetMaterialTextureCount(sc->mMaterials[k], maps[t].type) > 0;
+        if (n) note(buf, cap, "%s%s (%u material%s)", maps[t].what, plural(n), n, plural(n));
+    }
+}
+
+/* Grow *attrs (when it exists or `need`) to `total` entries, zeroing from `from`. */
+static bool attrs_grow(sr_tri_attr **attrs, bool need, size_t from, size_t total)
+{
+    if (!attrs || (!*attrs && !need)) return true;
+    size_t have = *attrs ? from : 0;
+    sr_tri_attr *g = realloc(*attrs, total * sizeof *g);
+    if (!g) return false;
+    memset(g + have, 0, (total - have) * sizeof *g);
+    *attrs = g;
+    return true;
+}
+
+/* The extension, lower-cased, when it is one the project accepts, else "". Without one
+ * assimp guesses from the content, and a file that merely contains "ply" went to its PLY
+ * reader unchecked. Only the formats the project tests are accepted: assimp's other
+ * readers leak or worse on malformed input (.3mf, .nff, .ogex, .sib, .zgl in a short fuzz
+ * run). */
+static void accepted_ext(const char *path, char ext[16])
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    ext[0] = '\0';
+    if (dot && (!slash || dot > slash) && strlen(dot) < 16)
+        for (size_t i = 0; i <= strlen(dot); i++) ext[i] = (char)tolower((unsigned char)dot[i]);
+    static const char *const accepted[] = { ".obj", ".ply", ".stl", ".gltf", ".glb" };
+    int known = 0;
+    for (size_t k = 0; k < sizeof accepted / sizeof accepted[0]; k++) known |= !strcmp(ext, accepted[k]);
+    if (!known || !aiIsExtensionSupported(ext)) ext[0] = '\0';
+}
+
+sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_bytes, sr_error *err)
+{
+    *size = *ref_bytes = 0;
+    /* Say why a file cannot be read in the system's words before assimp says it vaguely.
+     * O_NONBLOCK: opening a FIFO must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: %s", path, strerror(errno));
+    struct stat st;
+    int stat_ok = fstat(fd, &st) == 0;
+    close(fd);
+    if (stat_ok && S_ISDIR(st.st_mode)) return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: it is a directory", path);
+    /* A device, FIFO or socket could block or never end (/dev/zero); assimp needs a file. */
+    if (!stat_ok || !S_ISREG(st.st_mode))
+        return sr_fail(err, SR_ERR_INPUT, "cannot read mesh file %s: not a regular file", path);
+    char out[PATH_MAX + 32];
+    if (sr_output_guard_match(&st, out, sizeof out))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s is also the output (%s), which would overwrite it; choose "
+                       "another output name", path, out);
+    if ((uint64_t)st.st_size > SR_MAX_MESH_BYTES)
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s is %.1f GiB; at most %.1f GiB are supported", path,
+                       (double)st.st_size / 1073741824.0, (double)SR_MAX_MESH_BYTES / 1073741824.0);
+    char ext[16];
+    accepted_ext(path, ext);
+    if (!ext[0])
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: unsupported format; expected a name ending in "
+                       ".obj, .ply, .stl, .gltf or .glb", path);
+    /* What it pulls in, and what its header declares, before anything is imported: read
+     * from the file (a glTF's JSON whole), so budgeted first as the import of the file alone. */
+    *size = (uint64_t)st.st_size;
+    char *what = sr_format("importing mesh file %s (%.1f MiB, about %ux that)", path, (double)*size / 1048576.0,
+                           SR_MESH_IMPORT_FACTOR);
+    if (!what) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
+    sr_status mem = sr_check_host_memory(*size * SR_MESH_IMPORT_FACTOR, what, "", err);
+    free(what);
+    if (mem) return mem;
+    return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
+}
+
+static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                           sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
+{
+    uint64_t size = 0, ref_bytes = 0;
+    sr_status mem = sr_mesh_inputs_check(path, &size, &ref_bytes, err);
+    if (mem) return mem;
+    const uint64_t bytes = size + ref_bytes;
+    char ext[16];
+    accepted_ext(path, ext);
+    char *what = sr_format("importing mesh file %s (%.1f MiB with the files it refers to, about %ux that)", path,
+                           (double)bytes / 1048576.0, SR_MESH_IMPORT_FACTOR);
+    if (!what) return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+    mem = sr_check_host_memory(bytes * SR_MESH_IMPORT_FACTOR, what, "", err);
+    free(what);
+    if (mem) return mem;
+    /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
+    if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
+    if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
+    if (!strcmp(ext, ".obj") && (mem = sr_obj_mtl_check(path, err))) return mem;
+    if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, size, err))) return mem;
+    if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_data_check(path, ext, size, err))) return mem;
+
+    unsigned flags = SR_MESH_FLAGS;
+    struct aiPropertyStore *props = aiCreatePropertyStore();
+    if (opts->normals == SR_NORMALS_SMOOTH) {
+        /* assimp's own generator (it merges vertices by position and keeps creases) */
+        flags |= aiProcess_GenSmoothNormals | aiProcess_ForceGenNormals;
+        if (props) aiSetImportPropertyFloat(props, AI_CONFIG_PP_GSN_MAX_SMOOTHING_ANGLE, opts->crease_deg);
+    }
+    const struct aiScene *sc = props ? aiImportFileExWithProperties(path, flags, NULL, props) : NULL;
+    if (props) aiReleasePropertyStore(props);
+    if (!sc) {
+        /* copied: the raw import below may overwrite assimp's message */
+        char why[400];
+        snprintf(why, sizeof why, "%s", aiGetErrorString() && *aiGetErrorString() ? aiGetErrorString() : "unknown error");
+        size_t n = strlen(why);
+        while (n > 0 && (why[n - 1] == '.' || why[n - 1] == '\n' || why[n - 1] == ' ')) why[--n] = '\0';
+        if (sr_interrupt_pending())   /* a stop, not a bad file: no second import */
+            return sr_fail(err, SR_INTERRUPTED, "interrupted while reading mesh file %s", path);
+        if (has_no_faces(path))
+            return sr_fail(err, SR_ERR_INPUT,
+                           "mesh file %s has no triangles (no faces at all); expected a mesh with faces", path);
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s; expected a well-formed OBJ, PLY, STL, glTF or GLB file",
+                       path, why);
+    }
+
+    size_t n = count_triangles(sc);
+    if (n == 0) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_INPUT,
+                       "mesh file %s has no triangles (only points, lines or nothing); expected a mesh with faces", path);
+    }
+    if (*count > SR_MAX_PRIMS || n > (size_t)(SR_MAX_PRIMS - *count)) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has %zu triangles; a scene holds at most %u primitives",
+                       path, n, SR_MAX_PRIMS);
+    }
+    /* Which per-vertex data this mesh keeps. */
+    bool file_normals = true, any_uv = false;
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh || !mesh->mFaces || !mesh->mVertices) continue;
+        if (!mesh->mNormals) file_normals = false;
+        if (mesh->mTextureCoords[0]) any_uv = true;
+    }
+    if (opts->normals == SR_NORMALS_FILE && !file_normals) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has no vertex normals (OBJ vn, PLY nx ny nz, glTF NORMAL); "
+                       "expected a file with normals, or \"normals\": \"smooth\" to generate them or \"flat\"", path);
+    }
+    const bool use_normals = opts->normals != SR_NORMALS_FLAT && file_normals;
+    const bool use_uv = opts->keep_uv && any_uv;
+    const bool need_attrs = use_normals || use_uv;
+    const size_t attr_bytes = (attrs && (need_attrs || *attrs)) ? sizeof(sr_tri_attr) : 0;
+    /* The triangles and, later, the BVH over every primitive, before either is allocated. */
+    what = sr_format("mesh file %s (%zu triangles, then a BVH over %zu primitives)", path, n, (size_t)*count + n);
+    if (!what) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+    }
+    mem = sr_check_host_memory((uint64_t)n * sizeof(sr_prim) + ((uint64_t)*count + n) * attr_bytes +
+                               sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
+    free(what);
+    if (mem) {
+        aiReleaseImport(sc);
+        return mem;
+    }
+    sr_prim *grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
+    if (!grown) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
+    }
+    *prims = grown;
+    if (!attrs_grow(attrs, need_attrs, *count, (size_t)*count + n)) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
+    }
+    sr_tri_attr *at = attrs ? *attrs : NULL;
+
+    if (opts->file_mats) {
+        const unsigned nm = sc->mNumMaterials ? sc->mNumMaterials : 1;
+        sr_file_material *fm = calloc(nm, sizeof *fm);
+        if (!fm) {
+            aiReleaseImport(sc);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
+        }
+        bool ok = true;
+        for (unsigned k = 0; k < sc->mNumMaterials; k++) ok &= file_material(sc->mMaterials[k], path, &fm[k]);
+        if (!sc->mNumMaterials) ok &= file_material(NULL, path, &fm[0]);
+        if (!ok) {
+            sr_file_materials_free(fm, nm);
+            aiReleaseImport(sc);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
+        }
+        *opts->file_mats = fm;
+        *opts->file_mat_count = nm;
+    }
+
+    xform t = xform_make(xf);
+    size_t kept = *count;
+    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh || !mesh->mFaces || !mesh->mVertices) continue;
+        for (unsigned fi = 0; fi < mesh->mNumFaces; fi++) {
+            const struct aiFace *face = &mesh->mFaces[fi];
+            if (face->mNumIndices != 3) continue;
+            const unsigned *ix = face->mIndices;
+            if (ix[0] >= mesh->mNumVertices || ix[1] >= mesh->mNumVertices || ix[2] >= mesh->mNumVertices)
+                continue;
+            sr_prim p;
+            memset(&p, 0, sizeof p);
+            p.kind = SR_PRIM_TRIANGLE;
+            p.material = material;
+            if (opts->file_mats && mesh->mMaterialIndex < *opts->file_mat_count) p.material = material + mesh->mMaterialIndex;
+            p.a = xform_apply(&t, mesh->mVertices[ix[0]]);
+            p.b = xform_apply(&t, mesh->mVertices[ix[1]]);
+            p.c = xform_apply(&t, mesh->mVertices[ix[2]]);
+            if (!finite3(p.a) || !finite3(p.b) || !finite3(p.c)) continue;
+            sr_vec3 nrm = sr_cross(sr_sub(p.b, p.a), sr_sub(p.c, p.a));
+            if (!(sr_dot(nrm, nrm) > 0.0f)) continue;   /* zero area (or underflow): no hit */
+            if (at) {
+                sr_tri_attr a;
+                memset(&a, 0, sizeof a);
+                if (use_normals && mesh->mNormals && xform_normal(&t, mesh->mNormals[ix[0]], &a.n[0]) &&
+                    xform_normal(&t, mesh->mNormals[ix[1]], &a.n[1]) && xform_normal(&t, mesh->mNormals[ix[2]], &a.n[2]))
+                    a.flags |= SR_ATTR_NORMALS;
+                if (use_uv && mesh->mTextureCoords[0]) {
+                    for (int k = 0; k < 3; k++) {
+                        const struct aiVector3D uv = mesh->mTextureCoords[0][ix[k]];
+                        a.uv[2 * k] = isfinite(uv.x) ? uv.x : 0.0f;
+                        a.uv[2 * k + 1] = isfinite(uv.y) ? uv.y : 0.0f;
+                    }
+                    a.flags |= SR_ATTR_UV;
+                }
+                if (!(a.flags & SR_ATTR_NORMALS)) memset(a.n, 0, sizeof a.n);
+                at[kept] = a;
+            }
+            grown[kept++] = p;
+        }
+    }
+    if (opts->notice && opts->notice_cap) unused_notice(sc, opts, use_normals, use_uv, opts->notice, opts->notice_cap);
+    aiReleaseImport(sc);
+
+    if (kept == *count)
+        return sr_fail(err, SR_ERR_INPUT,
+                       "mesh file %s has no triangles with a non-zero area; expected a mesh with faces", path);
+    *count = (uint32_t)kept;
+    return SR_OK;
+}
+
+sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                          sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
+{
+    const sr_mesh_opts defaults = { .normals = SR_NORMALS_AUTO, .crease_deg = 180.0f, .keep_uv = 0 };
+    if (!opts) opts = &defaults;
+    if (!path || !prims || !count)
+        return sr_fail(err, SR_ERR_RUNTIME, "sr_mesh_load: missing argument");
+    sr_status s = mesh_load(path, xf, material, opts, prims, count, attrs, err);
+    /* A read that Ctrl-C or SIGTERM interrupted (EINTR: a slow file system, or a file swapped
+     * for a FIFO after the checks) fails in our checks or in assimp as a parse error. */
+    if (s && s != SR_INTERRUPTED && sr_interrupt_pending())
+        return sr_fail(err, SR_INTERRUPTED, "interrupted while reading mesh file %s", path);
+    return s;
+}

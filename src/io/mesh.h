@@ -1,0 +1,68 @@
+/* mesh.h: triangle meshes from files (OBJ, PLY, glTF, ... through the assimp C API). */
+#ifndef SR_MESH_H
+#define SR_MESH_H
+
+#include <stddef.h>
+#include "../base/status.h"
+#include "../../kernels/core/types.h"
+
+typedef struct sr_mesh_transform {
+    sr_vec3 translate;
+    float scale;           /* uniform                                                     */
+    sr_vec3 rotate_deg;    /* Euler angles in degrees, applied X, then Y, then Z          */
+} sr_mesh_transform;
+
+/* Which normals a mesh is shaded with ("normals" in the scene). */
+typedef enum sr_mesh_normals {
+    SR_NORMALS_AUTO = 0,   /* the file's vertex normals when it has them, else flat          */
+    SR_NORMALS_FILE,       /* the file's vertex normals; a file without them is an error     */
+    SR_NORMALS_FLAT,       /* the geometric normal of each triangle                           */
+    SR_NORMALS_SMOOTH,     /* generated: vertex normals averaged over faces within crease_deg */
+} sr_mesh_normals;
+
+/* A material read from a mesh file ("material": "file"): the project material it becomes and
+ * the image its base colour comes from, if any (resolved against the mesh file's folder). */
+typedef struct sr_file_material {
+    char name[96];
+    sr_material m;
+    char *texture;         /* malloc'd, NULL = none (sr_file_materials_free frees it)  */
+} sr_file_material;
+
+/* Free n file materials (what sr_mesh_opts.file_mats received) and the texture paths they own. */
+void sr_file_materials_free(sr_file_material *fm, uint32_t n);
+
+typedef struct sr_mesh_opts {
+    sr_mesh_normals normals;
+    float crease_deg;      /* SR_NORMALS_SMOOTH: faces meeting at a larger angle stay sharp   */
+    int keep_uv;           /* keep the first UV channel (a textured material needs it)        */
+    /* "material": "file": when file_mats is set, the file's materials are read into
+     * *file_mats (malloc'd, *file_mat_count of them; sr_file_materials_free) and triangle i of the file's material k
+     * gets material index `material` + k. */
+    sr_file_material **file_mats;
+    uint32_t *file_mat_count;
+    /* When set, what the file holds that the renderer does not use, as one line (or ""). */
+    char *notice;
+    size_t notice_cap;
+} sr_mesh_opts;
+
+/* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with
+ * `material`. Appends to *prims (realloc'd; *count updated). An unreadable file, a file
+ * assimp cannot parse, or one without triangles is SR_ERR_INPUT naming the path. */
+sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material,
+                       sr_prim **prims, uint32_t *count, sr_error *err);
+
+/* The checks sr_mesh_load makes before it imports anything: the file (and every file it
+ * refers to: an OBJ's mtllib, a glTF's buffers and images) must be a regular file of a
+ * bounded size and not one of the run's outputs (outpath.h); the extension must be one the
+ * project accepts. The scene runs it over every mesh before the first import when an output
+ * would be overwritten. *size: the file's size; *ref_bytes: the sizes of what it refers to. */
+sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_bytes, sr_error *err);
+
+/* The same with options (NULL: automatic normals, no UVs) and per-triangle attributes:
+ * *attrs is NULL or holds one sr_tri_attr per prim in *prims (as many as *count). It is
+ * created when this mesh has normals or UVs to keep (earlier prims get empty entries) and
+ * grown with the prims whenever it exists. */
+sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                          sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err);
+
+#endif

@@ -1,0 +1,555 @@
+/* render.c: the frame driver, the same loop for every backend. */
+#include "render.h"
+#include "../base/interrupt.h"
+#include "../../kernels/integrators/lights.h"
+#include "../../kernels/frames/sortkey.h"
+#include "../../kernels/frames/wave.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double sr_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void sr_render_opts_default(sr_render_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->mask = SR_MASK_WAVE;
+    o->seed = 1;
+    o->sort = SR_SORT_NONE;     /* the measured default (docs/performance.md, "Coherence sort") */
+    o->sort_key = SR_SORT_KEY_DIR_MORTON;
+    o->compact_below = 0.1f;    /* measured best or near it on the H200 (docs/performance.md) */
+    o->wave_dense = 0;          /* by integrator (kernels/frames/wave.h) */
+    o->progress = 0;
+}
+
+/* The emissive bounded prims of the BVH order, with the CDF the path integrator picks one by
+ * (sr_emitter_power, summed in double and normalised; the last entry is exactly 1). */
+static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
+{
+    const sr_prim *prims = r->bvh.prims;
+    uint32_t count = 0;
+    for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        const sr_material *m = &scene->materials[prims[i].material];
+        if (sr_is_emitter(m) && sr_emitter_power(&prims[i], m) > 0.0f) count++;
+    }
+    if (count == 0) return SR_OK;
+    r->emitters = (sr_emitter *)malloc(sizeof(sr_emitter) * count);
+    if (!r->emitters) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for %u emitters", count);
+    double total = 0.0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        const sr_material *m = &scene->materials[prims[i].material];
+        float power = sr_is_emitter(m) ? sr_emitter_power(&prims[i], m) : 0.0f;
+        if (!(power > 0.0f)) continue;
+        total += (double)power;
+        r->emitters[k].prim = i;
+        r->emitters[k].cdf = (float)total;   /* normalised below */
+        k++;
+    }
+    for (k = 0; k < count; k++) r->emitters[k].cdf = (float)((double)r->emitters[k].cdf / total);
+    r->emitters[count - 1].cdf = 1.0f;
+    r->view.emitters = r->emitters;
+    r->view.emitter_count = count;
+    r->view.emitter_power = (float)total;
+    return SR_OK;
+}
+
+/* The scene's per-prim attributes in the BVH's order (none when the scene has none). */
+static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error *err)
+{
+    if (!scene->attrs || r->bvh.prim_count == 0) return SR_OK;
+    r->attrs = (sr_tri_attr *)malloc(sizeof(sr_tri_attr) * r->bvh.prim_count);
+    if (!r->attrs) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for the attributes of %u triangles",
+                                  r->bvh.prim_count);
+    for (uint32_t i = 0; i < r->bvh.prim_count; i++) r->attrs[i] = scene->attrs[r->bvh.order[i]];
+    r->view.attrs = r->attrs;
+    return SR_OK;
+}
+
+sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be, sr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->be = be;
+    sr_status st = sr_bvh_build(scene->prims, scene->prim_count, &r->bvh, err);
+    if (st) { memset(r, 0, sizeof *r); return st; }
+    sr_scene_view *v = &r->view;
+    v->prims = r->bvh.prims;
+    v->prim_count = r->bvh.prim_count;
+    v->nodes = r->bvh.nodes;
+    v->node_count = r->bvh.node_count;
+    v->planes = scene->planes;
+    v->plane_count = scene->plane_count;
+    v->materials = scene->materials;
+    v->material_count = scene->material_count;
+    v->lights = scene->lights;
+    v->light_count = scene->light_count;
+    v->textures = scene->tex.items;
+    v->texture_count = scene->tex.count;
+    v->texels = scene->tex.texels;
+    v->env_tex = scene->env_tex;
+    v->env_rot[0] = scene->env_rot[0];
+    v->env_rot[1] = scene->env_rot[1];
+    v->env_rot[2] = scene->env_rot[2];
+    v->env_intensity = scene->env_intensity;
+    v->env_marginal = scene->env_marginal;
+    v->env_conditional = scene->env_conditional;
+    v->env_pdf = scene->env_pdf;
+    v->camera = sr_camera_make(&scene->camera, scene->width, scene->height);
+    v->background = scene->background;
+    v->has_sky = scene->has_sky ? 1u : 0u;
+    v->sky_zenith = scene->sky_zenith;
+    v->sky_horizon = scene->sky_horizon;
+    v->sky_ground = scene->sky_ground;
+    v->ambient = scene->ambient;
+    v->width = scene->width;
+    v->height = scene->height;
+    v->spp = scene->spp;
+    v->max_depth = scene->max_depth;
+    v->integrator = scene->integrator;
+    v->path_flags = scene->path_flags;
+    st = sr_build_emitters(r, scene, err);
+    if (!st) st = sr_build_attrs(r, scene, err);
+    if (!st) st = be->ops->upload(be->impl, v, err);
+    if (st) sr_renderer_free(r);   /* leaves r zeroed: nothing for the caller to free */
+    return st;
+}
+
+void sr_renderer_free(sr_renderer *r)
+{
+    sr_bvh_free(&r->bvh);
+    free(r->emitters);
+    free(r->attrs);
+    memset(r, 0, sizeof *r);
+}
+
+/* Timing marks of one sample: which stage ended at each mark (SR_STAGE_COUNT: the sample's
+ * start or end). These are sr_render_times' buckets, not sr_kernel (backend.h): a bucket
+ * takes several kernels (sort: keys and sort), and none is printed by name from here. */
+typedef enum sr_stage { SR_STAGE_GENERATE = 0, SR_STAGE_INTERSECT, SR_STAGE_SHADE, SR_STAGE_COMPACT, SR_STAGE_SORT,
+                        SR_STAGE_COUNT } sr_stage;
+
+typedef struct sr_marks { uint32_t count; uint8_t stage[SR_MAX_MARKS]; uint8_t bounce[SR_MAX_MARKS]; } sr_marks;
+
+static sr_status sr_mark(sr_renderer *r, const sr_render_opts *o, sr_marks *m, sr_stage stage, uint32_t bounce,
+                         sr_error *err)
+{
+    if (!o->times || m->count >= SR_MAX_MARKS) return SR_OK;
+    if (!o->times->per_stage && stage != SR_STAGE_COUNT) return SR_OK;
+    m->stage[m->count] = (uint8_t)stage;
+    m->bounce[m->count] = (uint8_t)bounce;
+    return r->be->ops->mark(r->be->impl, m->count++, err);
+}
+
+static sr_status sr_collect_times(sr_renderer *r, const sr_render_opts *o, const sr_marks *m, sr_error *err)
+{
+    sr_status s = r->be->ops->finish(r->be->impl, err);
+    for (uint32_t k = 1; !s && k < m->count; k++) {
+        float ms = 0;
+        if ((s = r->be->ops->elapsed_ms(r->be->impl, k - 1, k, &ms, err))) break;
+        uint32_t b = m->bounce[k];
+        switch ((sr_stage)m->stage[k]) {
+        case SR_STAGE_GENERATE: o->times->generate += ms; break;
+        case SR_STAGE_INTERSECT: o->times->intersect[b] += ms; break;
+        case SR_STAGE_SHADE: o->times->shade[b] += ms; break;
+        case SR_STAGE_COMPACT: o->times->compact[b] += ms; break;
+        case SR_STAGE_SORT: o->times->sort[b] += ms; break;
+        default: if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) o->times->megakernel += ms; break;
+        }
+        o->times->total += ms;
+    }
+    return s;
+}
+
+/* The wave mask, left to the program (wave_dense 0, wave_order measured, no sort), measures
+ * which way of running a sample is fastest for this scene, depth and integrator,
+ * SR_WAVE_TUNE_RUNS samples each (their median counts), and keeps it: bouncing in registers
+ * without repacking, in launch order or the slowest tiles first (kernels/frames/wave.h), repacking
+ * half-empty warps, or the compact mask's compaction between bounces (which wins where paths
+ * run long, cornell_path). Every way gives the same image. Measured again when the depth or
+ * the integrator changes (the benchmark's sweep, the viewer). */
+typedef struct sr_wave_way { sr_mask mask; uint32_t dense; sr_wave_order order; const char *name; } sr_wave_way;
+static const sr_wave_way sr_wave_ways[] = {
+    { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_LAUNCH, "wave, no repacking" },
+    { SR_MASK_WAVE, 1u, SR_WAVE_ORDER_SLOWEST, "wave, no repacking, slowest tiles first" },
+    { SR_MASK_WAVE, 16u, SR_WAVE_ORDER_LAUNCH, "wave, repacking at 16" },
+    { SR_MASK_COMPACT, 0u, SR_WAVE_ORDER_LAUNCH, "compact" },
+};
+#define SR_WAVE_WAY_SLOWEST 1u   /* the way above that takes the tiles slowest first */
+#define SR_WAVE_WAYS (sizeof sr_wave_ways / sizeof sr_wave_ways[0])
+_Static_assert(SR_WAVE_WAYS == sizeof ((sr_renderer *)0)->wave_tune_ms / sizeof ((sr_renderer *)0)->wave_tune_ms[0] &&
+               SR_WAVE_TUNE_RUNS == sizeof ((sr_renderer *)0)->wave_tune_ms[0] / sizeof(float), "a timing per way and run");
+
+static uint32_t sr_wave_way_next(sr_renderer *r, int *tuning)
+{
+    if (r->wave_tune_depth != r->view.max_depth || r->wave_tune_integrator != r->view.integrator) {
+        r->wave_tuned = 0;
+        r->wave_tune_depth = r->view.max_depth;
+        r->wave_tune_integrator = r->view.integrator;
+    }
+    if (r->wave_tuned >= SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return r->wave_pick;
+    *tuning = 1;
+    r->wave_warming = r->wave_ordered < SR_WAVE_ORDER_LAG;   /* until the tiles have an order */
+    return r->wave_warming ? SR_WAVE_WAY_SLOWEST : r->wave_tuned % SR_WAVE_WAYS;
+}
+
+/* The median of a way's runs (sorted in place). */
+static float sr_wave_way_median(float *ms)
+{
+    for (uint32_t i = 1; i < SR_WAVE_TUNE_RUNS; i++)
+        for (uint32_t j = i; j > 0 && ms[j] < ms[j - 1]; j--) {
+            const float t = ms[j];
+            ms[j] = ms[j - 1];
+            ms[j - 1] = t;
+        }
+    return 0.5f * (ms[(SR_WAVE_TUNE_RUNS - 1u) / 2u] + ms[SR_WAVE_TUNE_RUNS / 2u]);
+}
+
+uint32_t sr_wave_way_choose(float ms[][SR_WAVE_TUNE_RUNS], uint32_t depth)
+{
+    uint32_t best = 0, plain = 0;   /* the fastest way, and the fastest that keeps each ray in its warp (way 0 does) */
+    float best_ms = sr_wave_way_median(ms[0]), plain_ms = best_ms;
+    for (uint32_t c = 1; c < SR_WAVE_WAYS; c++) {
+        const float m = sr_wave_way_median(ms[c]);
+        if (m < best_ms) {
+            best = c;
+            best_ms = m;
+        }
+        if (sr_wave_ways[c].mask == SR_MASK_WAVE && sr_wave_ways[c].dense <= 1u && m < plain_ms) {
+            plain = c;
+            plain_ms = m;
+        }
+    }
+    /* Moving rays between warps must win by more than three samples can tell apart: where
+     * it gains little, its frames also vary more (a repacked path's last bounces start after
+     * the first launch, so the longest one's chain lengthens the frame: the sphere field at
+     * depth 50 repacked 0.61-0.70 ms a frame, 0.649-0.658 without), and the way that keeps
+     * every path in its warp is the steadier choice. */
+    if (!(best_ms < (1.0f - SR_WAVE_MOVE_MARGIN) * plain_ms)) best = plain;
+    /* At depth 1 nothing is left to repack: repacking at 16 runs the same kernel as not
+     * repacking, and the name should not depend on which of the two timings was luckier. */
+    if (depth <= 1u && sr_wave_ways[best].mask == SR_MASK_WAVE && sr_wave_ways[best].order == SR_WAVE_ORDER_LAUNCH)
+        best = 0;
+    return best;
+}
+
+static void sr_wave_way_timed(sr_renderer *r, float ms)
+{
+    if (r->wave_warming) return;   /* not a measurement: the order's first samples */
+    r->wave_tune_ms[r->wave_tuned % SR_WAVE_WAYS][r->wave_tuned / SR_WAVE_WAYS] = ms;
+    if (++r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return;
+    r->wave_pick = sr_wave_way_choose(r->wave_tune_ms, r->view.max_depth);
+}
+
+/* The dense threshold a wave sample given options o runs with: o's, in 1..32 (0, the
+ * default with --wave-order, never repacks). */
+static uint32_t sr_wave_dense_of(const sr_render_opts *o)
+{
+    return o->wave_dense < 1u ? 1u : o->wave_dense > 32u ? 32u : o->wave_dense;
+}
+
+int sr_wave_chooses(const sr_render_opts *o)
+{
+    return o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->wave_order == SR_WAVE_ORDER_MEASURED && o->sort == SR_SORT_NONE;
+}
+
+int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o)
+{
+    if (!sr_wave_chooses(o)) return 0;
+    if (r->wave_tune_depth != r->view.max_depth || r->wave_tune_integrator != r->view.integrator) return 1;
+    return r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS;
+}
+
+const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o)
+{
+    if (!sr_wave_chooses(o)) return NULL;
+    if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return "measuring";
+    return sr_wave_ways[r->wave_pick].name;
+}
+
+uint32_t sr_wave_dense_used(const sr_renderer *r, const sr_render_opts *o)
+{
+    if (o->mask != SR_MASK_WAVE) return 0;
+    if (!sr_wave_chooses(o)) return sr_wave_dense_of(o);
+    if (r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return 0;
+    const sr_wave_way *w = &sr_wave_ways[r->wave_pick];
+    return w->mask == SR_MASK_WAVE ? w->dense : 0;
+}
+
+/* The compaction policy: compact when the live rays fill less than compact_below of the
+ * CURRENT pool (after a compaction the pool is dense, and compacting it again would only
+ * cost); 1 means after every bounce, 0 never. The coherence sort reorders a dense pool, so
+ * it compacts every bounce. live_frac and pool_frac are fractions of the full pool. */
+static bool sr_should_compact(const sr_render_opts *o, float live_frac, float pool_frac)
+{
+    if (o->sort != SR_SORT_NONE || o->compact_below >= 1.0f) return true;
+    if (o->compact_below <= 0.0f) return false;
+    return live_frac < o->compact_below * pool_frac;
+}
+
+/* A sample starts in pool half 0 over n slots, its counters cleared. */
+static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, uint32_t seed, sr_error *err)
+{
+    sr_pool_state *ps = r->be->state;
+    ps->current = 0;
+    ps->n = n;
+    ps->sample = sample;
+    ps->seed = seed;
+    return r->be->ops->fill(r->be->impl, SR_BUFFER_RAY_COUNTS, 0, SR_WHOLE, err);
+}
+
+static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a, sr_error *err)
+{
+    return r->be->ops->launch(r->be->impl, k, a, err);
+}
+
+/* The megakernel and wave masks: the whole sample in one launch. */
+static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32_t sample, sr_error *err)
+{
+    const bool wave = o->mask == SR_MASK_WAVE;
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.mask = o->mask;
+    a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
+    a.dense_min = sr_wave_dense_of(o);
+    a.slowest_first = o->wave_order == SR_WAVE_ORDER_SLOWEST;
+    r->wave_ordered += a.slowest_first;
+    sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
+    if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
+    return s;
+}
+
+/* The live rays of the current half, on the host: count_live, then a read (one sync). */
+static sr_status sr_count_live(sr_renderer *r, sr_mask mask, uint32_t *live, sr_error *err)
+{
+    const sr_backend_ops *ops = r->be->ops;
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.mask = mask;
+    a.n = r->be->state->n;
+    sr_status s = ops->fill(r->be->impl, SR_BUFFER_COUNTER, 0, SR_WHOLE, err);
+    if (!s) s = sr_launch(r, SR_KERNEL_COUNT_LIVE, &a, err);
+    if (!s) s = ops->read(r->be->impl, SR_BUFFER_COUNTER, live, err);
+    return s;
+}
+
+/* The flags, stencil and compact masks: generate, then intersect and shade per bounce, one
+ * launch each; the compact mask compacts (and sorts) between bounces. The live count stays
+ * on the device: after a compaction the stages run over it, with grids sized by `forecast`
+ * (the last sample's live fractions), so no bounce waits for the host; only the first
+ * sample, which has no history, counts on the host. */
+static sr_status sr_sample_stages(sr_renderer *r, const sr_render_opts *o, uint32_t sample, sr_marks *marks,
+                                  sr_render_stats *st, sr_error *err)
+{
+    const sr_backend_ops *ops = r->be->ops;
+    void *be = r->be->impl;
+    sr_pool_state *ps = r->be->state;
+    const uint32_t n = r->view.width * r->view.height;
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.mask = o->mask;
+    a.n = n;
+    sr_status s = sr_sample_start(r, n, sample, o->seed, err);
+    if (s) return s;
+    if (o->mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
+        s = ops->fill(be, SR_BUFFER_FLAGS, 1, n, err);
+    else
+        s = sr_launch(r, SR_KERNEL_STENCIL_FILL, &a, err);
+    if (s) return s;
+    if ((s = sr_launch(r, SR_KERNEL_GENERATE, &a, err))) return s;
+    if ((s = sr_mark(r, o, marks, SR_STAGE_GENERATE, 0, err))) return s;
+    float pool_frac = 1.0f;   /* the current pool's size, as a fraction of the full pool */
+    uint32_t forecast = n;    /* the host's upper estimate of the device-side live count */
+    for (uint32_t b = 0; b < r->view.max_depth; b++) {
+        if (sr_interrupt_pending()) return SR_INTERRUPTED;   /* queued kernels finish */
+        a.bounce = b;
+        a.n = a.over_live ? forecast : n;
+        if ((s = sr_launch(r, SR_KERNEL_INTERSECT, &a, err))) return s;
+        if ((s = sr_mark(r, o, marks, SR_STAGE_INTERSECT, b, err))) return s;
+        if ((s = sr_launch(r, SR_KERNEL_SHADE, &a, err))) return s;
+        if ((s = sr_mark(r, o, marks, SR_STAGE_SHADE, b, err))) return s;
+        if (o->mask != SR_MASK_COMPACT || b + 1 >= r->view.max_depth) continue;
+        /* flags and stencil launch over the whole pool every bounce, as they would; the
+         * compact strategy shrinks the pool when enough rays have died to pay for it. */
+        bool measure = !r->have_history;
+        uint32_t live = 0, expected = n;
+        float live_frac;                       /* of the full pool */
+        if (measure) {                         /* first sample: count (one sync) */
+            if ((s = sr_count_live(r, o->mask, &live, err))) return s;
+            if (live == 0) break;
+            live_frac = (float)live / (float)n;
+        } else {                               /* later: the last sample's forecast */
+            live_frac = r->live_after[b];
+            expected = (uint32_t)(live_frac * 1.05f * (float)n) + 256u;
+        }
+        const bool sort_now = o->sort != SR_SORT_NONE;
+        const bool compact_now = sr_should_compact(o, live_frac, pool_frac);
+        sr_launch_args live_args = a;          /* over the device-side live count */
+        live_args.over_live = 1;
+        live_args.n = forecast;
+        live_args.live_share = pool_frac > 0.0f ? live_frac / pool_frac : 0.0f;
+        live_args.sort_algo = o->sort;
+        live_args.sort_key = o->sort_key;
+        /* A key that compaction does not carry is noted by pixel before it. */
+        if (sort_now && o->sort_key == SR_SORT_KEY_MATERIAL) {
+            if ((s = sr_launch(r, SR_KERNEL_SORT_KEYS, &live_args, err))) return s;
+            if ((s = sr_mark(r, o, marks, SR_STAGE_SORT, b, err))) return s;
+        }
+        if (compact_now) {
+            if ((s = sr_launch(r, SR_KERNEL_COMPACT, &live_args, err))) return s;
+            ps->current = 1 - ps->current;     /* the live rays are in the other half now */
+            a.over_live = 1;
+            forecast = expected < forecast ? expected : forecast;
+            if (measure) {                     /* the exact count: one more sync */
+                if ((s = ops->read(be, SR_BUFFER_LIVE_COUNT, &live, err))) return s;
+                ps->n = forecast = live;
+            }
+            if (st) st->compactions++;
+            pool_frac = live_frac;
+        }
+        if ((s = sr_mark(r, o, marks, SR_STAGE_COMPACT, b, err))) return s;
+        if (sort_now) {
+            live_args.n = forecast;
+            if ((s = sr_launch(r, SR_KERNEL_SORT, &live_args, err))) return s;
+            ps->current = 1 - ps->current;     /* sorted into the other half */
+            if ((s = sr_mark(r, o, marks, SR_STAGE_SORT, b, err))) return s;
+        }
+    }
+    return SR_OK;
+}
+
+sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sample,
+                           sr_render_stats *st, sr_error *err)
+{
+    const sr_backend_ops *ops = r->be->ops;
+    void *be = r->be->impl;
+    sr_marks marks;
+    marks.count = 0;
+    sr_status s;
+    if (sr_interrupt_pending()) return SR_INTERRUPTED;
+    if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
+    int tuning = 0;
+    sr_render_opts way;   /* the wave mask's measured choice (sr_wave_way_next) */
+    if (sr_wave_chooses(o)) {
+        const uint32_t k = sr_wave_way_next(r, &tuning);
+        way = *o;
+        way.mask = sr_wave_ways[k].mask;
+        way.wave_dense = sr_wave_ways[k].dense;
+        way.wave_order = sr_wave_ways[k].order;
+        o = &way;
+    }
+    if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 2u, err))) return s;
+    if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) {
+        s = sr_sample_whole(r, o, sample, err);
+        if (!s) s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err);
+    } else {
+        s = sr_sample_stages(r, o, sample, &marks, st, err);
+    }
+    if (s) return s;
+    if (o->times && !o->times->per_stage && o->mask != SR_MASK_MEGAKERNEL && o->mask != SR_MASK_WAVE &&
+        (s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err)))   /* the sample's end */
+        return s;
+    if (o->times && (s = sr_collect_times(r, o, &marks, err))) return s;
+    if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 1u, err))) return s;
+    uint32_t counts[SR_MAX_DEPTH];
+    if ((s = ops->read(be, SR_BUFFER_RAY_COUNTS, counts, err))) return s;   /* waits for the sample */
+    if (tuning) {
+        float ms = 0.0f;
+        if ((s = ops->elapsed_ms(be, SR_MAX_MARKS - 2u, SR_MAX_MARKS - 1u, &ms, err))) return s;
+        sr_wave_way_timed(r, ms);
+    }
+    if (o->mask != SR_MASK_MEGAKERNEL && counts[0]) {
+        for (uint32_t b = 0; b + 1 < SR_MAX_DEPTH; b++) r->live_after[b] = (float)counts[b + 1] / (float)counts[0];
+        r->have_history = 1;
+    }
+    if (st) {
+        for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) {
+            st->bounce_rays[b] += counts[b];
+            st->rays += counts[b];
+        }
+        st->samples++;
+    }
+    return SR_OK;
+}
+
+static void sr_progress(double elapsed, uint32_t done, uint32_t total, int tty)
+{
+    double eta_line = done ? elapsed * (double)(total - done) / (double)done : 0.0;
+    if (!tty) {   /* a log, not a terminal: whole lines, no carriage returns */
+        fprintf(stderr, "render: %u/%u samples, %.1f s, ETA %.1f s\n", done, total, elapsed, eta_line);
+        return;
+    }
+    const int width = 30;
+    int filled = (int)((double)width * done / (total ? total : 1));
+    double eta = done ? elapsed * (double)(total - done) / (double)done : 0.0;
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
+    bar[width] = '\0';
+    fprintf(stderr, "\r[%s] %u/%u samples  %.1f s  ETA %.1f s ", bar, done, total, elapsed, eta);
+    fflush(stderr);
+}
+
+sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
+                          sr_render_stats *st, sr_error *err)
+{
+    sr_render_stats local;
+    if (!st) st = &local;
+    memset(st, 0, sizeof *st);
+    const sr_backend_ops *ops = r->be->ops;
+    sr_status s = sr_backend_clear_film(r->be, err);
+    if (s) return s;
+    const double t0 = sr_now();
+    int shown = 0;
+    const int tty = isatty(2);
+    /* keep_partial: a copy of the film sums after sample `snap`, for an interrupt that
+     * lands inside a sample (whose rays have already added to the film). Taken when the
+     * last copy is 20 copy-times old, so it costs at most about 5 %. */
+    uint32_t done = 0, snap = 0;
+    int mid_sample = 0;
+    double snap_cost = 0.0, snap_at = t0, shown_at = 0.0;
+    for (uint32_t i = 0; i < r->view.spp; i++) {
+        if (sr_interrupt_pending()) { s = SR_INTERRUPTED; break; }
+        if ((s = sr_render_sample(r, o, i, st, err))) { mid_sample = s == SR_INTERRUPTED; break; }
+        done = i + 1;
+        double elapsed = sr_now() - t0;
+        /* at most 10 updates a second: a fast GPU finishes thousands of samples a second */
+        /* On a terminal a bar redrawn up to 10 times a second; in a log a line every 5 s. */
+        const double every = tty ? 0.1 : 5.0;
+        if (o->progress && (elapsed > 1.0 || shown) && (elapsed - shown_at >= every || (tty && done == r->view.spp))) {
+            sr_progress(elapsed, i + 1, r->view.spp, tty);
+            shown = 1;
+            shown_at = elapsed;
+        }
+        if (o->keep_partial && done < r->view.spp && sr_now() - snap_at >= 20.0 * snap_cost) {
+            const double c0 = sr_now();
+            if ((s = sr_backend_read_film(r->be, rgb, 1.0f, err))) break;
+            snap = done;
+            snap_at = sr_now();
+            snap_cost = snap_at - c0;
+        }
+    }
+    if (!s) s = ops->finish(r->be->impl, err);
+    st->seconds = sr_now() - t0;
+    if (shown && tty) fputc('\n', stderr);
+    if (s == SR_INTERRUPTED && o->keep_partial) {
+        if (!mid_sample && done > 0) {          /* between samples: the film is exact */
+            s = sr_backend_read_film(r->be, rgb, 1.0f / (float)done, err);
+            st->partial_samples = s ? 0 : done;
+            return s ? s : SR_INTERRUPTED;
+        }
+        if (snap > 0) {                         /* inside one: the last copy */
+            const float k = 1.0f / (float)snap;
+            for (size_t j = 0; j < (size_t)r->view.width * r->view.height * 3u; j++) rgb[j] *= k;
+            st->partial_samples = snap;
+        }
+    }
+    if (s) return s;
+    return sr_backend_read_film(r->be, rgb, 1.0f / (float)r->view.spp, err);
+}

@@ -1,0 +1,71 @@
+/* scene.h: a JSON scene file read into host arrays (sr_scene). Every error names the file
+ * and the line:column of the offending value, says what is wrong and what is expected. */
+#ifndef SR_SCENE_H
+#define SR_SCENE_H
+
+#include <stddef.h>
+#include "../base/status.h"
+#include "../../kernels/core/types.h"
+#include "../io/texfile.h"
+
+typedef struct sr_camera_desc {
+    sr_vec3 position, look_at, up;
+    float vfov_deg;       /* vertical field of view                                       */
+    float aperture;       /* lens diameter; 0 = pinhole                                   */
+    float focus_distance; /* 0 = distance from position to look_at                       */
+} sr_camera_desc;
+
+typedef struct sr_scene {
+    char *path;                  /* as given, for messages                               */
+    sr_camera_desc camera;
+    uint32_t width, height, spp, max_depth;
+    uint32_t integrator;         /* sr_integrator: "integrator" (default whitted)         */
+    sr_vec3 background, ambient;
+    int has_sky;                 /* "sky" given: escaping rays see the gradient below     */
+    sr_vec3 sky_zenith, sky_horizon, sky_ground;
+    uint32_t path_flags;         /* SR_PATH_NO_NEE | SR_PATH_NO_RR; tests set it, never a file */
+    sr_material *materials; char **material_names; uint32_t material_count;
+    sr_prim *prims; uint32_t prim_count;      /* bounded: spheres, quads, mesh triangles */
+    sr_tri_attr *attrs;          /* NULL, or per-vertex data for each of prims (same order) */
+    sr_texture_set tex;          /* image textures the materials refer to                 */
+    uint32_t env_tex;            /* 1 + index in tex of the "environment" map; 0 = none    */
+    sr_vec3 env_rot[3];          /* its rotation's columns (world = R * map)               */
+    float env_intensity;
+    float *env_marginal, *env_conditional, *env_pdf;   /* its distribution (envmap.h)    */
+    char *notices;               /* lines for stderr: what mesh files hold that is unused, or NULL */
+    sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
+    sr_light *lights; uint32_t light_count;
+} sr_scene;
+
+/* Limits a scene is checked against before anything large is allocated. */
+#define SR_MAX_RESOLUTION 16384u
+#define SR_MAX_SPP 65536u
+
+/* Read and validate a scene. On failure: returns SR_ERR_INPUT (bad file) or SR_ERR_RUNTIME
+ * (out of memory), err->msg holds "path:line:col: what is wrong; expected ...", and *out is
+ * left empty (nothing to free). */
+sr_status sr_scene_load(const char *path, sr_scene *out, sr_error *err);
+
+/* The same from text already in memory; `path` is used for messages and to resolve mesh
+ * paths (relative to its folder). */
+sr_status sr_scene_parse(const char *path, const char *text, size_t len, sr_scene *out, sr_error *err);
+
+void sr_scene_free(sr_scene *scene);
+
+/* Whether the camera can be built: look_at differs from position and up is not parallel to
+ * the view direction (look_at - position). A scene's camera and --camera are checked by it. */
+int sr_camera_up_ok(const sr_camera_desc *desc);
+
+/* The farthest look_at may be from position. The camera is built in float and squares that
+ * distance, times the image plane's half-width (tan(fov / 2) x aspect), so the square must
+ * stay well within FLT_MAX (3.4e38): 1e16 leaves a factor of 1e3 for wide views. */
+#define SR_CAMERA_DIST_MAX 1e16f   /* a float, so that a file's 1e16 is within */
+
+/* The distance from position to look_at, in double (a float difference may overflow): a
+ * scene's camera and --camera need it above 0 and at most SR_CAMERA_DIST_MAX. */
+double sr_camera_distance(const sr_camera_desc *desc);
+
+/* The camera the stages use, for an image of width x height. */
+sr_camera sr_camera_make(const sr_camera_desc *desc, uint32_t width, uint32_t height);
+
+#endif

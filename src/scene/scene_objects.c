@@ -1,0 +1,233 @@
+/* scene_objects.c: a scene's "objects" list (scene_parse.h): spheres, planes and quads, and
+ * meshes read from files (with their transform, normals and file materials), each with its
+ * material looked up by name. */
+#include "scene_parse.h"
+#include "../io/outpath.h"
+#include "../base/interrupt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OBJ_SPHERE, OBJ_PLANE, OBJ_QUAD, OBJ_MESH };
+static const char *const object_types[] = {"sphere", "plane", "quad", "mesh", NULL};
+static const char *const object_keys[][10] = {
+    {"*type", "*center", "*radius", "*material", NULL},
+    {"*type", "*point", "*normal", "*material", NULL},
+    {"*type", "*corner", "*edge_u", "*edge_v", "*material", NULL},
+    {"*type", "*file", "*material", "translate", "scale", "rotate", "normals", "crease_angle", NULL},
+};
+
+/* attrs: NULL (planes), or the scene's per-prim attributes, which grow with the prims
+ * (to the same capacity) once a mesh has created them. */
+typedef struct prim_buf { sr_prim **items; uint32_t *count; size_t cap; sr_tri_attr **attrs; } prim_buf;
+
+static bool push_prim(prim_buf *b, sr_prim p)
+{
+    if (*b->count == UINT32_MAX) return false;
+    if (*b->count == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 16;
+        sr_prim *grown = realloc(*b->items, cap * sizeof *grown);
+        if (!grown) return false;
+        *b->items = grown;
+        if (b->attrs && *b->attrs) {
+            sr_tri_attr *ga = realloc(*b->attrs, cap * sizeof *ga);
+            if (!ga) return false;
+            *b->attrs = ga;
+        }
+        b->cap = cap;
+    }
+    if (b->attrs && *b->attrs) memset(&(*b->attrs)[*b->count], 0, sizeof(sr_tri_attr));
+    (*b->items)[(*b->count)++] = p;
+    return true;
+}
+
+/* The notice a mesh file gets for what it holds that is not used, kept for the caller. */
+static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *mesh, const char *what)
+{
+    if (!what[0]) return SR_OK;
+    const size_t cap = strlen(mesh) + 1;
+    char *clean = malloc(cap);
+    if (clean) sr_sanitize(clean, cap, mesh);
+    char *line = clean ? sr_format("notice: mesh file %s: not used: %s\n", clean, what) : NULL;
+    free(clean);
+    if (!line) return sr_json_oom(c);
+    size_t have = s->notices ? strlen(s->notices) : 0, add = strlen(line);
+    char *grown = realloc(s->notices, have + add + 1);
+    if (grown) memcpy(grown + have, line, add + 1);
+    free(line);
+    if (!grown) return sr_json_oom(c);
+    s->notices = grown;
+    return SR_OK;
+}
+
+static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_scene *s, uint32_t mat,
+                            prim_buf *prims, bool file_materials)
+{
+    const cJSON *file = sr_json_field(o, "file");
+    char fjp[SR_JSON_PATH_MAX], got[96];
+    sr_json_path_key(fjp, sizeof fjp, jp, "file");
+    if (!cJSON_IsString(file)) {
+        sr_json_describe(c, file, got, sizeof got);
+        return sr_json_fail_val(c, file, fjp, "expected a string (a mesh file path, relative to the scene file), got %s", got);
+    }
+    if (!file->valuestring[0]) return sr_json_fail_val(c, file, fjp, "must not be empty; expected a mesh file path");
+    sr_mesh_transform xf;
+    SR_TRY(sr_json_opt_vec3(c, o, jp, "translate", SR_JSON_VEC_ANY, sr_v3s(0), &xf.translate));
+    SR_TRY(sr_json_opt_float(c, o, jp, "scale", R_POS, 1.0f, &xf.scale));
+    SR_TRY(sr_json_opt_vec3(c, o, jp, "rotate", SR_JSON_VEC_ANY, sr_v3s(0), &xf.rotate_deg));
+    sr_mesh_opts mo = { .normals = SR_NORMALS_AUTO, .crease_deg = 180.0f, .keep_uv = 0 };
+    const cJSON *nv = sr_json_field(o, "normals");
+    if (nv) {
+        static const char *const normal_names[] = {"file", "flat", "smooth", NULL};
+        char njp[SR_JSON_PATH_MAX];
+        sr_json_path_key(njp, sizeof njp, jp, "normals");
+        int which = 0;
+        SR_TRY(sr_json_read_name(c, nv, njp, "normals", normal_names, &which));
+        mo.normals = (sr_mesh_normals)(which + 1);
+    }
+    const cJSON *ca = sr_json_field(o, "crease_angle");
+    if (ca && mo.normals != SR_NORMALS_SMOOTH) {
+        char cjp[SR_JSON_PATH_MAX];
+        sr_json_path_key(cjp, sizeof cjp, jp, "crease_angle");
+        return sr_json_fail_key(c, ca, cjp, "applies only to generated normals; expected it with \"normals\": \"smooth\"");
+    }
+    SR_TRY(sr_json_opt_float(c, o, jp, "crease_angle", R_CREASE, 180.0f, &mo.crease_deg));
+    mo.keep_uv = file_materials || sr_scene_textured(s, mat);
+    const uint32_t first = *prims->count;
+    sr_file_material *fm = NULL;
+    uint32_t fm_count = 0;
+    char notice[768] = "";
+    mo.notice = notice;
+    mo.notice_cap = sizeof notice;
+    if (file_materials) {
+        mat = s->material_count;   /* the file's materials go at the end of the table */
+        mo.file_mats = &fm;
+        mo.file_mat_count = &fm_count;
+    }
+
+    char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
+    if (!resolved) return sr_json_oom(c);
+    sr_error merr;
+    memset(&merr, 0, sizeof merr);
+    sr_status st = sr_mesh_load_ex(resolved, &xf, mat, &mo, prims->items, prims->count, prims->attrs, &merr);
+    prims->cap = *prims->count;   /* the mesh loader sized the array to fit                 */
+    sr_status st2 = SR_OK;        /* a failure below has its message in c->err already      */
+    if (st == SR_OK && file_materials) st2 = sr_scene_add_file_materials(c, file, fjp, s, resolved, fm, fm_count);
+    if (st == SR_OK && st2 == SR_OK) st2 = add_notice(c, s, resolved, notice);
+    sr_file_materials_free(fm, fm_count);
+    free(resolved);
+    if (st2 != SR_OK) return st2;
+    SR_TRY(sr_scene_loader_fail(c, file, fjp, st, &merr));
+    if (mo.keep_uv)
+        for (uint32_t i = first; i < *prims->count; i++)
+            if (sr_scene_textured(s, (*prims->items)[i].material) &&
+                (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV))) {
+                char clean[sizeof merr.msg];
+                sr_sanitize(clean, sizeof clean, file->valuestring);
+                return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF TEXCOORD_0), "
+                                        "but material \"%s\" has a texture; expected a mesh with UVs or an untextured material",
+                                        clean, s->material_names[(*prims->items)[i].material]);
+            }
+    return SR_OK;
+}
+
+/* When the run would overwrite an existing file: every mesh, and what each refers to, is
+ * checked against the outputs before the first one is imported (outpath.h), so that the
+ * refusal comes before any work. Anything else wrong is left to the objects' own pass. */
+static sr_status check_mesh_inputs(sr_json_doc *c, const cJSON *objs)
+{
+    size_t i = 0;
+    for (const cJSON *o = cJSON_IsArray(objs) ? objs->child : NULL; o; o = o->next, i++) {
+        const cJSON *type = cJSON_IsObject(o) ? sr_json_field(o, "type") : NULL;
+        const cJSON *file = type ? sr_json_field(o, "file") : NULL;
+        if (!cJSON_IsString(type) || strcmp(type->valuestring, "mesh") || !cJSON_IsString(file) || !file->valuestring[0])
+            continue;
+        char jp[SR_JSON_PATH_MAX], fjp[SR_JSON_PATH_MAX];
+        sr_json_path_index(jp, sizeof jp, "objects", i);
+        sr_json_path_key(fjp, sizeof fjp, jp, "file");
+        char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
+        if (!resolved) return sr_json_oom(c);
+        sr_error merr;
+        memset(&merr, 0, sizeof merr);
+        uint64_t size = 0, ref_bytes = 0;
+        sr_status st = sr_mesh_inputs_check(resolved, &size, &ref_bytes, &merr);
+        free(resolved);
+        SR_TRY(sr_scene_loader_fail(c, file, fjp, st, &merr));
+    }
+    return SR_OK;
+}
+
+sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
+{
+    SR_TRY(sr_json_need_array(c, objs, "objects"));
+    if (!objs->child)
+        return sr_json_fail_val(c, objs, "objects", "must contain at least one object (sphere, plane, quad or mesh)");
+    if (sr_output_guard_active()) SR_TRY(check_mesh_inputs(c, objs));
+    prim_buf prims = {&s->prims, &s->prim_count, 0, &s->attrs};
+    prim_buf planes = {&s->planes, &s->plane_count, 0, NULL};
+    size_t i = 0;
+    for (const cJSON *o = objs->child; o; o = o->next, i++) {
+        if ((i & 1023u) == 0 && sr_interrupt_pending())   /* a million objects take seconds */
+            return sr_fail(c->err, SR_INTERRUPTED, "%s: interrupted while reading the scene", c->path);
+        char jp[SR_JSON_PATH_MAX];
+        sr_json_path_index(jp, sizeof jp, "objects", i);
+        SR_TRY(sr_json_need_object(c, o, jp));
+        int kind = 0;
+        SR_TRY(sr_json_read_type(c, o, jp, "object", object_types, &kind));
+        char what[32];
+        snprintf(what, sizeof what, "a %s", object_types[kind]);
+        SR_TRY(sr_json_check_keys(c, o, jp, what, object_keys[kind]));
+        uint32_t mat = 0;
+        const cJSON *mv = sr_json_field(o, "material");
+        const bool file_materials = kind == OBJ_MESH && cJSON_IsString(mv) && !strcmp(mv->valuestring, "file");
+        if (!file_materials) SR_TRY(sr_scene_lookup_material(c, o, jp, s, sorted, named, &mat));
+        if ((kind == OBJ_SPHERE || kind == OBJ_PLANE) && sr_scene_textured(s, mat)) {
+            char mjp[SR_JSON_PATH_MAX];
+            sr_json_path_key(mjp, sizeof mjp, jp, "material");
+            return sr_json_fail_val(c, sr_json_field(o, "material"), mjp,
+                                    "material \"%s\" has a texture, and a %s has no texture coordinates; expected a quad or a "
+                                    "mesh with UVs", s->material_names[mat], object_types[kind]);
+        }
+
+        sr_prim p;
+        memset(&p, 0, sizeof p);
+        p.material = mat;
+        char kjp[SR_JSON_PATH_MAX];
+        switch (kind) {
+        case OBJ_SPHERE:
+            p.kind = SR_PRIM_SPHERE;
+            SR_TRY(sr_json_opt_vec3(c, o, jp, "center", SR_JSON_VEC_ANY, sr_v3s(0), &p.a));
+            SR_TRY(sr_json_opt_float(c, o, jp, "radius", R_POS, 1.0f, &p.b.x));
+            if (!push_prim(&prims, p)) return sr_json_oom(c);
+            break;
+        case OBJ_PLANE:
+            p.kind = SR_PRIM_PLANE;
+            SR_TRY(sr_json_opt_vec3(c, o, jp, "point", SR_JSON_VEC_ANY, sr_v3s(0), &p.a));
+            SR_TRY(sr_json_opt_vec3(c, o, jp, "normal", SR_JSON_VEC_DIR, sr_v3(0, 1, 0), &p.b));
+            sr_json_unit_vector(p.b, &p.b);
+            if (!push_prim(&planes, p)) return sr_json_oom(c);
+            break;
+        case OBJ_QUAD: {
+            p.kind = SR_PRIM_QUAD;
+            SR_TRY(sr_json_opt_vec3(c, o, jp, "corner", SR_JSON_VEC_ANY, sr_v3s(0), &p.a));
+            SR_TRY(sr_json_opt_vec3(c, o, jp, "edge_u", SR_JSON_VEC_DIR, sr_v3(1, 0, 0), &p.b));
+            SR_TRY(sr_json_opt_vec3(c, o, jp, "edge_v", SR_JSON_VEC_DIR, sr_v3(0, 1, 0), &p.c));
+            sr_vec3 u = sr_v3s(0.0f), v = sr_v3s(0.0f);
+            sr_json_unit_vector(p.b, &u);
+            sr_json_unit_vector(p.c, &v);
+            if (sr_length(sr_cross(u, v)) < 1e-6f) {
+                sr_json_path_key(kjp, sizeof kjp, jp, "edge_v");
+                return sr_json_fail_val(c, sr_json_field(o, "edge_v"), kjp,
+                                        "is parallel to edge_u, so the quad has no area; expected two edges that span a parallelogram");
+            }
+            if (!push_prim(&prims, p)) return sr_json_oom(c);
+            break;
+        }
+        default:
+            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims, file_materials));
+            break;
+        }
+    }
+    return SR_OK;
+}

@@ -1,0 +1,298 @@
+/* options.c: parsing the options render, bench and view share, and opening scene+backend. */
+#include "options.h"
+#include "../base/datadir.h"
+#include "../base/interrupt.h"
+#include "../base/names.h"
+#include "../../kernels/frames/sortkey.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- option parsing ---------------------------------------------------------------------- */
+
+int sr_usage_error(const sr_args *a, const char *fmt, const char *x, const char *y)
+{
+    fprintf(stderr, "stencilray %s: ", a->cmd);
+    fprintf(stderr, fmt, x, y);
+    fprintf(stderr, "\nRun 'stencilray %s --help' for the options.\n", a->cmd);
+    return 2;
+}
+
+/* The value after option `opt`, or NULL after printing an error. */
+const char *sr_value(sr_args *a, const char *opt)
+{
+    if (a->i + 1 >= a->argc) {
+        sr_usage_error(a, "%s needs a value%s", opt, "");
+        return NULL;
+    }
+    return a->argv[++a->i];
+}
+
+int sr_parse_u32(sr_args *a, const char *opt, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    const char *v = sr_value(a, opt);
+    if (!v) return 2;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || *v == '-' || errno || x < lo || x > hi) {
+        char range[64];
+        snprintf(range, sizeof range, "a whole number from %u to %u", lo, hi);
+        fprintf(stderr, "stencilray %s: %s: expected %s, got '%s'\n", a->cmd, opt, range, v);
+        return 2;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int sr_parse_float(sr_args *a, const char *opt, float lo, float hi, float *out)
+{
+    const char *v = sr_value(a, opt);
+    if (!v) return 2;
+    char *end;
+    errno = 0;
+    float x = strtof(v, &end);
+    if (*v == '\0' || *end != '\0' || errno || !(x >= lo && x <= hi)) {
+        fprintf(stderr, "stencilray %s: %s: expected a number from %g to %g, got '%s'\n", a->cmd, opt, lo, hi, v);
+        return 2;
+    }
+    *out = x;
+    return 0;
+}
+
+/* ---- shared options ------------------------------------------------------------------------ */
+
+void sr_common_default(sr_common *c)
+{
+    memset(c, 0, sizeof *c);
+    sr_render_opts_default(&c->render);
+    c->exposure = 1.0f;
+    c->tonemap = SR_TONEMAP_CLAMP;
+    c->integrator = -1;
+}
+
+int sr_parse_operand(sr_args *a, sr_common *c)
+{
+    const char *o = a->argv[a->i];
+    if (!c->operands) {
+        if (!strcmp(o, "--")) { c->operands = 1; return 0; }
+        if (o[0] == '-') return -1;   /* an option */
+    }
+    if (c->scene_path) return sr_usage_error(a, "one scene expected, got two ('%s' and '%s')", c->scene_path, o);
+    c->scene_path = o;
+    return 0;
+}
+
+/* Parse one option shared by render/bench/view. Returns 0 if consumed, 2 on error, -1 if the
+ * option is not a common one. */
+int sr_parse_common(sr_args *a, sr_common *c)
+{
+    const int operand = sr_parse_operand(a, c);
+    if (operand >= 0) return operand;
+    const char *o = a->argv[a->i];
+    if (!strcmp(o, "--width")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->width);
+    if (!strcmp(o, "--height")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->height);
+    if (!strcmp(o, "--spp")) return sr_parse_u32(a, o, 1, SR_MAX_SPP, &c->spp);
+    if (!strcmp(o, "--depth")) return sr_parse_u32(a, o, 1, SR_MAX_DEPTH, &c->depth);
+    if (!strcmp(o, "--device")) return sr_parse_u32(a, o, 0, 64, &c->device);
+    if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->render.seed);
+    if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
+    if (!strcmp(o, "--compact-below")) {
+        c->compact_opt = o;
+        return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
+    }
+    if (!strcmp(o, "--wave-dense")) {
+        c->wave_opt = o;
+        return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
+    }
+    if (!strcmp(o, "--wave-order")) {
+        c->wave_opt = o;
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        if (!strcmp(v, "launch")) c->render.wave_order = SR_WAVE_ORDER_LAUNCH;
+        else if (!strcmp(v, "slowest")) c->render.wave_order = SR_WAVE_ORDER_SLOWEST;
+        else return sr_usage_error(a, "--wave-order: expected launch or slowest, got '%s'%s", v, "");
+        return 0;
+    }
+    if (!strcmp(o, "--sort")) {   /* the coherence sort */
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        const int algo = sr_sort_algo_parse(v);
+        char choices[64];
+        if (algo < 0)
+            return sr_usage_error(a, "--sort: expected %s, got '%s'", sr_name_choices(sr_sort_algo_names, choices, sizeof choices), v);
+        c->render.sort = algo;
+        return 0;
+    }
+    if (!strcmp(o, "--sort-key")) {
+        c->sort_key_opt = o;
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        const int key = sr_sort_key_parse(v);
+        char choices[64];
+        if (key < 0)
+            return sr_usage_error(a, "--sort-key: expected %s, got '%s'",
+                                  sr_name_choices(sr_sort_key_names, choices, sizeof choices), v);
+        c->render.sort_key = key;
+        return 0;
+    }
+    if (!strcmp(o, "--camera")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        char why[256];
+        if (!sr_camera_arg_parse(v, &c->camera, why, sizeof why))
+            return sr_usage_error(a, "--camera %s: %s", v, why);
+        c->has_camera = 1;
+        c->camera_text = v;
+        return 0;
+    }
+    if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) { c->quiet = 1; return 0; }
+    if (!strcmp(o, "--backend")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        if (!strcmp(v, "auto")) c->backend = SR_BACKEND_AUTO;
+        else if (!strcmp(v, "cuda")) c->backend = SR_BACKEND_CUDA;
+        else if (!strcmp(v, "cpu")) c->backend = SR_BACKEND_CPU;
+        else return sr_usage_error(a, "--backend: expected auto, cuda or cpu, got '%s'%s", v, "");
+        return 0;
+    }
+    if (!strcmp(o, "--mask")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        int m = sr_mask_parse(v);
+        if (m < 0) return sr_usage_error(a, "--mask: expected flags, stencil, compact, wave or megakernel, got '%s'%s", v, "");
+        c->render.mask = (sr_mask)m;
+        return 0;
+    }
+    if (!strcmp(o, "--integrator")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        char choices[64];
+        const int integrator = sr_integrator_parse(v);
+        if (integrator < 0)
+            return sr_usage_error(a, "--integrator: expected %s, got '%s'",
+                                  sr_name_choices(sr_integrator_names, choices, sizeof choices), v);
+        c->integrator = integrator;
+        return 0;
+    }
+    if (!strcmp(o, "--tonemap")) {
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        char choices[64];
+        const int op = sr_tonemap_parse(v);
+        if (op < 0)
+            return sr_usage_error(a, "--tonemap: expected %s, got '%s'", sr_name_choices(sr_tonemap_names, choices, sizeof choices), v);
+        c->tonemap = (sr_tonemap)op;
+        return 0;
+    }
+    return -1;
+}
+
+static int sr_runs_mask(const int *runs, int run_count, sr_mask m)
+{
+    for (int i = 0; i < run_count; i++)
+        if (runs[i] == (int)m) return 1;
+    return 0;
+}
+
+int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs, int run_count, int sorts)
+{
+    const bool wave = sr_runs_mask(runs, run_count, SR_MASK_WAVE), compact = sr_runs_mask(runs, run_count, SR_MASK_COMPACT);
+    const char *opt = NULL, *applies = NULL;
+    if (c->wave_opt && !wave) {
+        opt = c->wave_opt;
+        applies = "applies to --mask wave only";
+    } else if (c->compact_opt && !compact && !wave) {
+        opt = c->compact_opt;
+        applies = "applies to --mask compact (and to wave, which may choose compaction) only";
+    } else if (sorts && !compact) {
+        opt = "--sort";
+        applies = "applies to --mask compact only";
+    } else if (c->sort_key_opt && !sorts) {
+        return sr_usage_error(a, "%s chooses the key of a coherence sort, and no sort is asked for (--sort merge or "
+                              "radix); it would change nothing here, so leave %s out", c->sort_key_opt, c->sort_key_opt);
+    }
+    if (!opt) return 0;
+    char masks[128];   /* "the mask here is X" or "--mask lists X,Y" */
+    size_t used = (size_t)snprintf(masks, sizeof masks, "%s", run_count == 1 ? "the mask here is " : "--mask lists ");
+    for (int i = 0; i < run_count && used < sizeof masks; i++)
+        used += (size_t)snprintf(masks + used, sizeof masks - used, "%s%s", i ? "," : "", sr_mask_name((sr_mask)runs[i]));
+    char msg[384];
+    snprintf(msg, sizeof msg, "%s %s, and %s; it would change nothing here, so leave %s out", opt, applies, masks, opt);
+    return sr_usage_error(a, "%s%s", msg, "");
+}
+
+/* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
+int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
+{
+    sr_error err = { SR_OK, "" };
+    static char fallback[PATH_MAX + 32];
+    if (!c->scene_path) {
+        /* The default scene that came with this binary (installed beside it, or the source
+         * tree it was built from), from whatever folder it runs in; then ./scenes. */
+        char dir[PATH_MAX];
+        if (sr_data_dir(SR_DEFAULT_SCENE, dir, sizeof dir)) {
+            snprintf(fallback, sizeof fallback, "%s/%s", dir, SR_DEFAULT_SCENE);
+            c->scene_path = fallback;
+        } else if (access(SR_DEFAULT_SCENE, R_OK) == 0) {
+            c->scene_path = SR_DEFAULT_SCENE;
+        } else {
+            fprintf(stderr, "stencilray %s: no scene given, and the default scene (%s) is in none of %s or ./; "
+                            "give a scene file: stencilray %s SCENE.json\n", cmd, SR_DEFAULT_SCENE, dir, cmd);
+            return 2;
+        }
+    }
+    /* Nothing is written while the scene loads: a stop can end the program at once, even
+     * inside cJSON's parse, which cannot poll the flag (interrupt.h; render installs it). */
+    sr_interrupt_quick_begin("reading the scene");
+    const sr_status loaded = sr_scene_load(c->scene_path, scene, &err);
+    sr_interrupt_quick_end();
+    if (loaded) {
+        if (err.status != SR_INTERRUPTED || sr_interrupt_can_report()) fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+        if (err.status == SR_INTERRUPTED) return 128 + (sr_interrupt_pending() ? sr_interrupt_pending() : 2);
+        return err.status;
+    }
+    if (scene->notices && !c->quiet) {
+        const char *line = scene->notices;
+        while (*line) {   /* each notice as "stencilray CMD: notice: ..." */
+            const char *end = strchr(line, '\n');
+            int len = end ? (int)(end - line) : (int)strlen(line);
+            fprintf(stderr, "stencilray %s: %.*s\n", cmd, len, line);
+            line += len + (end ? 1 : 0);
+        }
+    }
+    if (c->width) scene->width = c->width;
+    if (c->height) scene->height = c->height;
+    if (c->spp) scene->spp = c->spp;
+    if (c->depth) scene->max_depth = c->depth;
+    if (c->integrator >= 0) scene->integrator = (uint32_t)c->integrator;
+    char camera_why[256];
+    if (c->has_camera && !sr_camera_arg_apply(&c->camera, &scene->camera, camera_why, sizeof camera_why)) {
+        fprintf(stderr, "stencilray %s: --camera %s: %s\n", cmd, c->camera_text, camera_why);
+        sr_scene_free(scene);
+        return 2;
+    }
+    if ((uint64_t)scene->width * scene->height > (1u << 28)) {
+        fprintf(stderr, "stencilray %s: %ux%u is %llu pixels; at most %u are supported\n", cmd, scene->width,
+                scene->height, (unsigned long long)scene->width * scene->height, 1u << 28);
+        sr_scene_free(scene);
+        return 2;
+    }
+    char why[256];
+    if (sr_backend_create(c->backend, (int)c->device, be, why, sizeof why, &err)) {
+        fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+        sr_scene_free(scene);
+        return err.status;
+    }
+    if (!c->quiet) {
+        if (be->kind == SR_BACKEND_CUDA) fprintf(stderr, "stencilray: GPU backend on %s\n", be->device_name);
+        else if (why[0]) fprintf(stderr, "stencilray: CPU backend (%s), %s\n", why, be->device_name);
+        else fprintf(stderr, "stencilray: CPU backend, %s\n", be->device_name);
+    }
+    return 0;
+}
+
