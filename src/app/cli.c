@@ -201,7 +201,7 @@ static int sr_cmd_render(int argc, char **argv)
     memset(&st, 0, sizeof st);
     char way[64] = "";
     double t_setup = sr_now();
-    /* Everything the host will allocate, checked before any of it is (mem_limits.h). */
+    /* Everything the host will allocate, checked before any of it is (render.h). */
     sr_status s = sr_check_render_memory(&scene, be.kind, out, &err);
     if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);

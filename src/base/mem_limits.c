@@ -158,27 +158,3 @@ uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path)
     (void)path;
     return (uint64_t)w * h * 12u + (1u << 20);
 }
-
-sr_status sr_check_render_memory(const sr_scene *s, sr_backend_kind be_kind, const char *out, sr_error *err)
-{
-    const uint64_t bvh = sr_bvh_build_bytes(s->prim_count);
-    const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(s->width, s->height) : 0;
-    const uint64_t rgb = (uint64_t)s->width * s->height * 3u * sizeof(float);
-    /* the per-prim attributes again in BVH order (render.c), when the scene has any */
-    const uint64_t attrs = s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0;
-    const uint64_t enc = out ? sr_image_write_bytes(s->width, s->height, out) : 0;
-    const uint64_t need = bvh + attrs + pool + rgb + enc;
-    char what[512], b1[32], b2[32], b3[32], b4[32];
-    int len = snprintf(what, sizeof what, "a %ux%u render on the %s backend", s->width, s->height,
-                       be_kind == SR_BACKEND_CPU ? "CPU" : "CUDA");
-    if (len > 0 && (size_t)len < sizeof what)
-        snprintf(what + len, sizeof what - (size_t)len, " (ray pool and film %s, BVH build %s, image %s, %s output %s)",
-                 sr_fmt_bytes(b1, sizeof b1, pool), sr_fmt_bytes(b2, sizeof b2, bvh), sr_fmt_bytes(b3, sizeof b3, rgb),
-                 out ? (strrchr(out, '.') ? strrchr(out, '.') + 1 : "file") : "no", sr_fmt_bytes(b4, sizeof b4, enc));
-    return sr_check_host_memory(need, what,
-                                "; use a smaller --width/--height"
-#ifdef SR_HAVE_CUDA
-                                " or --backend cuda (the ray pool then lives on the GPU)"
-#endif
-                                , err);
-}

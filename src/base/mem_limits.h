@@ -7,8 +7,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../backend/backend.h"
-#include "../scene/scene.h"
 #include "status.h"
 
 /* Mesh files: bigger than this is refused before assimp reads it. */
@@ -49,10 +47,5 @@ uint64_t sr_bvh_build_bytes(uint64_t n);
 /* Bytes sr_image_write needs for a w x h image written to `path` (.png, .hdr or .exr). */
 uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path);
 
-/* Everything `render` allocates on the host after the scene is loaded: the BVH build, the
- * CPU backend's pool and film (when be_kind is CPU), the image read back and its encoding
- * for `out` (NULL: no file). SR_ERR_INPUT with the numbers when it does not fit. */
-sr_status sr_check_render_memory(const sr_scene *scene, sr_backend_kind be_kind, const char *out,
-                                 sr_error *err);
 
 #endif

@@ -6,7 +6,7 @@
 #include "mesh_check.h"
 #include "../base/interrupt.h"
 #include "outpath.h"
-#include "../settings/rotation.h"
+#include "../base/rotation.h"
 
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>

@@ -109,4 +109,10 @@ uint32_t sr_wave_way_choose(float ms[][SR_WAVE_TUNE_RUNS], uint32_t depth);
 int sr_wave_chooses(const sr_render_opts *o);
 int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o);
 
+/* Everything `render` allocates on the host after the scene is loaded: the BVH build, the
+ * CPU backend's pool and film (when be_kind is CPU), the image read back and its encoding
+ * for `out` (NULL: no file). SR_ERR_INPUT with the numbers when it does not fit. */
+sr_status sr_check_render_memory(const sr_scene *scene, sr_backend_kind be_kind, const char *out,
+                                 sr_error *err);
+
 #endif

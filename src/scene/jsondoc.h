@@ -38,11 +38,6 @@ sr_status sr_json_open(sr_json_doc *doc, const char *path, const char *text, siz
                        sr_error *err);
 void sr_json_close(sr_json_doc *doc);
 
-/* The length (1 to 4) of the well-formed UTF-8 character at s (RFC 3629: no overlong forms,
- * no surrogates, nothing past U+10FFFF; `left` bytes readable), or 0 where none starts.
- * Written here: a scan this small is not worth a library, and cJSON passes any bytes through. */
-size_t sr_utf8_char_len(const unsigned char *s, size_t left);
-
 /* Read a whole file of at most max_bytes into *text (malloc'd; the caller frees it). `what`
  * names it in messages ("scene": "cannot read scene file: ..."). */
 sr_status sr_json_read_file(const char *path, const char *what, size_t max_bytes, char **text, size_t *len,

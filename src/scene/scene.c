@@ -6,7 +6,7 @@
 #include "scene_parse.h"
 #include "../base/mem_limits.h"
 #include "../io/envmap.h"
-#include "../settings/rotation.h"
+#include "../base/rotation.h"
 #include "../base/names.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
 #include "backend_cpu.h"
 #include "../../../kernels/integrators/stages.h"
 #include "../../../kernels/frames/wave.h"
-#include "../../base/fault.h"
+#include "../fault.h"
 #include "../../base/interrupt.h"
 #include "../../base/mem_limits.h"
 #include "sort_cpu.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../base/fault.h"
+#include "../fault.h"
 #include "../../base/mem_limits.h"
 
 /* CUDA reports a kernel's fault (illegal address, ...) at some later call, whatever that

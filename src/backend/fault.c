@@ -1,6 +1,6 @@
 /* fault.c: SR_FAULT, the test-only fault switch (see fault.h). */
 #include "fault.h"
-#include "../backend/backend.h"
+#include "backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,24 @@
+/* utf8.c: UTF-8 character lengths (utf8.h). */
+#include "utf8.h"
+
+size_t sr_utf8_char_len(const unsigned char *s, size_t left)
+{
+    if (!left) return 0;
+    const unsigned char b = s[0];
+    if (b < 0x80) return 1;
+    size_t n;
+    unsigned lo = 0x80, hi = 0xBF;   /* the second byte's range */
+    if (b >= 0xC2 && b <= 0xDF) n = 1;
+    else if (b == 0xE0) { n = 2; lo = 0xA0; }
+    else if (b == 0xED) { n = 2; hi = 0x9F; }
+    else if (b >= 0xE1 && b <= 0xEF) n = 2;
+    else if (b == 0xF0) { n = 3; lo = 0x90; }
+    else if (b == 0xF4) { n = 3; hi = 0x8F; }
+    else if (b >= 0xF1 && b <= 0xF3) n = 3;
+    else return 0;
+    if (n >= left) return 0;   /* truncated at the end */
+    if (s[1] < lo || s[1] > hi) return 0;
+    for (size_t k = 2; k <= n; k++)
+        if ((s[k] & 0xC0) != 0x80) return 0;
+    return n + 1;
+}

@@ -1,0 +1,13 @@
+/* utf8.h: where well-formed UTF-8 characters start and end, for the scene reader (which refuses
+ * text that is not UTF-8) and the JSON results (which replace what is not). */
+#ifndef SR_UTF8_H
+#define SR_UTF8_H
+
+#include <stddef.h>
+
+/* The length (1 to 4) of the well-formed UTF-8 character at s (RFC 3629: no overlong forms,
+ * no surrogates, nothing past U+10FFFF; `left` bytes readable), or 0 where none starts.
+ * Written here: a scan this small is not worth a library, and cJSON passes any bytes through. */
+size_t sr_utf8_char_len(const unsigned char *s, size_t left);
+
+#endif
