@@ -384,15 +384,14 @@ SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_v
     }
     const sr_prim *prim = sr_hit_prim(s, h);
     const sr_material *m = &s->materials[prim->material];
-    const bool pbr = m->kind == SR_MAT_PBR;
-    if (!(m->kind == SR_MAT_EMISSIVE || (pbr && sr_max3(m->color2) > 0.0f))) return;
+    if (m->kind != SR_MAT_EMISSIVE && m->kind != SR_MAT_PBR) return;
     const sr_vec3 ng = sr_prim_normal(prim, sr_madd(o, wi, h.t));
     const bool front = sr_dot(wi, ng) < 0.0f;
-    if (pbr) {
-        if (front) sr_path_film_add(p, pixel, sr_mul(tp, m->color2));
-        return;
-    }
-    sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, front, pdf)));
+    /* Both kinds through one add (a pbr surface that does not emit adds 0): a branch of its
+     * own for pbr makes the path wave kernels spill more (docs/experiments.md). */
+    const sr_vec3 le = m->kind == SR_MAT_PBR ? (front ? m->color2 : sr_v3s(0.0f))
+                                             : sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, front, pdf);
+    sr_path_film_add(p, pixel, sr_mul(tp, le));
 }
 
 /* One path vertex of ray *r, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns
