@@ -69,22 +69,22 @@ static const char *sr_cuda_note(cudaError_t e)
 extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void),
     srk_wave(void);
 
-/* SR_FAULT (fault.h), test-only. launch: a real launch of the stage's kernel with 2048
- * threads per block, which the driver refuses (cudaErrorInvalidValue on the H200; it never
- * runs, so zeroed arguments do). kernel: the stage is launched with its ray pool and hits at address 0x10, so it
- * takes an illegal address while running: a sticky error, seen at a later call. */
-static sr_status cuda_fault(sr_kernel stage, uint32_t bounce, sr_params *p, sr_ray_soa *dst, sr_error *err)
+/* SR_FAULT (fault.h, checked by sr_backend_launch), test-only. kernel: the stage is launched
+ * with its ray pool and hits at address 0x10 (cuda_poison), so it takes an illegal address
+ * while running: a sticky error, seen at a later call. launch: a real launch of the stage's
+ * kernel with 2048 threads per block, which the driver refuses (cudaErrorInvalidValue on the
+ * H200; it never runs, so zeroed arguments do). */
+static void cuda_poison(sr_params *p, sr_ray_soa *dst)
 {
-    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, sr_kernel_name(stage));
-    if (f == SR_FAULT_KERNEL) {
-        void *bad = (void *)(uintptr_t)0x10;
+    void *bad = (void *)(uintptr_t)0x10;
 #define SR_X_POISON(type, name) if (p) p->ray.name = (type *)bad; if (dst) dst->name = (type *)bad;
-        SR_RAY_FIELDS(SR_X_POISON)
+    SR_RAY_FIELDS(SR_X_POISON)
 #undef SR_X_POISON
-        if (p) { p->hit_t = (float *)bad; p->hit_prim = (uint32_t *)bad; }
-        return SR_OK;
-    }
-    if (f != SR_FAULT_LAUNCH) return SR_OK;
+    if (p) { p->hit_t = (float *)bad; p->hit_prim = (uint32_t *)bad; }
+}
+
+static sr_status cuda_refused_launch(sr_kernel stage, uint32_t bounce, sr_error *err)
+{
     const void *k = stage == SR_KERNEL_GENERATE ? (const void *)srk_generate
                   : stage == SR_KERNEL_INTERSECT ? (const void *)srk_intersect
                   : stage == SR_KERNEL_SHADE ? (const void *)srk_shade
@@ -322,7 +322,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
 static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
 
 /* What a failing launch of kernel k was doing, for its message: "launching shade", as an
- * injected fault (cuda_fault) names it too. */
+ * injected fault (cuda_refused_launch) names it too. */
 static const char *sr_cuda_doing(sr_kernel k)
 {
     static char buf[48];
@@ -339,7 +339,6 @@ _Static_assert(SRK_GENERATE == (int)SR_KERNEL_GENERATE && SRK_INTERSECT == (int)
 static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     const int stage = (int)k;   /* SRK_* (launch.h) share sr_kernel's values */
-    SR_TRY(cuda_fault(k, a->bounce, p, NULL, err));
     sr_cuda_launched(k, a->bounce);
     if (a->over_live)
         SR_CUDA_TRY(sr_launch_stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
@@ -378,7 +377,6 @@ static uint32_t *cuda_order_take(sr_cuda *c, uint32_t tiles, uint32_t x)
 static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     p->n = c->wave_slots;
-    SR_TRY(cuda_fault(SR_KERNEL_WAVE, 0, p, NULL, err));
     const uint32_t s = c->wave_ordered, parity = c->wave_parity;
     sr_wave_args w = {
         .queue_base = c->aligned,   /* pool[1] continues pool[0] (cuda_upload) */
@@ -433,6 +431,8 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     sr_cuda *c = (sr_cuda *)impl;
     sr_params p = cuda_params(c);
     if (!a->over_live) p.n = a->n;
+    if (a->fault == SR_FAULT_LAUNCH) return cuda_refused_launch(k, a->bounce, err);
+    if (a->fault == SR_FAULT_KERNEL) cuda_poison(&p, NULL);
     switch (k) {
     case SR_KERNEL_GENERATE: case SR_KERNEL_INTERSECT: case SR_KERNEL_SHADE: return cuda_stage(c, k, &p, a, err);
     case SR_KERNEL_STENCIL_FILL:
@@ -444,7 +444,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
         return SR_OK;
     case SR_KERNEL_COMPACT: {   /* the new count goes to the other live_n entry */
         sr_ray_soa dst = c->core.pool[1 - c->core.current];
-        SR_TRY(cuda_fault(SR_KERNEL_COMPACT, a->bounce, NULL, &dst, err));
+        if (a->fault == SR_FAULT_KERNEL) cuda_poison(NULL, &dst);
         sr_cuda_launched(SR_KERNEL_COMPACT, a->bounce);
         SR_CUDA_TRY(sr_launch_compact_live(c->core.pool[c->core.current], dst, c->core.stencil, &c->live_n[c->cur_n],
                                            &c->live_n[1 - c->cur_n], a->n, a->live_share, c->stream),
@@ -472,7 +472,6 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
         return SR_OK;
     }
     case SR_KERNEL_MEGAKERNEL:
-        SR_TRY(cuda_fault(SR_KERNEL_MEGAKERNEL, 0, &p, NULL, err));
         sr_cuda_launched(SR_KERNEL_MEGAKERNEL, 0);
         SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing(k));
         return SR_OK;
