@@ -37,6 +37,11 @@ typedef enum sr_buffer {
     SR_BUFFER_TILE_ORDER,     /* read: sr_tiled_slots / 32 uint32, the tiles in the order the
                                  next wave sample with slowest_first takes them (launch order
                                  0, 1, ... until one has run); the CPU has none: refused       */
+#if SR_MEASURE
+    SR_BUFFER_WAVE_TIMELINE,  /* read, a measurement build's CUDA backend with $SR_WAVE_TIMELINE
+                                 set: sr_wave_timeline_warps * SR_WAVE_TIMELINE_WORDS uint32,
+                                 the last wave frame's warp records (kernels/frames/wave.h)     */
+#endif
     SR_BUFFER_KINDS
 } sr_buffer;
 #define SR_WHOLE UINT32_MAX

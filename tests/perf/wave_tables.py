@@ -191,7 +191,10 @@ def plain_table(d):
             path = os.path.join(d, f"general_{scene}_{size}.json")
             if not os.path.exists(path):
                 continue
-            built = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
+            base = os.path.join(d, f"measured_{scene}_{size}.json")
+            if not os.path.exists(base):
+                base = os.path.join(d, f"bench_{scene}_{size}.json")
+            built = by_depth(load(base))
             general = by_depth(load(path))
             for m in ("wave", "megakernel"):
                 out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {m} | " + " | ".join(
