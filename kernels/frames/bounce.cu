@@ -1,6 +1,5 @@
 /* bounce.cu: kernel frames around the shared stages (stages.h), one launch per stage and
  * bounce, and the megakernel baseline. The stage bodies are the CPU backend's too. */
-#include <stdlib.h>
 #include "launch.h"
 #include "../integrators/stages.h"
 #include "plain.cuh"
@@ -82,25 +81,21 @@ extern "C" __global__ void SR_K(srk_shade_flags)(SR_STAGE_ARGS) { sr_flags_stage
 extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_stage<SRK_SHADE_PATH>(p, mask, bounce); }
 
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do, built
- * as nvcc chooses (no launch bounds). The _bounded twins give it the register budget of the
- * wave mask's kernel without a queue (56 at 9 blocks of 128): a measurement switch,
- * $SR_MEGAKERNEL_BOUNDED. */
-#define SR_MEGAKERNEL(NAME, PIXEL, BOUNDS)                                                   \
-    extern "C" __global__ void BOUNDS SR_K(NAME)(sr_params p)                                       \
+ * with the register budget of the wave mask's kernel without a queue (56 at 9 blocks of 128
+ * on sm_90), which measured faster than nvcc's own choice in 46 of 48 benchmark cells (3-21 %;
+ * docs/experiments.md, "The megakernel's launch bounds"). */
+#define SR_MEGAKERNEL(NAME, PATH)                                                             \
+    extern "C" __global__ void __launch_bounds__(SR_STAGE_BLOCK, SR_MIN_BLOCKS(9u, SR_STAGE_BLOCK)) \
+        SR_K(NAME)(sr_params p)                                                               \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
-        uint32_t segments = i < p.n ? PIXEL : 0u;                                             \
+        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH) : 0u;                  \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
-#define SR_UNBOUNDED
-#define SR_BOUNDED_WAVE __launch_bounds__(SR_STAGE_BLOCK, SR_MIN_BLOCKS(9u, SR_STAGE_BLOCK))
 
-SR_MEGAKERNEL(srk_megakernel, sr_megakernel_pixel(&p, i, false), SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_path, sr_megakernel_pixel(&p, i, true), SR_UNBOUNDED)
-SR_MEGAKERNEL(srk_megakernel_bounded, sr_megakernel_pixel(&p, i, false), SR_BOUNDED_WAVE)
-SR_MEGAKERNEL(srk_megakernel_path_bounded, sr_megakernel_pixel(&p, i, true), SR_BOUNDED_WAVE)
-SR_MEGAKERNEL(srk_megakernel_path_deferred, sr_megakernel_pixel_deferred(&p, i), SR_UNBOUNDED)
+SR_MEGAKERNEL(srk_megakernel, false)
+SR_MEGAKERNEL(srk_megakernel_path, true)
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 
@@ -149,15 +144,8 @@ extern "C" cudaError_t SR_K(sr_launch_megakernel)(const sr_params *p, cudaStream
 {
     SR_HAND_OVER(sr_launch_megakernel, p, stream);
     if (p->n == 0) return cudaSuccess;
-    static int bounded = -1, deferred = -1;   /* read once: measurement switches */
-    if (bounded < 0) bounded = getenv("SR_MEGAKERNEL_BOUNDED") != NULL;
-    if (deferred < 0) deferred = getenv("SR_MEGAKERNEL_DEFERRED") != NULL;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
-    if (p->scene.integrator == SR_INTEGRATOR_PATH && deferred)
-        SR_K(srk_megakernel_path_deferred)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
-    else if (p->scene.integrator == SR_INTEGRATOR_PATH)
-        (bounded ? SR_K(srk_megakernel_path_bounded) : SR_K(srk_megakernel_path))<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
-    else
-        (bounded ? SR_K(srk_megakernel_bounded) : SR_K(srk_megakernel))<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    if (p->scene.integrator == SR_INTEGRATOR_PATH) SR_K(srk_megakernel_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    else SR_K(srk_megakernel)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     return cudaGetLastError();
 }

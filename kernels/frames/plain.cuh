@@ -16,7 +16,9 @@
 #ifndef SR_PLAIN_CUH
 #define SR_PLAIN_CUH
 
+#if SR_MEASURE
 #include <stdlib.h>
+#endif
 #include "../integrators/stages.h"
 
 #if SR_NO_ASSETS && SR_NO_LIGHTS
@@ -29,15 +31,18 @@
 
 enum { SR_BUILD_GENERAL, SR_BUILD_NO_ASSETS, SR_BUILD_PLAIN };
 
-/* The build that runs the scene of p: the narrowest that fits it, unless $SR_NO_PLAIN_KERNELS
- * is set (a measurement switch: the general build for every scene; read once). Inside a
- * narrower build, that build. */
+/* The build that runs the scene of p: the narrowest that fits it. Inside a narrower build,
+ * that build. A measurement build (-DSR_MEASURE=ON) reads $SR_NO_PLAIN_KERNELS once: set, it
+ * runs every scene on the general build (what the narrower builds gain, docs/design.md). */
 static inline int sr_build_for(const sr_params *p)
 {
-    static int off = -1;
     if (SR_NO_ASSETS || SR_NO_LIGHTS) return SR_BUILD_GENERAL;
+#if SR_MEASURE
+    static int off = -1;
     if (off < 0) off = getenv("SR_NO_PLAIN_KERNELS") != NULL;
-    if (off || !sr_scene_no_assets(&p->scene)) return SR_BUILD_GENERAL;
+    if (off) return SR_BUILD_GENERAL;
+#endif
+    if (!sr_scene_no_assets(&p->scene)) return SR_BUILD_GENERAL;
     return p->scene.integrator == SR_INTEGRATOR_PATH && sr_scene_plain(&p->scene) ? SR_BUILD_PLAIN : SR_BUILD_NO_ASSETS;
 }
 

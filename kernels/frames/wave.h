@@ -84,8 +84,8 @@ SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
 #define SR_WAVE_ORDER_STRIDE 32u   /* words from one spread's counter to the next */
 #define SR_WAVE_ORDER_COUNT_WORDS (SR_WAVE_ORDER_SPREAD * SR_WAVE_ORDER_STRIDE)
 /* The order's memory (backend_cuda.c): three sets of counts and of ranks, two validity
- * words, then two arrays of files and two of orders, a word a group each.
- * $SR_WAVE_LAUNCH_ORDER=1 (a measurement switch) keeps the launch order. */
+ * words, then two arrays of files and two of orders, a word a group each. In a measurement
+ * build (-DSR_MEASURE=ON), $SR_WAVE_LAUNCH_ORDER=1 keeps the launch order. */
 #define SR_WAVE_ORDER_SMALL_WORDS (6u * SR_WAVE_ORDER_COUNT_WORDS + 2u)
 #define SR_WAVE_ORDER_WORDS(tiles) (SR_WAVE_ORDER_SMALL_WORDS + 4u * (uint64_t)sr_wave_groups(tiles))
 #define SR_WAVE_LAUNCH_ORDER_ENV "SR_WAVE_LAUNCH_ORDER"
@@ -98,16 +98,28 @@ SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
 #define SR_WAVE_DRAINED 1u   /* the drain: queue chunks claimed so far */
 #define SR_WAVE_CTL 4u
 
-/* The warp timeline, for measuring where a frame's time goes: a build configured with
- * -DSR_WAVE_TIMELINE=ON records, for every warp of the kernel without the queue, when it
- * started and how long it ran (%globaltimer, ns), its SM and its deepest bounce, by the
- * warp's place in the launch: SR_WAVE_TIMELINE_WORDS words (start low, start high, ns ran,
- * SM << 16 | deepest bounce). $SR_WAVE_TIMELINE=FILE writes the last frame's records as CSV
- * when the device lets go of its memory (backend_cuda.c, which clears them before each
- * frame, so a frame run by the queue kernels leaves none); tests/perf/warps_over_time.py
- * draws them. Other builds record nothing, so the kernels carry none of it. */
+/* The warp timeline, for measuring where a frame's time goes: a measurement build
+ * (-DSR_MEASURE=ON, which sets SR_WAVE_TIMELINE) records, for every warp of the kernel without
+ * the queue, when it started and how long it ran (%globaltimer, ns), its SM and its deepest
+ * bounce, by the warp's place in the launch: SR_WAVE_TIMELINE_WORDS words (start low, start
+ * high, ns ran, SM << 16 | deepest bounce), sr_wave_timeline_warps of them. With
+ * $SR_WAVE_TIMELINE=FILE set, the CUDA backend keeps them (clearing them before each frame, so
+ * a frame run by the queue kernels leaves none) and `stencilray bench` writes the last frame's
+ * as CSV (src/bench/wave_timeline.c); tests/perf/warps_over_time.py draws them. Other builds
+ * record nothing, so the kernels carry none of it. */
+#if defined(SR_MEASURE) && SR_MEASURE
+#define SR_WAVE_TIMELINE 1
+#else
+#define SR_WAVE_TIMELINE 0
+#endif
 #define SR_WAVE_TIMELINE_ENV "SR_WAVE_TIMELINE"
 #define SR_WAVE_TIMELINE_WORDS 4u
+/* Warps of the launch-order grid, the larger: rows of whole groups of tiles. */
+SR_HD uint32_t sr_wave_timeline_warps(uint32_t width, uint32_t height)
+{
+    const uint32_t tiles_x = sr_tiles_x(width);
+    return (tiles_x + SR_WAVE_GROUP - 1u) / SR_WAVE_GROUP * SR_WAVE_GROUP * (sr_tiles(width, height) / tiles_x);
+}
 
 /* The queue holds as many rays as the pool; a warp that finds it full runs its rays to the
  * end where they are. SR_WAVE_QUEUE_LIMIT=N (tests) makes it N entries, to exercise that. */

@@ -89,20 +89,6 @@ SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path
     return segments;
 }
 
-/* The same for path tracing with the last segment traced as the wave mask does, a bounce of
- * its own (not counted): a measurement twin of the megakernel (docs/performance.md). Its own function:
- * as a branch of the one above, it cost the megakernel 6 registers on sm_90. */
-SR_HD uint32_t sr_megakernel_pixel_deferred(const sr_params *p, uint32_t pixel)
-{
-    sr_ray r = sr_camera_pixel(p, pixel);
-    uint32_t segments = 0;
-    for (uint32_t b = 0; b <= p->scene.max_depth; b++) {
-        segments += b < p->scene.max_depth;
-        if (!sr_trace_path_deferred(p, &r, b)) break;
-    }
-    return segments;
-}
-
 /* A scene without assets: no textures, environment map or per-vertex attributes. A plain
  * scene has no lights or area emitters either. The GPU runs such scenes on kernels built
  * without those features (kernels/frames/plain.cuh). */

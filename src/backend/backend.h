@@ -37,6 +37,11 @@ typedef enum sr_buffer {
     SR_BUFFER_TILE_ORDER,     /* read: sr_tiled_slots / 32 uint32, the tiles in the order the
                                  next wave sample with slowest_first takes them (launch order
                                  0, 1, ... until one has run); the CPU has none: refused       */
+#if SR_MEASURE
+    SR_BUFFER_WAVE_TIMELINE,  /* read, a measurement build's CUDA backend with $SR_WAVE_TIMELINE
+                                 set: sr_wave_timeline_warps * SR_WAVE_TIMELINE_WORDS uint32,
+                                 the last wave frame's warp records (kernels/frames/wave.h)     */
+#endif
     SR_BUFFER_KINDS
 } sr_buffer;
 #define SR_WHOLE UINT32_MAX
@@ -85,6 +90,8 @@ typedef struct sr_launch_args {
     int sort_key;        /* sort keys, sort: sr_sort_key                                      */
     float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */
     float scale;         /* film resolve: 1 / samples                                         */
+    int fault;           /* set by sr_backend_launch alone: the sr_fault_kind (fault.h) the test
+                            switch SR_FAULT injects into this launch, SR_FAULT_NONE (0) if none */
 } sr_launch_args;
 
 /* "generate", "intersect", ..., "stencil fill", ...: the one table of the kernels' names, as
@@ -100,7 +107,8 @@ typedef struct sr_backend_ops {
     /* Memory: wait for queued work, then copy buffer b to host memory (see sr_buffer). */
     sr_status (*read)(void *impl, sr_buffer b, void *host, sr_error *err);
     /* Queue one launch of kernel k over the current pool half (sr_kernel, sr_launch_args).
-     * A failure names the kernel and the bounce; SR_FAULT (fault.h) is checked here. */
+     * A failure names the kernel and the bounce. a->fault (set by sr_backend_launch) asks
+     * the backend to make that fault real: a refused launch, or a kernel that faults. */
     sr_status (*launch)(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err);
     /* Replace the scalar settings (camera, depth, spp, colours) of the uploaded scene; the
      * arrays and the image size stay. For the viewer and the benchmark's depth sweep. */
@@ -161,6 +169,9 @@ sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
 void sr_backend_destroy(sr_backend *be);
 /* The film (sums over samples) times `scale` into rgb (width*height*3): read, then scale. */
 sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err);
+/* One launch (ops->launch) with the test switch SR_FAULT (fault.h) checked once, here: the
+ * launch it names gets its fault in a->fault. Every launch goes through this. */
+sr_status sr_backend_launch(sr_backend *be, sr_kernel k, const sr_launch_args *a, sr_error *err);
 /* Zero the film. */
 sr_status sr_backend_clear_film(sr_backend *be, sr_error *err);
 /* The film times `scale` into device memory at dst (the film resolve kernel), queued. */

@@ -15,7 +15,7 @@ static struct {
 } sr_fault;
 
 /* The kernels a fault may name, by sr_kernel_name: those the CUDA backend can make fail for
- * real (cuda_fault in backend_cuda.c launches each one wrongly). */
+ * real (cuda_refused_launch in backend_cuda.c launches each one wrongly). */
 static const sr_kernel sr_fault_kernels[] = { SR_KERNEL_GENERATE, SR_KERNEL_INTERSECT, SR_KERNEL_SHADE,
                                               SR_KERNEL_COMPACT, SR_KERNEL_MEGAKERNEL, SR_KERNEL_WAVE };
 #define SR_FAULT_KERNELS (sizeof sr_fault_kernels / sizeof sr_fault_kernels[0])

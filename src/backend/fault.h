@@ -12,8 +12,10 @@
  *                               impossible size; CPU: as if malloc returned NULL)
  *
  * STAGE is generate, intersect, shade, compact, megakernel or wave, as sr_kernel_name spells
- * them (fault.c lists the kernels). The CPU backend honours every form, reporting the injected
- * fault as a runtime error named like the CUDA one. */
+ * them (fault.c lists the kernels). Launches are checked in one place, sr_backend_launch
+ * (backend.h), which hands the fault to the backend's launch in sr_launch_args.fault;
+ * allocations in each backend's upload. The CPU backend honours every form, reporting the
+ * injected fault as a runtime error named like the CUDA one. */
 #ifndef SR_FAULT_H
 #define SR_FAULT_H
 

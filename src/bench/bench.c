@@ -12,6 +12,9 @@
 #include "../io/outpath.h"
 #include "../io/textout.h"
 #include "../../kernels/frames/sortkey.h"
+#if SR_MEASURE
+#include "wave_timeline.h"
+#endif
 
 #include <limits.h>
 #include <math.h>
@@ -361,6 +364,9 @@ int sr_bench_main(int argc, char **argv)
         }
     }
     if (s) fprintf(stderr, "stencilray bench: %s\n", err.msg);
+#if SR_MEASURE
+    if (!s) sr_wave_timeline_report(&be, scene.width, scene.height);   /* $SR_WAVE_TIMELINE (wave_timeline.h) */
+#endif
     if (r.be) sr_renderer_free(&r);
     free(rows);
     free(frame_ms);

@@ -308,7 +308,7 @@ static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, ui
 
 static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a, sr_error *err)
 {
-    return r->be->ops->launch(r->be->impl, k, a, err);
+    return sr_backend_launch(r->be, k, a, err);
 }
 
 /* The megakernel and wave masks: the whole sample in one launch. */

@@ -9,20 +9,23 @@
 #   4. bench --micro (ballot partition against CUB),
 #   5. the showcase scene at 1080p, depth 8, every mask (the cost of textures, smooth normals
 #      and the environment map),
-#   6. the megakernel given the wave mask's register budget ($SR_MEGAKERNEL_BOUNDED) on every
-#      scene at 1080p, depths 1-8 (what the budget alone buys),
-#   7. every scene on the general build of the kernels ($SR_NO_PLAIN_KERNELS), wave and
-#      megakernel at both sizes, depths 1-8 (what the narrower builds buy),
-#   8. the path-traced scenes' megakernel with the last segment traced as a bounce of its own,
-#      as the wave mask does ($SR_MEGAKERNEL_DEFERRED), both sizes, depths 1-8.
+#   6. with a measurement build given (MEASURE_BUILD_DIR, configured -DSR_MEASURE=ON): every
+#      scene on the general build of the kernels ($SR_NO_PLAIN_KERNELS) and, for a
+#      like-for-like base, on the measurement build as it is (its wave kernel carries the warp
+#      timeline's code), wave and megakernel at both sizes, depths 1-8 (what the narrower
+#      builds buy).
+# The megakernel's launch bounds and its deferred twin were settled on 2026-11-27 with runs of
+# this script from before (docs/experiments.md); no build has the twins any more.
 # JSON files land in OUT_DIR, with bench.txt (everything printed).
 #
-# usage: tests/perf/bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]
+# usage: tests/perf/bench_wave.sh BUILD_DIR OUT_DIR [FRAMES [MEASURE_BUILD_DIR]]
 #   e.g. bash .gpu/run.sh bash tests/perf/bench_wave.sh build-gpu "$OUT/wave"
 set -euo pipefail
-build=${1:?usage: bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]}
-out=${2:?usage: bench_wave.sh BUILD_DIR OUT_DIR [FRAMES]}
+usage="usage: bench_wave.sh BUILD_DIR OUT_DIR [FRAMES [MEASURE_BUILD_DIR]]"
+build=${1:?$usage}
+out=${2:?$usage}
 frames=${3:-10}
+measure=${4:-}
 sr="$build/stencilray"
 mkdir -p "$out"
 log="$out/bench.txt"
@@ -50,18 +53,12 @@ for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
 done
 run bench --micro --frames 20 --json "$out/micro.json"
 run bench scenes/showcase.json --width 1920 --height 1080 --depth 8 --frames 10 --json "$out/showcase_1920.json"
-for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
-  SR_MEGAKERNEL_BOUNDED=1 run bench "scenes/$scene.json" --width 1920 --height 1080 --depth 1-8 --frames "$frames" \
-      --mask megakernel --json "$out/bounded_${scene}_1920.json"
-done
-for scene in cornell_path sphere_field; do
-  for size in 1920x1080 3840x2160; do
-    SR_MEGAKERNEL_DEFERRED=1 run bench "scenes/$scene.json" --width "${size%x*}" --height "${size#*x}" --depth 1-8 \
-        --frames "$frames" --mask megakernel --json "$out/deferred_${scene}_${size%x*}.json"
-  done
-done
+[ -n "$measure" ] || exit 0
+sr="$measure/stencilray"
 for scene in default cornell mirror_hall mesh cornell_path sphere_field; do
   for size in 1920x1080 3840x2160; do
+    run bench "scenes/$scene.json" --width "${size%x*}" --height "${size#*x}" --depth 1-8 \
+        --frames "$frames" --mask wave,megakernel --json "$out/measured_${scene}_${size%x*}.json"
     SR_NO_PLAIN_KERNELS=1 run bench "scenes/$scene.json" --width "${size%x*}" --height "${size#*x}" --depth 1-8 \
         --frames "$frames" --mask wave,megakernel --json "$out/general_${scene}_${size%x*}.json"
   done

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Draw how many warps of the wave kernel ran over one frame, from the CSV records of a
-timeline build (kernels/frames/wave.h: cmake -DSR_WAVE_TIMELINE=ON, then SR_WAVE_TIMELINE=FILE.csv
+timeline build (kernels/frames/wave.h: cmake -DSR_MEASURE=ON, then SR_WAVE_TIMELINE=FILE.csv
 stencilray bench ...), as docs/performance.md's chart assets/readme/warps_over_time.png.
 
     warps_over_time.py OUT.png "mesh, depth 8=mesh8.csv" "sphere field, depth 8=sph8.csv" \

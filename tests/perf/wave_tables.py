@@ -157,30 +157,33 @@ def showcase_table(d):
     return "\n".join(out)
 
 
-def bounded_table(d):
-    """wave / megakernel at the compiler's registers, and / megakernel at the wave's budget."""
-    out = ["| scene | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |", "|---|" + "---:|" * 8]
-    for scene in SCENES:
-        wave = by_depth(load(os.path.join(d, f"bench_{scene}_1920.json")))
-        bounded = by_depth(load(os.path.join(d, f"bounded_{scene}_1920.json")))
-        out.append(f"| {scene} | {ratio_cells(wave, bounded)} |")
-    return "\n".join(out)
-
-
-def deferred_table(d):
-    """wave / the megakernel's deferred twin, the path-traced scenes at both sizes."""
+def twin_table(d, prefix, scenes, sizes):
+    """The megakernel's time in bench_*.json ÷ its time in PREFIX_*.json at depths 1-8, bold
+    where the twin is faster: the record of a twin measured before it was settled
+    (docs/experiments.md). Today's builds have neither twin; the files of a run from before
+    (bounded_*: the megakernel at the wave's register budget, then $SR_MEGAKERNEL_BOUNDED;
+    deferred_*: its last segment deferred, $SR_MEGAKERNEL_DEFERRED) still make the table."""
     out = ["| scene | size | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |", "|---|---|" + "---:|" * 8]
-    for scene in ("cornell_path", "sphere_field"):
-        for size in ("1920", "3840"):
-            wave = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
-            deferred = by_depth(load(os.path.join(d, f"deferred_{scene}_{size}.json")))
-            out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {ratio_cells(wave, deferred)} |")
+    for scene in scenes:
+        for size in sizes:
+            path = os.path.join(d, f"{prefix}_{scene}_{size}.json")
+            if not os.path.exists(path):
+                continue
+            base = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
+            twin = by_depth(load(path))
+            cells = []
+            for k in range(1, 9):
+                x = base[k]["megakernel"]["median_ms"] / twin[k]["megakernel"]["median_ms"]
+                cells.append(f"**{x:.2f}**" if x > 1.0 else f"{x:.2f}")
+            out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
 def plain_table(d):
     """Each scene's frame time on the build that runs it (plain, without assets, or general)
-    divided by its time on the general build ($SR_NO_PLAIN_KERNELS), wave and megakernel."""
+    divided by its time on the general build ($SR_NO_PLAIN_KERNELS), wave and megakernel: both
+    from the measurement build (measured_*, general_*), or where there is no measured_* (runs
+    from before 2026-11-27, when the switch was in every build) bench_* and general_*."""
     out = ["| scene | size | mask | " + " | ".join(f"d{k}" for k in range(1, 9)) + " |",
            "|---|---|---|" + "---:|" * 8]
     for scene in SCENES:
@@ -188,7 +191,10 @@ def plain_table(d):
             path = os.path.join(d, f"general_{scene}_{size}.json")
             if not os.path.exists(path):
                 continue
-            built = by_depth(load(os.path.join(d, f"bench_{scene}_{size}.json")))
+            base = os.path.join(d, f"measured_{scene}_{size}.json")
+            if not os.path.exists(base):
+                base = os.path.join(d, f"bench_{scene}_{size}.json")
+            built = by_depth(load(base))
             general = by_depth(load(path))
             for m in ("wave", "megakernel"):
                 out.append(f"| {scene} | {'1080p' if size == '1920' else '4K'} | {m} | " + " | ".join(
@@ -206,9 +212,11 @@ def main():
     if os.path.exists(os.path.join(d, "showcase_1920.json")):
         print("### showcase\n\n" + showcase_table(d) + "\n")
     if os.path.exists(os.path.join(d, "bounded_default_1920.json")):
-        print("### wave / bounded megakernel\n\n" + bounded_table(d) + "\n")
+        print("### megakernel at nvcc's registers ÷ at the wave's budget (time)\n\n" +
+              twin_table(d, "bounded", SCENES, ("1920", "3840")) + "\n")
     if os.path.exists(os.path.join(d, "deferred_sphere_field_1920.json")):
-        print("### wave / deferred megakernel\n\n" + deferred_table(d) + "\n")
+        print("### megakernel ÷ its deferred twin (time)\n\n" +
+              twin_table(d, "deferred", ("cornell_path", "sphere_field"), ("1920", "3840")) + "\n")
     if os.path.exists(os.path.join(d, "general_sphere_field_1920.json")):
         print("### plain kernels\n\n" + plain_table(d) + "\n")
     for scene in SCENES:

@@ -105,15 +105,6 @@ static bool cpu_shade(const void *ctx, uint32_t slot)
     return !sr_interrupt_pending() && sr_stage_shade(&c->p, slot, c->bounce);
 }
 
-/* SR_FAULT (fault.h): the CPU twin of a failing CUDA launch or kernel. */
-static sr_status cpu_fault(const char *stage, uint32_t bounce, sr_error *err)
-{
-    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, stage);
-    if (f == SR_FAULT_NONE) return SR_OK;
-    return sr_fail(err, SR_ERR_RUNTIME, "CPU backend error while %s %s (bounce %u): injected fault (SR_FAULT=%s)",
-                   f == SR_FAULT_LAUNCH ? "launching" : "running", stage, bounce, sr_fault_spec());
-}
-
 /* The per-ray parameters for a launch over a->n slots, or over the live count. */
 static sr_params cpu_params(sr_cpu *c, const sr_launch_args *a)
 {
@@ -403,8 +394,9 @@ static sr_status cpu_sort(sr_cpu *c, sr_kernel k, const sr_launch_args *a, sr_er
 static sr_status cpu_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err)
 {
     sr_cpu *c = (sr_cpu *)impl;
-    sr_status f = cpu_fault(sr_kernel_name(k), a->bounce, err);
-    if (f) return f;
+    if (a->fault != SR_FAULT_NONE)   /* SR_FAULT (sr_backend_launch): the CPU twin of a failing CUDA launch or kernel */
+        return sr_fail(err, SR_ERR_RUNTIME, "CPU backend error while %s %s (bounce %u): injected fault (SR_FAULT=%s)",
+                       a->fault == SR_FAULT_LAUNCH ? "launching" : "running", sr_kernel_name(k), a->bounce, sr_fault_spec());
     switch (k) {
     case SR_KERNEL_GENERATE: case SR_KERNEL_INTERSECT: case SR_KERNEL_SHADE: return cpu_stage(c, k, a);
     case SR_KERNEL_STENCIL_FILL:

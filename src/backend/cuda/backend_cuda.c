@@ -63,28 +63,27 @@ static const char *sr_cuda_note(cudaError_t e)
 #define SR_CUDA_TRY_NOTE sr_cuda_note(e_)
 #include "cuda_check.h"
 #include "cuda_soa.h"
-#include "../../bench/wave_timeline.h"
 
 /* Host stubs of the stage kernels (extern "C" in bounce.cu, compact.cu), for SR_FAULT. */
 extern void srk_generate(void), srk_intersect(void), srk_shade(void), srk_compact_live(void), srk_megakernel(void),
     srk_wave(void);
 
-/* SR_FAULT (fault.h), test-only. launch: a real launch of the stage's kernel with 2048
- * threads per block, which the driver refuses (cudaErrorInvalidValue on the H200; it never
- * runs, so zeroed arguments do). kernel: the stage is launched with its ray pool and hits at address 0x10, so it
- * takes an illegal address while running: a sticky error, seen at a later call. */
-static sr_status cuda_fault(sr_kernel stage, uint32_t bounce, sr_params *p, sr_ray_soa *dst, sr_error *err)
+/* SR_FAULT (fault.h, checked by sr_backend_launch), test-only. kernel: the stage is launched
+ * with its ray pool and hits at address 0x10 (cuda_poison), so it takes an illegal address
+ * while running: a sticky error, seen at a later call. launch: a real launch of the stage's
+ * kernel with 2048 threads per block, which the driver refuses (cudaErrorInvalidValue on the
+ * H200; it never runs, so zeroed arguments do). */
+static void cuda_poison(sr_params *p, sr_ray_soa *dst)
 {
-    sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, sr_kernel_name(stage));
-    if (f == SR_FAULT_KERNEL) {
-        void *bad = (void *)(uintptr_t)0x10;
+    void *bad = (void *)(uintptr_t)0x10;
 #define SR_X_POISON(type, name) if (p) p->ray.name = (type *)bad; if (dst) dst->name = (type *)bad;
-        SR_RAY_FIELDS(SR_X_POISON)
+    SR_RAY_FIELDS(SR_X_POISON)
 #undef SR_X_POISON
-        if (p) { p->hit_t = (float *)bad; p->hit_prim = (uint32_t *)bad; }
-        return SR_OK;
-    }
-    if (f != SR_FAULT_LAUNCH) return SR_OK;
+    if (p) { p->hit_t = (float *)bad; p->hit_prim = (uint32_t *)bad; }
+}
+
+static sr_status cuda_refused_launch(sr_kernel stage, uint32_t bounce, sr_error *err)
+{
     const void *k = stage == SR_KERNEL_GENERATE ? (const void *)srk_generate
                   : stage == SR_KERNEL_INTERSECT ? (const void *)srk_intersect
                   : stage == SR_KERNEL_SHADE ? (const void *)srk_shade
@@ -117,38 +116,23 @@ typedef struct sr_cuda {
     uint32_t *wave_order;           /* the order of its tiles: SR_WAVE_ORDER_WORDS (wave.h)   */
     uint32_t wave_slots, wave_parity, wave_queue_cap;
     uint32_t wave_ordered;          /* samples taken slowest tiles first, mod 6 (cuda_wave)   */
-    int wave_launch_order;          /* $SR_WAVE_LAUNCH_ORDER (wave.h)                        */
-    uint32_t *wave_timeline;        /* a timeline build's warp records, if asked for (wave.h) */
+    int wave_launch_order;          /* a measurement build's $SR_WAVE_LAUNCH_ORDER (wave.h)  */
+    uint32_t *wave_timeline;        /* a measurement build's warp records, if asked for (wave.h) */
     uint32_t wave_timeline_warps;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
     sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
 } sr_cuda;
 
-#if SR_WAVE_TIMELINE
+#if SR_MEASURE
 static size_t cuda_wave_timeline_bytes(const sr_cuda *c)
 {
     return (size_t)c->wave_timeline_warps * SR_WAVE_TIMELINE_WORDS * sizeof(uint32_t);
-}
-
-/* The last frame's warp records to $SR_WAVE_TIMELINE (wave.h); a measurement switch, so a
- * failure is reported, not returned. */
-static void cuda_wave_timeline_write(sr_cuda *c)
-{
-    const char *path = getenv(SR_WAVE_TIMELINE_ENV);
-    uint32_t *rec = (uint32_t *)malloc(cuda_wave_timeline_bytes(c));
-    sr_error err = { 0 };
-    if (!rec || cudaMemcpy(rec, c->wave_timeline, cuda_wave_timeline_bytes(c), cudaMemcpyDeviceToHost) != cudaSuccess)
-        fprintf(stderr, "stencilray: %s: cannot read the warp timeline back from the device\n", path);
-    else if (sr_wave_timeline_write(path, rec, c->wave_timeline_warps, &err))
-        fprintf(stderr, "stencilray: %s\n", err.msg);
-    free(rec);
 }
 #endif
 
 static void cuda_free_all(sr_cuda *c)
 {
-#if SR_WAVE_TIMELINE
-    if (c->wave_timeline) cuda_wave_timeline_write(c);
+#if SR_MEASURE
     cudaFree(c->wave_timeline);
     c->wave_timeline = NULL;
 #endif
@@ -174,7 +158,9 @@ static void cuda_free_all(sr_cuda *c)
  * cannot be set, nothing changes but speed. */
 static void cuda_keep_in_l2(sr_cuda *c, void *base, size_t bytes)
 {
-    if (getenv("SR_NO_L2_WINDOW")) return;   /* measurement switch (docs/design.md, "The stencil words stay in L2") */
+#if SR_MEASURE   /* what the window gains (docs/design.md, "The stencil words stay in L2") */
+    if (getenv("SR_NO_L2_WINDOW")) return;
+#endif
     int max_persist = 0, max_window = 0;
     if (cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, c->device) != cudaSuccess ||
         cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, c->device) != cudaSuccess ||
@@ -300,21 +286,16 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream),
                 "clearing the tile order");
     c->wave_parity = c->wave_ordered = 0;
+#if SR_MEASURE
     c->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
     const char *timeline = getenv(SR_WAVE_TIMELINE_ENV);
     if (timeline && *timeline) {
-#if SR_WAVE_TIMELINE
-        /* Warps of the launch-order grid, the larger: rows of whole groups of tiles. */
-        const uint32_t tiles_x = sr_tiles_x(c->core.view.width), tiles = sr_tiles(c->core.view.width, c->core.view.height);
-        c->wave_timeline_warps = (tiles_x + SR_WAVE_GROUP - 1u) / SR_WAVE_GROUP * SR_WAVE_GROUP * (tiles / tiles_x);
+        c->wave_timeline_warps = sr_wave_timeline_warps(c->core.view.width, c->core.view.height);
         SR_CUDA_TRY(cudaMalloc((void **)&c->wave_timeline, cuda_wave_timeline_bytes(c)), "allocating the warp timeline");
         /* cleared here too, for a run that ends before any wave frame */
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
-#else
-        fprintf(stderr, "stencilray: $%s is set, but this build records no warp timeline "
-                        "(configure with -DSR_WAVE_TIMELINE=ON)\n", SR_WAVE_TIMELINE_ENV);
-#endif
     }
+#endif
     c->wave_queue_cap = sr_wave_queue_limit(c->aligned);
     return SR_OK;
 }
@@ -322,7 +303,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
 static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
 
 /* What a failing launch of kernel k was doing, for its message: "launching shade", as an
- * injected fault (cuda_fault) names it too. */
+ * injected fault (cuda_refused_launch) names it too. */
 static const char *sr_cuda_doing(sr_kernel k)
 {
     static char buf[48];
@@ -339,7 +320,6 @@ _Static_assert(SRK_GENERATE == (int)SR_KERNEL_GENERATE && SRK_INTERSECT == (int)
 static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     const int stage = (int)k;   /* SRK_* (launch.h) share sr_kernel's values */
-    SR_TRY(cuda_fault(k, a->bounce, p, NULL, err));
     sr_cuda_launched(k, a->bounce);
     if (a->over_live)
         SR_CUDA_TRY(sr_launch_stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
@@ -378,7 +358,6 @@ static uint32_t *cuda_order_take(sr_cuda *c, uint32_t tiles, uint32_t x)
 static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     p->n = c->wave_slots;
-    SR_TRY(cuda_fault(SR_KERNEL_WAVE, 0, p, NULL, err));
     const uint32_t s = c->wave_ordered, parity = c->wave_parity;
     sr_wave_args w = {
         .queue_base = c->aligned,   /* pool[1] continues pool[0] (cuda_upload) */
@@ -407,7 +386,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         w.clear_counts = cuda_order_counts(c, s + 1u);   /* filed in by s + 1, last read by s - 1 */
         w.clear_ranks = cuda_order_ranks(c, s);          /* taken by s + 1, last by s - 2 */
     }
-#if SR_WAVE_TIMELINE
+#if SR_MEASURE
     if (c->wave_timeline)   /* a frame's records only: ordered, warps change places; the queue kernels record nothing */
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
 #endif
@@ -433,6 +412,8 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     sr_cuda *c = (sr_cuda *)impl;
     sr_params p = cuda_params(c);
     if (!a->over_live) p.n = a->n;
+    if (a->fault == SR_FAULT_LAUNCH) return cuda_refused_launch(k, a->bounce, err);
+    if (a->fault == SR_FAULT_KERNEL) cuda_poison(&p, NULL);
     switch (k) {
     case SR_KERNEL_GENERATE: case SR_KERNEL_INTERSECT: case SR_KERNEL_SHADE: return cuda_stage(c, k, &p, a, err);
     case SR_KERNEL_STENCIL_FILL:
@@ -444,7 +425,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
         return SR_OK;
     case SR_KERNEL_COMPACT: {   /* the new count goes to the other live_n entry */
         sr_ray_soa dst = c->core.pool[1 - c->core.current];
-        SR_TRY(cuda_fault(SR_KERNEL_COMPACT, a->bounce, NULL, &dst, err));
+        if (a->fault == SR_FAULT_KERNEL) cuda_poison(NULL, &dst);
         sr_cuda_launched(SR_KERNEL_COMPACT, a->bounce);
         SR_CUDA_TRY(sr_launch_compact_live(c->core.pool[c->core.current], dst, c->core.stencil, &c->live_n[c->cur_n],
                                            &c->live_n[1 - c->cur_n], a->n, a->live_share, c->stream),
@@ -472,7 +453,6 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
         return SR_OK;
     }
     case SR_KERNEL_MEGAKERNEL:
-        SR_TRY(cuda_fault(SR_KERNEL_MEGAKERNEL, 0, &p, NULL, err));
         sr_cuda_launched(SR_KERNEL_MEGAKERNEL, 0);
         SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing(k));
         return SR_OK;
@@ -571,6 +551,14 @@ static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
         *(uint32_t *)host = *c->counter_host;
         return SR_OK;
     case SR_BUFFER_TILE_ORDER: return cuda_read_tile_order(c, (uint32_t *)host, err);
+#if SR_MEASURE
+    case SR_BUFFER_WAVE_TIMELINE:
+        if (!c->wave_timeline) return sr_fail(err, SR_ERR_RUNTIME, "no warp timeline: $%s was not set", SR_WAVE_TIMELINE_ENV);
+        SR_CUDA_TRY(cudaMemcpyAsync(host, c->wave_timeline, cuda_wave_timeline_bytes(c), cudaMemcpyDeviceToHost, c->stream),
+                    "reading the warp timeline");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the wave kernel");
+        return SR_OK;
+#endif
     default:
         return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot read buffer %d", (int)b);
     }

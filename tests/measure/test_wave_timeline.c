@@ -1,7 +1,7 @@
 /* The warp timeline's CSV (src/bench/wave_timeline.c), from records made up here: starts count from
  * the earliest record, a record with no start (a warp that ran no tile) is left out, the SM
  * and deepest bounce come apart, and a file that cannot be made leaves nothing behind. */
-#include "testutil.h"
+#include "../unit/testutil.h"
 #include "../../src/bench/wave_timeline.h"
 #include "../../kernels/frames/wave.h"
 
