@@ -60,36 +60,36 @@ SR_HELP_FOOTER;
 
 /* Ctrl-C: say so, write the partial image when asked (OUT.partial-<N>spp.EXT, through the
  * same temp + rename), and return 128 + the signal (130 for SIGINT). */
-static int sr_render_interrupted(const char *out, const float *rgb, const sr_scene *scene, const sr_common *c,
-                                 const sr_image_opts *io, const sr_render_stats *st)
+static int sr_render_interrupted(const char *out, const float *rgb, const sr_common *c, const sr_image_opts *io,
+                                 const sr_render_stats *st)
 {
     const int sig = sr_interrupt_pending();
     const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
-    if (!c->render.keep_partial || !rgb || st->partial_samples == 0) {
+    const sr_frame *f = &c->frame;
+    if (!f->render.keep_partial || !rgb || st->partial_samples == 0) {
         if (sr_interrupt_can_report())
             fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; nothing written%s\n", name,
-                    st->samples, scene->spp,
-                    c->render.keep_partial ? " (no sample had completed)" : " (--save-partial keeps the samples so far)");
+                    st->samples, f->spp,
+                    f->render.keep_partial ? " (no sample had completed)" : " (--save-partial keeps the samples so far)");
         return 128 + (sig ? sig : SIGINT);
     }
     /* sized to fit: a cut name would be another file */
     char *partial = sr_partial_path(out, st->partial_samples);
     sr_error err = { SR_OK, "" };
     if (!partial) sr_fail(&err, SR_ERR_RUNTIME, "out of memory");
-    if (!partial || sr_image_write_as(partial, rgb, scene->width, scene->height, io, NULL, &err)) {
+    if (!partial || sr_image_write_as(partial, rgb, f->width, f->height, io, NULL, &err)) {
         fprintf(stderr, "stencilray render: interrupted (%s); writing the partial image failed: %s\n", name, err.msg);
         free(partial);
         return 1;
     }
     fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; wrote the mean of %u samples to %s\n",
-            name, st->samples, scene->spp, st->partial_samples, partial);
+            name, st->samples, f->spp, st->partial_samples, partial);
     free(partial);
     return 128 + (sig ? sig : SIGINT);
 }
 
 /* What a finished render did, for the summary line and --stats. */
 typedef struct sr_render_summary {
-    const sr_scene *scene;
     const sr_backend *be;
     const sr_common *c;
     const sr_render_stats *st;
@@ -113,20 +113,21 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     sr_json_add_bytes(root, "output", r->out);
     cJSON_AddStringToObject(root, "backend", sr_backend_kind_name(r->be->kind));
     sr_json_add_bytes(root, "device", r->be->device_name);
-    cJSON_AddNumberToObject(root, "width", r->scene->width);
-    cJSON_AddNumberToObject(root, "height", r->scene->height);
-    cJSON_AddNumberToObject(root, "spp", r->scene->spp);
-    cJSON_AddNumberToObject(root, "depth", r->scene->max_depth);
-    cJSON_AddStringToObject(root, "integrator", sr_integrator_name((int)r->scene->integrator));
-    cJSON_AddStringToObject(root, "mask", sr_mask_name(r->c->render.mask));
+    const sr_frame *f = &r->c->frame;
+    cJSON_AddNumberToObject(root, "width", f->width);
+    cJSON_AddNumberToObject(root, "height", f->height);
+    cJSON_AddNumberToObject(root, "spp", f->spp);
+    cJSON_AddNumberToObject(root, "depth", f->depth);
+    cJSON_AddStringToObject(root, "integrator", sr_integrator_name((int)f->integrator));
+    cJSON_AddStringToObject(root, "mask", sr_mask_name(f->render.mask));
     if (r->way) cJSON_AddStringToObject(root, "wave_way", r->way);
-    cJSON_AddNumberToObject(root, "seed", r->c->render.seed);
+    cJSON_AddNumberToObject(root, "seed", f->render.seed);
     cJSON_AddNumberToObject(root, "render_s", r->st->seconds);
     cJSON_AddNumberToObject(root, "setup_s", r->setup_s);
     cJSON_AddNumberToObject(root, "ms_per_sample", r->st->samples ? 1e3 * r->st->seconds / r->st->samples : 0.0);
     cJSON_AddNumberToObject(root, "rays", (double)r->st->rays);
     cJSON *per = cJSON_AddArrayToObject(root, "rays_per_bounce");
-    for (uint32_t b = 0; per && b < r->scene->max_depth && b < SR_MAX_DEPTH; b++)
+    for (uint32_t b = 0; per && b < f->depth && b < SR_MAX_DEPTH; b++)
         cJSON_AddItemToArray(per, cJSON_CreateNumber((double)r->st->bounce_rays[b]));
     cJSON_AddNumberToObject(root, "mrays_per_s", sr_mrays_per_s(r->st));
     return sr_textout_json(path, root, err);
@@ -141,7 +142,7 @@ static int sr_cmd_render(int argc, char **argv)
     sr_args a = { argc, 2, argv, "render" };
     sr_common c;
     sr_common_default(&c);
-    c.render.progress = 1;
+    c.frame.render.progress = 1;
     const char *out = "render.png", *stats = NULL;
     sr_exr_type exr_type = SR_EXR_HALF;
     for (; a.i < argc; a.i++) {
@@ -154,7 +155,7 @@ static int sr_cmd_render(int argc, char **argv)
             if (!(out = sr_value(&a, o))) return 2;
             continue;
         }
-        if (!strcmp(o, "--save-partial")) { c.render.keep_partial = 1; continue; }
+        if (!strcmp(o, "--save-partial")) { c.frame.render.keep_partial = 1; continue; }
         if (!strcmp(o, "--stats")) {
             if (!(stats = sr_value(&a, o))) return 2;
             continue;
@@ -171,8 +172,8 @@ static int sr_cmd_render(int argc, char **argv)
         if (r > 0) return r;
         if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
     }
-    const int runs[] = { (int)c.render.mask };
-    const int bad = sr_check_mask_options(&a, &c, runs, 1, c.render.sort != SR_SORT_NONE);
+    const int runs[] = { (int)c.frame.render.mask };
+    const int bad = sr_check_mask_options(&a, &c, runs, 1, c.frame.render.sort != SR_SORT_NONE);
     if (bad) return bad;
     if (!sr_image_format_known(out))
         return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png, .hdr or .exr%s", out, "");
@@ -185,15 +186,16 @@ static int sr_cmd_render(int argc, char **argv)
     if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
     if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
-    if (c.render.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
-    if (c.quiet) c.render.progress = 0;
+    if (c.frame.render.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
+    if (c.quiet) c.frame.render.progress = 0;
 
-    const sr_image_opts io = { .exposure = c.exposure, .tonemap = c.tonemap, .exr_type = exr_type };
+    const sr_image_opts io = { .exposure = c.frame.exposure, .tonemap = c.frame.tonemap, .exr_type = exr_type };
     sr_scene scene;
     sr_backend be;
     sr_interrupt_install();   /* Ctrl-C from here on stops the render cleanly (interrupt.h) */
     int code = sr_open(&c, "render", &scene, &be);
     if (code) return code;
+    const sr_frame *frame = &c.frame;   /* the render's settings, the scene's values where no option gave one */
     sr_error err = { SR_OK, "" };
     sr_renderer r;
     float *rgb = NULL;
@@ -202,40 +204,40 @@ static int sr_cmd_render(int argc, char **argv)
     char way[64] = "";
     double t_setup = sr_now();
     /* Everything the host will allocate, checked before any of it is (render.h). */
-    sr_status s = sr_check_render_memory(&scene, be.kind, out, &err);
+    sr_status s = sr_check_render_memory(&scene, frame, be.kind, out, &err);
     if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
         sr_backend_destroy(&be);
         sr_scene_free(&scene);
         return (int)s;
     }
-    s = sr_renderer_init(&r, &scene, &be, &err);
+    s = sr_renderer_prepare(&r, &scene, &be, frame, &err);
     t_setup = sr_now() - t_setup;
     if (!s) {
-        rgb = (float *)malloc(sizeof(float) * 3u * scene.width * scene.height);
-        if (!rgb) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", scene.width, scene.height);
-        if (!s) s = sr_render_image(&r, &c.render, rgb, &st, &err);
-        if (!s) s = sr_image_write_as(out, rgb, scene.width, scene.height, &io, sr_interrupt_pending, &err);
-        const char *name = sr_wave_way_name(&r, &c.render);
+        rgb = (float *)malloc(sizeof(float) * 3u * frame->width * frame->height);
+        if (!rgb) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", frame->width, frame->height);
+        if (!s) s = sr_render_image(&r, frame, rgb, &st, &err);
+        if (!s) s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
+        const char *name = sr_wave_way_name(&r, &frame->render);
         snprintf(way, sizeof way, "%s", name ? name : "");
         sr_renderer_free(&r);
     }
     if (s == SR_INTERRUPTED) {
-        code = sr_render_interrupted(out, rgb, &scene, &c, &io, &st);
+        code = sr_render_interrupted(out, rgb, &c, &io, &st);
     } else if (s) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
     } else {
         const int chose = way[0] != '\0';
         char mask[96];
         if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
-        else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.render.mask));
-        const sr_render_summary sum = { &scene, &be, &c, &st, chose ? way : NULL, out, t_setup };
+        else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.frame.render.mask));
+        const sr_render_summary sum = { &be, &c, &st, chose ? way : NULL, out, t_setup };
         /* With --stats -, standard output is the JSON's: the line goes to stderr. */
         FILE *line = stats && !strcmp(stats, "-") ? stderr : stdout;
         if (!c.quiet)
             fprintf(line, "%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup) | %.2f M rays, "
-                    "%.1f Mrays/s -> %s\n", sr_backend_kind_name(be.kind), be.device_name, scene.width,
-                    scene.height, scene.spp, scene.max_depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
+                    "%.1f Mrays/s -> %s\n", sr_backend_kind_name(be.kind), be.device_name, frame->width,
+                    frame->height, frame->spp, frame->depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
                     sr_mrays_per_s(&st), out);
         if (line == stdout && !c.quiet) sr_summary_of = out;   /* losing that line is no error */
         if (stats && (s = sr_write_render_stats(stats, &sum, &err)) == SR_INTERRUPTED) {

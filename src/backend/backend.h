@@ -99,8 +99,14 @@ typedef struct sr_launch_args {
 const char *sr_kernel_name(sr_kernel k);
 
 typedef struct sr_backend_ops {
-    /* Copy the scene (host arrays in `view`) and size the pool for width*height rays. */
+    /* Copy the scene: the host arrays in `view` and its scene-wide scalars (colours, sky,
+     * environment); its per-frame fields (camera, size, spp, depth, integrator) are not read.
+     * Releases the ray pool: resize must follow. */
     sr_status (*upload)(void *impl, const sr_scene_view *view, sr_error *err);
+    /* Size the ray pool, the masks, the film and the counters for a width x height image (and
+     * the wave mask's tiles over it): reallocates only these; the uploaded scene stays. The
+     * film's contents are undefined until it is filled. Sets state->view's width and height. */
+    sr_status (*resize)(void *impl, uint32_t width, uint32_t height, sr_error *err);
     /* Memory: set the first `count` elements of buffer b (SR_WHOLE: all of it; the counters
      * are always set whole) to bytes of value `byte`, queued like a launch. */
     sr_status (*fill)(void *impl, sr_buffer b, uint8_t byte, uint32_t count, sr_error *err);
@@ -110,9 +116,6 @@ typedef struct sr_backend_ops {
      * A failure names the kernel and the bounce. a->fault (set by sr_backend_launch) asks
      * the backend to make that fault real: a refused launch, or a kernel that faults. */
     sr_status (*launch)(void *impl, sr_kernel k, const sr_launch_args *a, sr_error *err);
-    /* Replace the scalar settings (camera, depth, spp, colours) of the uploaded scene; the
-     * arrays and the image size stay. For the viewer and the benchmark's depth sweep. */
-    sr_status (*set_view)(void *impl, const sr_scene_view *view, sr_error *err);
     /* Timing marks: record mark `id` (< SR_MAX_MARKS) in the work queue now; elapsed(a, b)
      * is the milliseconds of queued work between two recorded marks (it waits for mark b,
      * not for the rest of the queue, if the device has not passed it yet). CUDA
@@ -142,8 +145,9 @@ typedef struct sr_backend_ops {
 /* What both backends hold of a sample's rays, so that it is declared once: the scene (host
  * or device pointers), the two pool halves, the hit records, the two masks, the film, and the
  * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half).
- * The backend sets the pointers, capacity and words (upload); the frame driver sets current,
- * n, sample and seed (sr_backend.state) before the launches that read them. */
+ * The backend sets the pointers (upload), capacity, words and the view's size (resize); the
+ * frame driver sets the view's per-frame scalars (camera, spp, max_depth, integrator) from its
+ * frame settings, and current, n, sample and seed, before the launches that read them. */
 typedef struct sr_pool_state {
     sr_scene_view view;
     sr_ray_soa pool[2];        /* ping-pong halves                                          */

@@ -139,41 +139,40 @@ static int sr_parse_sort_list(sr_args *a, sr_bench_opts *b)
 static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t depth, sr_mask mask, int sort,
                                double *frame_ms, sr_bench_row *row, sr_error *err)
 {
-    sr_scene_view v = r->view;
-    v.max_depth = depth;
-    v.spp = 1;
-    sr_status s = r->be->ops->set_view(r->be->impl, &v, err);
-    if (s) return s;
-    r->view = v;
+    /* This pair's frames: the benchmark's, at this depth and mask, one sample each. */
+    sr_frame f = b->c.frame;
+    f.depth = depth;
+    f.spp = 1;
+    f.render.mask = mask;
+    f.render.sort = sort;
+    f.render.progress = 0;
+    sr_render_opts *o = &f.render;
+    sr_status s;
     memset(row, 0, sizeof *row);
     row->depth = depth;
     row->mask = mask;
     row->sort = sort;
-    sr_render_opts o = b->c.render;
-    o.mask = mask;
-    o.sort = sort;
-    o.progress = 0;
     uint32_t sample = 0;
     for (; sample < b->warmup; sample++)
-        if ((s = sr_render_sample(r, &o, sample, NULL, err))) return s;
+        if ((s = sr_render_sample(r, &f, sample, NULL, err))) return s;
     /* The wave mask measures its ways on its first samples at each depth (render.c): those
      * belong to the warm-up, never to the timed frames (they ran the slower ways too). */
-    for (uint32_t extra = 0; sr_wave_measuring(r, &o) && extra < 64; extra++, sample++)
-        if ((s = sr_render_sample(r, &o, sample, NULL, err))) return s;
+    for (uint32_t extra = 0; sr_wave_measuring(r, &f) && extra < 64; extra++, sample++)
+        if ((s = sr_render_sample(r, &f, sample, NULL, err))) return s;
     sr_render_stats st;
     memset(&st, 0, sizeof st);
-    for (uint32_t f = 0; f < b->frames; f++) {
+    for (uint32_t k = 0; k < b->frames; k++) {
         sr_stage_times t;
         memset(&t, 0, sizeof t);
         t.per_stage = b->breakdown;   /* a mark per stage costs host time: only when asked */
-        o.times = &t;
-        if ((s = sr_render_sample(r, &o, sample + f, &st, err))) return s;
-        frame_ms[f] = t.total;
-        for (uint32_t k = 0; k < SR_MAX_DEPTH; k++) {
-            row->times.intersect[k] += t.intersect[k];
-            row->times.shade[k] += t.shade[k];
-            row->times.compact[k] += t.compact[k];
-            row->times.sort[k] += t.sort[k];
+        o->times = &t;
+        if ((s = sr_render_sample(r, &f, sample + k, &st, err))) return s;
+        frame_ms[k] = t.total;
+        for (uint32_t d = 0; d < SR_MAX_DEPTH; d++) {
+            row->times.intersect[d] += t.intersect[d];
+            row->times.shade[d] += t.shade[d];
+            row->times.compact[d] += t.compact[d];
+            row->times.sort[d] += t.sort[d];
         }
         row->times.generate += t.generate;
         row->times.megakernel += t.megakernel;
@@ -183,9 +182,10 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     row->rays_per_frame = (double)st.rays / b->frames;
     row->mrays_per_s = row->median_ms > 0 ? row->rays_per_frame / (row->median_ms * 1e3) : 0.0;
     row->compactions = st.compactions / b->frames;
-    row->way = sr_wave_way_name(r, &o);
-    row->wave_dense = sr_wave_dense_used(r, &o);
-    const double pool = (double)v.width * v.height;
+    o->times = NULL;   /* t is gone */
+    row->way = sr_wave_way_name(r, o);
+    row->wave_dense = sr_wave_dense_used(r, o);
+    const double pool = (double)f.width * f.height;
     for (uint32_t k = 0; k < SR_MAX_DEPTH; k++)
         row->live_after[k] = mask == SR_MASK_MEGAKERNEL || k + 1 >= depth ? NAN
                              : (double)st.bounce_rays[k + 1] / b->frames / pool;
@@ -203,7 +203,7 @@ int sr_bench_main(int argc, char **argv)
     b.frames = 20;
     b.warmup = 3;
     for (int m = 0; m < SR_MASK_COUNT; m++) b.masks[b.mask_count++] = m;
-    b.sorts[b.sort_count++] = b.c.render.sort;
+    b.sorts[b.sort_count++] = b.c.frame.render.sort;
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
         int r = sr_parse_operand(&a, &b.c);
@@ -281,8 +281,9 @@ int sr_bench_main(int argc, char **argv)
     sr_backend be;
     int code = sr_open(&b.c, "bench", &scene, &be);
     if (code) return code;
-    scene.max_depth = b.depth_hi;
-    scene.spp = 1;
+    /* b.c.frame: the benchmark's frame settings; each (depth, mask) pair runs them at its
+     * depth and mask (sr_bench_pair), one sample per frame. */
+    b.c.frame.spp = 1;
 
     char gpu[512];
     if (be.kind == SR_BACKEND_CUDA) sr_cuda_gpu_summary((int)b.c.device, gpu, sizeof gpu);
@@ -298,7 +299,7 @@ int sr_bench_main(int argc, char **argv)
     strftime(iso_date, sizeof iso_date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     char header[2048];
     snprintf(header, sizeof header, "%s | %ux%u, 1 spp per frame, %u warm-up + %u timed frames | %s | %s",
-             b.c.scene_path, scene.width, scene.height, b.warmup, b.frames, date, cmdline);
+             b.c.scene_path, b.c.frame.width, b.c.frame.height, b.warmup, b.frames, date, cmdline);
     printf("# %s: %s\n# %s\n", be.kind == SR_BACKEND_CUDA ? "GPU" : "CPU", gpu, header);
     const int cpu = be.kind != SR_BACKEND_CUDA;
     const char *policy = sr_omp_wait_policy(), *policy_from = sr_omp_wait_policy_source();
@@ -313,7 +314,7 @@ int sr_bench_main(int argc, char **argv)
 
     sr_error err = { SR_OK, "" };
     sr_renderer r;
-    sr_status s = sr_renderer_init(&r, &scene, &be, &err);
+    sr_status s = sr_renderer_prepare(&r, &scene, &be, &b.c.frame, &err);
     /* The (mask, sort) variants: every sort with the compact mask, the other masks unsorted. */
     int var_mask[SR_MASK_COUNT * SR_SORT_ALGO_COUNT], var_sort[SR_MASK_COUNT * SR_SORT_ALGO_COUNT], vars = 0;
     for (int m = 0; m < b.mask_count; m++)
@@ -346,9 +347,9 @@ int sr_bench_main(int argc, char **argv)
         if (b.csv && !s) s = sr_bench_write_csv(b.csv, rows, done, b.breakdown, &err);
         const sr_bench_setup setup = {
             .scene = b.c.scene_path, .backend = sr_backend_kind_name(be.kind),
-            .integrator = sr_integrator_name((int)scene.integrator),
-            .sort_key = sr_sort_key_name(b.c.render.sort_key), .date = iso_date,
-            .width = scene.width, .height = scene.height, .warmup = b.warmup, .frames = b.frames,
+            .integrator = sr_integrator_name((int)b.c.frame.integrator),
+            .sort_key = sr_sort_key_name(b.c.frame.render.sort_key), .date = iso_date,
+            .width = b.c.frame.width, .height = b.c.frame.height, .warmup = b.warmup, .frames = b.frames,
             .depth_lo = b.depth_lo, .depth_hi = b.depth_hi, .masks = b.masks, .mask_count = b.mask_count,
             .sorts = b.sorts, .sort_count = b.sort_count,
             .threads = cpu ? omp_get_max_threads() : 0, .wait_policy = cpu ? policy : NULL,
@@ -359,7 +360,8 @@ int sr_bench_main(int argc, char **argv)
         if (b.json && !s) s = sr_bench_write_json(b.json, &setup, gpu, rows, done, b.breakdown, &err);
         if (b.plot && !s) {
             char title[1024];
-            snprintf(title, sizeof title, "%s, %ux%u on %s", b.c.scene_path, scene.width, scene.height, be.device_name);
+            snprintf(title, sizeof title, "%s, %ux%u on %s", b.c.scene_path, b.c.frame.width, b.c.frame.height,
+                     be.device_name);
             s = sr_bench_write_plot(b.plot, title, rows, done, &err);
         }
     }

@@ -217,8 +217,13 @@ static uint32_t split_range(sr_bvh_item *items, uint32_t begin, uint32_t end, ui
     return mid;
 }
 
+static uint32_t sr_bvh_build_calls;
+
+uint32_t sr_bvh_builds(void) { return sr_bvh_build_calls; }
+
 sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err)
 {
+    sr_bvh_build_calls++;
     memset(out, 0, sizeof *out);
     if (n == 0) return SR_OK;
     if (n > 0x7fffffffu)

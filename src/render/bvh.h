@@ -17,5 +17,7 @@ typedef struct sr_bvh {
  * SR_ERR_RUNTIME on out of memory, SR_ERR_INPUT if a primitive is not finite. */
 sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err);
 void sr_bvh_free(sr_bvh *bvh);
+/* How many times sr_bvh_build has run in this process: tests check that a resize builds none. */
+uint32_t sr_bvh_builds(void);
 
 #endif

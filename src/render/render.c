@@ -19,18 +19,6 @@ double sr_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void sr_render_opts_default(sr_render_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->mask = SR_MASK_WAVE;
-    o->seed = 1;
-    o->sort = SR_SORT_NONE;     /* the measured default (docs/performance.md, "Coherence sort") */
-    o->sort_key = SR_SORT_KEY_DIR_MORTON;
-    o->compact_below = 0.1f;    /* measured best or near it on the H200 (docs/performance.md) */
-    o->wave_dense = 0;          /* by integrator (kernels/frames/wave.h) */
-    o->progress = 0;
-}
-
 /* The emissive bounded prims of the BVH order, with the CDF the path integrator picks one by
  * (sr_emitter_power, summed in double and normalised; the last entry is exactly 1). */
 static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
@@ -75,50 +63,77 @@ static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error 
     return SR_OK;
 }
 
-sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be, sr_error *err)
+/* The scene as the backend gets it: its arrays (bounded prims and nodes in BVH order) and
+ * its scene-wide scalars. The per-frame fields (camera, size, spp, depth, integrator) are a
+ * frame's (sr_view_set_frame), and stay 0 here. */
+static sr_scene_view sr_view_of_scene(const sr_scene *scene, const sr_bvh *bvh)
+{
+    return (sr_scene_view){
+        .prims = bvh->prims, .prim_count = bvh->prim_count, .nodes = bvh->nodes, .node_count = bvh->node_count,
+        .planes = scene->planes, .plane_count = scene->plane_count,
+        .materials = scene->materials, .material_count = scene->material_count,
+        .lights = scene->lights, .light_count = scene->light_count,
+        .textures = scene->tex.items, .texture_count = scene->tex.count, .texels = scene->tex.texels,
+        .env_tex = scene->env_tex, .env_rot = { scene->env_rot[0], scene->env_rot[1], scene->env_rot[2] },
+        .env_intensity = scene->env_intensity, .env_marginal = scene->env_marginal,
+        .env_conditional = scene->env_conditional, .env_pdf = scene->env_pdf,
+        .background = scene->background, .has_sky = scene->has_sky ? 1u : 0u, .sky_zenith = scene->sky_zenith,
+        .sky_horizon = scene->sky_horizon, .sky_ground = scene->sky_ground, .ambient = scene->ambient,
+        .path_flags = scene->path_flags,
+    };
+}
+
+/* A frame's scalars into the view the backend launches with (its arrays stay). */
+static void sr_view_set_frame(sr_scene_view *v, const sr_frame *f)
+{
+    v->camera = sr_camera_make(&f->camera, f->width, f->height);
+    v->spp = f->spp;
+    v->max_depth = f->depth;
+    v->integrator = f->integrator;
+}
+
+/* What the renderer learnt from the samples of one pool: the compaction forecast and the wave
+ * mask's measurement (the tile order it times starts again with a new pool). */
+static void sr_renderer_forget(sr_renderer *r)
+{
+    memset(r->live_after, 0, sizeof r->live_after);
+    r->have_history = 0;
+    r->wave_tuned = r->wave_pick = r->wave_tune_depth = r->wave_tune_integrator = 0;
+    memset(r->wave_tune_ms, 0, sizeof r->wave_tune_ms);
+    r->wave_ordered = 0;
+    r->wave_warming = 0;
+}
+
+sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
+{
+    if (f->width < 1 || f->height < 1 || (uint64_t)f->width * f->height > (1u << 28))
+        return sr_fail(err, SR_ERR_INPUT, "a %ux%u frame: expected 1 to %u pixels", f->width, f->height, 1u << 28);
+    if (f->depth < 1 || f->depth > SR_MAX_DEPTH)
+        return sr_fail(err, SR_ERR_INPUT, "trace depth %u: expected 1 to %u", f->depth, SR_MAX_DEPTH);
+    if (f->width != r->sized_width || f->height != r->sized_height) {
+        r->sized_width = r->sized_height = 0;
+        sr_status s = r->be->ops->resize(r->be->impl, f->width, f->height, err);
+        if (s) return s;
+        r->sized_width = f->width;
+        r->sized_height = f->height;
+        sr_renderer_forget(r);
+    }
+    sr_view_set_frame(&r->be->state->view, f);
+    return SR_OK;
+}
+
+sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend *be, const sr_frame *f,
+                              sr_error *err)
 {
     memset(r, 0, sizeof *r);
     r->be = be;
     sr_status st = sr_bvh_build(scene->prims, scene->prim_count, &r->bvh, err);
     if (st) { memset(r, 0, sizeof *r); return st; }
-    sr_scene_view *v = &r->view;
-    v->prims = r->bvh.prims;
-    v->prim_count = r->bvh.prim_count;
-    v->nodes = r->bvh.nodes;
-    v->node_count = r->bvh.node_count;
-    v->planes = scene->planes;
-    v->plane_count = scene->plane_count;
-    v->materials = scene->materials;
-    v->material_count = scene->material_count;
-    v->lights = scene->lights;
-    v->light_count = scene->light_count;
-    v->textures = scene->tex.items;
-    v->texture_count = scene->tex.count;
-    v->texels = scene->tex.texels;
-    v->env_tex = scene->env_tex;
-    v->env_rot[0] = scene->env_rot[0];
-    v->env_rot[1] = scene->env_rot[1];
-    v->env_rot[2] = scene->env_rot[2];
-    v->env_intensity = scene->env_intensity;
-    v->env_marginal = scene->env_marginal;
-    v->env_conditional = scene->env_conditional;
-    v->env_pdf = scene->env_pdf;
-    v->camera = sr_camera_make(&scene->camera, scene->width, scene->height);
-    v->background = scene->background;
-    v->has_sky = scene->has_sky ? 1u : 0u;
-    v->sky_zenith = scene->sky_zenith;
-    v->sky_horizon = scene->sky_horizon;
-    v->sky_ground = scene->sky_ground;
-    v->ambient = scene->ambient;
-    v->width = scene->width;
-    v->height = scene->height;
-    v->spp = scene->spp;
-    v->max_depth = scene->max_depth;
-    v->integrator = scene->integrator;
-    v->path_flags = scene->path_flags;
+    r->view = sr_view_of_scene(scene, &r->bvh);
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
-    if (!st) st = be->ops->upload(be->impl, v, err);
+    if (!st) st = be->ops->upload(be->impl, &r->view, err);
+    if (!st) st = sr_renderer_apply(r, f, err);
     if (st) sr_renderer_free(r);   /* leaves r zeroed: nothing for the caller to free */
     return st;
 }
@@ -188,12 +203,18 @@ static const sr_wave_way sr_wave_ways[] = {
 _Static_assert(SR_WAVE_WAYS == sizeof ((sr_renderer *)0)->wave_tune_ms / sizeof ((sr_renderer *)0)->wave_tune_ms[0] &&
                SR_WAVE_TUNE_RUNS == sizeof ((sr_renderer *)0)->wave_tune_ms[0] / sizeof(float), "a timing per way and run");
 
-static uint32_t sr_wave_way_next(sr_renderer *r, int *tuning)
+/* Whether the measurement so far is for frame f's depth and integrator (its key). */
+static int sr_wave_tuned_for(const sr_renderer *r, const sr_frame *f)
 {
-    if (r->wave_tune_depth != r->view.max_depth || r->wave_tune_integrator != r->view.integrator) {
+    return r->wave_tune_depth == f->depth && r->wave_tune_integrator == f->integrator;
+}
+
+static uint32_t sr_wave_way_next(sr_renderer *r, const sr_frame *f, int *tuning)
+{
+    if (!sr_wave_tuned_for(r, f)) {
         r->wave_tuned = 0;
-        r->wave_tune_depth = r->view.max_depth;
-        r->wave_tune_integrator = r->view.integrator;
+        r->wave_tune_depth = f->depth;
+        r->wave_tune_integrator = f->integrator;
     }
     if (r->wave_tuned >= SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return r->wave_pick;
     *tuning = 1;
@@ -246,7 +267,7 @@ static void sr_wave_way_timed(sr_renderer *r, float ms)
     if (r->wave_warming) return;   /* not a measurement: the order's first samples */
     r->wave_tune_ms[r->wave_tuned % SR_WAVE_WAYS][r->wave_tuned / SR_WAVE_WAYS] = ms;
     if (++r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS) return;
-    r->wave_pick = sr_wave_way_choose(r->wave_tune_ms, r->view.max_depth);
+    r->wave_pick = sr_wave_way_choose(r->wave_tune_ms, r->wave_tune_depth);
 }
 
 /* The dense threshold a wave sample given options o runs with: o's, in 1..32 (0, the
@@ -261,10 +282,10 @@ int sr_wave_chooses(const sr_render_opts *o)
     return o->mask == SR_MASK_WAVE && o->wave_dense == 0 && o->wave_order == SR_WAVE_ORDER_MEASURED && o->sort == SR_SORT_NONE;
 }
 
-int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o)
+int sr_wave_measuring(const sr_renderer *r, const sr_frame *f)
 {
-    if (!sr_wave_chooses(o)) return 0;
-    if (r->wave_tune_depth != r->view.max_depth || r->wave_tune_integrator != r->view.integrator) return 1;
+    if (!sr_wave_chooses(&f->render)) return 0;
+    if (!sr_wave_tuned_for(r, f)) return 1;
     return r->wave_tuned < SR_WAVE_WAYS * SR_WAVE_TUNE_RUNS;
 }
 
@@ -312,13 +333,14 @@ static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a,
 }
 
 /* The megakernel and wave masks: the whole sample in one launch. */
-static sr_status sr_sample_whole(sr_renderer *r, const sr_render_opts *o, uint32_t sample, sr_error *err)
+static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_render_opts *o, uint32_t sample,
+                                 sr_error *err)
 {
     const bool wave = o->mask == SR_MASK_WAVE;
     sr_launch_args a;
     memset(&a, 0, sizeof a);
     a.mask = o->mask;
-    a.n = wave ? sr_tiled_slots(r->view.width, r->view.height) : r->view.width * r->view.height;
+    a.n = wave ? sr_tiled_slots(f->width, f->height) : f->width * f->height;
     a.dense_min = sr_wave_dense_of(o);
     a.slowest_first = o->wave_order == SR_WAVE_ORDER_SLOWEST;
     r->wave_ordered += a.slowest_first;
@@ -346,13 +368,13 @@ static sr_status sr_count_live(sr_renderer *r, sr_mask mask, uint32_t *live, sr_
  * on the device: after a compaction the stages run over it, with grids sized by `forecast`
  * (the last sample's live fractions), so no bounce waits for the host; only the first
  * sample, which has no history, counts on the host. */
-static sr_status sr_sample_stages(sr_renderer *r, const sr_render_opts *o, uint32_t sample, sr_marks *marks,
-                                  sr_render_stats *st, sr_error *err)
+static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_render_opts *o, uint32_t sample,
+                                  sr_marks *marks, sr_render_stats *st, sr_error *err)
 {
     const sr_backend_ops *ops = r->be->ops;
     void *be = r->be->impl;
     sr_pool_state *ps = r->be->state;
-    const uint32_t n = r->view.width * r->view.height;
+    const uint32_t n = f->width * f->height;
     sr_launch_args a;
     memset(&a, 0, sizeof a);
     a.mask = o->mask;
@@ -368,7 +390,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_render_opts *o, uint3
     if ((s = sr_mark(r, o, marks, SR_STAGE_GENERATE, 0, err))) return s;
     float pool_frac = 1.0f;   /* the current pool's size, as a fraction of the full pool */
     uint32_t forecast = n;    /* the host's upper estimate of the device-side live count */
-    for (uint32_t b = 0; b < r->view.max_depth; b++) {
+    for (uint32_t b = 0; b < f->depth; b++) {
         if (sr_interrupt_pending()) return SR_INTERRUPTED;   /* queued kernels finish */
         a.bounce = b;
         a.n = a.over_live ? forecast : n;
@@ -376,7 +398,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_render_opts *o, uint3
         if ((s = sr_mark(r, o, marks, SR_STAGE_INTERSECT, b, err))) return s;
         if ((s = sr_launch(r, SR_KERNEL_SHADE, &a, err))) return s;
         if ((s = sr_mark(r, o, marks, SR_STAGE_SHADE, b, err))) return s;
-        if (o->mask != SR_MASK_COMPACT || b + 1 >= r->view.max_depth) continue;
+        if (o->mask != SR_MASK_COMPACT || b + 1 >= f->depth) continue;
         /* flags and stencil launch over the whole pool every bounce, as they would; the
          * compact strategy shrinks the pool when enough rays have died to pay for it. */
         bool measure = !r->have_history;
@@ -426,20 +448,22 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_render_opts *o, uint3
     return SR_OK;
 }
 
-sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sample,
+sr_status sr_render_sample(sr_renderer *r, const sr_frame *f, uint32_t sample,
                            sr_render_stats *st, sr_error *err)
 {
     const sr_backend_ops *ops = r->be->ops;
     void *be = r->be->impl;
+    const sr_render_opts *o = &f->render;
     sr_marks marks;
     marks.count = 0;
     sr_status s;
     if (sr_interrupt_pending()) return SR_INTERRUPTED;
+    if ((s = sr_renderer_apply(r, f, err))) return s;
     if ((s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err))) return s;
     int tuning = 0;
     sr_render_opts way;   /* the wave mask's measured choice (sr_wave_way_next) */
     if (sr_wave_chooses(o)) {
-        const uint32_t k = sr_wave_way_next(r, &tuning);
+        const uint32_t k = sr_wave_way_next(r, f, &tuning);
         way = *o;
         way.mask = sr_wave_ways[k].mask;
         way.wave_dense = sr_wave_ways[k].dense;
@@ -448,10 +472,10 @@ sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sam
     }
     if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 2u, err))) return s;
     if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) {
-        s = sr_sample_whole(r, o, sample, err);
+        s = sr_sample_whole(r, f, o, sample, err);
         if (!s) s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err);
     } else {
-        s = sr_sample_stages(r, o, sample, &marks, st, err);
+        s = sr_sample_stages(r, f, o, sample, &marks, st, err);
     }
     if (s) return s;
     if (o->times && !o->times->per_stage && o->mask != SR_MASK_MEGAKERNEL && o->mask != SR_MASK_WAVE &&
@@ -497,14 +521,16 @@ static void sr_progress(double elapsed, uint32_t done, uint32_t total, int tty)
     fflush(stderr);
 }
 
-sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
+sr_status sr_render_image(sr_renderer *r, const sr_frame *f, float *rgb,
                           sr_render_stats *st, sr_error *err)
 {
     sr_render_stats local;
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
     const sr_backend_ops *ops = r->be->ops;
-    sr_status s = sr_backend_clear_film(r->be, err);
+    const sr_render_opts *o = &f->render;
+    sr_status s = sr_renderer_apply(r, f, err);   /* before the clear: a new size, a new film */
+    if (!s) s = sr_backend_clear_film(r->be, err);
     if (s) return s;
     const double t0 = sr_now();
     int shown = 0;
@@ -515,20 +541,20 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
     uint32_t done = 0, snap = 0;
     int mid_sample = 0;
     double snap_cost = 0.0, snap_at = t0, shown_at = 0.0;
-    for (uint32_t i = 0; i < r->view.spp; i++) {
+    for (uint32_t i = 0; i < f->spp; i++) {
         if (sr_interrupt_pending()) { s = SR_INTERRUPTED; break; }
-        if ((s = sr_render_sample(r, o, i, st, err))) { mid_sample = s == SR_INTERRUPTED; break; }
+        if ((s = sr_render_sample(r, f, i, st, err))) { mid_sample = s == SR_INTERRUPTED; break; }
         done = i + 1;
         double elapsed = sr_now() - t0;
         /* at most 10 updates a second: a fast GPU finishes thousands of samples a second */
         /* On a terminal a bar redrawn up to 10 times a second; in a log a line every 5 s. */
         const double every = tty ? 0.1 : 5.0;
-        if (o->progress && (elapsed > 1.0 || shown) && (elapsed - shown_at >= every || (tty && done == r->view.spp))) {
-            sr_progress(elapsed, i + 1, r->view.spp, tty);
+        if (o->progress && (elapsed > 1.0 || shown) && (elapsed - shown_at >= every || (tty && done == f->spp))) {
+            sr_progress(elapsed, i + 1, f->spp, tty);
             shown = 1;
             shown_at = elapsed;
         }
-        if (o->keep_partial && done < r->view.spp && sr_now() - snap_at >= 20.0 * snap_cost) {
+        if (o->keep_partial && done < f->spp && sr_now() - snap_at >= 20.0 * snap_cost) {
             const double c0 = sr_now();
             if ((s = sr_backend_read_film(r->be, rgb, 1.0f, err))) break;
             snap = done;
@@ -547,25 +573,26 @@ sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
         }
         if (snap > 0) {                         /* inside one: the last copy */
             const float k = 1.0f / (float)snap;
-            for (size_t j = 0; j < (size_t)r->view.width * r->view.height * 3u; j++) rgb[j] *= k;
+            for (size_t j = 0; j < (size_t)f->width * f->height * 3u; j++) rgb[j] *= k;
             st->partial_samples = snap;
         }
     }
     if (s) return s;
-    return sr_backend_read_film(r->be, rgb, 1.0f / (float)r->view.spp, err);
+    return sr_backend_read_film(r->be, rgb, 1.0f / (float)f->spp, err);
 }
 
-sr_status sr_check_render_memory(const sr_scene *s, sr_backend_kind be_kind, const char *out, sr_error *err)
+sr_status sr_check_render_memory(const sr_scene *s, const sr_frame *f, sr_backend_kind be_kind, const char *out,
+                                 sr_error *err)
 {
     const uint64_t bvh = sr_bvh_build_bytes(s->prim_count);
-    const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(s->width, s->height) : 0;
-    const uint64_t rgb = (uint64_t)s->width * s->height * 3u * sizeof(float);
+    const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(f->width, f->height) : 0;
+    const uint64_t rgb = (uint64_t)f->width * f->height * 3u * sizeof(float);
     /* the per-prim attributes again in BVH order (render.c), when the scene has any */
     const uint64_t attrs = s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0;
-    const uint64_t enc = out ? sr_image_write_bytes(s->width, s->height, out) : 0;
+    const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
     const uint64_t need = bvh + attrs + pool + rgb + enc;
     char what[512], b1[32], b2[32], b3[32], b4[32];
-    int len = snprintf(what, sizeof what, "a %ux%u render on the %s backend", s->width, s->height,
+    int len = snprintf(what, sizeof what, "a %ux%u render on the %s backend", f->width, f->height,
                        be_kind == SR_BACKEND_CPU ? "CPU" : "CUDA");
     if (len > 0 && (size_t)len < sizeof what)
         snprintf(what + len, sizeof what - (size_t)len, " (ray pool and film %s, BVH build %s, image %s, %s output %s)",
@@ -577,4 +604,41 @@ sr_status sr_check_render_memory(const sr_scene *s, sr_backend_kind be_kind, con
                                 " or --backend cuda (the ray pool then lives on the GPU)"
 #endif
                                 , err);
+}
+
+/* ---- the film, the display and timing marks, for the viewer -------------------------------- */
+
+sr_status sr_renderer_clear_film(sr_renderer *r, sr_error *err) { return sr_backend_clear_film(r->be, err); }
+
+sr_status sr_renderer_read_film(sr_renderer *r, float *rgb, float scale, sr_error *err)
+{
+    return sr_backend_read_film(r->be, rgb, scale, err);
+}
+
+sr_status sr_renderer_resolve_film(sr_renderer *r, float *dst, float scale, sr_error *err)
+{
+    return sr_backend_resolve_film(r->be, dst, scale, err);
+}
+
+sr_status sr_renderer_resolve_display(sr_renderer *r, uint64_t surface, uint32_t width, uint32_t height, float scale,
+                                      float exposure, sr_tonemap tonemap, sr_error *err)
+{
+    return r->be->ops->resolve_display(r->be->impl, surface, width, height, scale, exposure, (int)tonemap, err);
+}
+
+sr_status sr_renderer_resolve_display_rows(sr_renderer *r, void *rows, uint32_t width, uint32_t height, float scale,
+                                           float exposure, sr_tonemap tonemap, sr_error *err)
+{
+    return r->be->ops->resolve_display_rows(r->be->impl, rows, width, height, scale, exposure, (int)tonemap, err);
+}
+
+void *sr_renderer_queue(sr_renderer *r) { return r->be->ops->queue(r->be->impl); }
+
+sr_status sr_renderer_finish(sr_renderer *r, sr_error *err) { return r->be->ops->finish(r->be->impl, err); }
+
+sr_status sr_renderer_mark(sr_renderer *r, uint32_t id, sr_error *err) { return r->be->ops->mark(r->be->impl, id, err); }
+
+sr_status sr_renderer_elapsed_ms(sr_renderer *r, uint32_t a, uint32_t b, float *ms, sr_error *err)
+{
+    return r->be->ops->elapsed_ms(r->be->impl, a, b, ms, err);
 }

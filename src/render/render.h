@@ -1,11 +1,15 @@
-/* render.h: the frame driver. Backend-neutral: it builds the BVH, uploads the scene, and
- * runs generate -> (intersect -> shade -> [compact]) per bounce for each sample. */
+/* render.h: the frame driver. Backend-neutral: it prepares a scene once (the BVH, the light
+ * tables, the uploads) and runs generate -> (intersect -> shade -> [compact]) per bounce for
+ * each sample of a frame, whose settings (camera, size, depth, spp, integrator, mask, seed:
+ * src/settings/frame.h) come with every call. The applications talk to the renderer only:
+ * it is the one caller of the backend's operations, outside the backends themselves. */
 #ifndef SR_RENDER_H
 #define SR_RENDER_H
 
 #include "../backend/backend.h"
 #include "bvh.h"
 #include "../scene/scene.h"
+#include "../settings/frame.h"
 #include "../../kernels/frames/wave.h"
 
 /* Where the time of a sample went, in milliseconds, summed over samples (bench --breakdown).
@@ -19,30 +23,6 @@ typedef struct sr_stage_times {
     int per_stage;         /* mark every stage (costs a little host time per launch); else
                             * only the sample's start and end are marked                  */
 } sr_stage_times;
-
-typedef enum sr_wave_order {
-    SR_WAVE_ORDER_MEASURED = 0,   /* left to the program: one of the ways it measures */
-    SR_WAVE_ORDER_LAUNCH,         /* the launch order (rows of tiles, top to bottom) */
-    SR_WAVE_ORDER_SLOWEST,        /* the slowest of the previous such sample first   */
-} sr_wave_order;
-
-typedef struct sr_render_opts {
-    sr_mask mask;
-    uint32_t seed;
-    float compact_below;   /* compact when the live fraction is below this: 1 always, 0 never */
-    uint32_t wave_dense;   /* wave mask: a warp keeps bouncing while this many of its 32
-                              lanes are alive (1..32; 1 never repacks); 0 = measure the ways
-                              to run a sample on a few samples, keep the fastest (render.c) */
-    int wave_order;        /* wave mask: sr_wave_order, the order warps take the tiles in
-                              (kernels/frames/wave.h); given, or with wave_dense given, nothing is
-                              measured (wave_dense 0 is then 1)                            */
-    int sort;              /* sr_sort_algo (kernels/frames/sortkey.h): sort live rays by a coherence key
-                              after every bounce (compacting first); SR_SORT_NONE: never      */
-    int sort_key;          /* sr_sort_key: dir-morton or material                             */
-    int progress;          /* progress bar on stderr once a render has run a second          */
-    sr_stage_times *times; /* when not NULL: time every stage (adds to it)                     */
-    int keep_partial;      /* on Ctrl-C, leave the mean of the completed samples in rgb        */
-} sr_render_opts;
 
 typedef struct sr_render_stats {
     double seconds;                     /* wall time of the samples, device work included */
@@ -59,35 +39,68 @@ typedef struct sr_renderer {
     sr_bvh bvh;
     sr_emitter *emitters; /* path mode's area lights, BVH order (view.emitters points here)  */
     sr_tri_attr *attrs;   /* per-prim normals / UVs, BVH order (view.attrs points here), or NULL */
-    sr_scene_view view;   /* host pointers into the scene and the BVH                      */
+    sr_scene_view view;   /* the scene as uploaded: host pointers into the scene and the BVH,
+                             and its scene-wide scalars; the per-frame fields stay 0 (each
+                             frame's settings go to the backend's state)                    */
+    /* A cache, not an owner: the image size the backend's pool was last sized for (0 x 0:
+     * none), so that a frame of the same size reallocates nothing. */
+    uint32_t sized_width, sized_height;
     /* Live fraction after each bounce in the last sample: the compaction policy's forecast
      * for the next one, so that deciding costs no GPU round trip. */
     float live_after[SR_MAX_DEPTH];
     int have_history;
     /* The wave mask left to the program (render.c, sr_wave_way_next): samples measured so
-     * far, the fastest way, and for which depth and integrator it was measured. */
+     * far and the fastest way. wave_tune_depth and wave_tune_integrator are the measurement's
+     * key, the frame's depth and integrator it was measured at (a frame with others measures
+     * again), not settings. */
     uint32_t wave_tuned, wave_pick, wave_tune_depth, wave_tune_integrator;
     float wave_tune_ms[4][SR_WAVE_TUNE_RUNS];   /* [way][run], milliseconds                */
     uint32_t wave_ordered;      /* samples launched slowest tiles first (kernels/frames/wave.h)   */
     int wave_warming;           /* this sample only gives the ordered way its order        */
 } sr_renderer;
 
-void sr_render_opts_default(sr_render_opts *o);
-
-/* Build the BVH over scene's prims and upload everything to be. The scene must outlive r. */
-sr_status sr_renderer_init(sr_renderer *r, const sr_scene *scene, sr_backend *be, sr_error *err);
+/* Build what rendering `scene` needs, once: the BVH over its prims, the emitter table, the
+ * attributes in BVH order, the upload of all of it (textures included) to be, and the ray pool
+ * for frame f's size. The scene must outlive r and is not changed. On failure r is left empty
+ * (nothing to free). */
+sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend *be, const sr_frame *f,
+                              sr_error *err);
 void sr_renderer_free(sr_renderer *r);
 
-/* Trace one sample of every pixel into the film (adds to it). */
-sr_status sr_render_sample(sr_renderer *r, const sr_render_opts *o, uint32_t sample,
+/* Make the backend ready for frame f: a size other than the last one reallocates what depends
+ * on the size (ray pool, film, masks; the film is then undefined, clear it), never the BVH or
+ * the uploaded scene; the camera, depth, spp and integrator are set for the next launches.
+ * sr_render_sample and sr_render_image call it; the viewer calls it before clearing its film. */
+sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err);
+
+/* Trace one sample of every pixel of frame f into the film (adds to it). */
+sr_status sr_render_sample(sr_renderer *r, const sr_frame *f, uint32_t sample,
                            sr_render_stats *st, sr_error *err);
 
-/* Clear the film, trace r->view.spp samples, and leave their mean in rgb (w*h*3).
+/* Clear the film, trace f->spp samples, and leave their mean in rgb (w*h*3).
  * Ctrl-C (interrupt.h) is checked between samples and bounces: the render stops and returns
- * SR_INTERRUPTED; with o->keep_partial, rgb then holds the mean of st->partial_samples
+ * SR_INTERRUPTED; with f->render.keep_partial, rgb then holds the mean of st->partial_samples
  * completed samples (none when 0). */
-sr_status sr_render_image(sr_renderer *r, const sr_render_opts *o, float *rgb,
+sr_status sr_render_image(sr_renderer *r, const sr_frame *f, float *rgb,
                           sr_render_stats *st, sr_error *err);
+
+/* The film, for the viewer's display (src/viewer/display.c): zero it; its sums times `scale`
+ * into rgb on the host, or into device memory at dst (queued); tonemapped as RGBA8 into a CUDA
+ * surface or device rows (backend.h, resolve_display and resolve_display_rows; queued). The
+ * backend's queue (a cudaStream_t, NULL on the CPU), and a wait for the work queued on it. */
+sr_status sr_renderer_clear_film(sr_renderer *r, sr_error *err);
+sr_status sr_renderer_read_film(sr_renderer *r, float *rgb, float scale, sr_error *err);
+sr_status sr_renderer_resolve_film(sr_renderer *r, float *dst, float scale, sr_error *err);
+sr_status sr_renderer_resolve_display(sr_renderer *r, uint64_t surface, uint32_t width, uint32_t height, float scale,
+                                      float exposure, sr_tonemap tonemap, sr_error *err);
+sr_status sr_renderer_resolve_display_rows(sr_renderer *r, void *rows, uint32_t width, uint32_t height, float scale,
+                                           float exposure, sr_tonemap tonemap, sr_error *err);
+void *sr_renderer_queue(sr_renderer *r);
+sr_status sr_renderer_finish(sr_renderer *r, sr_error *err);
+/* Timing marks in the backend's queue (backend.h, mark and elapsed_ms), for a caller's own
+ * timings: ids below SR_MAX_MARKS that the samples do not use (from 0 up, and the last two). */
+sr_status sr_renderer_mark(sr_renderer *r, uint32_t id, sr_error *err);
+sr_status sr_renderer_elapsed_ms(sr_renderer *r, uint32_t a, uint32_t b, float *ms, sr_error *err);
 
 double sr_now(void);   /* monotonic seconds */
 
@@ -105,14 +118,14 @@ uint32_t sr_wave_dense_used(const sr_renderer *r, const sr_render_opts *o);
 #define SR_WAVE_MOVE_MARGIN 0.05f
 uint32_t sr_wave_way_choose(float ms[][SR_WAVE_TUNE_RUNS], uint32_t depth);
 /* Whether options o leave the way to run a sample to the wave mask's measurement, and whether
- * the next sample with them would still be one of its measuring samples. */
+ * the next sample of frame f would still be one of its measuring samples. */
 int sr_wave_chooses(const sr_render_opts *o);
-int sr_wave_measuring(const sr_renderer *r, const sr_render_opts *o);
+int sr_wave_measuring(const sr_renderer *r, const sr_frame *f);
 
 /* Everything `render` allocates on the host after the scene is loaded: the BVH build, the
- * CPU backend's pool and film (when be_kind is CPU), the image read back and its encoding
- * for `out` (NULL: no file). SR_ERR_INPUT with the numbers when it does not fit. */
-sr_status sr_check_render_memory(const sr_scene *scene, sr_backend_kind be_kind, const char *out,
+ * CPU backend's pool and film (when be_kind is CPU) and the image read back for frame f, and
+ * its encoding for `out` (NULL: no file). SR_ERR_INPUT with the numbers when it does not fit. */
+sr_status sr_check_render_memory(const sr_scene *scene, const sr_frame *f, sr_backend_kind be_kind, const char *out,
                                  sr_error *err);
 
 #endif

@@ -69,10 +69,9 @@ int sr_parse_float(sr_args *a, const char *opt, float lo, float hi, float *out)
 void sr_common_default(sr_common *c)
 {
     memset(c, 0, sizeof *c);
-    sr_render_opts_default(&c->render);
-    c->exposure = 1.0f;
-    c->tonemap = SR_TONEMAP_CLAMP;
-    c->integrator = -1;
+    sr_render_opts_default(&c->frame.render);
+    c->frame.exposure = 1.0f;
+    c->frame.tonemap = SR_TONEMAP_CLAMP;
 }
 
 int sr_parse_operand(sr_args *a, sr_common *c)
@@ -87,6 +86,15 @@ int sr_parse_operand(sr_args *a, sr_common *c)
     return 0;
 }
 
+/* A whole number for one of the frame's scene values, noted as given. */
+static int sr_parse_given(sr_args *a, const char *opt, uint32_t lo, uint32_t hi, uint32_t *out, sr_common *c,
+                          unsigned given)
+{
+    const int r = sr_parse_u32(a, opt, lo, hi, out);
+    if (!r) c->given |= given;
+    return r;
+}
+
 /* Parse one option shared by render/bench/view. Returns 0 if consumed, 2 on error, -1 if the
  * option is not a common one. */
 int sr_parse_common(sr_args *a, sr_common *c)
@@ -94,27 +102,27 @@ int sr_parse_common(sr_args *a, sr_common *c)
     const int operand = sr_parse_operand(a, c);
     if (operand >= 0) return operand;
     const char *o = a->argv[a->i];
-    if (!strcmp(o, "--width")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->width);
-    if (!strcmp(o, "--height")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->height);
-    if (!strcmp(o, "--spp")) return sr_parse_u32(a, o, 1, SR_MAX_SPP, &c->spp);
-    if (!strcmp(o, "--depth")) return sr_parse_u32(a, o, 1, SR_MAX_DEPTH, &c->depth);
+    if (!strcmp(o, "--width")) return sr_parse_given(a, o, 1, SR_MAX_RESOLUTION, &c->frame.width, c, SR_GIVEN_WIDTH);
+    if (!strcmp(o, "--height")) return sr_parse_given(a, o, 1, SR_MAX_RESOLUTION, &c->frame.height, c, SR_GIVEN_HEIGHT);
+    if (!strcmp(o, "--spp")) return sr_parse_given(a, o, 1, SR_MAX_SPP, &c->frame.spp, c, SR_GIVEN_SPP);
+    if (!strcmp(o, "--depth")) return sr_parse_given(a, o, 1, SR_MAX_DEPTH, &c->frame.depth, c, SR_GIVEN_DEPTH);
     if (!strcmp(o, "--device")) return sr_parse_u32(a, o, 0, 64, &c->device);
-    if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->render.seed);
-    if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
+    if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->frame.render.seed);
+    if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->frame.exposure);
     if (!strcmp(o, "--compact-below")) {
         c->compact_opt = o;
-        return sr_parse_float(a, o, 0.0f, 1.0f, &c->render.compact_below);
+        return sr_parse_float(a, o, 0.0f, 1.0f, &c->frame.render.compact_below);
     }
     if (!strcmp(o, "--wave-dense")) {
         c->wave_opt = o;
-        return sr_parse_u32(a, o, 1, 32, &c->render.wave_dense);
+        return sr_parse_u32(a, o, 1, 32, &c->frame.render.wave_dense);
     }
     if (!strcmp(o, "--wave-order")) {
         c->wave_opt = o;
         const char *v = sr_value(a, o);
         if (!v) return 2;
-        if (!strcmp(v, "launch")) c->render.wave_order = SR_WAVE_ORDER_LAUNCH;
-        else if (!strcmp(v, "slowest")) c->render.wave_order = SR_WAVE_ORDER_SLOWEST;
+        if (!strcmp(v, "launch")) c->frame.render.wave_order = SR_WAVE_ORDER_LAUNCH;
+        else if (!strcmp(v, "slowest")) c->frame.render.wave_order = SR_WAVE_ORDER_SLOWEST;
         else return sr_usage_error(a, "--wave-order: expected launch or slowest, got '%s'%s", v, "");
         return 0;
     }
@@ -125,7 +133,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         char choices[64];
         if (algo < 0)
             return sr_usage_error(a, "--sort: expected %s, got '%s'", sr_name_choices(sr_sort_algo_names, choices, sizeof choices), v);
-        c->render.sort = algo;
+        c->frame.render.sort = algo;
         return 0;
     }
     if (!strcmp(o, "--sort-key")) {
@@ -137,7 +145,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (key < 0)
             return sr_usage_error(a, "--sort-key: expected %s, got '%s'",
                                   sr_name_choices(sr_sort_key_names, choices, sizeof choices), v);
-        c->render.sort_key = key;
+        c->frame.render.sort_key = key;
         return 0;
     }
     if (!strcmp(o, "--camera")) {
@@ -146,7 +154,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         char why[256];
         if (!sr_camera_arg_parse(v, &c->camera, why, sizeof why))
             return sr_usage_error(a, "--camera %s: %s", v, why);
-        c->has_camera = 1;
+        c->given |= SR_GIVEN_CAMERA;
         c->camera_text = v;
         return 0;
     }
@@ -165,7 +173,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (!v) return 2;
         int m = sr_mask_parse(v);
         if (m < 0) return sr_usage_error(a, "--mask: expected flags, stencil, compact, wave or megakernel, got '%s'%s", v, "");
-        c->render.mask = (sr_mask)m;
+        c->frame.render.mask = (sr_mask)m;
         return 0;
     }
     if (!strcmp(o, "--integrator")) {
@@ -176,7 +184,8 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (integrator < 0)
             return sr_usage_error(a, "--integrator: expected %s, got '%s'",
                                   sr_name_choices(sr_integrator_names, choices, sizeof choices), v);
-        c->integrator = integrator;
+        c->frame.integrator = (uint32_t)integrator;
+        c->given |= SR_GIVEN_INTEGRATOR;
         return 0;
     }
     if (!strcmp(o, "--tonemap")) {
@@ -186,7 +195,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         const int op = sr_tonemap_parse(v);
         if (op < 0)
             return sr_usage_error(a, "--tonemap: expected %s, got '%s'", sr_name_choices(sr_tonemap_names, choices, sizeof choices), v);
-        c->tonemap = (sr_tonemap)op;
+        c->frame.tonemap = (sr_tonemap)op;
         return 0;
     }
     return -1;
@@ -265,20 +274,27 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
             line += len + (end ? 1 : 0);
         }
     }
-    if (c->width) scene->width = c->width;
-    if (c->height) scene->height = c->height;
-    if (c->spp) scene->spp = c->spp;
-    if (c->depth) scene->max_depth = c->depth;
-    if (c->integrator >= 0) scene->integrator = (uint32_t)c->integrator;
+    /* The frame: the options' values, and the scene file's where they gave none. */
+    const sr_frame asked = c->frame;
+    sr_frame *f = &c->frame;
+    sr_frame_from_scene(f, scene);
+    f->render = asked.render;
+    f->exposure = asked.exposure;
+    f->tonemap = asked.tonemap;
+    if (c->given & SR_GIVEN_WIDTH) f->width = asked.width;
+    if (c->given & SR_GIVEN_HEIGHT) f->height = asked.height;
+    if (c->given & SR_GIVEN_SPP) f->spp = asked.spp;
+    if (c->given & SR_GIVEN_DEPTH) f->depth = asked.depth;
+    if (c->given & SR_GIVEN_INTEGRATOR) f->integrator = asked.integrator;
     char camera_why[256];
-    if (c->has_camera && !sr_camera_arg_apply(&c->camera, &scene->camera, camera_why, sizeof camera_why)) {
+    if ((c->given & SR_GIVEN_CAMERA) && !sr_camera_arg_apply(&c->camera, &f->camera, camera_why, sizeof camera_why)) {
         fprintf(stderr, "stencilray %s: --camera %s: %s\n", cmd, c->camera_text, camera_why);
         sr_scene_free(scene);
         return 2;
     }
-    if ((uint64_t)scene->width * scene->height > (1u << 28)) {
-        fprintf(stderr, "stencilray %s: %ux%u is %llu pixels; at most %u are supported\n", cmd, scene->width,
-                scene->height, (unsigned long long)scene->width * scene->height, 1u << 28);
+    if ((uint64_t)f->width * f->height > (1u << 28)) {
+        fprintf(stderr, "stencilray %s: %ux%u is %llu pixels; at most %u are supported\n", cmd, f->width,
+                f->height, (unsigned long long)f->width * f->height, 1u << 28);
         sr_scene_free(scene);
         return 2;
     }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "../backend/backend.h"
 #include "camera_arg.h"
+#include "frame.h"
 #include "../render/render.h"
 #include "../scene/scene.h"
 #include "../../kernels/core/tonemap.h"
@@ -14,19 +15,25 @@
 
 typedef struct sr_args { int argc, i; char **argv; const char *cmd; } sr_args;
 
+/* Which of a frame's scene values the options gave (sr_common.given). */
+enum {
+    SR_GIVEN_WIDTH = 1u << 0, SR_GIVEN_HEIGHT = 1u << 1, SR_GIVEN_SPP = 1u << 2, SR_GIVEN_DEPTH = 1u << 3,
+    SR_GIVEN_INTEGRATOR = 1u << 4, SR_GIVEN_CAMERA = 1u << 5,
+};
+
 typedef struct sr_common {
     const char *scene_path;
-    uint32_t width, height, spp, depth;   /* 0 = the scene's value */
-    int integrator;                       /* sr_integrator, or -1 = the scene's       */
+    /* The frame the command asks for: the options are parsed into it, and sr_open takes the
+     * scene file's values for what they did not give (`given`), leaving the scene as parsed.
+     * The command owns it from then on. */
+    sr_frame frame;
+    unsigned given;                       /* SR_GIVEN_*                               */
     sr_backend_kind backend;
     uint32_t device;
-    sr_render_opts render;
-    float exposure;
-    sr_tonemap tonemap;
     int quiet;
     int operands;                         /* "--" was seen: every later argument is an operand */
-    int has_camera;                       /* --camera: replaces the scene's camera    */
-    sr_camera_arg camera;
+    sr_camera_arg camera;                 /* --camera (SR_GIVEN_CAMERA): put onto the scene's
+                                             camera by sr_open                        */
     const char *camera_text;              /* as given, for messages                   */
     /* Options only some masks read, as given (NULL if not): sr_check_mask_options. */
     const char *wave_opt;                 /* --wave-dense or --wave-order: the wave mask  */
@@ -56,8 +63,8 @@ int sr_parse_common(sr_args *a, sr_common *c);
  * Returns 0, or 2 after printing which option, for which mask, and what to do. */
 int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs, int run_count, int sorts);
 
-/* Load the scene, apply overrides, open the backend; prints what it chose. Returns an exit
- * code (0 = both are open and must be freed). */
+/* Load the scene, complete c->frame from it (the scene is not changed), open the backend;
+ * prints what it chose. Returns an exit code (0 = both are open and must be freed). */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 
 /* The shared options' help, in pieces, so that each command lists exactly what it takes. */

@@ -362,14 +362,14 @@ void sr_display_free(sr_display *d)
 /* The surface path: map, one kernel, unmap, all queued on the backend's stream; GL's next use
  * of the texture waits for the unmap on the GPU. Nothing waits on the CPU, and GL copies
  * nothing: the texels are written once, already tonemapped. */
-static sr_status sr_upload_surface(sr_display *d, sr_backend *be, float scale, float exposure, sr_tonemap op,
+static sr_status sr_upload_surface(sr_display *d, sr_renderer *r, float scale, float exposure, sr_tonemap op,
                                    sr_error *err)
 {
-    void *queue = be->ops->queue(be->impl);
+    void *queue = sr_renderer_queue(r);
     uint64_t surface = 0;
     sr_status s = sr_interop_map_surface(d->interop, queue, d->width, d->height, &surface, err);
     if (s) return s;
-    s = be->ops->resolve_display(be->impl, surface, d->width, d->height, scale, exposure, (int)op, err);
+    s = sr_renderer_resolve_display(r, surface, d->width, d->height, scale, exposure, op, err);
     sr_status u = sr_interop_unmap_surface(d->interop, queue, s ? NULL : err);
     if (s || u) return s ? s : u;
     d->shown_exposure = exposure;
@@ -381,7 +381,7 @@ static sr_status sr_upload_surface(sr_display *d, sr_backend *be, float scale, f
 /* The pixel buffer: the backend resolves its film into the mapped PBO; GL then copies PBO ->
  * texture on the GPU. The data never leaves device memory, but the CPU waits twice and GL's
  * copy into a 3-channel float texture is slow (0.77 ms at 1080p on the H200). */
-static sr_status sr_upload_pixel_buffer(sr_display *d, sr_backend *be, float scale, sr_error *err)
+static sr_status sr_upload_pixel_buffer(sr_display *d, sr_renderer *r, float scale, sr_error *err)
 {
     const size_t need = sizeof(float) * 3u * (size_t)d->width * d->height;
     void *ptr = NULL;
@@ -391,9 +391,9 @@ static sr_status sr_upload_pixel_buffer(sr_display *d, sr_backend *be, float sca
     if (bytes < need)
         s = sr_fail(err, SR_ERR_RUNTIME, "CUDA-OpenGL interop: the mapped pixel buffer holds %zu bytes, the film needs %zu",
                     bytes, need);
-    if (!s) s = sr_backend_resolve_film(be, (float *)ptr, scale, err);
+    if (!s) s = sr_renderer_resolve_film(r, (float *)ptr, scale, err);
     /* Unmapping orders only work on the stream it is given; the backend has its own. */
-    if (!s) s = be->ops->finish(be->impl, err);
+    if (!s) s = sr_renderer_finish(r, err);
     sr_status u = sr_interop_unmap(d->interop, s ? NULL : err);
     if (s || u) return s ? s : u;
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, d->pbo);
@@ -438,13 +438,13 @@ static void sr_timer_end(sr_display *d)
  * so the CPU orders them: GL's last copy out of the rows has passed (its fence; a frame old,
  * so this rarely waits), the kernel writes them, the CPU waits for the kernel, GL copies the
  * rows into the RGBA8 texture on the GPU (about 8 MB at 1080p) and fences that copy. */
-static sr_status sr_upload_extmem(sr_display *d, sr_backend *be, float scale, float exposure, sr_tonemap op,
+static sr_status sr_upload_extmem(sr_display *d, sr_renderer *r, float scale, float exposure, sr_tonemap op,
                                   sr_error *err)
 {
-    void *queue = be->ops->queue(be->impl);
+    void *queue = sr_renderer_queue(r);
     sr_status s = sr_shared_wait_gl(d, err);
-    if (!s) s = be->ops->resolve_display_rows(be->impl, sr_shared_mem_ptr(d->shared), d->width, d->height, scale, exposure,
-                                              (int)op, err);
+    if (!s) s = sr_renderer_resolve_display_rows(r, sr_shared_mem_ptr(d->shared), d->width, d->height, scale, exposure, op,
+                                                 err);
     if (!s) s = sr_shared_mem_fence(d->shared, queue, err);
     if (!s) s = sr_shared_mem_wait(d->shared, err);
     if (s) return s;
@@ -456,13 +456,13 @@ static sr_status sr_upload_extmem(sr_display *d, sr_backend *be, float scale, fl
     return SR_OK;
 }
 
-static sr_status sr_upload_host(sr_display *d, sr_backend *be, float scale, sr_error *err)
+static sr_status sr_upload_host(sr_display *d, sr_renderer *r, float scale, sr_error *err)
 {
     if (!d->host) {
         d->host = (float *)malloc(sizeof(float) * 3u * (size_t)d->width * d->height);
         if (!d->host) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %ux%u film", d->width, d->height);
     }
-    sr_status s = sr_backend_read_film(be, d->host, scale, err);
+    sr_status s = sr_renderer_read_film(r, d->host, scale, err);
     if (s) return s;
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glBindTexture(GL_TEXTURE_2D, d->tex);
@@ -472,14 +472,14 @@ static sr_status sr_upload_host(sr_display *d, sr_backend *be, float scale, sr_e
     return sr_gl_check("uploading the film from host memory to the texture", err);
 }
 
-sr_status sr_display_upload(sr_display *d, sr_backend *be, float scale, float exposure, sr_tonemap op, sr_error *err)
+sr_status sr_display_upload(sr_display *d, sr_renderer *r, float scale, float exposure, sr_tonemap op, sr_error *err)
 {
     if (!d->width) return sr_fail(err, SR_ERR_RUNTIME, "display: upload before the film was sized");
     switch (d->path) {
-    case SR_DISPLAY_SURFACE: return sr_upload_surface(d, be, scale, exposure, op, err);
-    case SR_DISPLAY_EXTMEM: return sr_upload_extmem(d, be, scale, exposure, op, err);
-    case SR_DISPLAY_PIXEL_BUFFER: return sr_upload_pixel_buffer(d, be, scale, err);
-    default: return sr_upload_host(d, be, scale, err);
+    case SR_DISPLAY_SURFACE: return sr_upload_surface(d, r, scale, exposure, op, err);
+    case SR_DISPLAY_EXTMEM: return sr_upload_extmem(d, r, scale, exposure, op, err);
+    case SR_DISPLAY_PIXEL_BUFFER: return sr_upload_pixel_buffer(d, r, scale, err);
+    default: return sr_upload_host(d, r, scale, err);
     }
 }
 

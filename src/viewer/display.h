@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../backend/backend.h"
+#include "../render/render.h"
 #include "interop.h"
 #include "../base/status.h"
 #include "../../kernels/core/tonemap.h"
@@ -118,17 +118,17 @@ int sr_display_blits(const sr_display *d);
  * memory path, where the GL allows a buffer texture that large); then GL copies nothing. */
 int sr_display_draws_rows(const sr_display *d);
 
-/* The film of `be` times `scale` into the texture that is drawn:
+/* The film of the renderer `r` times `scale` into the texture that is drawn:
  * - surface path: map the texture on the backend's queue, one kernel applies scale, exposure
  *   and tonemap (kernels/core/tonemap.h, as `render` does for PNGs) and writes RGBA8 texels, unmap;
  *   queued, the CPU does not wait, GL's next use of the texture waits on the GPU;
  * - external memory: wait (CPU) for GL's last read of the shared rows (a GL fence, long
  *   passed as a rule), the same kernel writes RGBA8 rows into them, wait (CPU) for it, GL
  *   copies the rows into the RGBA8 texture and sets a fence;
- * - pixel buffer: map (waits for GL), the film resolve (sr_backend_resolve_film), wait, unmap, GL copy buffer -> texture;
- * - host: sr_backend_read_film to host memory, glTexSubImage2D.
+ * - pixel buffer: map (waits for GL), the film resolve (sr_renderer_resolve_film), wait, unmap, GL copy buffer -> texture;
+ * - host: sr_renderer_read_film to host memory, glTexSubImage2D.
  * The last two store linear radiance and the draw applies exposure and tonemap. */
-sr_status sr_display_upload(sr_display *d, sr_backend *be, float scale, float exposure, sr_tonemap op, sr_error *err);
+sr_status sr_display_upload(sr_display *d, sr_renderer *r, float scale, float exposure, sr_tonemap op, sr_error *err);
 
 /* GL's half of the external-memory upload, for measuring it alone: the shared rows (written
  * by CUDA and waited for) into the RGBA8 texture, then a fence CUDA's next write waits for.

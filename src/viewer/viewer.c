@@ -33,14 +33,14 @@ typedef struct sr_viewer {
     int have_renderer;
     sr_display disp;
     GLFWwindow *win;
-    sr_camera_desc cam, home;
-    uint32_t depth, spf;          /* trace depth; samples per frame                       */
-    sr_mask mask;
-    float exposure;
-    sr_tonemap tonemap;
-    uint32_t width, height;       /* the film's size (the framebuffer's, once settled)    */
+    /* The viewer's frame settings, the one place its camera, size (the film's: the
+     * framebuffer's, once settled), depth, mask, exposure and tonemap are held; the renderer
+     * gets it with every sample. */
+    sr_frame frame;
+    sr_camera_desc home;          /* where R puts the camera back                          */
+    uint32_t spf;                 /* samples per frame                                     */
     uint32_t sample;              /* samples in the film                                   */
-    int dirty;                    /* camera/depth/mask changed: start the film again       */
+    int dirty;                    /* the frame changed: start the film again               */
     int vsync, scripted, drawn;
     float speed;                  /* fly speed, scene units per second                     */
     int dragging;
@@ -118,12 +118,12 @@ static int sr_fly(sr_viewer *v, float dt)
     if (f == 0.0f && s == 0.0f && u == 0.0f) return 0;
     int fast = glfwGetKey(w, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS || glfwGetKey(w, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS;
     float step = v->speed * (fast ? 4.0f : 1.0f) * dt;
-    sr_vec3 up = sr_normalize(v->cam.up);
-    sr_vec3 fwd = sr_normalize(sr_sub(v->cam.look_at, v->cam.position));
+    sr_vec3 up = sr_normalize(v->frame.camera.up);
+    sr_vec3 fwd = sr_normalize(sr_sub(v->frame.camera.look_at, v->frame.camera.position));
     sr_vec3 right = sr_normalize(sr_cross(fwd, up));
     sr_vec3 d = sr_add(sr_add(sr_scale(fwd, f * step), sr_scale(right, s * step)), sr_scale(up, u * step));
-    v->cam.position = sr_add(v->cam.position, d);
-    v->cam.look_at = sr_add(v->cam.look_at, d);
+    v->frame.camera.position = sr_add(v->frame.camera.position, d);
+    v->frame.camera.look_at = sr_add(v->frame.camera.look_at, d);
     return 1;
 }
 
@@ -136,23 +136,23 @@ static void sr_on_key(GLFWwindow *w, int key, int scancode, int action, int mods
     if (action == GLFW_RELEASE) return;
     /* Keys that repeat while held. */
     switch (key) {
-    case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: v->exposure *= 1.41421356f; return;
-    case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: v->exposure /= 1.41421356f; return;
+    case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: v->frame.exposure *= 1.41421356f; return;
+    case GLFW_KEY_MINUS: case GLFW_KEY_KP_SUBTRACT: v->frame.exposure /= 1.41421356f; return;
     case GLFW_KEY_LEFT_BRACKET: v->speed *= 0.5f; return;
     case GLFW_KEY_RIGHT_BRACKET: v->speed *= 2.0f; return;
     default: break;
     }
     if (action != GLFW_PRESS) return;
-    if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) { v->depth = (uint32_t)(key - GLFW_KEY_0); v->dirty = 1; return; }
-    if (key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9) { v->depth = (uint32_t)(key - GLFW_KEY_KP_0); v->dirty = 1; return; }
+    if (key >= GLFW_KEY_1 && key <= GLFW_KEY_9) { v->frame.depth = (uint32_t)(key - GLFW_KEY_0); v->dirty = 1; return; }
+    if (key >= GLFW_KEY_KP_1 && key <= GLFW_KEY_KP_9) { v->frame.depth = (uint32_t)(key - GLFW_KEY_KP_0); v->dirty = 1; return; }
     switch (key) {
     case GLFW_KEY_ESCAPE: glfwSetWindowShouldClose(w, GLFW_TRUE); break;
-    case GLFW_KEY_R: v->cam = v->home; v->dirty = 1; break;
-    case GLFW_KEY_M: v->mask = (sr_mask)((v->mask + 1) % SR_MASK_COUNT); v->dirty = 1; break;
+    case GLFW_KEY_R: v->frame.camera = v->home; v->dirty = 1; break;
+    case GLFW_KEY_M: v->frame.render.mask = (sr_mask)((v->frame.render.mask + 1) % SR_MASK_COUNT); v->dirty = 1; break;
     case GLFW_KEY_V: v->vsync = !v->vsync; glfwSwapInterval(v->vsync); break;
     case GLFW_KEY_P: v->shot_pending = 1; break;
     case GLFW_KEY_H: sr_print_keys(); break;
-    case GLFW_KEY_C: sr_print_camera(&v->cam); break;
+    case GLFW_KEY_C: sr_print_camera(&v->frame.camera); break;
     default: break;
     }
 }
@@ -170,7 +170,7 @@ static void sr_on_cursor(GLFWwindow *w, double x, double y)
 {
     sr_viewer *v = (sr_viewer *)glfwGetWindowUserPointer(w);
     if (v->dragging && (x != v->mx || y != v->my)) {
-        sr_orbit(&v->cam, -(float)(x - v->mx) * 0.006f, (float)(y - v->my) * 0.006f);
+        sr_orbit(&v->frame.camera, -(float)(x - v->mx) * 0.006f, (float)(y - v->my) * 0.006f);
         v->dirty = 1;
     }
     v->mx = x;
@@ -181,35 +181,33 @@ static void sr_on_scroll(GLFWwindow *w, double dx, double dy)
 {
     (void)dx;
     sr_viewer *v = (sr_viewer *)glfwGetWindowUserPointer(w);
-    v->cam.vfov_deg = sr_clampf(v->cam.vfov_deg * powf(0.9f, (float)dy), 2.0f, 150.0f);
+    v->frame.camera.vfov_deg = sr_clampf(v->frame.camera.vfov_deg * powf(0.9f, (float)dy), 2.0f, 150.0f);
     v->dirty = 1;
 }
 
 /* ---- film -------------------------------------------------------------------------------- */
 
-/* Build the renderer for the framebuffer's size (the BVH again, and a new upload: the
- * backend cannot change the size of what it holds) and size the display to match. */
-static sr_status sr_view_reinit(sr_viewer *v, uint32_t w, uint32_t h, sr_error *err)
+/* A film of the framebuffer's size: the first time, prepare the renderer (the BVH, the
+ * uploads); after that only what depends on the size is made again (the ray pool, the film,
+ * the masks), and the display follows. */
+static sr_status sr_view_resize(sr_viewer *v, uint32_t w, uint32_t h, sr_error *err)
 {
-    if (v->have_renderer) sr_renderer_free(&v->r);
-    v->have_renderer = 0;
-    v->scene.width = w;
-    v->scene.height = h;
-    sr_status s = sr_renderer_init(&v->r, &v->scene, &v->be, err);
+    v->frame.width = w;
+    v->frame.height = h;
+    sr_status s = v->have_renderer ? sr_renderer_apply(&v->r, &v->frame, err)
+                                   : sr_renderer_prepare(&v->r, &v->scene, &v->be, &v->frame, err);
     if (s) return s;
     v->have_renderer = 1;
     char note[1200];
     int had_interop = v->disp.interop != NULL;
     if ((s = sr_display_resize(&v->disp, w, h, note, sizeof note, err))) return s;
     if (had_interop && !v->disp.interop) fprintf(stderr, "stencilray view: interop lost on resize: %s\n", note);
-    v->width = w;
-    v->height = h;
     v->dirty = 1;
     return SR_OK;
 }
 
 /* Follow the framebuffer's size; interactively only once it has held still for 0.15 s, so
- * that dragging a window edge does not rebuild the renderer every frame. */
+ * that dragging a window edge does not reallocate the film every frame. */
 static sr_status sr_view_follow_size(sr_viewer *v, sr_error *err)
 {
     int fw = 0, fh = 0;
@@ -220,23 +218,17 @@ static sr_status sr_view_follow_size(sr_viewer *v, sr_error *err)
         v->seen_h = fh;
         v->size_changed_at = now;
     }
-    if (fw <= 0 || fh <= 0 || ((uint32_t)fw == v->width && (uint32_t)fh == v->height)) return SR_OK;
+    if (fw <= 0 || fh <= 0 || ((uint32_t)fw == v->frame.width && (uint32_t)fh == v->frame.height)) return SR_OK;
     if ((uint64_t)fw * (uint64_t)fh > (1u << 28)) return SR_OK;   /* keep the last film, stretched */
     if (!v->scripted && v->have_renderer && now - v->size_changed_at < 0.15) return SR_OK;
-    return sr_view_reinit(v, (uint32_t)fw, (uint32_t)fh, err);
+    return sr_view_resize(v, (uint32_t)fw, (uint32_t)fh, err);
 }
 
-/* Start accumulating again with the current camera, depth and mask. */
+/* Start accumulating again with the current frame settings. */
 static sr_status sr_view_restart(sr_viewer *v, sr_error *err)
 {
-    sr_scene_view *sv = &v->r.view;
-    sv->camera = sr_camera_make(&v->cam, v->width, v->height);
-    sv->max_depth = v->depth;
-    /* More than one sample: jitter each inside its pixel, as render does for spp > 1; the
-     * samples are numbered 0, 1, 2... from here, so N frames equal render --spp N. */
-    sv->spp = SR_MAX_SPP;
-    sr_status s = v->be.ops->set_view(v->be.impl, sv, err);
-    if (!s) s = sr_backend_clear_film(&v->be, err);
+    sr_status s = sr_renderer_apply(&v->r, &v->frame, err);
+    if (!s) s = sr_renderer_clear_film(&v->r, err);
     if (s) return s;
     v->sample = 0;
     v->dirty = 0;
@@ -246,15 +238,11 @@ static sr_status sr_view_restart(sr_viewer *v, sr_error *err)
 /* Add this frame's samples (none once the film holds SR_MAX_SPP). Returns how many. */
 static sr_status sr_view_trace(sr_viewer *v, uint32_t *added, sr_error *err)
 {
-    sr_render_opts ro = v->o->c.render;
-    ro.mask = v->mask;
-    ro.progress = 0;
-    ro.times = NULL;
     sr_render_stats st;
     memset(&st, 0, sizeof st);
     *added = 0;
     for (uint32_t k = 0; k < v->spf && v->sample < SR_MAX_SPP; k++) {
-        sr_status s = sr_render_sample(&v->r, &ro, v->sample, &st, err);
+        sr_status s = sr_render_sample(&v->r, &v->frame, v->sample, &st, err);
         if (s) return s;
         v->sample++;
         (*added)++;
@@ -297,7 +285,7 @@ static void sr_view_hud(sr_viewer *v, double frame_s)
     /* Rays that entered each bounce, per sample: how fast the live set shrinks. */
     char rays[512] = "";
     size_t used = 0;
-    for (uint32_t b = 0; b < v->depth && b < SR_MAX_DEPTH && v->hud_samples; b++) {
+    for (uint32_t b = 0; b < v->frame.depth && b < SR_MAX_DEPTH && v->hud_samples; b++) {
         if (b > 0 && v->hud_rays[b] == 0) break;
         int n = sr_fmt_count(rays + used, sizeof rays - used, (double)v->hud_rays[b] / v->hud_samples);
         if (n < 0 || (size_t)n >= sizeof rays - used) break;
@@ -309,7 +297,7 @@ static void sr_view_hud(sr_viewer *v, double frame_s)
     snprintf(title, sizeof title, "stencilray | %.1f FPS, %.1f ms%s | render %s, display %.2f ms | %u spp | depth %u | %s "
              "| mask %s | exposure %.2f | rays/bounce:%s", v->hud_frames / span, 1e3 * v->hud_busy / v->hud_frames,
              v->vsync ? " (vsync)" : "", render, v->hud_accounted ? v->hud_display_ms / v->hud_accounted : 0.0,
-             v->sample, v->depth,             sr_view_backend_label(v), sr_mask_name(v->mask), v->exposure, used ? rays : " -");
+             v->sample, v->frame.depth,             sr_view_backend_label(v), sr_mask_name(v->frame.render.mask), v->frame.exposure, used ? rays : " -");
     glfwSetWindowTitle(v->win, title);
     v->hud_t0 = now;
     v->hud_busy = v->hud_render_ms = v->hud_display_ms = 0;
@@ -338,10 +326,9 @@ static sr_status sr_view_account(sr_viewer *v, uint32_t slot, sr_error *err)
     struct sr_view_pending *p = &v->pending[slot];
     if (!p->used) return SR_OK;
     p->used = 0;
-    const sr_backend_ops *ops = v->be.ops;
     float ms = 0.0f;
     if (p->added) {
-        sr_status s = ops->elapsed_ms(v->be.impl, SR_VIEW_MARK_RENDER(slot), SR_VIEW_MARK_RENDER(slot) + 1u, &ms, err);
+        sr_status s = sr_renderer_elapsed_ms(&v->r, SR_VIEW_MARK_RENDER(slot), SR_VIEW_MARK_RENDER(slot) + 1u, &ms, err);
         if (s) return s;
         v->hud_render_ms += ms;
         v->hud_rendered++;
@@ -350,7 +337,7 @@ static sr_status sr_view_account(sr_viewer *v, uint32_t slot, sr_error *err)
     }
     double display_ms = 0.0;
     if (p->upload && p->queued) {
-        sr_status s = ops->elapsed_ms(v->be.impl, SR_VIEW_MARK_DISPLAY(slot), SR_VIEW_MARK_DISPLAY(slot) + 1u, &ms, err);
+        sr_status s = sr_renderer_elapsed_ms(&v->r, SR_VIEW_MARK_DISPLAY(slot), SR_VIEW_MARK_DISPLAY(slot) + 1u, &ms, err);
         if (s) return s;
         display_ms += ms;
     } else if (p->upload) {
@@ -377,14 +364,14 @@ static sr_status sr_view_account_all(sr_viewer *v, sr_error *err)
 static sr_status sr_view_draw(sr_viewer *v, sr_error *err)
 {
     /* Display values made with another exposure or tonemap (surface path): make them again. */
-    if (v->sample && sr_display_stale(&v->disp, v->exposure, v->tonemap)) {
-        sr_status s = sr_display_upload(&v->disp, &v->be, 1.0f / (float)v->sample, v->exposure, v->tonemap, err);
+    if (v->sample && sr_display_stale(&v->disp, v->frame.exposure, v->frame.tonemap)) {
+        sr_status s = sr_display_upload(&v->disp, &v->r, 1.0f / (float)v->sample, v->frame.exposure, v->frame.tonemap, err);
         if (s) return s;
     }
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(v->win, &fw, &fh);
     /* No clear: the draw and the blit both cover every pixel. */
-    return sr_display_draw(&v->disp, fw, fh, v->exposure, v->tonemap, err);
+    return sr_display_draw(&v->disp, fw, fh, v->frame.exposure, v->frame.tonemap, err);
 }
 
 /* Draw the film as it is shown and read the framebuffer back into a PNG: the back buffer is
@@ -428,22 +415,21 @@ static sr_status sr_view_frame(sr_viewer *v, sr_error *err)
     sr_status s = sr_view_follow_size(v, err);
     if (!s && v->dirty) s = sr_view_restart(v, err);
     uint32_t added = 0;
-    const sr_backend_ops *ops = v->be.ops;
     const uint32_t slot = v->frames_total % SR_VIEW_LAG;
     if (!s) s = sr_view_account(v, slot, err);   /* normally counted already, two frames ago */
-    if (!s) s = ops->mark(v->be.impl, SR_VIEW_MARK_RENDER(slot), err);
+    if (!s) s = sr_renderer_mark(&v->r, SR_VIEW_MARK_RENDER(slot), err);
     if (!s) s = sr_view_trace(v, &added, err);
-    if (!s) s = ops->mark(v->be.impl, SR_VIEW_MARK_RENDER(slot) + 1u, err);
+    if (!s) s = sr_renderer_mark(&v->r, SR_VIEW_MARK_RENDER(slot) + 1u, err);
     /* A new film, or display values to make again with a new exposure or tonemap. */
-    const int upload = !s && v->sample && (added || sr_display_stale(&v->disp, v->exposure, v->tonemap));
+    const int upload = !s && v->sample && (added || sr_display_stale(&v->disp, v->frame.exposure, v->frame.tonemap));
     /* timed by events, not the clock */
     const int queued = v->disp.path == SR_DISPLAY_SURFACE || v->disp.path == SR_DISPLAY_EXTMEM;
     double upload_s = 0.0;
     if (upload) {
         const double t_up = sr_now();
-        if (queued) s = ops->mark(v->be.impl, SR_VIEW_MARK_DISPLAY(slot), err);
-        if (!s) s = sr_display_upload(&v->disp, &v->be, 1.0f / (float)v->sample, v->exposure, v->tonemap, err);
-        if (!s && queued) s = ops->mark(v->be.impl, SR_VIEW_MARK_DISPLAY(slot) + 1u, err);
+        if (queued) s = sr_renderer_mark(&v->r, SR_VIEW_MARK_DISPLAY(slot), err);
+        if (!s) s = sr_display_upload(&v->disp, &v->r, 1.0f / (float)v->sample, v->frame.exposure, v->frame.tonemap, err);
+        if (!s && queued) s = sr_renderer_mark(&v->r, SR_VIEW_MARK_DISPLAY(slot) + 1u, err);
         upload_s = sr_now() - t_up;
     }
     if (!s) s = sr_view_draw(v, err);
@@ -493,20 +479,20 @@ static int sr_view_run_steps(sr_viewer *v, sr_status *s, sr_error *err)
             return 0;
         }
         switch (st->kind) {
-        case SR_STEP_DEPTH: v->depth = st->a; v->dirty = 1; break;
-        case SR_STEP_MASK: v->mask = (sr_mask)st->a; v->dirty = 1; break;
+        case SR_STEP_DEPTH: v->frame.depth = st->a; v->dirty = 1; break;
+        case SR_STEP_MASK: v->frame.render.mask = (sr_mask)st->a; v->dirty = 1; break;
         case SR_STEP_SIZE: *s = sr_view_set_size(v, st->a, st->b, err); break;
-        case SR_STEP_EXPOSURE: v->exposure = st->f[0]; break;
-        case SR_STEP_TONEMAP: v->tonemap = (sr_tonemap)st->a; break;
+        case SR_STEP_EXPOSURE: v->frame.exposure = st->f[0]; break;
+        case SR_STEP_TONEMAP: v->frame.tonemap = (sr_tonemap)st->a; break;
         case SR_STEP_CAMERA: {
             char why[256];
-            if (!sr_camera_arg_apply(&st->cam, &v->cam, why, sizeof why))
+            if (!sr_camera_arg_apply(&st->cam, &v->frame.camera, why, sizeof why))
                 *s = sr_fail(err, SR_ERR_INPUT, "--script: camera step %u: %s", v->step + 1, why);
             v->dirty = 1;
             break;
         }
         case SR_STEP_SHOT: *s = sr_view_shot(v, st->path, err); break;
-        case SR_STEP_PRINT: sr_print_camera(&v->cam); break;
+        case SR_STEP_PRINT: sr_print_camera(&v->frame.camera); break;
         default: break;
         }
         v->step++;
@@ -549,10 +535,10 @@ static sr_status sr_view_window(sr_viewer *v, sr_error *err)
     glfwWindowHint(GLFW_SRGB_CAPABLE, GLFW_FALSE);   /* the shader encodes sRGB itself */
     glfwWindowHint(GLFW_DEPTH_BITS, 0);
     glfwWindowHint(GLFW_STENCIL_BITS, 0);
-    v->win = glfwCreateWindow((int)v->scene.width, (int)v->scene.height, "stencilray", NULL, NULL);
+    v->win = glfwCreateWindow((int)v->frame.width, (int)v->frame.height, "stencilray", NULL, NULL);
     if (!v->win)
         return sr_fail(err, SR_ERR_RUNTIME, "cannot open a %ux%u window with an OpenGL 3.3 core context: %s",
-                       v->scene.width, v->scene.height, sr_glfw_last[0] ? sr_glfw_last : "unknown GLFW error");
+                       v->frame.width, v->frame.height, sr_glfw_last[0] ? sr_glfw_last : "unknown GLFW error");
     glfwMakeContextCurrent(v->win);
     glfwSetWindowUserPointer(v->win, v);
     glfwSetKeyCallback(v->win, sr_on_key);
@@ -614,16 +600,18 @@ static sr_status sr_view_choose_path(sr_viewer *v, sr_error *err)
 static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
 {
     sr_view_opts *o = v->o;
-    v->cam = v->scene.camera;   /* --camera, if given, is in it already (sr_open) */
-    v->home = v->cam;
-    v->depth = v->scene.max_depth;
-    v->spf = o->c.spp ? o->c.spp : 1;
-    v->mask = o->c.render.mask;
-    v->exposure = o->c.exposure;
-    v->tonemap = o->c.tonemap;
+    /* The options' frame, the scene's values where they gave none (sr_open): the viewer's. */
+    v->frame = o->c.frame;
+    v->home = v->frame.camera;
+    v->spf = (o->c.given & SR_GIVEN_SPP) ? o->c.frame.spp : 1;   /* --spp: samples per frame */
+    /* More than one sample: jitter each inside its pixel, as render does for spp > 1; the
+     * samples are numbered 0, 1, 2... from each restart, so N frames equal render --spp N. */
+    v->frame.spp = SR_MAX_SPP;
+    v->frame.render.progress = 0;
+    v->frame.render.times = NULL;
     v->scripted = o->step_count > 0;
     v->vsync = o->vsync >= 0 ? o->vsync : !v->scripted;
-    v->speed = sr_maxf(0.5f * sr_length(sr_sub(v->cam.position, v->cam.look_at)), 0.1f);
+    v->speed = sr_maxf(0.5f * sr_length(sr_sub(v->frame.camera.position, v->frame.camera.look_at)), 0.1f);
     sr_status s = sr_view_window(v, err);
     char dir[PATH_MAX + 16];   /* a folder that opened: shorter than PATH_MAX */
     if (!s) s = sr_display_find_shaders(o->shader_dir, dir, sizeof dir, err);
@@ -631,10 +619,10 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
     if (s) return s;
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(v->win, &fw, &fh);
-    if (fw <= 0 || fh <= 0) { fw = (int)v->scene.width; fh = (int)v->scene.height; }
+    if (fw <= 0 || fh <= 0) { fw = (int)v->frame.width; fh = (int)v->frame.height; }
     v->seen_w = fw;
     v->seen_h = fh;
-    if ((s = sr_view_reinit(v, (uint32_t)fw, (uint32_t)fh, err))) return s;
+    if ((s = sr_view_resize(v, (uint32_t)fw, (uint32_t)fh, err))) return s;
     if ((s = sr_view_choose_path(v, err))) return s;
     v->run_t0 = v->hud_t0 = v->last_frame = glfwGetTime();
     return SR_OK;
@@ -644,8 +632,8 @@ static void sr_view_summary(const sr_viewer *v)
 {
     double t = glfwGetTime() - v->run_t0;
     printf("view %s %s | %ux%u, %u frames, %u spp, depth %u, mask %s | %.2f ms/frame (%.1f FPS): render %.2f ms, "
-           "display %.2f ms\n", sr_view_backend_label(v), v->be.device_name, v->width, v->height, v->frames_total,
-           v->sample, v->depth, sr_mask_name(v->mask), v->frames_total ? 1e3 * t / v->frames_total : 0.0,
+           "display %.2f ms\n", sr_view_backend_label(v), v->be.device_name, v->frame.width, v->frame.height, v->frames_total,
+           v->sample, v->frame.depth, sr_mask_name(v->frame.render.mask), v->frames_total ? 1e3 * t / v->frames_total : 0.0,
            t > 0 ? v->frames_total / t : 0.0, v->run_rendered ? v->run_render_ms / v->run_rendered : 0.0,
            v->frames_total ? v->run_display_ms / v->frames_total : 0.0);
 }

@@ -30,6 +30,15 @@ static void load_scene(sr_scene *s, uint32_t w, uint32_t h, uint32_t spp)
     s->spp = spp;
 }
 
+/* The frame the renderer of each test renders: its scene's values (prepare). */
+static sr_frame scene_frame;
+
+static sr_status prepare(sr_renderer *r, const sr_scene *s, sr_backend *be, sr_error *err)
+{
+    sr_frame_from_scene(&scene_frame, s);
+    return sr_renderer_prepare(r, s, be, &scene_frame, err);
+}
+
 static void check(sr_status st, const sr_error *err)
 {
     if (st) fprintf(stderr, "%s\n", err->msg);
@@ -66,14 +75,12 @@ static uint8_t *to_srgb8(const float *rgb, uint32_t w, uint32_t h)
 static uint8_t *show_in(sr_display *d, sr_renderer *r, uint32_t spp, int fb_w, int fb_h, float exposure, sr_tonemap op)
 {
     sr_error err = { SR_OK, "" };
-    sr_render_opts o;
-    sr_render_opts_default(&o);
     check(sr_backend_clear_film(r->be, &err), &err);
-    for (uint32_t i = 0; i < spp; i++) check(sr_render_sample(r, &o, i, NULL, &err), &err);
+    for (uint32_t i = 0; i < spp; i++) check(sr_render_sample(r, &scene_frame, i, NULL, &err), &err);
     /* Something else there first, so that a draw or blit that wrote nothing shows. */
     glClearColor(1.0f, 0.0f, 1.0f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
-    check(sr_display_upload(d, r->be, 1.0f / (float)spp, exposure, op, &err), &err);
+    check(sr_display_upload(d, r, 1.0f / (float)spp, exposure, op, &err), &err);
     check(sr_display_draw(d, fb_w, fb_h, exposure, op, &err), &err);
     glFinish();
     uint8_t *px = malloc((size_t)fb_w * fb_h * 3u);
@@ -159,7 +166,7 @@ static void test_interop_matches_render(void **state)
     sr_backend be;
     check(sr_backend_create(SR_BACKEND_CUDA, 0, &be, NULL, 0, &err), &err);
     sr_renderer r;
-    check(sr_renderer_init(&r, &s, &be, &err), &err);
+    check(prepare(&r, &s, &be, &err), &err);
     char dir[1024];
     check(sr_display_find_shaders(NULL, dir, sizeof dir, &err), &err);
     sr_display d;
@@ -245,7 +252,7 @@ static void resize_keeps(sr_display_path path)
     sr_backend be;
     check(sr_backend_create(SR_BACKEND_CUDA, 0, &be, NULL, 0, &err), &err);
     sr_renderer r;
-    check(sr_renderer_init(&r, &s, &be, &err), &err);
+    check(prepare(&r, &s, &be, &err), &err);
     char dir[1024], note[1024], what[128];
     check(sr_display_find_shaders(NULL, dir, sizeof dir, &err), &err);
     sr_display d;
@@ -261,7 +268,7 @@ static void resize_keeps(sr_display_path path)
     /* A texture of another size than the film is refused, not written past its edge. */
     check(sr_display_resize(&d, 40, 30, note, sizeof note, &err), &err);
     assert_int_equal(d.path, path);
-    assert_int_equal(sr_display_upload(&d, r.be, 1.0f, 1.0f, SR_TONEMAP_CLAMP, &err), SR_ERR_RUNTIME);
+    assert_int_equal(sr_display_upload(&d, &r, 1.0f, 1.0f, SR_TONEMAP_CLAMP, &err), SR_ERR_RUNTIME);
     printf("%s path, 40x30 texture, 96x64 film: %s\n", sr_display_path_name(path), err.msg);
     assert_non_null(strstr(err.msg, "40x30"));
     check(r.be->ops->finish(r.be->impl, &err), &err);   /* nothing was left broken */
@@ -300,13 +307,11 @@ enum { SR_COST_FRAMES = 30 };
 static void frame(sr_display *d, sr_renderer *r, uint32_t sample, double *t_render, double *t_show)
 {
     sr_error err = { SR_OK, "" };
-    sr_render_opts o;
-    sr_render_opts_default(&o);
     double t0 = sr_now();
-    check(sr_render_sample(r, &o, sample, NULL, &err), &err);
+    check(sr_render_sample(r, &scene_frame, sample, NULL, &err), &err);
     check(r->be->ops->finish(r->be->impl, &err), &err);
     double t1 = sr_now();
-    check(sr_display_upload(d, r->be, 1.0f / (float)(sample + 1), 1.0f, SR_TONEMAP_CLAMP, &err), &err);
+    check(sr_display_upload(d, r, 1.0f / (float)(sample + 1), 1.0f, SR_TONEMAP_CLAMP, &err), &err);
     check(sr_display_draw(d, SR_PB_W, SR_PB_H, 1.0f, SR_TONEMAP_CLAMP, &err), &err);
     glFinish();
     *t_render = t1 - t0;
@@ -334,8 +339,6 @@ enum { SR_STEADY_FRAMES = 120 };
 static double time_steady(sr_display *d, sr_renderer *r)
 {
     sr_error err = { SR_OK, "" };
-    sr_render_opts o;
-    sr_render_opts_default(&o);
     double best[2] = { 1e30, 1e30 };
     for (int round = 0; round < 3; round++) {   /* the best of three rounds each */
         for (int with_display = 1; with_display >= 0; with_display--) {
@@ -347,9 +350,9 @@ static double time_steady(sr_display *d, sr_renderer *r)
                     glFinish();
                     t0 = sr_now();
                 }
-                check(sr_render_sample(r, &o, k, NULL, &err), &err);
+                check(sr_render_sample(r, &scene_frame, k, NULL, &err), &err);
                 if (!with_display) continue;
-                check(sr_display_upload(d, r->be, 1.0f / (float)(k + 1u), 1.0f, SR_TONEMAP_CLAMP, &err), &err);
+                check(sr_display_upload(d, r, 1.0f / (float)(k + 1u), 1.0f, SR_TONEMAP_CLAMP, &err), &err);
                 check(sr_display_draw(d, SR_PB_W, SR_PB_H, 1.0f, SR_TONEMAP_CLAMP, &err), &err);
             }
             check(r->be->ops->finish(r->be->impl, &err), &err);
@@ -379,7 +382,7 @@ static void time_parts(sr_display *d, sr_renderer *r, double *cuda_ms, double *u
     for (int k = 0; k < N; k++) {
         double t0 = sr_now();
         if (d->path == SR_DISPLAY_SURFACE) {
-            check(sr_display_upload(d, r->be, 1.0f, 1.0f, SR_TONEMAP_CLAMP, &err), &err);
+            check(sr_display_upload(d, r, 1.0f, 1.0f, SR_TONEMAP_CLAMP, &err), &err);
             check(r->be->ops->finish(r->be->impl, &err), &err);   /* map, kernel, unmap: all on its stream */
         } else if (d->path == SR_DISPLAY_EXTMEM) {   /* GL's last copy has passed: glFinish below */
             check(r->be->ops->resolve_display_rows(r->be->impl, sr_shared_mem_ptr(d->shared), d->width, d->height, 1.0f,
@@ -435,7 +438,7 @@ static void test_interop_cost_1080p(void **state)
     sr_backend be;
     check(sr_backend_create(SR_BACKEND_CUDA, 0, &be, NULL, 0, &err), &err);
     sr_renderer r;
-    check(sr_renderer_init(&r, &s, &be, &err), &err);
+    check(prepare(&r, &s, &be, &err), &err);
     char dir[1024], note[1024];
     check(sr_display_find_shaders(NULL, dir, sizeof dir, &err), &err);
     sr_display d;

@@ -110,7 +110,9 @@ static void test_tile_order_is_a_permutation(void **state)
         sr_backend be;
         assert_int_equal(sr_backend_create(SR_BACKEND_CUDA, 0, &be, NULL, 0, &err), SR_OK);
         sr_renderer r;
-        assert_int_equal(sr_renderer_init(&r, &s, &be, &err), SR_OK);
+        sr_frame f;
+        sr_frame_from_scene(&f, &s);
+        assert_int_equal(sr_renderer_prepare(&r, &s, &be, &f, &err), SR_OK);
         const uint32_t tiles = sr_tiles(s.width, s.height);
         uint32_t *order = malloc(sizeof(uint32_t) * tiles);
         uint8_t *seen = calloc(tiles, 1);
@@ -118,13 +120,11 @@ static void test_tile_order_is_a_permutation(void **state)
         assert_non_null(seen);
         assert_int_equal(be.ops->read(be.impl, SR_BUFFER_TILE_ORDER, order, &err), SR_OK);
         for (uint32_t t = 0; t < tiles; t++) assert_int_equal(order[t], t);   /* nothing filed yet */
-        sr_render_opts o;
-        sr_render_opts_default(&o);
-        o.wave_dense = k % 2 ? 1u : 16u;   /* both kernels file */
-        o.wave_order = SR_WAVE_ORDER_SLOWEST;
+        f.render.wave_dense = k % 2 ? 1u : 16u;   /* both kernels file */
+        f.render.wave_order = SR_WAVE_ORDER_SLOWEST;
         float *rgb = malloc(sizeof(float) * 3u * s.width * s.height);
         assert_non_null(rgb);
-        assert_int_equal(sr_render_image(&r, &o, rgb, NULL, &err), SR_OK);
+        assert_int_equal(sr_render_image(&r, &f, rgb, NULL, &err), SR_OK);
         assert_int_equal(be.ops->read(be.impl, SR_BUFFER_TILE_ORDER, order, &err), SR_OK);
         uint32_t moved = 0;
         for (uint32_t t = 0; t < tiles; t++) {

@@ -29,6 +29,7 @@ typedef struct fixture {
     sr_scene scene;
     sr_backend be;
     sr_renderer r;
+    sr_frame frame;   /* the scene's values */
     uint32_t n;
 } fixture;
 
@@ -40,7 +41,8 @@ static int setup(void **state)
     sr_test_parse("ops.json", sphere_scene, &f->scene);
     assert_int_equal(sr_backend_create(SR_BACKEND_CPU, 0, &f->be, NULL, 0, &err), SR_OK);
     assert_non_null(f->be.state);
-    assert_int_equal(sr_renderer_init(&f->r, &f->scene, &f->be, &err), SR_OK);
+    sr_frame_from_scene(&f->frame, &f->scene);
+    assert_int_equal(sr_renderer_prepare(&f->r, &f->scene, &f->be, &f->frame, &err), SR_OK);
     f->n = f->scene.width * f->scene.height;
     *state = f;
     return 0;
@@ -272,7 +274,9 @@ static void test_plain_scenes(void **state)
         sr_error err = { SR_OK, "" };
         sr_test_load_shipped(cases[k].rel, &s);
         ok(sr_backend_create(SR_BACKEND_CPU, 0, &be, NULL, 0, &err), &err);
-        ok(sr_renderer_init(&r, &s, &be, &err), &err);
+        sr_frame fr;
+        sr_frame_from_scene(&fr, &s);
+        ok(sr_renderer_prepare(&r, &s, &be, &fr, &err), &err);
         if (sr_scene_plain(&r.view) != cases[k].plain)
             fail_msg("%s: plain is %d, expected %d", cases[k].rel, (int)sr_scene_plain(&r.view), (int)cases[k].plain);
         if (sr_scene_no_assets(&r.view) != cases[k].no_assets)
@@ -294,27 +298,27 @@ static void test_wave_measuring_schedule(void **state)
 {
     fixture *f = (fixture *)*state;
     sr_error err = { SR_OK, "" };
-    sr_render_opts o;
-    sr_render_opts_default(&o);
-    o.mask = SR_MASK_WAVE;
-    assert_true(sr_wave_chooses(&o));
+    sr_frame fr = f->frame;
+    const sr_render_opts *o = &fr.render;
+    fr.render.mask = SR_MASK_WAVE;
+    assert_true(sr_wave_chooses(o));
     const uint32_t ways = 4u, measured = SR_WAVE_ORDER_LAG + ways * SR_WAVE_TUNE_RUNS;
     for (uint32_t k = 0; k < measured; k++) {
-        assert_true(sr_wave_measuring(&f->r, &o));
-        assert_string_equal(sr_wave_way_name(&f->r, &o), "measuring");
-        ok(sr_render_sample(&f->r, &o, k, NULL, &err), &err);
+        assert_true(sr_wave_measuring(&f->r, &fr));
+        assert_string_equal(sr_wave_way_name(&f->r, o), "measuring");
+        ok(sr_render_sample(&f->r, &fr, k, NULL, &err), &err);
     }
-    assert_false(sr_wave_measuring(&f->r, &o));
-    assert_string_not_equal(sr_wave_way_name(&f->r, &o), "measuring");
+    assert_false(sr_wave_measuring(&f->r, &fr));
+    assert_string_not_equal(sr_wave_way_name(&f->r, o), "measuring");
     assert_int_equal(f->r.wave_ordered, SR_WAVE_ORDER_LAG + SR_WAVE_TUNE_RUNS);
     for (uint32_t w = 0; w < ways; w++)
         for (uint32_t run = 0; run < SR_WAVE_TUNE_RUNS; run++) assert_true(f->r.wave_tune_ms[w][run] >= 0.0f);
-    f->r.view.max_depth = 3;   /* another depth: measured again, no warm-up */
+    fr.depth = 3;   /* another depth: measured again, no warm-up */
     for (uint32_t k = 0; k < ways * SR_WAVE_TUNE_RUNS; k++) {
-        assert_true(sr_wave_measuring(&f->r, &o));
-        ok(sr_render_sample(&f->r, &o, measured + k, NULL, &err), &err);
+        assert_true(sr_wave_measuring(&f->r, &fr));
+        ok(sr_render_sample(&f->r, &fr, measured + k, NULL, &err), &err);
     }
-    assert_false(sr_wave_measuring(&f->r, &o));
+    assert_false(sr_wave_measuring(&f->r, &fr));
     assert_int_equal(f->r.wave_ordered, SR_WAVE_ORDER_LAG + 2u * SR_WAVE_TUNE_RUNS);
 }
 

@@ -188,7 +188,9 @@ static void test_emitter_cdf(void **state)
     sr_backend be;
     assert_int_equal(sr_backend_create(SR_BACKEND_CPU, 0, &be, NULL, 0, &err), SR_OK);
     sr_renderer r;
-    assert_int_equal(sr_renderer_init(&r, &s, &be, &err), SR_OK);
+    sr_frame f;
+    sr_frame_from_scene(&f, &s);
+    assert_int_equal(sr_renderer_prepare(&r, &s, &be, &f, &err), SR_OK);
     assert_int_equal(r.view.emitter_count, 2);   /* the dark one is not a light */
     assert_float_equal(r.view.emitter_power, 3.0f, 1e-6);
     uint32_t small = 0;

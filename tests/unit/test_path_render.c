@@ -63,7 +63,9 @@ static void test_shipped_path_scenes(void **state)
         sr_backend be;
         assert_int_equal(sr_backend_create(SR_BACKEND_CPU, 0, &be, NULL, 0, &err), SR_OK);
         sr_renderer r;
-        assert_int_equal(sr_renderer_init(&r, &s, &be, &err), SR_OK);
+        sr_frame f;
+        sr_frame_from_scene(&f, &s);
+        assert_int_equal(sr_renderer_prepare(&r, &s, &be, &f, &err), SR_OK);
         assert_int_equal(r.view.emitter_count, emissive);
         for (uint32_t i = 0; i < r.view.emitter_count; i++)
             assert_int_equal(s.materials[r.view.prims[r.view.emitters[i].prim].material].kind, SR_MAT_EMISSIVE);

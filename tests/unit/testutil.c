@@ -106,12 +106,15 @@ float *sr_test_render_opts(const sr_scene *scene, sr_backend_kind kind, const sr
     if (st) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(st, SR_OK);
     sr_renderer r;
-    st = sr_renderer_init(&r, scene, &be, &err);
+    sr_frame f;   /* the scene's values: tests set them in the scene they build */
+    sr_frame_from_scene(&f, scene);
+    f.render = *opts;
+    st = sr_renderer_prepare(&r, scene, &be, &f, &err);
     if (st) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(st, SR_OK);
     float *rgb = malloc(sizeof(float) * 3u * scene->width * scene->height);
     assert_non_null(rgb);
-    st = sr_render_image(&r, opts, rgb, stats, &err);
+    st = sr_render_image(&r, &f, rgb, stats, &err);
     if (st) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(st, SR_OK);
     sr_renderer_free(&r);

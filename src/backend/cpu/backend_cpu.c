@@ -127,11 +127,25 @@ static void cpu_free_pool(sr_cpu *c)
     sr_cpu_sorter_free(&c->sorter);
 }
 
+/* The scene's arrays stay where render.c keeps them: only the view is copied. */
 static sr_status cpu_upload(void *impl, const sr_scene_view *view, sr_error *err)
 {
+    (void)err;
     sr_cpu *c = (sr_cpu *)impl;
     cpu_free_pool(c);
     c->core.view = *view;
+    c->core.view.width = c->core.view.height = 0;
+    c->core.capacity = c->core.words = c->slots = 0;
+    return SR_OK;
+}
+
+static sr_status cpu_resize(void *impl, uint32_t width, uint32_t height, sr_error *err)
+{
+    sr_cpu *c = (sr_cpu *)impl;
+    cpu_free_pool(c);
+    const sr_scene_view *view = &c->core.view;
+    c->core.view.width = width;
+    c->core.view.height = height;
     c->core.capacity = view->width * view->height;
     c->slots = (uint32_t)sr_pool_slots(view->width, view->height, 1u);
     c->queue_cap = sr_wave_queue_limit(c->slots);
@@ -339,15 +353,6 @@ static sr_status cpu_read(void *impl, sr_buffer b, void *host, sr_error *err)
     }
 }
 
-static sr_status cpu_set_view(void *impl, const sr_scene_view *view, sr_error *err)
-{
-    sr_cpu *c = (sr_cpu *)impl;
-    if (view->width * view->height != c->core.capacity)
-        return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
-    c->core.view = *view;
-    return SR_OK;
-}
-
 static double cpu_now_ms(void)
 {
     struct timespec ts;
@@ -436,7 +441,7 @@ static void *cpu_queue(void *impl)
 
 static const sr_backend_ops sr_cpu_ops = {
     .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
-    .set_view = cpu_set_view, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
+    .resize = cpu_resize, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
     .finish = cpu_finish, .destroy = cpu_destroy, .resolve_display = cpu_resolve_display, .queue = cpu_queue,
     .resolve_display_rows = cpu_resolve_display_rows,
 };

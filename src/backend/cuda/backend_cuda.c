@@ -130,13 +130,13 @@ static size_t cuda_wave_timeline_bytes(const sr_cuda *c)
 }
 #endif
 
-static void cuda_free_all(sr_cuda *c)
+/* What depends on the image's size (cuda_resize allocates it). */
+static void cuda_free_pool(sr_cuda *c)
 {
 #if SR_MEASURE
     cudaFree(c->wave_timeline);
     c->wave_timeline = NULL;
 #endif
-    for (int k = 0; k < (int)(sizeof c->scene_mem / sizeof c->scene_mem[0]); k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
     sr_cuda_soa_free(&c->core.pool[0]);   /* both halves */
     memset(&c->core.pool[1], 0, sizeof c->core.pool[1]);
     cudaFree(c->core.hit_t); cudaFree(c->core.hit_prim); cudaFree(c->core.stencil); cudaFree(c->core.flags);
@@ -149,6 +149,12 @@ static void cuda_free_all(sr_cuda *c)
     cudaFree(c->wave_order);
     c->wave_order = NULL;
     sr_gpu_sorter_free(&c->sorter);
+}
+
+static void cuda_free_all(sr_cuda *c)
+{
+    cuda_free_pool(c);
+    for (int k = 0; k < (int)(sizeof c->scene_mem / sizeof c->scene_mem[0]); k++) { cudaFree(c->scene_mem[k]); c->scene_mem[k] = NULL; }
 }
 
 /* Every warp of the wave kernel starts by loading its stencil word and can do nothing until it
@@ -232,7 +238,21 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         (st = cuda_copy_array(c, 11, v->env_pdf, v->env_tex ? sizeof(float) * env_h * env_w : 0,
                               (const void **)&c->core.view.env_pdf, err)))
         return st;
+    c->core.view.width = c->core.view.height = 0;   /* no pool until cuda_resize */
+    c->core.capacity = c->core.words = 0;
+    return SR_OK;
+}
 
+/* The ray pool, masks, film, counters and the wave mask's tiles for a width x height image;
+ * the scene's device arrays stay. */
+static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    cuda_free_pool(c);
+    SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
+    c->core.view.width = width;
+    c->core.view.height = height;
+    const sr_scene_view *v = &c->core.view;
     c->core.capacity = v->width * v->height;
     /* The wave mask's tiled slots overhang the image's edges: size the pool for the larger. */
     const uint32_t tiled = sr_tiled_slots(v->width, v->height);
@@ -594,21 +614,6 @@ static void *cuda_queue(void *impl)
     return (void *)((sr_cuda *)impl)->stream;
 }
 
-static sr_status cuda_set_view(void *impl, const sr_scene_view *v, sr_error *err)
-{
-    sr_cuda *c = (sr_cuda *)impl;
-    if (v->width != c->core.view.width || v->height != c->core.view.height)   /* the wave mask's tiles too */
-        return sr_fail(err, SR_ERR_RUNTIME, "set_view cannot change the image size; upload again");
-    sr_scene_view keep = c->core.view;
-    c->core.view = *v;   /* scalars from v, device arrays from before */
-    c->core.view.prims = keep.prims; c->core.view.nodes = keep.nodes; c->core.view.planes = keep.planes;
-    c->core.view.materials = keep.materials; c->core.view.lights = keep.lights; c->core.view.emitters = keep.emitters;
-    c->core.view.attrs = keep.attrs; c->core.view.textures = keep.textures; c->core.view.texels = keep.texels;
-    c->core.view.env_marginal = keep.env_marginal; c->core.view.env_conditional = keep.env_conditional;
-    c->core.view.env_pdf = keep.env_pdf;
-    return SR_OK;
-}
-
 static sr_status cuda_mark(void *impl, uint32_t id, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
@@ -652,7 +657,7 @@ static void cuda_destroy(void *impl)
 
 static const sr_backend_ops sr_cuda_ops = {
     .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
-    .set_view = cuda_set_view, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
+    .resize = cuda_resize, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
     .finish = cuda_finish, .destroy = cuda_destroy, .resolve_display = cuda_resolve_display, .queue = cuda_queue,
     .resolve_display_rows = cuda_resolve_display_rows,
 };
