@@ -1,11 +1,11 @@
-/* wave.h: the wave mask's policy, the same for both backends (the frames are in wave.cu and
- * backend_cpu.c).
+/* wave.h: the wave mask's policy, the same for both backends (the frame, also one for both,
+ * is wave_frame.h; its GPU kernels wave.cu, its CPU driver backend_cpu.c).
  *
  * One thread per camera ray (tiled slot order, stages.h); each warp keeps bouncing its rays
  * while its ballot shows at least `dense_min` of 32 lanes alive. A warp that turns sparse
  * moves its live rays by ballot partitioning into a queue, packed, and writes back an empty
  * stencil word. A second launch of resident warps drains the queue: each warp claims the next
- * 32-ray chunk from a counter and runs it to its end (wave.cu; the CPU backend the same). */
+ * 32-ray chunk from a counter and runs it to its end (wave_frame.h). */
 #ifndef SR_WAVE_H
 #define SR_WAVE_H
 
