@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 #include "../core/raystate.h"
+#include "wave.h"   /* sr_wave_args */
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,30 +79,6 @@ static inline cudaError_t sr_resident_blocks(int device, const void *kernel, uin
 #ifndef SR_WAVE_BLOCK
 #define SR_WAVE_BLOCK 128u   /* against 32, 64, 256 and 512 on the H200: docs/experiments.md */
 #endif
-typedef struct sr_wave_args {
-    uint32_t queue_base;    /* the queue's first slot in p->ray, after the camera rays'     */
-    uint32_t *first;        /* this sample's stencil of camera rays                         */
-    uint32_t *first_next;   /* the next sample's, refilled (all ones) as this one is read   */
-    uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero
-                               between samples (every chunk writes back an empty word)     */
-    uint32_t *ctl;          /* [SR_WAVE_CTL] this sample's queue counters (zero at its start) */
-    uint32_t *ctl_next;     /* the next sample's, cleared by this sample's kernel           */
-    uint32_t capacity, dense_min;
-    uint32_t tiles_x, tiles;     /* the tiled image (wave.h): tiles a row, tiles in all      */
-    /* The order of the tiles (wave.h), in a sample taken slowest tiles first (all NULL in
-     * launch order), by groups of SR_WAVE_GROUP tiles. The ordered sample x takes the order
-     * sample x - 1 placed from what sample x - 2 filed; counts and ranks are per class and
-     * spread. */
-    const uint32_t *take;         /* [groups] the groups, in the order this sample's blocks take them */
-    const uint32_t *take_valid;   /* whether it is one (else launch order)                    */
-    uint32_t *place, *place_valid;   /* the next ordered sample's order, placed here          */
-    const uint32_t *prev_files;   /* [groups] by block: class << 24 | group, the previous one's */
-    const uint32_t *prev_counts;  /* its files per class and spread                           */
-    uint32_t *prev_ranks;         /* places in the next order taken so far (zero at the start) */
-    uint32_t *files, *counts;     /* this sample's (counts zero at its start)                 */
-    uint32_t *clear_counts, *clear_ranks;   /* zeroed here for the ordered samples to come    */
-    uint32_t *timeline;           /* a measurement build's warp records (wave.h), else NULL   */
-} sr_wave_args;
 cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);

@@ -1,16 +1,8 @@
-/* wave.cu: the wave mask's kernels (policy in wave.h), one or two launches per sample.
- *
- * One thread per slot of the tiled image: stencil test, generate, bounce in registers while
- * the warp is dense, ballot write-back. A warp that turns sparse moves its live rays into the
- * queue by ballot partitioning (one atomicAdd per warp, rank = popc(ballot & lanemask_lt))
- * and writes back an empty word. A second launch of resident warps drains the queue: each
- * claims the next 32-ray chunk from a counter and runs it to the end, the same kernel frame
- * around it, so the rays of sparse warps run on in dense ones. Without repacking (depth 1,
- * --wave-dense 1) a kernel without the queue runs each lane's path to its end.
- *
- * The queue is the pool's second half (slots queue_base + k), so one pool pointer serves both.
- * A queue entry is published by its stencil bit (set with the warp's others by one atomicOr);
- * the launch boundary orders the entries' stores before the drain's loads. */
+/* wave.cu: the wave mask's kernels (policy in wave.h, the frame in wave_frame.h, shared with
+ * the CPU backend), one or two launches per sample. What is the GPU's own is here: the
+ * launches and their geometry, each warp's start (which tile: launch order, or the order of
+ * the tiles, which the frame runs the same either way) and end, and the timeline of a
+ * measurement build. */
 #include "launch.h"
 #include "../integrators/stages.h"
 #include "plain.cuh"
@@ -32,81 +24,6 @@
 #ifndef SR_WAVE_BLOCKS_QUEUE
 #define SR_WAVE_BLOCKS_QUEUE 9
 #endif
-#define SR_NO_CHUNK 0xffffffffu
-
-
-template <bool PATH>
-__device__ __forceinline__ bool sr_wave_trace(const sr_params *p, sr_ray *r, uint32_t bounce)
-{
-    return PATH ? sr_trace_path_deferred(p, r, bounce) : sr_trace_whitted(p, r, bounce);
-}
-
-/* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
- * reserves popc(m) entries, each lane writes its ray r (from registers) at base +
- * popc(m & lanemask_lt), and the entries are published by their stencil bits. Returns
- * false when the queue is full (the entries past its end are not written, the ones before it
- * become tombstones; the rays stay here). Kept out of line: it is rare, and inlined it costs
- * the bounce loop registers. */
-#ifndef SR_WAVE_PUSH_INLINE
-#define SR_WAVE_PUSH_INLINE __noinline__
-#endif
-static __device__ SR_WAVE_PUSH_INLINE bool sr_wave_push(const sr_params *p, const sr_wave_args &w, uint32_t m, bool alive,
-                                                        uint32_t bounce, sr_ray r)
-{
-    const uint32_t lane = threadIdx.x & 31u;
-    const uint32_t c = (uint32_t)__popc(m), rank = (uint32_t)__popc(m & sr_lanemask_lt(lane));
-    uint32_t base = 0;
-    if (lane == 0) base = atomicAdd(&w.ctl[SR_WAVE_QCOUNT], c);
-    base = __shfl_sync(SR_FULL_MASK, base, 0);
-    const bool fits = base + c <= w.capacity;
-    const uint32_t to = base + rank;
-    if (alive && to < w.capacity) {
-        if (fits) sr_ray_store(p->ray, w.queue_base + to, &r);
-        p->ray.bounce[w.queue_base + to] = fits ? (uint8_t)bounce : (uint8_t)SR_WAVE_TOMBSTONE;
-    }
-    if (lane == 0 && base < w.capacity) {   /* publish: set the entries' stencil bits */
-        const uint32_t n = min(c, w.capacity - base), s = base & 31u;
-        const uint64_t bits = (n == 32u ? 0xffffffffull : ((1ull << n) - 1ull)) << s;
-        atomicOr(&w.stencil[base >> 5], (uint32_t)bits);
-        if (bits >> 32) atomicOr(&w.stencil[(base >> 5) + 1u], (uint32_t)(bits >> 32));
-    }
-    return fits;
-}
-
-/* Rays entering intersect per bounce, for the warp's lanes that traced bounces [b0, b1): a
- * vote per bounce level and one add from lane 0 into `count` (the block's copy of the
- * counts, launch.h), when the warp is done with a stencil word. (The lanes' paths are
- * contiguous runs of bounces, so nothing is counted inside the loop.) */
-__device__ __forceinline__ void sr_wave_count(uint32_t *count, uint32_t b0, uint32_t b1, uint32_t max_depth)
-{
-    b1 = min(b1, max_depth);   /* a path's last segment (bounce max_depth) is not counted */
-    uint32_t lo = b1 > b0 ? b0 : 0xffffffffu, hi = b1;   /* warp min and max */
-#if __CUDA_ARCH__ >= 800
-    lo = __reduce_min_sync(SR_FULL_MASK, lo);
-    hi = __reduce_max_sync(SR_FULL_MASK, hi);
-#else
-    for (int off = 16; off > 0; off >>= 1) {
-        lo = min(lo, __shfl_xor_sync(SR_FULL_MASK, lo, off));
-        hi = max(hi, __shfl_xor_sync(SR_FULL_MASK, hi, off));
-    }
-#endif
-    for (uint32_t b = lo; b < hi; b++) {
-        const uint32_t c = (uint32_t)__popc(__ballot_sync(SR_FULL_MASK, b0 <= b && b < b1));
-        if ((threadIdx.x & 31u) == 0 && c) atomicAdd(&count[b], c);
-    }
-}
-
-enum { SR_WAVE_QUEUE = 1, SR_WAVE_DRAIN };
-
-/* The drain's next chunk (warp-uniform), or SR_NO_CHUNK once every pushed chunk is claimed. */
-__device__ __forceinline__ uint32_t sr_wave_claim(const sr_wave_args &w)
-{
-    uint32_t c = 0;
-    if ((threadIdx.x & 31u) == 0) c = atomicAdd(&w.ctl[SR_WAVE_DRAINED], 1u);
-    c = __shfl_sync(SR_FULL_MASK, c, 0);
-    const uint32_t n = min(w.ctl[SR_WAVE_QCOUNT], w.capacity);
-    return c < (n + 31u) >> 5 ? c : SR_NO_CHUNK;
-}
 
 static_assert(SR_WAVE_GROUP * 32u == SR_WAVE_BLOCK, "the order's group is a block's tiles (wave.h)");
 
@@ -256,83 +173,23 @@ __device__ __forceinline__ void sr_wave_timeline_end(const sr_wave_args &w, unsi
 }
 #endif
 
-/* Without repacking (depth 1, or --wave-dense 1): each lane runs its path to the end on its
- * own, with no warp vote per bounce (measured faster: lanes need not wait for each other's
- * bounce); then the ballot write-back and the counts. Its own function: the queue's state
- * kept alive across the bounces cost this loop registers. */
-template <bool PATH, bool ORDER>
-__device__ __forceinline__ void sr_wave_direct(const sr_params *p, const sr_wave_args &w, uint32_t *count)
+/* The frame's hooks (wave_frame.h): a warp's start and end, in launch order or in the order
+ * of the tiles (`order`, a constant where the kernels call the frame). The frame's `warp`
+ * is the CPU's: here a warp's tile comes from the grid. */
+__device__ __forceinline__ bool sr_wave_start(const sr_params *p, const sr_wave_args *w, bool order, uint32_t warp,
+                                              uint32_t *i, uint32_t *word, bool *alive, sr_ray *r, uint32_t *started,
+                                              uint32_t *rank)
 {
-    uint32_t i, word, bounce = 0, started, rank;
-    bool alive;
-    sr_ray r;
-#if SR_WAVE_TIMELINE
-    const unsigned long long timeline_start = sr_globaltimer();
-#endif
-    if (!sr_wave_first<ORDER>(p, w, &i, &word, &alive, &r, &started, &rank)) return;
-    while (alive) {
-        alive = sr_wave_trace<PATH>(p, &r, bounce);
-        bounce++;
-    }
-#if SR_WAVE_TIMELINE
-    sr_wave_timeline_end(w, timeline_start, bounce);
-#endif
-    sr_stencil_write_back(w.first, i, word, false);
-    sr_wave_order_end<ORDER>(w, rank, started);
-    sr_wave_count(count, 0u, bounce, p->scene.max_depth);
+    (void)warp;
+    return order ? sr_wave_first<true>(p, *w, i, word, alive, r, started, rank)
+                 : sr_wave_first<false>(p, *w, i, word, alive, r, started, rank);
 }
-
-/* A warp of the first launch (MODE QUEUE): its own stencil word of camera rays, bounced
- * while the warp is dense, then its live rays pushed into the queue; or a warp of the drain
- * (MODE DRAIN): queue chunks claimed one after another, each run to its end. Each pass is the
- * kernel frame: the stencil test, the bounces, the ballot write-back through the single exit.
- * One loop, so that the stages are inlined once. */
-template <bool PATH, int MODE, bool ORDER>
-__device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &w, uint32_t *count)
+__device__ __forceinline__ void sr_wave_end(const sr_wave_args *w, bool order, uint32_t rank, uint32_t started)
 {
-    const bool QUEUE = MODE == SR_WAVE_QUEUE;
-    const uint32_t lane = threadIdx.x & 31u;
-    uint32_t i = 0, word = 0, bounce = 0, first_bounce = 0, started = 0, rank = 0;
-    uint32_t take = SR_NO_CHUNK;   /* the drain's chunk */
-    bool alive = false, finish = !QUEUE;
-    sr_ray r;
-    if (!QUEUE) {
-        if ((take = sr_wave_claim(w)) == SR_NO_CHUNK) return;
-    } else if (!sr_wave_first<ORDER>(p, w, &i, &word, &alive, &r, &started, &rank)) {
-        return;
-    }
-    for (;;) {
-        /* The queue's stencil is indexed by slot, like the pool. */
-        uint32_t *const stencil = QUEUE ? w.first : w.stencil - (w.queue_base >> 5);
-        if (!QUEUE) {   /* the chunk's stencil word and rays (warp-uniform) */
-            i = w.queue_base + take * 32u + lane;
-            word = sr_stencil_load(stencil, i);
-            alive = SR_STENCIL_TEST(word, i);
-            bounce = alive ? (uint32_t)p->ray.bounce[i] : 0u;
-            if (bounce == SR_WAVE_TOMBSTONE) alive = false;
-            if (alive) r = sr_ray_load(p->ray, i);
-            else bounce = 0;
-            first_bounce = bounce;
-        }
-        /* (One call of the stages per kernel: a second inlined copy costs registers.) */
-        uint32_t m = __ballot_sync(SR_FULL_MASK, alive);
-        while (m != 0 && (finish || (uint32_t)__popc(m) >= w.dense_min)) {
-            if (alive) {
-                alive = sr_wave_trace<PATH>(p, &r, bounce);
-                bounce++;
-            }
-            m = __ballot_sync(SR_FULL_MASK, alive);
-        }
-        if (QUEUE && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
-            if (!sr_wave_push(p, w, m, alive, bounce, r)) { finish = true; continue; }   /* full: finish here */
-            alive = false;   /* moved: this slot no longer holds a live ray */
-        }
-        sr_stencil_write_back(stencil, i, word, alive);
-        if (QUEUE) sr_wave_order_end<ORDER>(w, rank, started);
-        sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
-        if (QUEUE || (take = sr_wave_claim(w)) == SR_NO_CHUNK) break;
-    }
+    if (order) sr_wave_order_end<true>(*w, rank, started);
+    else sr_wave_order_end<false>(*w, rank, started);
 }
+#include "wave_frame.h"
 
 /* The parameters stay in parameter memory (__grid_constant__: no copy is made). Counts go to
  * the block's copy of the counters (launch.h). */
@@ -340,7 +197,7 @@ __device__ __forceinline__ void sr_wave(const sr_params *p, const sr_wave_args &
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
-        sr_wave<PATH, MODE, ORDER>(&p, w, sr_count_copy(p.ray_count));                                 \
+        sr_wave_frame(&p, &w, sr_count_copy(p.ray_count), PATH, MODE, ORDER, 0u);                       \
     }
 SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
 SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
@@ -353,7 +210,7 @@ SR_WAVE_KERNEL(srk_wave_drain_path, true, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_Q
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
-        sr_wave_direct<PATH, ORDER>(&p, w, sr_count_copy(p.ray_count));                                \
+        sr_wave_direct(&p, &w, sr_count_copy(p.ray_count), PATH, ORDER, 0u);                           \
     }
 SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, false, SR_WAVE_BLOCKS_NO_QUEUE)
 SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, false, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
@@ -365,7 +222,7 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
 {
     SR_HAND_OVER(sr_launch_wave, p, w, stream);
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
-    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = p->scene.max_depth > 1u && w->dense_min > 1u;
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = sr_wave_queued(p->scene.max_depth, w->dense_min);
     const bool ordered = w->take != NULL;
     /* In launch order, block (bx, by) covers tiles bx * 4 .. bx * 4 + 3 of tile row by;
      * ordered, block b the b-th group of the order (sr_wave_first). */

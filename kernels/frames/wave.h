@@ -1,11 +1,11 @@
-/* wave.h: the wave mask's policy, the same for both backends (the frames are in wave.cu and
- * backend_cpu.c).
+/* wave.h: the wave mask's policy, the same for both backends (the frame, also one for both,
+ * is wave_frame.h; its GPU kernels wave.cu, its CPU driver backend_cpu.c).
  *
  * One thread per camera ray (tiled slot order, stages.h); each warp keeps bouncing its rays
  * while its ballot shows at least `dense_min` of 32 lanes alive. A warp that turns sparse
  * moves its live rays by ballot partitioning into a queue, packed, and writes back an empty
  * stencil word. A second launch of resident warps drains the queue: each warp claims the next
- * 32-ray chunk from a counter and runs it to its end (wave.cu; the CPU backend the same). */
+ * 32-ray chunk from a counter and runs it to its end (wave_frame.h). */
 #ifndef SR_WAVE_H
 #define SR_WAVE_H
 
@@ -41,6 +41,34 @@ SR_HD uint64_t sr_pool_slots(uint32_t width, uint32_t height, uint32_t align)
     const uint64_t slots = pixels > tiled ? pixels : tiled;
     return (slots + align - 1u) / align * align;
 }
+
+/* A wave launch's memory, as the frame (wave_frame.h) takes it: the GPU's (backend_cuda.c),
+ * or the CPU's (backend_cpu.c: the queue its pool's other half, no order, no timeline). */
+typedef struct sr_wave_args {
+    uint32_t queue_base;    /* the queue's first slot in p->ray (the GPU's: after the camera
+                               rays'; the CPU's p->ray is the queue: 0)                    */
+    uint32_t *first;        /* this sample's stencil of camera rays                         */
+    uint32_t *first_next;   /* the next sample's, refilled (all ones) as this one is read   */
+    uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero
+                               between samples (every chunk writes back an empty word)     */
+    uint32_t *ctl;          /* [SR_WAVE_CTL] this sample's queue counters (zero at its start) */
+    uint32_t *ctl_next;     /* the next sample's, cleared by this sample's kernel           */
+    uint32_t capacity, dense_min;
+    uint32_t tiles_x, tiles;     /* the tiled image (wave.h): tiles a row, tiles in all      */
+    /* The order of the tiles (wave.h), in a sample taken slowest tiles first (all NULL in
+     * launch order), by groups of SR_WAVE_GROUP tiles. The ordered sample x takes the order
+     * sample x - 1 placed from what sample x - 2 filed; counts and ranks are per class and
+     * spread. */
+    const uint32_t *take;         /* [groups] the groups, in the order this sample's blocks take them */
+    const uint32_t *take_valid;   /* whether it is one (else launch order)                    */
+    uint32_t *place, *place_valid;   /* the next ordered sample's order, placed here          */
+    const uint32_t *prev_files;   /* [groups] by block: class << 24 | group, the previous one's */
+    const uint32_t *prev_counts;  /* its files per class and spread                           */
+    uint32_t *prev_ranks;         /* places in the next order taken so far (zero at the start) */
+    uint32_t *files, *counts;     /* this sample's (counts zero at its start)                 */
+    uint32_t *clear_counts, *clear_ranks;   /* zeroed here for the ordered samples to come    */
+    uint32_t *timeline;           /* a measurement build's warp records (wave.h), else NULL   */
+} sr_wave_args;
 
 /* The order of the tiles: a frame ends with its slowest warps, and the GPU starts blocks
  * roughly in launch order, so a slow tile launched late (a reflective object low in the

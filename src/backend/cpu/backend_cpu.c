@@ -1,9 +1,11 @@
 /* backend_cpu.c: the reference backend. The same stage functions as the GPU, driven warp by
- * warp with the same stencil and ballot semantics, over all cores through OpenMP. */
+ * warp with the same stencil and ballot semantics, over all cores through OpenMP; the wave
+ * mask runs the GPU's own frame (kernels/frames/wave_frame.h). */
 #include "../backend.h"
 #include "backend_cpu.h"
 #include "../../../kernels/integrators/stages.h"
 #include "../../../kernels/frames/wave.h"
+#include "../../../kernels/core/warp.h"
 #include "../fault.h"
 #include "../../base/interrupt.h"
 #include "../../base/mem_limits.h"
@@ -227,91 +229,60 @@ static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
 }
 
-/* The wave mask (kernels/frames/wave.h), warp by warp as wave.cu runs it: the same dense test on
- * the same ballot, the same ballot partitioning into the queue, the same chunks drained. */
+/* The wave mask: the GPU's frame itself (kernels/frames/wave_frame.h), each warp's 32 lanes a
+ * loop (kernels/core/warp.h), a warp per OpenMP thread. Not shared: the order of the tiles and
+ * the launch geometry (the GPU's blocks), so the frame's hooks are the CPU's own: */
+#define SR_WAVE_STOP() sr_interrupt_pending()   /* Ctrl-C: the rays' remaining bounces skipped */
 
-/* One bounce of the live lanes (m) of a warp, lane l's ray in ray[l] (its registers on the
- * GPU): the lanes still alive after it. */
-static uint32_t cpu_wave_step(sr_cpu *c, const sr_params *p, uint32_t m, sr_ray *ray, uint32_t *bounce)
+/* Warp `warp` of the first launch is tile `warp`: its word of the stencil (filled before the
+ * launch), its camera rays. */
+static inline bool sr_wave_start(const sr_params *p, const sr_wave_args *w, bool order, uint32_t warp, uint32_t *i,
+                                 uint32_t *word, bool *alive, sr_ray *r, uint32_t *started, uint32_t *rank)
 {
-    uint32_t alive = 0;
-    for (uint32_t lane = 0; lane < SR_WARP; lane++) {
-        if (!((m >> lane) & 1u)) continue;
-        if (bounce[lane] < p->scene.max_depth) {   /* a path's last segment is not counted */
-#pragma omp atomic
-            c->ray_count[bounce[lane]]++;
-        }
-        const bool live = !sr_interrupt_pending() && sr_trace_wave(p, &ray[lane], bounce[lane]);
-        bounce[lane]++;
-        alive |= (uint32_t)live << lane;
+    (void)order;
+    *started = *rank = 0;
+    *word = w->first[warp];   /* the stencil test: read once per warp */
+    SR_FOR_LANES {
+        SR_L(i) = warp * SR_WARP + lane;
+        SR_L(alive) = ((*word >> lane) & 1u) != 0u && !sr_interrupt_pending() && sr_camera_tiled(p, SR_L(i), &SR_L(r));
     }
-    return alive;
+    return true;
 }
-
-static uint32_t cpu_wave_bounce(sr_cpu *c, const sr_params *p, uint32_t m, sr_ray *ray, uint32_t *bounce,
-                                uint32_t dense_min, bool finish)
+static inline void sr_wave_end(const sr_wave_args *w, bool order, uint32_t rank, uint32_t started)
 {
-    while (m != 0 && (finish || sr_popc(m) >= dense_min)) m = cpu_wave_step(c, p, m, ray, bounce);
-    return m;
+    (void)w; (void)order; (void)rank; (void)started;
 }
+#include "../../../kernels/frames/wave_frame.h"
 
-/* One warp over stencil word w of `stencil` (round 0's, or the queue's when p->ray is the
- * queue). With `queue`, a sparse warp's rays go to the queue; without, they run to the end. */
-static void cpu_wave_warp(sr_cpu *c, const sr_params *p, uint32_t *stencil, uint32_t w, bool first, uint32_t dense_min,
-                          bool queue, uint32_t *queued)
-{
-    const uint32_t word = stencil[w];   /* the stencil test: read once per warp */
-    if (word == 0) return;
-    uint32_t bounce[SR_WARP], m = 0;
-    sr_ray ray[SR_WARP];
-    for (uint32_t lane = 0; lane < SR_WARP; lane++) {
-        const uint32_t i = w * SR_WARP + lane;
-        bool alive = (word >> lane) & 1u;
-        bounce[lane] = alive && !first ? p->ray.bounce[i] : 0u;
-        if (alive && first) alive = !sr_interrupt_pending() && sr_camera_tiled(p, i, &ray[lane]);
-        if (bounce[lane] == SR_WAVE_TOMBSTONE) alive = false;
-        if (alive && !first) ray[lane] = sr_ray_load(p->ray, i);
-        m |= (uint32_t)alive << lane;
-    }
-    m = cpu_wave_bounce(c, p, m, ray, bounce, dense_min, !queue);
-    if (m != 0) {   /* sparse: into the queue, packed */
-        const uint32_t n = sr_popc(m), cap = c->queue_cap;
-        uint32_t base;
-#pragma omp atomic capture
-        { base = *queued; *queued += n; }
-        const bool fits = base + n <= cap;
-        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
-            if (!((m >> lane) & 1u)) continue;
-            const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
-            if (to >= cap) continue;
-            if (fits) sr_ray_store(c->core.pool[1], to, &ray[lane]);
-            c->core.pool[1].bounce[to] = fits ? (uint8_t)bounce[lane] : (uint8_t)SR_WAVE_TOMBSTONE;
-            const uint32_t bit = 1u << (to & 31u);
-#pragma omp atomic
-            c->queue_stencil[to >> 5] |= bit;
-        }
-        m = fits ? 0u : cpu_wave_bounce(c, p, m, ray, bounce, dense_min, true);
-    }
-    if (m != word) stencil[w] = m;   /* the ballot write-back */
-}
-
-/* Over a->n tiled slots (sr_tiled_slots). */
+/* Over a->n tiled slots (sr_tiled_slots): the first launch, a warp per tile, then the drain,
+ * a resident warp per thread claiming the queue's chunks (as the GPU's drain does). */
 static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
 {
-    const uint32_t dense_min = a->dense_min;
     sr_stencil_fill_prefix(c->core.stencil, (a->n + 31u) / 32u, a->n);
-    const bool queue = c->core.view.max_depth > 1u;
-    uint32_t queued = 0;
+    uint32_t ctl[SR_WAVE_CTL] = { 0 };
+    sr_wave_args w;
+    memset(&w, 0, sizeof w);
+    w.queue_base = 0;   /* p.ray is the queue: the camera rays live in the lanes */
+    w.first = c->core.stencil;
+    w.stencil = c->queue_stencil;
+    w.ctl = ctl;
+    w.capacity = c->queue_cap;
+    w.dense_min = a->dense_min;
+    w.tiles_x = sr_tiles_x(c->core.view.width);
+    w.tiles = (a->n + 31u) / 32u;
     sr_params p = cpu_params(c, a);
-#pragma omp parallel for schedule(dynamic, 16)
-    for (int64_t w = 0; w < (int64_t)((p.n + 31u) / 32u); w++)
-        cpu_wave_warp(c, &p, c->core.stencil, (uint32_t)w, true, dense_min, queue, &queued);
-    /* The drain: every chunk of the queue, each run to the end. */
     p.ray = c->core.pool[1];
-    const uint32_t n = queued < c->queue_cap ? queued : c->queue_cap;
-#pragma omp parallel for schedule(dynamic, 4)
-    for (int64_t w = 0; w < (int64_t)((n + 31u) / 32u); w++)
-        cpu_wave_warp(c, &p, c->queue_stencil, (uint32_t)w, false, dense_min, false, &queued);
+    const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH;
+    if (!sr_wave_queued(c->core.view.max_depth, w.dense_min)) {
+#pragma omp parallel for schedule(dynamic, 16)
+        for (int64_t k = 0; k < (int64_t)w.tiles; k++) sr_wave_direct(&p, &w, c->ray_count, path, false, (uint32_t)k);
+    } else {
+#pragma omp parallel for schedule(dynamic, 16)
+        for (int64_t k = 0; k < (int64_t)w.tiles; k++)
+            sr_wave_frame(&p, &w, c->ray_count, path, SR_WAVE_QUEUE, false, (uint32_t)k);
+#pragma omp parallel
+        sr_wave_frame(&p, &w, c->ray_count, path, SR_WAVE_DRAIN, false, 0u);
+    }
     if (sr_interrupt_pending()) {   /* leave the queue's stencil empty for the next render */
         memset(c->queue_stencil, 0, sizeof(uint32_t) * c->core.words);
         return SR_INTERRUPTED;

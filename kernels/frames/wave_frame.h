@@ -1,0 +1,230 @@
+/* wave_frame.h: the wave mask's frame (policy in wave.h), written once for both backends as a
+ * warp body (kernels/core/warp.h): the GPU runs it as a warp of threads (wave.cu), the CPU as
+ * a loop over 32 lanes per warp, a warp per OpenMP thread (backend_cpu.c).
+ *
+ * One lane per slot of the tiled image: stencil test, generate, bounce in registers while the
+ * warp is dense, ballot write-back. A warp that turns sparse moves its live rays into the
+ * queue by ballot partitioning (one atomicAdd per warp, rank = popc(ballot & lanemask_lt))
+ * and writes back an empty word. A second launch of resident warps drains the queue: each
+ * claims the next 32-ray chunk from a counter and runs it to the end, the same frame around
+ * it, so the rays of sparse warps run on in dense ones. Without repacking (depth 1,
+ * --wave-dense 1) a frame without the queue runs each lane's path to its end.
+ *
+ * The queue is p->ray's slots queue_base + k (on the GPU the pool's second half, so one pool
+ * pointer serves both). A queue entry is published by its stencil bit (set with the warp's
+ * others by one atomicOr); the launch boundary (the CPU: the end of the parallel loop) orders
+ * the entries' stores before the drain's loads. The order in which warps reserve queue
+ * entries differs between the backends and between runs; nothing a ray computes depends on
+ * its slot (random numbers are keyed by pixel, sample and bounce), so the images do not.
+ *
+ * The driver defines, before including this file:
+ *   sr_wave_start(p, w, order, warp, i, word, alive, r, started, rank): a first-launch warp's
+ *     start, false (warp-uniform) for a warp past the last tile: its slots i, stencil word,
+ *     camera rays r and alive flags (per lane), and the order's state (started, rank). Not
+ *     shared: the GPU's maps its grid to tiles (in launch order or the order of the tiles,
+ *     wave.h, which only the GPU keeps: it orders blocks, which the CPU does not have),
+ *     refills the next sample's stencil and clears its counters; the CPU's warp `warp` is
+ *     tile `warp` (its stencil filled before the launch).
+ *   sr_wave_end(w, order, rank, started): a first-launch warp's end (the GPU's files its tile
+ *     in the order; the CPU's does nothing).
+ *   SR_WAVE_STOP() (optional): true to skip the rest of the rays' bounces (the CPU's Ctrl-C). */
+#ifndef SR_WAVE_FRAME_H
+#define SR_WAVE_FRAME_H
+
+#include "../core/warp.h"
+#include "../integrators/stages.h"
+#include "wave.h"
+
+#ifndef SR_WAVE_STOP
+#define SR_WAVE_STOP() false
+#endif
+
+#define SR_NO_CHUNK 0xffffffffu
+/* The first launch (its tiles, pushing its sparse warps' rays) or the drain of the queue. */
+enum { SR_WAVE_QUEUE = 1, SR_WAVE_DRAIN };
+/* Whether a sample runs the frame with the queue (and its drain), or sr_wave_direct: not at
+ * depth 1, nor when a warp never repacks (dense 1). */
+SR_HD bool sr_wave_queued(uint32_t max_depth, uint32_t dense_min) { return max_depth > 1u && dense_min > 1u; }
+
+/* One bounce of the ray *r; whether it lives on. `path` is a constant where the GPU kernels
+ * call it, so each is built for one integrator. */
+SR_WARP_FN bool sr_wave_trace(const sr_params *p, bool path, sr_ray *r, uint32_t bounce)
+{
+    if (SR_WAVE_STOP()) return false;
+    return path ? sr_trace_path_deferred(p, r, bounce) : sr_trace_whitted(p, r, bounce);
+}
+
+/* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
+ * reserves popc(m) entries, each lane writes its ray r (from registers) at base +
+ * popc(m & lanemask_lt), and the entries are published by their stencil bits. Returns
+ * false when the queue is full (the entries past its end are not written, the ones before it
+ * become tombstones; the rays stay here). On the GPU kept out of line: it is rare, and
+ * inlined it costs the bounce loop registers. */
+#ifndef SR_WAVE_PUSH_INLINE
+#define SR_WAVE_PUSH_INLINE __noinline__
+#endif
+#ifdef __CUDACC__
+#define SR_WAVE_PUSH_FN static __device__ SR_WAVE_PUSH_INLINE
+#else
+#define SR_WAVE_PUSH_FN static
+#endif
+SR_WAVE_PUSH_FN bool sr_wave_push(const sr_params *p, const sr_wave_args *w, uint32_t m, SR_LANE_IN(bool, alive),
+                                  SR_LANE_IN(uint32_t, bounce), SR_LANE_IN(sr_ray, r))
+{
+    const uint32_t c = sr_popc(m);
+    const uint32_t base = sr_warp_atomic_add(&w->ctl[SR_WAVE_QCOUNT], c);
+    const bool fits = base + c <= w->capacity;
+    SR_FOR_LANES {
+        const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
+        if (SR_L(alive) && to < w->capacity) {
+            if (fits) sr_ray_store(p->ray, w->queue_base + to, &SR_L(r));
+            p->ray.bounce[w->queue_base + to] = fits ? (uint8_t)SR_L(bounce) : (uint8_t)SR_WAVE_TOMBSTONE;
+        }
+    }
+    if (SR_LEADER && base < w->capacity) {   /* publish: set the entries' stencil bits */
+        const uint32_t left = w->capacity - base, n = c < left ? c : left, s = base & 31u;
+        const uint64_t bits = (n == 32u ? 0xffffffffull : ((1ull << n) - 1ull)) << s;
+        sr_atomic_or(&w->stencil[base >> 5], (uint32_t)bits);
+        if (bits >> 32) sr_atomic_or(&w->stencil[(base >> 5) + 1u], (uint32_t)(bits >> 32));
+    }
+    return fits;
+}
+
+/* Rays entering intersect per bounce, for the warp's lanes that traced bounces [b0, b1): a
+ * vote per bounce level and one add from the leader into `count` (the GPU: the block's copy
+ * of the counts, launch.h), when the warp is done with a stencil word. (The lanes' paths are
+ * contiguous runs of bounces, so nothing is counted inside the loop.) */
+SR_WARP_FN void sr_wave_count(uint32_t *count, SR_LANE_IN(uint32_t, b0), SR_LANE_IN(uint32_t, b1), uint32_t max_depth)
+{
+    SR_LANE_VAR(uint32_t, lo);
+    SR_LANE_VAR(uint32_t, hi);
+    SR_FOR_LANES {
+        SR_L(hi) = SR_L(b1) < max_depth ? SR_L(b1) : max_depth;   /* a path's last segment (bounce max_depth) is not counted */
+        SR_L(lo) = SR_L(hi) > SR_L(b0) ? SR_L(b0) : 0xffffffffu;
+    }
+    const uint32_t from = sr_warp_min(lo), to = sr_warp_max(hi);
+    for (uint32_t b = from; b < to; b++) {
+        SR_LANE_VAR(bool, in);
+        SR_FOR_LANES SR_L(in) = SR_L(b0) <= b && b < SR_L(hi);
+        const uint32_t c = sr_popc(sr_warp_ballot(in));
+        if (SR_LEADER && c) sr_atomic_add(&count[b], c);
+    }
+}
+
+/* The drain's next chunk (warp-uniform), or SR_NO_CHUNK once every pushed chunk is claimed. */
+SR_WARP_FN uint32_t sr_wave_claim(const sr_wave_args *w)
+{
+    const uint32_t c = sr_warp_atomic_add(&w->ctl[SR_WAVE_DRAINED], 1u);
+    const uint32_t q = w->ctl[SR_WAVE_QCOUNT], n = q < w->capacity ? q : w->capacity;
+    return c < (n + 31u) >> 5 ? c : SR_NO_CHUNK;
+}
+
+/* Ballot write-back of the warp's stencil word k: the lanes vote their alive flags; the leader
+ * writes the new word, and only if it changed. Every lane must reach this (a single exit). */
+SR_WARP_FN uint32_t sr_wave_write_back(uint32_t *stencil, uint32_t k, uint32_t word, SR_LANE_IN(bool, alive))
+{
+    const uint32_t m = sr_warp_ballot(alive);
+    if (SR_LEADER && m != word) stencil[k] = m;
+    return m;
+}
+
+/* A warp of the first launch (mode SR_WAVE_QUEUE): its own stencil word of camera rays,
+ * bounced while the warp is dense, then its live rays pushed into the queue; or a warp of the
+ * drain (SR_WAVE_DRAIN): queue chunks claimed one after another, each run to its end. Each
+ * pass is the kernel frame: the stencil test, the bounces, the ballot write-back through the
+ * single exit. One loop, so that the stages are inlined once. `warp` is the CPU's warp (its
+ * tile); `path`, `mode` and `order` are constants where the GPU kernels call it. */
+SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, int mode, bool order,
+                              uint32_t warp)
+{
+    const bool queue = mode == SR_WAVE_QUEUE;
+    uint32_t word = 0, started = 0, rank = 0;   /* (rank: lane 0's on the GPU) */
+    uint32_t take = SR_NO_CHUNK;   /* the drain's chunk */
+    bool finish = !queue;
+    SR_LANE_VAR(uint32_t, i);
+    SR_LANE_VAR(uint32_t, bounce);
+    SR_LANE_VAR(uint32_t, first_bounce);
+    SR_LANE_VAR(bool, alive);
+    SR_LANE_VAR(sr_ray, r);
+    SR_FOR_LANES {
+        SR_L(i) = SR_L(bounce) = SR_L(first_bounce) = 0;
+        SR_L(alive) = false;
+    }
+    if (!queue) {
+        if ((take = sr_wave_claim(w)) == SR_NO_CHUNK) return;
+    } else if (!sr_wave_start(p, w, order, warp, SR_LANE_REF(i), &word, SR_LANE_REF(alive), SR_LANE_REF(r), &started,
+                              &rank)) {
+        return;
+    }
+    for (;;) {
+        /* The queue's stencil is indexed by slot, like the pool. */
+        uint32_t *const stencil = queue ? w->first : w->stencil - (w->queue_base >> 5);
+        if (!queue) {   /* the chunk's stencil word and rays (warp-uniform) */
+            SR_FOR_LANES SR_L(i) = w->queue_base + take * 32u + lane;
+            word = sr_warp_load(stencil, SR_UNIFORM(i) >> 5);
+            SR_FOR_LANES {
+                SR_L(alive) = ((word >> (SR_L(i) & 31u)) & 1u) != 0u;
+                SR_L(bounce) = SR_L(alive) ? (uint32_t)p->ray.bounce[SR_L(i)] : 0u;
+                if (SR_L(bounce) == SR_WAVE_TOMBSTONE) SR_L(alive) = false;
+                if (SR_L(alive)) SR_L(r) = sr_ray_load(p->ray, SR_L(i));
+                else SR_L(bounce) = 0;
+                SR_L(first_bounce) = SR_L(bounce);
+            }
+        }
+        /* (One call of the stages per kernel: a second inlined copy costs registers.) */
+        uint32_t m = sr_warp_ballot(alive);
+        while (m != 0 && (finish || sr_popc(m) >= w->dense_min)) {
+            SR_FOR_LANES {
+                if (SR_L(alive)) {
+                    SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce));
+                    SR_L(bounce)++;
+                }
+            }
+            m = sr_warp_ballot(alive);
+        }
+        if (queue && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
+            if (!sr_wave_push(p, w, m, alive, bounce, r)) { finish = true; continue; }   /* full: finish here */
+            SR_FOR_LANES SR_L(alive) = false;   /* moved: this slot no longer holds a live ray */
+        }
+        sr_wave_write_back(stencil, SR_UNIFORM(i) >> 5, word, alive);
+        if (queue) sr_wave_end(w, order, rank, started);
+        sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
+        if (queue || (take = sr_wave_claim(w)) == SR_NO_CHUNK) break;
+    }
+}
+
+/* Without repacking (depth 1, or --wave-dense 1): each lane runs its path to the end on its
+ * own, with no warp vote per bounce (measured faster on the GPU: lanes need not wait for
+ * each other's bounce); then the ballot write-back and the counts. Its own function: the
+ * queue's state kept alive across the bounces cost this loop registers. (The timeline is a
+ * GPU measurement build's, wave.cu.) */
+SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, bool order,
+                               uint32_t warp)
+{
+    uint32_t word, started, rank;
+    SR_LANE_VAR(uint32_t, i);
+    SR_LANE_VAR(uint32_t, bounce);
+    SR_LANE_VAR(uint32_t, first_bounce);
+    SR_LANE_VAR(bool, alive);
+    SR_LANE_VAR(sr_ray, r);
+#if SR_WAVE_TIMELINE
+    const unsigned long long timeline_start = sr_globaltimer();
+#endif
+    if (!sr_wave_start(p, w, order, warp, SR_LANE_REF(i), &word, SR_LANE_REF(alive), SR_LANE_REF(r), &started, &rank))
+        return;
+    SR_FOR_LANES {
+        SR_L(bounce) = SR_L(first_bounce) = 0;
+        while (SR_L(alive)) {
+            SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce));
+            SR_L(bounce)++;
+        }
+    }
+#if SR_WAVE_TIMELINE
+    sr_wave_timeline_end(*w, timeline_start, bounce);
+#endif
+    sr_wave_write_back(w->first, SR_UNIFORM(i) >> 5, word, alive);   /* (every lane's alive is false) */
+    sr_wave_end(w, order, rank, started);
+    sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
+}
+
+#endif
