@@ -207,7 +207,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
     SR_LANE_VAR(uint32_t, first_bounce);
     SR_LANE_VAR(bool, alive);
     SR_LANE_VAR(sr_ray, r);
-#if SR_WAVE_TIMELINE
+#if SR_WAVE_TIMELINE && SR_DEVICE_CODE   /* the warp timeline is the GPU's (wave.cu) */
     const unsigned long long timeline_start = sr_globaltimer();
 #endif
     if (!sr_wave_start(p, w, order, warp, SR_LANE_REF(i), &word, SR_LANE_REF(alive), SR_LANE_REF(r), &started, &rank))
@@ -219,7 +219,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
             SR_L(bounce)++;
         }
     }
-#if SR_WAVE_TIMELINE
+#if SR_WAVE_TIMELINE && SR_DEVICE_CODE
     sr_wave_timeline_end(*w, timeline_start, bounce);
 #endif
     sr_wave_write_back(w->first, SR_UNIFORM(i) >> 5, word, alive);   /* (every lane's alive is false) */
