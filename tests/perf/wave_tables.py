@@ -112,6 +112,12 @@ def micro_table(d):
     return "\n".join(out)
 
 
+def card_name(doc):
+    """The card a bench JSON was measured on, as its device line names it ("NVIDIA H100 80GB
+    HBM3 (sm_90, ...), driver ..." gives "NVIDIA H100 80GB HBM3")."""
+    return doc.get("device", "unknown card").split(" (")[0]
+
+
 def charts(d, where):
     for size, label in (("1920", "1920x1080"), ("3840", "3840x2160")):
         data = os.path.join(where, f"fps_{label}.dat")
@@ -141,7 +147,8 @@ def charts(d, where):
         with open(gp, "w") as f:
             f.write("\n".join(script) + "\n")
         png = os.path.join(where, f"fps_{label}.png")
-        subprocess.run(["gnuplot", "-c", gp, png, f"FPS per trace depth, {label}, H200 (log scale)", data],
+        card = card_name(load(os.path.join(d, f"bench_{SCENES[0]}_{size}.json")))
+        subprocess.run(["gnuplot", "-c", gp, png, f"FPS per trace depth, {label}, {card} (log scale)", data],
                        check=True)
         os.remove(gp)
         os.remove(data)
