@@ -163,7 +163,7 @@ typedef struct sr_backend {
     void *impl;
     sr_backend_kind kind;
     sr_pool_state *state;      /* the backend's, shared with the frame driver (render.c)  */
-    char device_name[256];     /* "NVIDIA H200 (device 0)" or "CPU: 2 threads"         */
+    char device_name[256];     /* "NVIDIA <model> (device 0)" or "CPU: 2 threads"         */
 } sr_backend;
 
 /* Open a backend. AUTO picks CUDA when a device is present and says why not otherwise
@@ -199,7 +199,7 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err);
 int sr_cuda_device_count(char *why, size_t cap);
 /* SR_ERR_INPUT "needs a CUDA device: ..." unless device `device` exists (for GPU-only tools). */
 sr_status sr_cuda_require_device(int device, sr_error *err);
-/* "NVIDIA H200, driver 580.159.04, SM 1980 MHz (max 1980), memory 3201 MHz" for one
+/* "NVIDIA <model>, driver 580.159.04, SM 1980 MHz (max 1980), memory 3201 MHz" for one
  * device; the driver and clocks come from NVML when libnvidia-ml can be loaded. */
 void sr_cuda_gpu_summary(int device, char *buf, size_t cap);
 /* One line per device for `stencilray info`, into buf. */

@@ -367,7 +367,7 @@ int sr_bench_main(int argc, char **argv)
     }
     if (s) fprintf(stderr, "stencilray bench: %s\n", err.msg);
 #if SR_MEASURE
-    if (!s) sr_wave_timeline_report(&be, scene.width, scene.height);   /* $SR_WAVE_TIMELINE (wave_timeline.h) */
+    if (!s) sr_wave_timeline_report(&r, b.c.frame.width, b.c.frame.height);   /* $SR_WAVE_TIMELINE (wave_timeline.h) */
 #endif
     if (r.be) sr_renderer_free(&r);
     free(rows);

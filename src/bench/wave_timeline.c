@@ -26,11 +26,11 @@ sr_status sr_wave_timeline_write(const char *path, const uint32_t *records, uint
     return sr_textout_commit(&out, err);
 }
 
-void sr_wave_timeline_report(sr_backend *be, uint32_t width, uint32_t height)
+void sr_wave_timeline_report(sr_renderer *r, uint32_t width, uint32_t height)
 {
     const char *path = getenv(SR_WAVE_TIMELINE_ENV);
     if (!path || !*path) return;
-    if (be->kind != SR_BACKEND_CUDA) {
+    if (r->be->kind != SR_BACKEND_CUDA) {
         fprintf(stderr, "stencilray: $%s is set, but the CPU backend records no warp timeline\n", SR_WAVE_TIMELINE_ENV);
         return;
     }
@@ -38,7 +38,7 @@ void sr_wave_timeline_report(sr_backend *be, uint32_t width, uint32_t height)
     uint32_t *rec = (uint32_t *)malloc((size_t)warps * SR_WAVE_TIMELINE_WORDS * sizeof(uint32_t));
     sr_error err = { SR_OK, "" };
     if (!rec) sr_fail(&err, SR_ERR_RUNTIME, "out of host memory");
-    if (!rec || be->ops->read(be->impl, SR_BUFFER_WAVE_TIMELINE, rec, &err) ||
+    if (!rec || sr_renderer_read(r, SR_BUFFER_WAVE_TIMELINE, rec, &err) ||
         sr_wave_timeline_write(path, rec, warps, &err))
         fprintf(stderr, "stencilray: %s: %s\n", path, err.msg);
     free(rec);

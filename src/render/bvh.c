@@ -16,11 +16,9 @@
 
 #define SR_BVH_BINS 16
 #define SR_BVH_MAX_LEAF 8      /* larger ranges are always split                        */
-/* A node visit (two boxes from one 64-byte pair) against a primitive test, measured on the
- * H200 (docs/design.md, "The BVH's traversal cost"): at 0.25 every leaf of the Cornell
- * box and the mirror hall holds one prim, where 1.0 grouped up to 3 (cornell_path 15-19 %
- * faster, mirror_hall 4-6 %), and no shipped scene was slower; 0.5 lost mirror_hall's gain,
- * 2.0 cost the mesh 15 %. */
+/* The cost of a node visit (two boxes from one 64-byte pair) against a primitive test. At
+ * 0.25 every leaf of the Cornell box and the mirror hall holds one prim; the values tried and
+ * what each cost are in docs/design.md, "The BVH's traversal cost". */
 #ifndef SR_BVH_COST_TRAVERSE
 #define SR_BVH_COST_TRAVERSE 0.25f
 #endif

@@ -634,6 +634,11 @@ sr_status sr_renderer_resolve_display_rows(sr_renderer *r, void *rows, uint32_t 
 
 void *sr_renderer_queue(sr_renderer *r) { return r->be->ops->queue(r->be->impl); }
 
+sr_status sr_renderer_read(sr_renderer *r, sr_buffer b, void *host, sr_error *err)
+{
+    return r->be->ops->read(r->be->impl, b, host, err);
+}
+
 sr_status sr_renderer_finish(sr_renderer *r, sr_error *err) { return r->be->ops->finish(r->be->impl, err); }
 
 sr_status sr_renderer_mark(sr_renderer *r, uint32_t id, sr_error *err) { return r->be->ops->mark(r->be->impl, id, err); }

@@ -96,6 +96,8 @@ sr_status sr_renderer_resolve_display(sr_renderer *r, uint64_t surface, uint32_t
 sr_status sr_renderer_resolve_display_rows(sr_renderer *r, void *rows, uint32_t width, uint32_t height, float scale,
                                            float exposure, sr_tonemap tonemap, sr_error *err);
 void *sr_renderer_queue(sr_renderer *r);
+/* Buffer b copied to host memory (backend.h, sr_buffer), after the queued work. */
+sr_status sr_renderer_read(sr_renderer *r, sr_buffer b, void *host, sr_error *err);
 sr_status sr_renderer_finish(sr_renderer *r, sr_error *err);
 /* Timing marks in the backend's queue (backend.h, mark and elapsed_ms), for a caller's own
  * timings: ids below SR_MAX_MARKS that the samples do not use (from 0 up, and the last two). */

@@ -11,7 +11,7 @@ void sr_render_opts_default(sr_render_opts *o)
     o->seed = 1;
     o->sort = SR_SORT_NONE;     /* the measured default (docs/performance.md, "Coherence sort") */
     o->sort_key = SR_SORT_KEY_DIR_MORTON;
-    o->compact_below = 0.1f;    /* measured best or near it on the H200 (docs/performance.md) */
+    o->compact_below = 0.1f;    /* measured best or near it (docs/performance.md) */
     o->wave_dense = 0;          /* by integrator (kernels/frames/wave.h) */
     o->progress = 0;
 }

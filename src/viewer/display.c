@@ -184,7 +184,7 @@ sr_status sr_display_extmem_copy(sr_display *d, sr_error *err)
 /* ---- paths ------------------------------------------------------------------------------- */
 
 static const sr_display_choice sr_choices[] = {
-    { "extmem-rows", SR_DISPLAY_EXTMEM, SR_PRESENT_DRAW_ROWS },   /* measured fastest on the H200 (docs/viewer.md) */
+    { "extmem-rows", SR_DISPLAY_EXTMEM, SR_PRESENT_DRAW_ROWS },   /* the fastest path measured (docs/viewer.md) */
     { "extmem", SR_DISPLAY_EXTMEM, SR_PRESENT_BLIT },
     { "blit", SR_DISPLAY_SURFACE, SR_PRESENT_BLIT },
     { "draw", SR_DISPLAY_SURFACE, SR_PRESENT_DRAW },
@@ -380,7 +380,7 @@ static sr_status sr_upload_surface(sr_display *d, sr_renderer *r, float scale, f
 
 /* The pixel buffer: the backend resolves its film into the mapped PBO; GL then copies PBO ->
  * texture on the GPU. The data never leaves device memory, but the CPU waits twice and GL's
- * copy into a 3-channel float texture is slow (0.77 ms at 1080p on the H200). */
+ * copy into a 3-channel float texture is slow (docs/viewer.md, "Display cost"). */
 static sr_status sr_upload_pixel_buffer(sr_display *d, sr_renderer *r, float scale, sr_error *err)
 {
     const size_t need = sizeof(float) * 3u * (size_t)d->width * d->height;

@@ -4,9 +4,8 @@
  * launch waits for the load: a render's first samples, each way the wave mask measures the
  * first time it runs it, the viewer's first frame after a change of depth or mask. stencilray
  * has a few dozen kernels and runs most of them, so it asks CUDA to load them all when the
- * device opens (CUDA_MODULE_LOADING=EAGER), unless the person chose a mode. Measured on the
- * H200 (docs/commands.md): a 16-spp render of the Cornell box takes 0.003 s instead of 0.008 s, the
- * whole run the same wall time (the loading moves, it does not grow).
+ * device opens (CUDA_MODULE_LOADING=EAGER), unless the person chose a mode: the loading moves
+ * out of the timed frames and does not grow (docs/commands.md has the figures).
  *
  * CUDA reads the variable when it starts (cuInit), which is after main's first line: setting
  * it there is enough, unlike OpenMP's (ompenv.h). */
