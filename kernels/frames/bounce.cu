@@ -5,7 +5,8 @@
 #include "plain.cuh"
 #include "stencil.cuh"
 
-/* The stages (launch.h's SRK_*), as callables for the frames of stencil.cuh. */
+/* The stages (launch.h's SRK_*), as callables for the frame of stencil_frame.h (and its
+ * grid-stride form, stencil.cuh). */
 template <int STAGE>
 struct sr_stage_call {
     const sr_params *p;

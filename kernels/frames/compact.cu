@@ -14,7 +14,13 @@
  *    a warp per word with a lane or two live; writes are coalesced. The words are kept in
  *    shared memory from step 1, so this step reads no stencil. A thread moves
  *    RAYS rays at once (below), all their fields loaded before any is stored.
- * The block's loop test is uniform (n is read once), so __syncthreads inside it is safe. */
+ * The block's loop test is uniform (n is read once), so __syncthreads inside it is safe.
+ * Not shared with the CPU (backend_cpu.c's sr_cpu_ballot_partition, a warp per word): this is a
+ * block's frame, not a warp's (shared memory, __syncthreads, a scan across two warps, one
+ * reservation per 2048-slot tile), and kernels/core/warp.h's shim models a warp only. Both
+ * give each live ray base + its rank among the live rays before it; which base a word or
+ * tile gets depends on timing on either backend, and nothing a ray computes depends on its
+ * slot, so the images do not. */
 #define SR_COMPACT_TILE (SR_COMPACT_BLOCK * 8u)
 #define SR_TILE_WORDS (SR_COMPACT_TILE / 32u)
 /* RAYS: live rays a thread moves at once, every field of all of them loaded before any is
@@ -152,18 +158,5 @@ extern "C" cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint3
     const uint32_t threads = stencil ? (n + 31u) / 32u : n;
     if (threads == 0) return cudaSuccess;
     srk_count_live<<<(threads + 255u) / 256u, 256, 0, stream>>>(stencil, flags, n, out);
-    return cudaGetLastError();
-}
-
-extern "C" __global__ void srk_film_scale(const float *film, float *dst, uint32_t count, float scale)
-{
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) dst[i] = film[i] * scale;
-}
-
-extern "C" cudaError_t sr_launch_film_scale(const float *film, float *dst, uint32_t count, float scale, cudaStream_t stream)
-{
-    if (count == 0) return cudaSuccess;
-    srk_film_scale<<<(count + 255u) / 256u, 256, 0, stream>>>(film, dst, count, scale);
     return cudaGetLastError();
 }

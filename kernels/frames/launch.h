@@ -102,7 +102,7 @@ cudaError_t sr_launch_stencil_prefix(uint32_t *stencil, uint32_t words, const ui
 cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint32_t *flags, uint32_t n,
                                  uint32_t *out, cudaStream_t stream);
 
-/* dst[i] = film[i] * scale for i < count (film resolve into e.g. a mapped GL buffer). */
+/* dst[i] = film[i] * scale for i < count (film.cu: the film resolve into e.g. a mapped GL buffer). */
 cudaError_t sr_launch_film_scale(const float *film, float *dst, uint32_t count, float scale, cudaStream_t stream);
 /* The viewer's frame (display.cu): film (sums of a width x height image) times scale, then
  * exposure, tonemap (sr_tonemap) and sRGB as in tonemap.h, into the RGBA8 texels of

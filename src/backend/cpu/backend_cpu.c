@@ -6,6 +6,7 @@
 #include "../../../kernels/integrators/stages.h"
 #include "../../../kernels/frames/wave.h"
 #include "../../../kernels/core/warp.h"
+#include "../../../kernels/frames/stencil_frame.h"
 #include "../fault.h"
 #include "../../base/interrupt.h"
 #include "../../base/mem_limits.h"
@@ -19,21 +20,25 @@
 
 /* ---- frames (also used by tests) -------------------------------------------------------- */
 
-void sr_cpu_stencil_frame(uint32_t *stencil, uint32_t n, sr_cpu_stage_fn fn, const void *ctx)
+/* The stencil frame is the GPU's own (kernels/frames/stencil_frame.h), a warp per word: its
+ * 32 lanes a loop (kernels/core/warp.h), the words over the cores. With `count`, the rays of
+ * the words run are added to it (intersect's, as on the GPU). The GPU's grid-stride form
+ * (stencil.cuh) has no twin here: the parallel loop over the words is the CPU's grid. */
+static void cpu_stencil_frame(uint32_t *stencil, uint32_t n, sr_stage_ref stage, uint32_t *count)
 {
     const int64_t words = (int64_t)((n + 31u) / 32u);
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t w = 0; w < words; w++) {
-        const uint32_t word = stencil[w];          /* read once per warp */
-        if (word == 0) continue;                   /* no live ray: no stage call */
-        uint32_t ballot = 0;
-        for (uint32_t lane = 0; lane < SR_WARP; lane++) {
-            bool alive = (word >> lane) & 1u;
-            if (alive) alive = fn(ctx, (uint32_t)w * SR_WARP + lane);
-            ballot |= (uint32_t)alive << lane;
-        }
-        if (ballot != word) stencil[w] = ballot;   /* one writer per word, like lane 0 */
+        SR_LANE_VAR(uint32_t, i);
+        SR_FOR_LANES SR_L(i) = (uint32_t)w * SR_WARP + lane;
+        sr_stencil_frame(stencil, i, stage, count);
     }
+}
+
+void sr_cpu_stencil_frame(uint32_t *stencil, uint32_t n, sr_cpu_stage_fn fn, const void *ctx)
+{
+    const sr_stage_ref stage = { fn, ctx };
+    cpu_stencil_frame(stencil, n, stage, NULL);
 }
 
 void sr_cpu_flags_frame(uint32_t *flags, uint32_t n, sr_cpu_stage_fn fn, const void *ctx)
@@ -45,6 +50,8 @@ void sr_cpu_flags_frame(uint32_t *flags, uint32_t n, sr_cpu_stage_fn fn, const v
     }
 }
 
+/* The warp form of ballot partitioning (as the wave frame's push, wave_frame.h). Not the GPU's
+ * compaction: that is a block frame over 2048-slot tiles (compact.cu says why it stays twice). */
 uint32_t sr_cpu_ballot_partition(const uint32_t *stencil, uint32_t n, sr_cpu_move_fn move, const void *ctx)
 {
     const int64_t words = (int64_t)((n + 31u) / 32u);
@@ -191,10 +198,15 @@ static sr_status cpu_stage(sr_cpu *c, sr_kernel k, const sr_launch_args *a)
     call.p = cpu_params(c, a);
     call.bounce = a->bounce;
     sr_cpu_stage_fn fn = k == SR_KERNEL_GENERATE ? cpu_generate : k == SR_KERNEL_INTERSECT ? cpu_intersect : cpu_shade;
-    if (k == SR_KERNEL_INTERSECT && a->bounce < SR_MAX_DEPTH)
-        c->ray_count[a->bounce] += cpu_count_live(c, a->mask, call.p.n);
-    if (a->mask == SR_MASK_FLAGS) sr_cpu_flags_frame(c->core.flags, call.p.n, fn, &call);
-    else sr_cpu_stencil_frame(c->core.stencil, call.p.n, fn, &call);
+    /* Rays entering intersect are counted: by the stencil frame a word at a time, as on the GPU. */
+    uint32_t *const count = k == SR_KERNEL_INTERSECT && a->bounce < SR_MAX_DEPTH ? &c->ray_count[a->bounce] : NULL;
+    if (a->mask == SR_MASK_FLAGS) {
+        if (count) *count += cpu_count_live(c, a->mask, call.p.n);
+        sr_cpu_flags_frame(c->core.flags, call.p.n, fn, &call);
+    } else {
+        const sr_stage_ref stage = { fn, &call };
+        cpu_stencil_frame(c->core.stencil, call.p.n, stage, count);
+    }
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
 }
 

@@ -1,5 +1,10 @@
 /* sort_cpu.c: the coherence sort's host side: the GPU merge sort's algorithm on the shared
- * network code, a radix sort and the CPU backend's sort stage (the options' names: names.c). */
+ * network code, a radix sort and the CPU backend's sort stage (the options' names: names.c).
+ * Written twice, on purpose: the per-element code (keys, sortkey.h; the sorting network and
+ * merge path, sort_net.h) is shared, but sort.cu's drivers are block frames (a tile in shared
+ * memory, __syncthreads between merge steps, a warp's 32-way search per block), which
+ * kernels/core/warp.h's warp shim does not model, and its radix sort is CUB's, which has no
+ * CPU twin: here the merge sort's passes run tile by tile and the radix sort is our own. */
 #include "sort_cpu.h"
 
 #include <stdlib.h>
