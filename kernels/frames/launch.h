@@ -83,7 +83,8 @@ cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
 /* The same launchers in the kernels' narrower builds (plain.cuh), named with the build's
- * suffix; the ones above hand a scene to the narrowest build that fits it. */
+ * suffix; the ones above are the general build's. The caller picks the build (the frame
+ * driver's sr_launch_args.build): no launcher looks at the scene to pick another. */
 #define SR_BUILD_LAUNCHERS(SUFFIX)                                                                          \
     cudaError_t sr_launch_stage##SUFFIX(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,   \
                                         uint32_t bounce, cudaStream_t stream);                              \

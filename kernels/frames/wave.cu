@@ -220,7 +220,6 @@ SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_ordered, true, true, SR_WAVE_BLOC
 
 extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
 {
-    SR_HAND_OVER(sr_launch_wave, p, w, stream);
     /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = sr_wave_queued(p->scene.max_depth, w->dense_min);
     const bool ordered = w->take != NULL;

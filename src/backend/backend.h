@@ -73,7 +73,21 @@ typedef enum sr_kernel {
     SR_KERNELS
 } sr_kernel;
 
+/* The builds of the GPU's kernels (kernels/frames/plain.cuh): the general one runs every scene;
+ * the narrower ones drop features a scene does not use (the same image, less code). The frame
+ * driver picks the narrowest that fits the scene and the frame's integrator (render.c,
+ * sr_build_of) and names it in every launch; the CPU backend runs one build and ignores it.
+ * 0, the general build, is correct for any scene. */
+typedef enum sr_build {
+    SR_BUILD_GENERAL = 0,   /* every scene                                                     */
+    SR_BUILD_NO_ASSETS,     /* no textures, environment map or per-vertex attributes
+                               (sr_scene_no_assets, kernels/integrators/stages.h)              */
+    SR_BUILD_PLAIN,         /* no assets, no lights or emitters, path traced (sr_scene_plain)  */
+    SR_BUILDS
+} sr_build;
+
 typedef struct sr_launch_args {
+    sr_build build;      /* which build of the kernels runs the launch (the GPU's; see sr_build) */
     uint32_t n;          /* slots from the first, or with over_live the host's forecast of the
                             live count (an upper estimate sizes the grids; any is correct)   */
     int over_live;       /* cover the device-side live count of the current half            */

@@ -3,6 +3,7 @@
 #include "../base/interrupt.h"
 #include "../base/mem_limits.h"
 #include "../../kernels/integrators/lights.h"
+#include "../../kernels/integrators/stages.h"
 #include "../../kernels/frames/sortkey.h"
 #include "../../kernels/frames/wave.h"
 
@@ -104,6 +105,26 @@ static void sr_renderer_forget(sr_renderer *r)
     r->wave_warming = 0;
 }
 
+/* The narrowest build of the kernels the scene fits, with the path integrator (the plain
+ * build runs path tracing only): once, at prepare. A measurement build (-DSR_MEASURE=ON)
+ * with $SR_NO_PLAIN_KERNELS set runs every scene on the general build (what the narrower
+ * builds gain, docs/design.md). */
+static sr_build sr_scene_build(const sr_scene_view *v)
+{
+#if SR_MEASURE
+    if (getenv("SR_NO_PLAIN_KERNELS")) return SR_BUILD_GENERAL;
+#endif
+    if (!sr_scene_no_assets(v)) return SR_BUILD_GENERAL;
+    return sr_scene_plain(v) ? SR_BUILD_PLAIN : SR_BUILD_NO_ASSETS;
+}
+
+/* The build a frame of the scene runs on: the scene's, but never the plain one for another
+ * integrator than path tracing. */
+static sr_build sr_build_of(sr_build scene_build, uint32_t integrator)
+{
+    return scene_build == SR_BUILD_PLAIN && integrator != SR_INTEGRATOR_PATH ? SR_BUILD_NO_ASSETS : scene_build;
+}
+
 sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
 {
     if (f->width < 1 || f->height < 1 || (uint64_t)f->width * f->height > (1u << 28))
@@ -119,6 +140,7 @@ sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
         sr_renderer_forget(r);
     }
     sr_view_set_frame(&r->be->state->view, f);
+    r->build = sr_build_of(r->scene_build, f->integrator);
     return SR_OK;
 }
 
@@ -132,6 +154,7 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     r->view = sr_view_of_scene(scene, &r->bvh);
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
+    r->scene_build = sr_scene_build(&r->view);
     if (!st) st = be->ops->upload(be->impl, &r->view, err);
     if (!st) st = sr_renderer_apply(r, f, err);
     if (st) sr_renderer_free(r);   /* leaves r zeroed: nothing for the caller to free */
@@ -327,9 +350,12 @@ static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, ui
     return r->be->ops->fill(r->be->impl, SR_BUFFER_RAY_COUNTS, 0, SR_WHOLE, err);
 }
 
+/* Every launch of the driver: on the frame's build of the kernels. */
 static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a, sr_error *err)
 {
-    return sr_backend_launch(r->be, k, a, err);
+    sr_launch_args on = *a;
+    on.build = r->build;
+    return sr_backend_launch(r->be, k, &on, err);
 }
 
 /* The megakernel and wave masks: the whole sample in one launch. */

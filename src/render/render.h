@@ -42,6 +42,10 @@ typedef struct sr_renderer {
     sr_scene_view view;   /* the scene as uploaded: host pointers into the scene and the BVH,
                              and its scene-wide scalars; the per-frame fields stay 0 (each
                              frame's settings go to the backend's state)                    */
+    /* The build of the kernels the scene runs on (backend.h, sr_build): scene_build, decided
+     * at prepare, is the narrowest the scene fits for the path integrator; build, set with
+     * each frame's settings, the one for its integrator. Every launch names it. */
+    sr_build scene_build, build;
     /* A cache, not an owner: the image size the backend's pool was last sized for (0 x 0:
      * none), so that a frame of the same size reallocates nothing. */
     uint32_t sized_width, sized_height;

@@ -322,6 +322,24 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
 
 static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
 
+/* The launchers of each build of the kernels (plain.cuh, launch.h), by sr_build: the driver
+ * names the build in every launch, and the backend calls that build's. */
+typedef struct sr_cuda_build {
+    cudaError_t (*stage)(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags, uint32_t bounce,
+                         cudaStream_t stream);
+    cudaError_t (*stage_live)(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce, const uint32_t *live_n,
+                              uint32_t grid, cudaStream_t stream);
+    cudaError_t (*wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
+    cudaError_t (*megakernel)(const sr_params *p, cudaStream_t stream);
+} sr_cuda_build;
+static const sr_cuda_build sr_cuda_builds[SR_BUILDS] = {
+    [SR_BUILD_GENERAL] = { sr_launch_stage, sr_launch_stage_live, sr_launch_wave, sr_launch_megakernel },
+    [SR_BUILD_NO_ASSETS] = { sr_launch_stage_noassets, sr_launch_stage_live_noassets, sr_launch_wave_noassets,
+                             sr_launch_megakernel_noassets },
+    [SR_BUILD_PLAIN] = { sr_launch_stage_plain, sr_launch_stage_live_plain, sr_launch_wave_plain,
+                         sr_launch_megakernel_plain },
+};
+
 /* What a failing launch of kernel k was doing, for its message: "launching shade", as an
  * injected fault (cuda_refused_launch) names it too. */
 static const char *sr_cuda_doing(sr_kernel k)
@@ -341,12 +359,13 @@ static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_laun
 {
     const int stage = (int)k;   /* SRK_* (launch.h) share sr_kernel's values */
     sr_cuda_launched(k, a->bounce);
+    const sr_cuda_build *build = &sr_cuda_builds[a->build];
     if (a->over_live)
-        SR_CUDA_TRY(sr_launch_stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
+        SR_CUDA_TRY(build->stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
                                          sr_grid_for(a->n, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
                     sr_cuda_what(sr_cuda_doing(k), a->bounce));
     else
-        SR_CUDA_TRY(sr_launch_stage(stage, p, a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, a->bounce,
+        SR_CUDA_TRY(build->stage(stage, p, a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, a->bounce,
                                     c->stream),
                     sr_cuda_what(sr_cuda_doing(k), a->bounce));
     return SR_OK;
@@ -411,7 +430,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
 #endif
     sr_cuda_launched(SR_KERNEL_WAVE, 0);
-    const cudaError_t e = sr_launch_wave(p, &w, c->stream);
+    const cudaError_t e = sr_cuda_builds[a->build].wave(p, &w, c->stream);
     if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
         (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
         (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream);
@@ -432,6 +451,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     sr_cuda *c = (sr_cuda *)impl;
     sr_params p = cuda_params(c);
     if (!a->over_live) p.n = a->n;
+    if ((unsigned)a->build >= SR_BUILDS) return sr_fail(err, SR_ERR_RUNTIME, "no build %d of the kernels", (int)a->build);
     if (a->fault == SR_FAULT_LAUNCH) return cuda_refused_launch(k, a->bounce, err);
     if (a->fault == SR_FAULT_KERNEL) cuda_poison(&p, NULL);
     switch (k) {
@@ -474,7 +494,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     }
     case SR_KERNEL_MEGAKERNEL:
         sr_cuda_launched(SR_KERNEL_MEGAKERNEL, 0);
-        SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing(k));
+        SR_CUDA_TRY(sr_cuda_builds[a->build].megakernel(&p, c->stream), sr_cuda_doing(k));
         return SR_OK;
     case SR_KERNEL_WAVE: return cuda_wave(c, &p, a, err);
     case SR_KERNEL_FILM_RESOLVE:   /* a->n pixels: the film's */
