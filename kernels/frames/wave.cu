@@ -218,10 +218,9 @@ SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered, false, true, SR_WAVE_BLOCKS_N
 SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_ordered, true, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
 
 
-extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
+extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, int queue, cudaStream_t stream)
 {
-    /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
-    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = sr_wave_queued(p->scene.max_depth, w->dense_min);
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH;
     const bool ordered = w->take != NULL;
     /* In launch order, block (bx, by) covers tiles bx * 4 .. bx * 4 + 3 of tile row by;
      * ordered, block b the b-th group of the order (sr_wave_first). */

@@ -35,8 +35,9 @@ typedef enum sr_buffer {
     SR_BUFFER_LIVE_COUNT,     /* one uint32: the device-side live count (read only; a read is a
                                  round trip, so only the first sample's measurement reads it)  */
     SR_BUFFER_TILE_ORDER,     /* read: sr_tiled_slots / 32 uint32, the tiles in the order the
-                                 next wave sample with slowest_first takes them (launch order
-                                 0, 1, ... until one has run); the CPU has none: refused       */
+                                 last ordered wave sample placed, which the next one takes
+                                 (launch order 0, 1, ... until one has run on this pool); the
+                                 CPU has none: refused                                          */
 #if SR_MEASURE
     SR_BUFFER_WAVE_TIMELINE,  /* read, a measurement build's CUDA backend with $SR_WAVE_TIMELINE
                                  set: sr_wave_timeline_warps * SR_WAVE_TIMELINE_WORDS uint32,
@@ -95,9 +96,18 @@ typedef struct sr_launch_args {
                             mask the stencil                                                  */
     uint32_t bounce;
     uint32_t dense_min;  /* wave: a warp keeps bouncing while this many lanes live (1..32)   */
-    int slowest_first;   /* wave: take the tiles slowest first, as the last such sample timed
-                            them (kernels/frames/wave.h); the CPU backend, which has no tail to
-                            shorten, keeps its order                                         */
+    int queue;           /* wave: repack half-empty warps through the queue and drain it
+                            (sr_wave_queued, kernels/frames/wave.h), or bounce every warp in
+                            place (the kernels without a queue)                               */
+    int ordered;         /* wave: take the tiles in the order the previous ordered sample
+                            placed, slowest first, and place the next (kernels/frames/wave.h);
+                            the CPU backend, which has no tail to shorten, keeps its order  */
+    uint32_t order_slot; /* wave, ordered: the ordered samples launched on this pool before
+                            this one, mod SR_WAVE_ORDER_SLOTS: which of the order's buffer
+                            sets it takes, places and files in (the driver counts them)      */
+    uint32_t parity;     /* wave: the wave samples launched on this pool before this one,
+                            mod 2: which of the two stencil and queue-counter pairs is this
+                            sample's (it refills the other, the next sample's)              */
     float live_share;    /* compact: the forecast share of the slots compacted that are alive
                             (how many rays a thread moves; any value is correct)             */
     int sort_algo;       /* sort: sr_sort_algo (kernels/frames/sortkey.h)                            */

@@ -103,6 +103,7 @@ static void sr_renderer_forget(sr_renderer *r)
     memset(r->wave_tune_ms, 0, sizeof r->wave_tune_ms);
     r->wave_ordered = 0;
     r->wave_warming = 0;
+    r->wave_parity = r->wave_order_slot = 0;
 }
 
 /* The narrowest build of the kernels the scene fits, with the path integrator (the plain
@@ -155,6 +156,9 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
     r->scene_build = sr_scene_build(&r->view);
+#if SR_MEASURE   /* what the order gains (docs/design.md): every sample in launch order */
+    r->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
+#endif
     if (!st) st = be->ops->upload(be->impl, &r->view, err);
     if (!st) st = sr_renderer_apply(r, f, err);
     if (st) sr_renderer_free(r);   /* leaves r zeroed: nothing for the caller to free */
@@ -358,7 +362,10 @@ static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a,
     return sr_backend_launch(r->be, k, &on, err);
 }
 
-/* The megakernel and wave masks: the whole sample in one launch. */
+/* The megakernel and wave masks: the whole sample in one launch. The wave mask's schedule is
+ * decided here: the queue or none (sr_wave_queued), the order of the tiles or the launch
+ * order, and the parity and order slot the backend addresses its buffers by, counted over
+ * the samples launched on this pool. */
 static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_render_opts *o, uint32_t sample,
                                  sr_error *err)
 {
@@ -368,10 +375,20 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_ren
     a.mask = o->mask;
     a.n = wave ? sr_tiled_slots(f->width, f->height) : f->width * f->height;
     a.dense_min = sr_wave_dense_of(o);
-    a.slowest_first = o->wave_order == SR_WAVE_ORDER_SLOWEST;
-    r->wave_ordered += a.slowest_first;
+    const int slowest = o->wave_order == SR_WAVE_ORDER_SLOWEST;
+    r->wave_ordered += (uint32_t)slowest;
+    if (wave) {
+        a.queue = sr_wave_queued(f->depth, a.dense_min);
+        a.ordered = slowest && !r->wave_launch_order;
+        a.order_slot = r->wave_order_slot;
+        a.parity = r->wave_parity;
+    }
     sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
+    if (!s && wave) {   /* the next sample's stencils and order: this one refilled and placed them */
+        r->wave_parity ^= 1u;
+        if (a.ordered) r->wave_order_slot = (r->wave_order_slot + 1u) % SR_WAVE_ORDER_SLOTS;
+    }
     return s;
 }
 

@@ -59,7 +59,13 @@ typedef struct sr_renderer {
      * again), not settings. */
     uint32_t wave_tuned, wave_pick, wave_tune_depth, wave_tune_integrator;
     float wave_tune_ms[4][SR_WAVE_TUNE_RUNS];   /* [way][run], milliseconds                */
-    uint32_t wave_ordered;      /* samples launched slowest tiles first (kernels/frames/wave.h)   */
+    uint32_t wave_ordered;      /* samples asked for slowest tiles first (kernels/frames/wave.h)  */
+    /* The wave mask's schedule on the backend's pool, counted here and passed in every wave
+     * launch (backend.h): the parity of its stencils and queue counters (wave samples run,
+     * mod 2) and the order's slot (samples run in the order of the tiles, mod
+     * SR_WAVE_ORDER_SLOTS). A new pool starts both at 0, as the backend's buffers do. */
+    uint32_t wave_parity, wave_order_slot;
+    int wave_launch_order;      /* a measurement build's $SR_WAVE_LAUNCH_ORDER: never ordered  */
     int wave_warming;           /* this sample only gives the ordered way its order        */
 } sr_renderer;
 

@@ -273,7 +273,7 @@ static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
     sr_params p = cpu_params(c, a);
     p.ray = c->core.pool[1];
     const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH;
-    if (!sr_wave_queued(c->core.view.max_depth, w.dense_min)) {
+    if (!a->queue) {
 #pragma omp parallel for schedule(dynamic, 16)
         for (int64_t k = 0; k < (int64_t)w.tiles; k++) sr_wave_direct(&p, &w, c->ray_count, path, false, (uint32_t)k);
     } else {

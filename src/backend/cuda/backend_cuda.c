@@ -114,9 +114,9 @@ typedef struct sr_cuda {
     uint32_t aligned;               /* pool slots: capacity and the tiled slots, rounded    */
     uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
     uint32_t *wave_order;           /* the order of its tiles: SR_WAVE_ORDER_WORDS (wave.h)   */
-    uint32_t wave_slots, wave_parity, wave_queue_cap;
-    uint32_t wave_ordered;          /* samples taken slowest tiles first, mod 6 (cuda_wave)   */
-    int wave_launch_order;          /* a measurement build's $SR_WAVE_LAUNCH_ORDER (wave.h)  */
+    uint32_t wave_slots, wave_queue_cap;
+    uint32_t wave_placed;           /* the order slot the last ordered sample placed into (the
+                                       next one's, SR_BUFFER_TILE_ORDER); 0 on a new pool     */
     uint32_t *wave_timeline;        /* a measurement build's warp records, if asked for (wave.h) */
     uint32_t wave_timeline_warps;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
@@ -305,9 +305,8 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
     SR_CUDA_TRY(cudaMalloc((void **)&c->wave_order, order_bytes), "allocating the tile order");
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream),
                 "clearing the tile order");
-    c->wave_parity = c->wave_ordered = 0;
+    c->wave_placed = 0;
 #if SR_MEASURE
-    c->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
     const char *timeline = getenv(SR_WAVE_TIMELINE_ENV);
     if (timeline && *timeline) {
         c->wave_timeline_warps = sr_wave_timeline_warps(c->core.view.width, c->core.view.height);
@@ -329,7 +328,7 @@ typedef struct sr_cuda_build {
                          cudaStream_t stream);
     cudaError_t (*stage_live)(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce, const uint32_t *live_n,
                               uint32_t grid, cudaStream_t stream);
-    cudaError_t (*wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
+    cudaError_t (*wave)(const sr_params *p, const sr_wave_args *w, int queue, cudaStream_t stream);
     cudaError_t (*megakernel)(const sr_params *p, cudaStream_t stream);
 } sr_cuda_build;
 static const sr_cuda_build sr_cuda_builds[SR_BUILDS] = {
@@ -390,14 +389,17 @@ static uint32_t *cuda_order_take(sr_cuda *c, uint32_t tiles, uint32_t x)
 }
 
 /* The wave mask over the tiled image: its pool is the tiled slots, rounded (cuda_upload).
- * Each sample reads the stencil the previous one left and refills the next one's. Taken
- * slowest tiles first, the s-th such sample takes the order s - 1 placed, places s - 1's
- * files for s + 1 and files its own (launch.h); samples in launch order leave the order
- * alone. */
+ * Each sample reads the stencil of its parity (a->parity, which the previous one refilled)
+ * and refills the other's. Ordered, the sample in slot s (a->order_slot) takes the order
+ * s - 1 placed, places s - 1's files for s + 1 and files its own (launch.h); samples in
+ * launch order leave the order alone. The driver decides the parity, the slot, whether to
+ * order and whether to queue; this only addresses the buffers they name. */
 static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     p->n = c->wave_slots;
-    const uint32_t s = c->wave_ordered, parity = c->wave_parity;
+    if (a->parity > 1u || a->order_slot >= SR_WAVE_ORDER_SLOTS)
+        return sr_fail(err, SR_ERR_RUNTIME, "wave launch: parity %u, order slot %u out of range", a->parity, a->order_slot);
+    const uint32_t s = a->order_slot, parity = a->parity;
     sr_wave_args w = {
         .queue_base = c->aligned,   /* pool[1] continues pool[0] (cuda_upload) */
         .first = c->wave_first[parity],
@@ -411,8 +413,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         .tiles = sr_tiles(c->core.view.width, c->core.view.height),
         .timeline = c->wave_timeline,
     };
-    const bool ordered = a->slowest_first && !c->wave_launch_order;
-    if (ordered) {
+    if (a->ordered) {
         w.take = cuda_order_take(c, w.tiles, s);
         w.take_valid = cuda_order_valid(c, s);
         w.place = cuda_order_take(c, w.tiles, s + 1u);
@@ -430,14 +431,13 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
 #endif
     sr_cuda_launched(SR_KERNEL_WAVE, 0);
-    const cudaError_t e = sr_cuda_builds[a->build].wave(p, &w, c->stream);
+    const cudaError_t e = sr_cuda_builds[a->build].wave(p, &w, a->queue, c->stream);
     if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
         (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
         (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream);
         SR_CUDA_TRY(e, sr_cuda_doing(SR_KERNEL_WAVE));
     }
-    c->wave_parity ^= 1u;
-    if (ordered) c->wave_ordered = (s + 1u) % 6u;   /* mod 6: the sets of 3 and of 2 take turns */
+    if (a->ordered) c->wave_placed = (s + 1u) % SR_WAVE_ORDER_SLOTS;
     return SR_OK;
 }
 
@@ -533,17 +533,17 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
     }
 }
 
-/* The order the next sample taken slowest tiles first will take (SR_BUFFER_TILE_ORDER):
+/* The order the last ordered sample placed, the next one's (SR_BUFFER_TILE_ORDER):
  * each group's tiles, in the order a block's warps take them. */
 static sr_status cuda_read_tile_order(sr_cuda *c, uint32_t *order, sr_error *err)
 {
     const uint32_t tiles = sr_tiles(c->core.view.width, c->core.view.height), groups = sr_wave_groups(tiles);
     uint32_t *take = malloc(sizeof(uint32_t) * groups);
     if (!take) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory reading the tile order");
-    cudaError_t e = cudaMemcpyAsync(c->counter_host, cuda_order_valid(c, c->wave_ordered), sizeof(uint32_t),
+    cudaError_t e = cudaMemcpyAsync(c->counter_host, cuda_order_valid(c, c->wave_placed), sizeof(uint32_t),
                                     cudaMemcpyDeviceToHost, c->stream);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(take, cuda_order_take(c, tiles, c->wave_ordered), sizeof(uint32_t) * groups,
+        e = cudaMemcpyAsync(take, cuda_order_take(c, tiles, c->wave_placed), sizeof(uint32_t) * groups,
                             cudaMemcpyDeviceToHost, c->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
     uint32_t at = 0;
