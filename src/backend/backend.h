@@ -105,6 +105,9 @@ typedef struct sr_launch_args {
     uint32_t order_slot; /* wave, ordered: the ordered samples launched on this pool before
                             this one, mod SR_WAVE_ORDER_SLOTS: which of the order's buffer
                             sets it takes, places and files in (the driver counts them)      */
+    uint32_t grid;       /* wave with the queue: the drain's blocks, which claim the queue's
+                            chunks until none is left: the most the device holds at once
+                            (resident_blocks); the CPU backend runs its threads            */
     uint32_t parity;     /* wave: the wave samples launched on this pool before this one,
                             mod 2: which of the two stencil and queue-counter pairs is this
                             sample's (it refills the other, the next sample's)              */
@@ -149,6 +152,11 @@ typedef struct sr_backend_ops {
     /* Wait for queued work; returns its error, if any. */
     sr_status (*finish)(void *impl, sr_error *err);
     void (*destroy)(void *impl);
+    /* Blocks of kernel k's build `build`, for the integrator in state->view, that the device
+     * holds at once: the grid of a launch whose blocks claim work until none is left (the
+     * wave mask's drain, SR_KERNEL_WAVE; no other kernel has one: SR_ERR_RUNTIME). Asked of
+     * the runtime, no work queued; the driver asks once per build and integrator. CPU: 0. */
+    sr_status (*resident_blocks)(void *impl, sr_kernel k, sr_build build, uint32_t *blocks, sr_error *err);
     /* The viewer's frame: the film times `scale`, with exposure, tonemap (sr_tonemap) and
      * sRGB applied as kernels/core/tonemap.h does for PNGs, as RGBA8 texels into the CUDA surface
      * object `surface` (a cudaSurfaceObject_t over a mapped GL texture of width x height,

@@ -379,6 +379,16 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_ren
     r->wave_ordered += (uint32_t)slowest;
     if (wave) {
         a.queue = sr_wave_queued(f->depth, a.dense_min);
+        if (a.queue) {   /* the drain: as many blocks as the device holds at once, asked once */
+            const int path = f->integrator == SR_INTEGRATOR_PATH;
+            if (!r->wave_drain_asked[r->build][path]) {
+                sr_status q = r->be->ops->resident_blocks(r->be->impl, SR_KERNEL_WAVE, r->build,
+                                                          &r->wave_drain_blocks[r->build][path], err);
+                if (q) return q;
+                r->wave_drain_asked[r->build][path] = 1;
+            }
+            a.grid = r->wave_drain_blocks[r->build][path];
+        }
         a.ordered = slowest && !r->wave_launch_order;
         a.order_slot = r->wave_order_slot;
         a.parity = r->wave_parity;

@@ -66,6 +66,10 @@ typedef struct sr_renderer {
      * SR_WAVE_ORDER_SLOTS). A new pool starts both at 0, as the backend's buffers do. */
     uint32_t wave_parity, wave_order_slot;
     int wave_launch_order;      /* a measurement build's $SR_WAVE_LAUNCH_ORDER: never ordered  */
+    /* The wave drain's grid by build and integrator (path 1), the backend's answer
+     * (resident_blocks), asked at the first sample that drains: 0 until then. */
+    uint32_t wave_drain_blocks[SR_BUILDS][2];
+    uint8_t wave_drain_asked[SR_BUILDS][2];
     int wave_warming;           /* this sample only gives the ordered way its order        */
 } sr_renderer;
 

@@ -410,11 +410,19 @@ static void *cpu_queue(void *impl)
     return NULL;
 }
 
+/* No grids: the CPU runs its threads (backend.h, resident_blocks). */
+static sr_status cpu_resident_blocks(void *impl, sr_kernel k, sr_build build, uint32_t *blocks, sr_error *err)
+{
+    (void)impl; (void)k; (void)build; (void)err;
+    *blocks = 0;
+    return SR_OK;
+}
+
 static const sr_backend_ops sr_cpu_ops = {
     .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
     .resize = cpu_resize, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
     .finish = cpu_finish, .destroy = cpu_destroy, .resolve_display = cpu_resolve_display, .queue = cpu_queue,
-    .resolve_display_rows = cpu_resolve_display_rows,
+    .resolve_display_rows = cpu_resolve_display_rows, .resident_blocks = cpu_resident_blocks,
 };
 
 sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)

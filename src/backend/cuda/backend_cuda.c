@@ -328,16 +328,31 @@ typedef struct sr_cuda_build {
                          cudaStream_t stream);
     cudaError_t (*stage_live)(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce, const uint32_t *live_n,
                               uint32_t grid, cudaStream_t stream);
-    cudaError_t (*wave)(const sr_params *p, const sr_wave_args *w, int queue, cudaStream_t stream);
+    cudaError_t (*wave)(const sr_params *p, const sr_wave_args *w, int queue, uint32_t drain_blocks, cudaStream_t stream);
     cudaError_t (*megakernel)(const sr_params *p, cudaStream_t stream);
+    cudaError_t (*drain_blocks)(int device, int path, uint32_t *blocks);
 } sr_cuda_build;
 static const sr_cuda_build sr_cuda_builds[SR_BUILDS] = {
-    [SR_BUILD_GENERAL] = { sr_launch_stage, sr_launch_stage_live, sr_launch_wave, sr_launch_megakernel },
+    [SR_BUILD_GENERAL] = { sr_launch_stage, sr_launch_stage_live, sr_launch_wave, sr_launch_megakernel,
+                           sr_wave_drain_blocks },
     [SR_BUILD_NO_ASSETS] = { sr_launch_stage_noassets, sr_launch_stage_live_noassets, sr_launch_wave_noassets,
-                             sr_launch_megakernel_noassets },
+                             sr_launch_megakernel_noassets, sr_wave_drain_blocks_noassets },
     [SR_BUILD_PLAIN] = { sr_launch_stage_plain, sr_launch_stage_live_plain, sr_launch_wave_plain,
-                         sr_launch_megakernel_plain },
+                         sr_launch_megakernel_plain, sr_wave_drain_blocks_plain },
 };
+
+/* The drain's grid for the driver (backend.h, resident_blocks): the runtime's occupancy. */
+static sr_status cuda_resident_blocks(void *impl, sr_kernel k, sr_build build, uint32_t *blocks, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    *blocks = 0;
+    if (k != SR_KERNEL_WAVE || (unsigned)build >= SR_BUILDS)
+        return sr_fail(err, SR_ERR_RUNTIME, "no resident grid for kernel %s, build %d", sr_kernel_name(k), (int)build);
+    SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
+    SR_CUDA_TRY(sr_cuda_builds[build].drain_blocks(c->device, c->core.view.integrator == SR_INTEGRATOR_PATH, blocks),
+                "asking the wave drain's resident blocks");
+    return SR_OK;
+}
 
 /* What a failing launch of kernel k was doing, for its message: "launching shade", as an
  * injected fault (cuda_refused_launch) names it too. */
@@ -431,7 +446,8 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
 #endif
     sr_cuda_launched(SR_KERNEL_WAVE, 0);
-    const cudaError_t e = sr_cuda_builds[a->build].wave(p, &w, a->queue, c->stream);
+    if (a->queue && a->grid == 0) return sr_fail(err, SR_ERR_RUNTIME, "wave launch with the queue: no drain grid");
+    const cudaError_t e = sr_cuda_builds[a->build].wave(p, &w, a->queue, a->grid, c->stream);
     if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
         (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
         (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream);
@@ -679,7 +695,7 @@ static const sr_backend_ops sr_cuda_ops = {
     .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
     .resize = cuda_resize, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
     .finish = cuda_finish, .destroy = cuda_destroy, .resolve_display = cuda_resolve_display, .queue = cuda_queue,
-    .resolve_display_rows = cuda_resolve_display_rows,
+    .resolve_display_rows = cuda_resolve_display_rows, .resident_blocks = cuda_resident_blocks,
 };
 
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
