@@ -1,6 +1,19 @@
 /* backend_cuda.c: device memory, launches (through kernels/frames/launch.h) and the compaction
  * step for the CUDA backend. Every CUDA call and every launch is checked; a failure names
- * what was being done and the CUDA error. */
+ * what was being done and the CUDA error.
+ *
+ * What this backend decides is resources only: how device memory is laid out and budgeted
+ * (the pool halves, the stencils, the wave mask's queue and order buffers, the check against
+ * free memory and $SR_DEVICE_MEM_LIMIT), the L2 persistence window over the wave stencils,
+ * the stream, events and pinned memory, and a launch's geometry where it follows from its
+ * arguments (a grid covering n slots or the host's forecast). It makes no scheduling
+ * decision: which kernel runs when, on which build (sr_launch_args.build), over n or the
+ * device-side live count, with or without the wave mask's queue, in launch order or the
+ * order of the tiles, on which stencil parity and order slot, with how large a drain grid
+ * (asked here, resident_blocks, and passed back by the driver), when to compact and sort,
+ * and what to time are the frame driver's (src/render/render.c), passed in sr_launch_args.
+ * The integrator picks the path-traced or Whitted twin of a kernel in the launchers: that is
+ * the frame's setting, not a choice. */
 #include "../backend.h"
 #include "../../../kernels/frames/launch.h"
 #include "../../../kernels/frames/sort.h"
