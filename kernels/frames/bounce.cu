@@ -103,7 +103,6 @@ static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) 
 extern "C" cudaError_t SR_K(sr_launch_stage)(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,
                                        uint32_t bounce, cudaStream_t stream)
 {
-    SR_HAND_OVER(sr_launch_stage, stage, p, stencil, flags, bounce, stream);
     if (p->n == 0) return cudaSuccess;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
     const bool path = p->scene.integrator == SR_INTEGRATOR_PATH;
@@ -132,7 +131,6 @@ extern "C" cudaError_t SR_K(sr_launch_stage)(int stage, const sr_params *p, uint
 extern "C" cudaError_t SR_K(sr_launch_stage_live)(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce,
                                             const uint32_t *live_n, uint32_t grid, cudaStream_t stream)
 {
-    SR_HAND_OVER(sr_launch_stage_live, stage, p, stencil, bounce, live_n, grid, stream);
     if (stage == SRK_INTERSECT) SR_K(srk_intersect_live)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
     else if (stage == SRK_SHADE && p->scene.integrator == SR_INTEGRATOR_PATH)
         SR_K(srk_shade_path_live)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce, live_n);
@@ -143,7 +141,6 @@ extern "C" cudaError_t SR_K(sr_launch_stage_live)(int stage, const sr_params *p,
 
 extern "C" cudaError_t SR_K(sr_launch_megakernel)(const sr_params *p, cudaStream_t stream)
 {
-    SR_HAND_OVER(sr_launch_megakernel, p, stream);
     if (p->n == 0) return cudaSuccess;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
     if (p->scene.integrator == SR_INTEGRATOR_PATH) SR_K(srk_megakernel_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);

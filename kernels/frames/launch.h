@@ -75,21 +75,30 @@ static inline cudaError_t sr_resident_blocks(int device, const void *kernel, uin
     return e;
 }
 
-/* The wave mask (wave.h): one launch over the tiled image (a warp per tile). */
+/* The wave mask (wave.h): one launch over the tiled image (a warp per tile), with the queue
+ * and its drain (queue != 0: drain_blocks blocks, sr_wave_drain_blocks) or without; in the
+ * order of the tiles when w->take is set. */
 #ifndef SR_WAVE_BLOCK
 #define SR_WAVE_BLOCK 128u   /* against 32, 64, 256 and 512 on the H200: docs/experiments.md */
 #endif
-cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);
+cudaError_t sr_launch_wave(const sr_params *p, const sr_wave_args *w, int queue, uint32_t drain_blocks,
+                           cudaStream_t stream);
+/* The drain's grid: the blocks of the drain kernel (the path-traced one if path) that device
+ * `device` holds at once (sr_resident_blocks). */
+cudaError_t sr_wave_drain_blocks(int device, int path, uint32_t *blocks);
 /* Every bounce of every pixel in one launch (the megakernel baseline). */
 cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
 /* The same launchers in the kernels' narrower builds (plain.cuh), named with the build's
- * suffix; the ones above hand a scene to the narrowest build that fits it. */
+ * suffix; the ones above are the general build's. The caller picks the build (the frame
+ * driver's sr_launch_args.build): no launcher looks at the scene to pick another. */
 #define SR_BUILD_LAUNCHERS(SUFFIX)                                                                          \
     cudaError_t sr_launch_stage##SUFFIX(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags,   \
                                         uint32_t bounce, cudaStream_t stream);                              \
     cudaError_t sr_launch_stage_live##SUFFIX(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce, \
                                              const uint32_t *live_n, uint32_t grid, cudaStream_t stream);   \
-    cudaError_t sr_launch_wave##SUFFIX(const sr_params *p, const sr_wave_args *w, cudaStream_t stream);    \
+    cudaError_t sr_launch_wave##SUFFIX(const sr_params *p, const sr_wave_args *w, int queue, uint32_t drain_blocks, \
+                                       cudaStream_t stream);                                                \
+    cudaError_t sr_wave_drain_blocks##SUFFIX(int device, int path, uint32_t *blocks);                      \
     cudaError_t sr_launch_megakernel##SUFFIX(const sr_params *p, cudaStream_t stream);
 SR_BUILD_LAUNCHERS(_noassets)
 SR_BUILD_LAUNCHERS(_plain)

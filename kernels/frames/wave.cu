@@ -218,11 +218,16 @@ SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered, false, true, SR_WAVE_BLOCKS_N
 SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_ordered, true, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
 
 
-extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, cudaStream_t stream)
+extern "C" cudaError_t SR_K(sr_wave_drain_blocks)(int device, int path, uint32_t *blocks)
 {
-    SR_HAND_OVER(sr_launch_wave, p, w, stream);
-    /* Depth 1, or a warp that never repacks (dense 1): the kernel without the queue. */
-    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, queue = sr_wave_queued(p->scene.max_depth, w->dense_min);
+    return sr_resident_blocks(device, path ? (const void *)SR_K(srk_wave_drain_path) : (const void *)SR_K(srk_wave_drain),
+                              SR_WAVE_BLOCK, blocks);
+}
+
+extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, int queue, uint32_t drain_blocks,
+                                            cudaStream_t stream)
+{
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH;
     const bool ordered = w->take != NULL;
     /* In launch order, block (bx, by) covers tiles bx * 4 .. bx * 4 + 3 of tile row by;
      * ordered, block b the b-th group of the order (sr_wave_first). */
@@ -239,21 +244,10 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
 #undef SR_WAVE_LAUNCH
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    /* The drain: as many blocks as the GPU holds at once, each warp claiming chunks until
-     * none is left (the chunk count is on the device; a grid per chunk would wait for it).
-     * The grid is asked of the runtime once per device and integrator, not every sample
-     * (samples are launched from one thread). */
-    static int grid_device[2] = { -1, -1 };
-    static uint32_t grid_blocks[2];
-    int dev = 0;
-    if ((e = cudaGetDevice(&dev)) != cudaSuccess) return e;
-    if (grid_device[path] != dev) {
-        if ((e = sr_resident_blocks(dev, path ? (const void *)SR_K(srk_wave_drain_path) : (const void *)SR_K(srk_wave_drain),
-                                    SR_WAVE_BLOCK, &grid_blocks[path])) != cudaSuccess)
-            return e;
-        grid_device[path] = dev;
-    }
-    const uint32_t blocks = grid_blocks[path];
+    /* The drain: as many blocks as the GPU holds at once (the caller's drain_blocks, asked
+     * of sr_wave_drain_blocks once), each warp claiming chunks until none is left (the chunk
+     * count is on the device; a grid per chunk would wait for it). */
+    const uint32_t blocks = drain_blocks;
     if (path) SR_K(srk_wave_drain_path)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     else SR_K(srk_wave_drain)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     return cudaGetLastError();

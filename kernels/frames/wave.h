@@ -117,6 +117,15 @@ SR_HD uint32_t sr_wave_order_class(uint32_t cycles)
 #define SR_WAVE_ORDER_SMALL_WORDS (6u * SR_WAVE_ORDER_COUNT_WORDS + 2u)
 #define SR_WAVE_ORDER_WORDS(tiles) (SR_WAVE_ORDER_SMALL_WORDS + 4u * (uint64_t)sr_wave_groups(tiles))
 #define SR_WAVE_LAUNCH_ORDER_ENV "SR_WAVE_LAUNCH_ORDER"
+/* The order's buffer sets cycle with the ordered samples: sample x uses count and rank set
+ * x % 3 and file, order and validity x % 2, so the frame driver numbers the ordered samples
+ * mod 6 (sr_launch_args.order_slot) and the backend addresses the sets by that number. */
+#define SR_WAVE_ORDER_SLOTS 6u
+
+/* Whether a sample runs the frame with the queue (and its drain), or sr_wave_direct: not at
+ * depth 1, nor when a warp never repacks (dense 1). The frame driver decides (render.c) and
+ * says so in sr_launch_args.queue. */
+SR_HD bool sr_wave_queued(uint32_t max_depth, uint32_t dense_min) { return max_depth > 1u && dense_min > 1u; }
 
 /* A queue entry's bounce byte when the warp that reserved it found the queue full: no ray. */
 #define SR_WAVE_TOMBSTONE 0xffu

@@ -42,9 +42,6 @@
 #define SR_NO_CHUNK 0xffffffffu
 /* The first launch (its tiles, pushing its sparse warps' rays) or the drain of the queue. */
 enum { SR_WAVE_QUEUE = 1, SR_WAVE_DRAIN };
-/* Whether a sample runs the frame with the queue (and its drain), or sr_wave_direct: not at
- * depth 1, nor when a warp never repacks (dense 1). */
-SR_HD bool sr_wave_queued(uint32_t max_depth, uint32_t dense_min) { return max_depth > 1u && dense_min > 1u; }
 
 /* One bounce of the ray *r; whether it lives on. `path` is a constant where the GPU kernels
  * call it, so each is built for one integrator. */

@@ -35,8 +35,9 @@ typedef enum sr_buffer {
     SR_BUFFER_LIVE_COUNT,     /* one uint32: the device-side live count (read only; a read is a
                                  round trip, so only the first sample's measurement reads it)  */
     SR_BUFFER_TILE_ORDER,     /* read: sr_tiled_slots / 32 uint32, the tiles in the order the
-                                 next wave sample with slowest_first takes them (launch order
-                                 0, 1, ... until one has run); the CPU has none: refused       */
+                                 last ordered wave sample placed, which the next one takes
+                                 (launch order 0, 1, ... until one has run on this pool); the
+                                 CPU has none: refused                                          */
 #if SR_MEASURE
     SR_BUFFER_WAVE_TIMELINE,  /* read, a measurement build's CUDA backend with $SR_WAVE_TIMELINE
                                  set: sr_wave_timeline_warps * SR_WAVE_TIMELINE_WORDS uint32,
@@ -73,7 +74,21 @@ typedef enum sr_kernel {
     SR_KERNELS
 } sr_kernel;
 
+/* The builds of the GPU's kernels (kernels/frames/plain.cuh): the general one runs every scene;
+ * the narrower ones drop features a scene does not use (the same image, less code). The frame
+ * driver picks the narrowest that fits the scene and the frame's integrator (render.c,
+ * sr_build_of) and names it in every launch; the CPU backend runs one build and ignores it.
+ * 0, the general build, is correct for any scene. */
+typedef enum sr_build {
+    SR_BUILD_GENERAL = 0,   /* every scene                                                     */
+    SR_BUILD_NO_ASSETS,     /* no textures, environment map or per-vertex attributes
+                               (sr_scene_no_assets, kernels/integrators/stages.h)              */
+    SR_BUILD_PLAIN,         /* no assets, no lights or emitters, path traced (sr_scene_plain)  */
+    SR_BUILDS
+} sr_build;
+
 typedef struct sr_launch_args {
+    sr_build build;      /* which build of the kernels runs the launch (the GPU's; see sr_build) */
     uint32_t n;          /* slots from the first, or with over_live the host's forecast of the
                             live count (an upper estimate sizes the grids; any is correct)   */
     int over_live;       /* cover the device-side live count of the current half            */
@@ -81,9 +96,21 @@ typedef struct sr_launch_args {
                             mask the stencil                                                  */
     uint32_t bounce;
     uint32_t dense_min;  /* wave: a warp keeps bouncing while this many lanes live (1..32)   */
-    int slowest_first;   /* wave: take the tiles slowest first, as the last such sample timed
-                            them (kernels/frames/wave.h); the CPU backend, which has no tail to
-                            shorten, keeps its order                                         */
+    int queue;           /* wave: repack half-empty warps through the queue and drain it
+                            (sr_wave_queued, kernels/frames/wave.h), or bounce every warp in
+                            place (the kernels without a queue)                               */
+    int ordered;         /* wave: take the tiles in the order the previous ordered sample
+                            placed, slowest first, and place the next (kernels/frames/wave.h);
+                            the CPU backend, which has no tail to shorten, keeps its order  */
+    uint32_t order_slot; /* wave, ordered: the ordered samples launched on this pool before
+                            this one, mod SR_WAVE_ORDER_SLOTS: which of the order's buffer
+                            sets it takes, places and files in (the driver counts them)      */
+    uint32_t grid;       /* wave with the queue: the drain's blocks, which claim the queue's
+                            chunks until none is left: the most the device holds at once
+                            (resident_blocks); the CPU backend runs its threads            */
+    uint32_t parity;     /* wave: the wave samples launched on this pool before this one,
+                            mod 2: which of the two stencil and queue-counter pairs is this
+                            sample's (it refills the other, the next sample's)              */
     float live_share;    /* compact: the forecast share of the slots compacted that are alive
                             (how many rays a thread moves; any value is correct)             */
     int sort_algo;       /* sort: sr_sort_algo (kernels/frames/sortkey.h)                            */
@@ -125,6 +152,11 @@ typedef struct sr_backend_ops {
     /* Wait for queued work; returns its error, if any. */
     sr_status (*finish)(void *impl, sr_error *err);
     void (*destroy)(void *impl);
+    /* Blocks of kernel k's build `build`, for the integrator in state->view, that the device
+     * holds at once: the grid of a launch whose blocks claim work until none is left (the
+     * wave mask's drain, SR_KERNEL_WAVE; no other kernel has one: SR_ERR_RUNTIME). Asked of
+     * the runtime, no work queued; the driver asks once per build and integrator. CPU: 0. */
+    sr_status (*resident_blocks)(void *impl, sr_kernel k, sr_build build, uint32_t *blocks, sr_error *err);
     /* The viewer's frame: the film times `scale`, with exposure, tonemap (sr_tonemap) and
      * sRGB applied as kernels/core/tonemap.h does for PNGs, as RGBA8 texels into the CUDA surface
      * object `surface` (a cudaSurfaceObject_t over a mapped GL texture of width x height,

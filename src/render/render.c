@@ -3,6 +3,7 @@
 #include "../base/interrupt.h"
 #include "../base/mem_limits.h"
 #include "../../kernels/integrators/lights.h"
+#include "../../kernels/integrators/stages.h"
 #include "../../kernels/frames/sortkey.h"
 #include "../../kernels/frames/wave.h"
 
@@ -102,6 +103,27 @@ static void sr_renderer_forget(sr_renderer *r)
     memset(r->wave_tune_ms, 0, sizeof r->wave_tune_ms);
     r->wave_ordered = 0;
     r->wave_warming = 0;
+    r->wave_parity = r->wave_order_slot = 0;
+}
+
+/* The narrowest build of the kernels the scene fits, with the path integrator (the plain
+ * build runs path tracing only): once, at prepare. A measurement build (-DSR_MEASURE=ON)
+ * with $SR_NO_PLAIN_KERNELS set runs every scene on the general build (what the narrower
+ * builds gain, docs/design.md). */
+static sr_build sr_scene_build(const sr_scene_view *v)
+{
+#if SR_MEASURE
+    if (getenv("SR_NO_PLAIN_KERNELS")) return SR_BUILD_GENERAL;
+#endif
+    if (!sr_scene_no_assets(v)) return SR_BUILD_GENERAL;
+    return sr_scene_plain(v) ? SR_BUILD_PLAIN : SR_BUILD_NO_ASSETS;
+}
+
+/* The build a frame of the scene runs on: the scene's, but never the plain one for another
+ * integrator than path tracing. */
+static sr_build sr_build_of(sr_build scene_build, uint32_t integrator)
+{
+    return scene_build == SR_BUILD_PLAIN && integrator != SR_INTEGRATOR_PATH ? SR_BUILD_NO_ASSETS : scene_build;
 }
 
 sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
@@ -119,6 +141,7 @@ sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
         sr_renderer_forget(r);
     }
     sr_view_set_frame(&r->be->state->view, f);
+    r->build = sr_build_of(r->scene_build, f->integrator);
     return SR_OK;
 }
 
@@ -132,6 +155,10 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     r->view = sr_view_of_scene(scene, &r->bvh);
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
+    r->scene_build = sr_scene_build(&r->view);
+#if SR_MEASURE   /* what the order gains (docs/design.md): every sample in launch order */
+    r->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
+#endif
     if (!st) st = be->ops->upload(be->impl, &r->view, err);
     if (!st) st = sr_renderer_apply(r, f, err);
     if (st) sr_renderer_free(r);   /* leaves r zeroed: nothing for the caller to free */
@@ -327,12 +354,18 @@ static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, ui
     return r->be->ops->fill(r->be->impl, SR_BUFFER_RAY_COUNTS, 0, SR_WHOLE, err);
 }
 
+/* Every launch of the driver: on the frame's build of the kernels. */
 static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a, sr_error *err)
 {
-    return sr_backend_launch(r->be, k, a, err);
+    sr_launch_args on = *a;
+    on.build = r->build;
+    return sr_backend_launch(r->be, k, &on, err);
 }
 
-/* The megakernel and wave masks: the whole sample in one launch. */
+/* The megakernel and wave masks: the whole sample in one launch. The wave mask's schedule is
+ * decided here: the queue or none (sr_wave_queued), the order of the tiles or the launch
+ * order, and the parity and order slot the backend addresses its buffers by, counted over
+ * the samples launched on this pool. */
 static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_render_opts *o, uint32_t sample,
                                  sr_error *err)
 {
@@ -342,10 +375,30 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_ren
     a.mask = o->mask;
     a.n = wave ? sr_tiled_slots(f->width, f->height) : f->width * f->height;
     a.dense_min = sr_wave_dense_of(o);
-    a.slowest_first = o->wave_order == SR_WAVE_ORDER_SLOWEST;
-    r->wave_ordered += a.slowest_first;
+    const int slowest = o->wave_order == SR_WAVE_ORDER_SLOWEST;
+    r->wave_ordered += (uint32_t)slowest;
+    if (wave) {
+        a.queue = sr_wave_queued(f->depth, a.dense_min);
+        if (a.queue) {   /* the drain: as many blocks as the device holds at once, asked once */
+            const int path = f->integrator == SR_INTEGRATOR_PATH;
+            if (!r->wave_drain_asked[r->build][path]) {
+                sr_status q = r->be->ops->resident_blocks(r->be->impl, SR_KERNEL_WAVE, r->build,
+                                                          &r->wave_drain_blocks[r->build][path], err);
+                if (q) return q;
+                r->wave_drain_asked[r->build][path] = 1;
+            }
+            a.grid = r->wave_drain_blocks[r->build][path];
+        }
+        a.ordered = slowest && !r->wave_launch_order;
+        a.order_slot = r->wave_order_slot;
+        a.parity = r->wave_parity;
+    }
     sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
+    if (!s && wave) {   /* the next sample's stencils and order: this one refilled and placed them */
+        r->wave_parity ^= 1u;
+        if (a.ordered) r->wave_order_slot = (r->wave_order_slot + 1u) % SR_WAVE_ORDER_SLOTS;
+    }
     return s;
 }
 

@@ -42,6 +42,10 @@ typedef struct sr_renderer {
     sr_scene_view view;   /* the scene as uploaded: host pointers into the scene and the BVH,
                              and its scene-wide scalars; the per-frame fields stay 0 (each
                              frame's settings go to the backend's state)                    */
+    /* The build of the kernels the scene runs on (backend.h, sr_build): scene_build, decided
+     * at prepare, is the narrowest the scene fits for the path integrator; build, set with
+     * each frame's settings, the one for its integrator. Every launch names it. */
+    sr_build scene_build, build;
     /* A cache, not an owner: the image size the backend's pool was last sized for (0 x 0:
      * none), so that a frame of the same size reallocates nothing. */
     uint32_t sized_width, sized_height;
@@ -55,7 +59,17 @@ typedef struct sr_renderer {
      * again), not settings. */
     uint32_t wave_tuned, wave_pick, wave_tune_depth, wave_tune_integrator;
     float wave_tune_ms[4][SR_WAVE_TUNE_RUNS];   /* [way][run], milliseconds                */
-    uint32_t wave_ordered;      /* samples launched slowest tiles first (kernels/frames/wave.h)   */
+    uint32_t wave_ordered;      /* samples asked for slowest tiles first (kernels/frames/wave.h)  */
+    /* The wave mask's schedule on the backend's pool, counted here and passed in every wave
+     * launch (backend.h): the parity of its stencils and queue counters (wave samples run,
+     * mod 2) and the order's slot (samples run in the order of the tiles, mod
+     * SR_WAVE_ORDER_SLOTS). A new pool starts both at 0, as the backend's buffers do. */
+    uint32_t wave_parity, wave_order_slot;
+    int wave_launch_order;      /* a measurement build's $SR_WAVE_LAUNCH_ORDER: never ordered  */
+    /* The wave drain's grid by build and integrator (path 1), the backend's answer
+     * (resident_blocks), asked at the first sample that drains: 0 until then. */
+    uint32_t wave_drain_blocks[SR_BUILDS][2];
+    uint8_t wave_drain_asked[SR_BUILDS][2];
     int wave_warming;           /* this sample only gives the ordered way its order        */
 } sr_renderer;
 

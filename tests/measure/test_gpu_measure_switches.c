@@ -49,7 +49,7 @@ static void test_timeline_written(void **state)
 
 int main(int argc, char **argv)
 {
-    /* Read once, at the first launch or upload: set before anything renders. */
+    /* Read at a scene's prepare or a pool's allocation: set before anything renders. */
     if (setenv("SR_NO_PLAIN_KERNELS", "1", 1) || setenv("SR_NO_L2_WINDOW", "1", 1) ||
         setenv("SR_WAVE_LAUNCH_ORDER", "1", 1))
         return 1;

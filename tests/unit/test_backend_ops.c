@@ -228,6 +228,9 @@ static void test_unknown_kernel_and_buffer_refused(void **state)
     assert_non_null(strstr(err.msg, "cannot read"));
     assert_int_equal(f->be.ops->fill(f->be.impl, SR_BUFFER_LIVE_COUNT, 0, SR_WHOLE, &err), SR_ERR_RUNTIME);
     assert_non_null(strstr(err.msg, "cannot fill"));
+    v = 1;   /* no grids on the CPU: the wave drain's resident blocks are 0 */
+    assert_int_equal(f->be.ops->resident_blocks(f->be.impl, SR_KERNEL_WAVE, SR_BUILD_GENERAL, &v, &err), SR_OK);
+    assert_int_equal(v, 0);
     float dst[3];
     assert_int_equal(sr_backend_resolve_film(&f->be, dst, 1.0f, &err), SR_ERR_RUNTIME);   /* no device memory */
     assert_non_null(strstr(err.msg, "no device memory"));

@@ -285,7 +285,7 @@ static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
     sr_params p = cpu_params(c, a);
     p.ray = c->core.pool[1];
     const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH;
-    if (!sr_wave_queued(c->core.view.max_depth, w.dense_min)) {
+    if (!a->queue) {
 #pragma omp parallel for schedule(dynamic, 16)
         for (int64_t k = 0; k < (int64_t)w.tiles; k++) sr_wave_direct(&p, &w, c->ray_count, path, false, (uint32_t)k);
     } else {
@@ -422,11 +422,19 @@ static void *cpu_queue(void *impl)
     return NULL;
 }
 
+/* No grids: the CPU runs its threads (backend.h, resident_blocks). */
+static sr_status cpu_resident_blocks(void *impl, sr_kernel k, sr_build build, uint32_t *blocks, sr_error *err)
+{
+    (void)impl; (void)k; (void)build; (void)err;
+    *blocks = 0;
+    return SR_OK;
+}
+
 static const sr_backend_ops sr_cpu_ops = {
     .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
     .resize = cpu_resize, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
     .finish = cpu_finish, .destroy = cpu_destroy, .resolve_display = cpu_resolve_display, .queue = cpu_queue,
-    .resolve_display_rows = cpu_resolve_display_rows,
+    .resolve_display_rows = cpu_resolve_display_rows, .resident_blocks = cpu_resident_blocks,
 };
 
 sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)

@@ -1,6 +1,19 @@
 /* backend_cuda.c: device memory, launches (through kernels/frames/launch.h) and the compaction
  * step for the CUDA backend. Every CUDA call and every launch is checked; a failure names
- * what was being done and the CUDA error. */
+ * what was being done and the CUDA error.
+ *
+ * What this backend decides is resources only: how device memory is laid out and budgeted
+ * (the pool halves, the stencils, the wave mask's queue and order buffers, the check against
+ * free memory and $SR_DEVICE_MEM_LIMIT), the L2 persistence window over the wave stencils,
+ * the stream, events and pinned memory, and a launch's geometry where it follows from its
+ * arguments (a grid covering n slots or the host's forecast). It makes no scheduling
+ * decision: which kernel runs when, on which build (sr_launch_args.build), over n or the
+ * device-side live count, with or without the wave mask's queue, in launch order or the
+ * order of the tiles, on which stencil parity and order slot, with how large a drain grid
+ * (asked here, resident_blocks, and passed back by the driver), when to compact and sort,
+ * and what to time are the frame driver's (src/render/render.c), passed in sr_launch_args.
+ * The integrator picks the path-traced or Whitted twin of a kernel in the launchers: that is
+ * the frame's setting, not a choice. */
 #include "../backend.h"
 #include "../../../kernels/frames/launch.h"
 #include "../../../kernels/frames/sort.h"
@@ -114,9 +127,9 @@ typedef struct sr_cuda {
     uint32_t aligned;               /* pool slots: capacity and the tiled slots, rounded    */
     uint32_t *wave_first[2], *wave_queue_stencil;   /* the wave mask's stencils (launch.h)      */
     uint32_t *wave_order;           /* the order of its tiles: SR_WAVE_ORDER_WORDS (wave.h)   */
-    uint32_t wave_slots, wave_parity, wave_queue_cap;
-    uint32_t wave_ordered;          /* samples taken slowest tiles first, mod 6 (cuda_wave)   */
-    int wave_launch_order;          /* a measurement build's $SR_WAVE_LAUNCH_ORDER (wave.h)  */
+    uint32_t wave_slots, wave_queue_cap;
+    uint32_t wave_placed;           /* the order slot the last ordered sample placed into (the
+                                       next one's, SR_BUFFER_TILE_ORDER); 0 on a new pool     */
     uint32_t *wave_timeline;        /* a measurement build's warp records, if asked for (wave.h) */
     uint32_t wave_timeline_warps;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
@@ -305,9 +318,8 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
     SR_CUDA_TRY(cudaMalloc((void **)&c->wave_order, order_bytes), "allocating the tile order");
     SR_CUDA_TRY(cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream),
                 "clearing the tile order");
-    c->wave_parity = c->wave_ordered = 0;
+    c->wave_placed = 0;
 #if SR_MEASURE
-    c->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
     const char *timeline = getenv(SR_WAVE_TIMELINE_ENV);
     if (timeline && *timeline) {
         c->wave_timeline_warps = sr_wave_timeline_warps(c->core.view.width, c->core.view.height);
@@ -321,6 +333,39 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
 }
 
 static sr_params cuda_params(const sr_cuda *c) { return sr_pool_params(&c->core, c->ray_count); }
+
+/* The launchers of each build of the kernels (plain.cuh, launch.h), by sr_build: the driver
+ * names the build in every launch, and the backend calls that build's. */
+typedef struct sr_cuda_build {
+    cudaError_t (*stage)(int stage, const sr_params *p, uint32_t *stencil, uint32_t *flags, uint32_t bounce,
+                         cudaStream_t stream);
+    cudaError_t (*stage_live)(int stage, const sr_params *p, uint32_t *stencil, uint32_t bounce, const uint32_t *live_n,
+                              uint32_t grid, cudaStream_t stream);
+    cudaError_t (*wave)(const sr_params *p, const sr_wave_args *w, int queue, uint32_t drain_blocks, cudaStream_t stream);
+    cudaError_t (*megakernel)(const sr_params *p, cudaStream_t stream);
+    cudaError_t (*drain_blocks)(int device, int path, uint32_t *blocks);
+} sr_cuda_build;
+static const sr_cuda_build sr_cuda_builds[SR_BUILDS] = {
+    [SR_BUILD_GENERAL] = { sr_launch_stage, sr_launch_stage_live, sr_launch_wave, sr_launch_megakernel,
+                           sr_wave_drain_blocks },
+    [SR_BUILD_NO_ASSETS] = { sr_launch_stage_noassets, sr_launch_stage_live_noassets, sr_launch_wave_noassets,
+                             sr_launch_megakernel_noassets, sr_wave_drain_blocks_noassets },
+    [SR_BUILD_PLAIN] = { sr_launch_stage_plain, sr_launch_stage_live_plain, sr_launch_wave_plain,
+                         sr_launch_megakernel_plain, sr_wave_drain_blocks_plain },
+};
+
+/* The drain's grid for the driver (backend.h, resident_blocks): the runtime's occupancy. */
+static sr_status cuda_resident_blocks(void *impl, sr_kernel k, sr_build build, uint32_t *blocks, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    *blocks = 0;
+    if (k != SR_KERNEL_WAVE || (unsigned)build >= SR_BUILDS)
+        return sr_fail(err, SR_ERR_RUNTIME, "no resident grid for kernel %s, build %d", sr_kernel_name(k), (int)build);
+    SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
+    SR_CUDA_TRY(sr_cuda_builds[build].drain_blocks(c->device, c->core.view.integrator == SR_INTEGRATOR_PATH, blocks),
+                "asking the wave drain's resident blocks");
+    return SR_OK;
+}
 
 /* What a failing launch of kernel k was doing, for its message: "launching shade", as an
  * injected fault (cuda_refused_launch) names it too. */
@@ -341,12 +386,13 @@ static sr_status cuda_stage(sr_cuda *c, sr_kernel k, sr_params *p, const sr_laun
 {
     const int stage = (int)k;   /* SRK_* (launch.h) share sr_kernel's values */
     sr_cuda_launched(k, a->bounce);
+    const sr_cuda_build *build = &sr_cuda_builds[a->build];
     if (a->over_live)
-        SR_CUDA_TRY(sr_launch_stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
+        SR_CUDA_TRY(build->stage_live(stage, p, c->core.stencil, a->bounce, &c->live_n[c->cur_n],
                                          sr_grid_for(a->n, SR_STAGE_BLOCK, c->aligned / SR_STAGE_BLOCK), c->stream),
                     sr_cuda_what(sr_cuda_doing(k), a->bounce));
     else
-        SR_CUDA_TRY(sr_launch_stage(stage, p, a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, a->bounce,
+        SR_CUDA_TRY(build->stage(stage, p, a->mask == SR_MASK_FLAGS ? NULL : c->core.stencil, c->core.flags, a->bounce,
                                     c->stream),
                     sr_cuda_what(sr_cuda_doing(k), a->bounce));
     return SR_OK;
@@ -371,14 +417,17 @@ static uint32_t *cuda_order_take(sr_cuda *c, uint32_t tiles, uint32_t x)
 }
 
 /* The wave mask over the tiled image: its pool is the tiled slots, rounded (cuda_upload).
- * Each sample reads the stencil the previous one left and refills the next one's. Taken
- * slowest tiles first, the s-th such sample takes the order s - 1 placed, places s - 1's
- * files for s + 1 and files its own (launch.h); samples in launch order leave the order
- * alone. */
+ * Each sample reads the stencil of its parity (a->parity, which the previous one refilled)
+ * and refills the other's. Ordered, the sample in slot s (a->order_slot) takes the order
+ * s - 1 placed, places s - 1's files for s + 1 and files its own (launch.h); samples in
+ * launch order leave the order alone. The driver decides the parity, the slot, whether to
+ * order and whether to queue; this only addresses the buffers they name. */
 static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr_error *err)
 {
     p->n = c->wave_slots;
-    const uint32_t s = c->wave_ordered, parity = c->wave_parity;
+    if (a->parity > 1u || a->order_slot >= SR_WAVE_ORDER_SLOTS)
+        return sr_fail(err, SR_ERR_RUNTIME, "wave launch: parity %u, order slot %u out of range", a->parity, a->order_slot);
+    const uint32_t s = a->order_slot, parity = a->parity;
     sr_wave_args w = {
         .queue_base = c->aligned,   /* pool[1] continues pool[0] (cuda_upload) */
         .first = c->wave_first[parity],
@@ -392,8 +441,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         .tiles = sr_tiles(c->core.view.width, c->core.view.height),
         .timeline = c->wave_timeline,
     };
-    const bool ordered = a->slowest_first && !c->wave_launch_order;
-    if (ordered) {
+    if (a->ordered) {
         w.take = cuda_order_take(c, w.tiles, s);
         w.take_valid = cuda_order_valid(c, s);
         w.place = cuda_order_take(c, w.tiles, s + 1u);
@@ -411,14 +459,14 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         SR_CUDA_TRY(cudaMemsetAsync(c->wave_timeline, 0, cuda_wave_timeline_bytes(c), c->stream), "clearing the warp timeline");
 #endif
     sr_cuda_launched(SR_KERNEL_WAVE, 0);
-    const cudaError_t e = sr_launch_wave(p, &w, c->stream);
+    if (a->queue && a->grid == 0) return sr_fail(err, SR_ERR_RUNTIME, "wave launch with the queue: no drain grid");
+    const cudaError_t e = sr_cuda_builds[a->build].wave(p, &w, a->queue, a->grid, c->stream);
     if (e != cudaSuccess) {   /* the kernel may have run: every counter back to zero (the order: launch order) */
         (void)cudaMemsetAsync(cuda_wave_ctl(c, 0), 0, 2u * SR_WAVE_CTL * sizeof(uint32_t), c->stream);
         (void)cudaMemsetAsync(c->wave_order, 0, sizeof(uint32_t) * SR_WAVE_ORDER_SMALL_WORDS, c->stream);
         SR_CUDA_TRY(e, sr_cuda_doing(SR_KERNEL_WAVE));
     }
-    c->wave_parity ^= 1u;
-    if (ordered) c->wave_ordered = (s + 1u) % 6u;   /* mod 6: the sets of 3 and of 2 take turns */
+    if (a->ordered) c->wave_placed = (s + 1u) % SR_WAVE_ORDER_SLOTS;
     return SR_OK;
 }
 
@@ -432,6 +480,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     sr_cuda *c = (sr_cuda *)impl;
     sr_params p = cuda_params(c);
     if (!a->over_live) p.n = a->n;
+    if ((unsigned)a->build >= SR_BUILDS) return sr_fail(err, SR_ERR_RUNTIME, "no build %d of the kernels", (int)a->build);
     if (a->fault == SR_FAULT_LAUNCH) return cuda_refused_launch(k, a->bounce, err);
     if (a->fault == SR_FAULT_KERNEL) cuda_poison(&p, NULL);
     switch (k) {
@@ -474,7 +523,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     }
     case SR_KERNEL_MEGAKERNEL:
         sr_cuda_launched(SR_KERNEL_MEGAKERNEL, 0);
-        SR_CUDA_TRY(sr_launch_megakernel(&p, c->stream), sr_cuda_doing(k));
+        SR_CUDA_TRY(sr_cuda_builds[a->build].megakernel(&p, c->stream), sr_cuda_doing(k));
         return SR_OK;
     case SR_KERNEL_WAVE: return cuda_wave(c, &p, a, err);
     case SR_KERNEL_FILM_RESOLVE:   /* a->n pixels: the film's */
@@ -513,17 +562,17 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
     }
 }
 
-/* The order the next sample taken slowest tiles first will take (SR_BUFFER_TILE_ORDER):
+/* The order the last ordered sample placed, the next one's (SR_BUFFER_TILE_ORDER):
  * each group's tiles, in the order a block's warps take them. */
 static sr_status cuda_read_tile_order(sr_cuda *c, uint32_t *order, sr_error *err)
 {
     const uint32_t tiles = sr_tiles(c->core.view.width, c->core.view.height), groups = sr_wave_groups(tiles);
     uint32_t *take = malloc(sizeof(uint32_t) * groups);
     if (!take) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory reading the tile order");
-    cudaError_t e = cudaMemcpyAsync(c->counter_host, cuda_order_valid(c, c->wave_ordered), sizeof(uint32_t),
+    cudaError_t e = cudaMemcpyAsync(c->counter_host, cuda_order_valid(c, c->wave_placed), sizeof(uint32_t),
                                     cudaMemcpyDeviceToHost, c->stream);
     if (e == cudaSuccess)
-        e = cudaMemcpyAsync(take, cuda_order_take(c, tiles, c->wave_ordered), sizeof(uint32_t) * groups,
+        e = cudaMemcpyAsync(take, cuda_order_take(c, tiles, c->wave_placed), sizeof(uint32_t) * groups,
                             cudaMemcpyDeviceToHost, c->stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(c->stream);
     uint32_t at = 0;
@@ -659,7 +708,7 @@ static const sr_backend_ops sr_cuda_ops = {
     .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
     .resize = cuda_resize, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
     .finish = cuda_finish, .destroy = cuda_destroy, .resolve_display = cuda_resolve_display, .queue = cuda_queue,
-    .resolve_display_rows = cuda_resolve_display_rows,
+    .resolve_display_rows = cuda_resolve_display_rows, .resident_blocks = cuda_resident_blocks,
 };
 
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
