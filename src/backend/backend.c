@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../../kernels/frames/wave.h"
-#include "fault.h"
 #include <string.h>
 
 static const char *const sr_mask_names[SR_MASK_COUNT] = { "flags", "stencil", "compact", "wave", "megakernel" };
@@ -56,25 +55,6 @@ sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error
 sr_status sr_backend_clear_film(sr_backend *be, sr_error *err)
 {
     return be->ops->fill(be->impl, SR_BUFFER_FILM, 0, SR_WHOLE, err);
-}
-
-sr_status sr_backend_resolve_film(sr_backend *be, float *dst, float scale, sr_error *err)
-{
-    sr_launch_args a;
-    memset(&a, 0, sizeof a);
-    a.n = be->state->capacity;
-    a.dst = dst;
-    a.scale = scale;
-    return sr_backend_launch(be, SR_KERNEL_FILM_RESOLVE, &a, err);
-}
-
-sr_status sr_backend_launch(sr_backend *be, sr_kernel k, const sr_launch_args *a, sr_error *err)
-{
-    const sr_fault_kind f = sr_fault_check(SR_FAULT_LAUNCH, sr_kernel_name(k));
-    if (f == SR_FAULT_NONE) return be->ops->launch(be->impl, k, a, err);
-    sr_launch_args faulty = *a;
-    faulty.fault = (int)f;
-    return be->ops->launch(be->impl, k, &faulty, err);
 }
 
 sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)

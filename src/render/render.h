@@ -1,7 +1,7 @@
 /* render.h: the frame driver. Backend-neutral: it prepares a scene once (the BVH, the light
  * tables, the uploads) and runs generate -> (intersect -> shade -> [compact]) per bounce for
  * each sample of a frame, whose settings (camera, size, depth, spp, integrator, mask, seed:
- * src/settings/frame.h) come with every call. The applications talk to the renderer only:
+ * src/render/frame.h) come with every call. The applications talk to the renderer only:
  * it is the one caller of the backend's operations, outside the backends themselves. */
 #ifndef SR_RENDER_H
 #define SR_RENDER_H
@@ -9,7 +9,7 @@
 #include "../backend/backend.h"
 #include "bvh.h"
 #include "../scene/scene.h"
-#include "../settings/frame.h"
+#include "frame.h"
 #include "../../kernels/frames/wave.h"
 
 /* Where the time of a sample went, in milliseconds, summed over samples (bench --breakdown).

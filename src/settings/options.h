@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include "../backend/backend.h"
 #include "camera_arg.h"
-#include "frame.h"
+#include "../render/frame.h"
 #include "../render/render.h"
 #include "../scene/scene.h"
 #include "../../kernels/core/tonemap.h"

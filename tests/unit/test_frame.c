@@ -10,7 +10,7 @@
 
 #include "../../src/render/bvh.h"
 #include "../../src/render/render.h"
-#include "../../src/settings/frame.h"
+#include "../../src/render/frame.h"
 #include "../../src/settings/options.h"
 
 /* Mirrors, a diffuse sphere and a light: every bounce does something. */

@@ -15,8 +15,7 @@
  *     f.width = 1280;                                    // the next frame resizes: the pool,
  *     sr_render_image(&r, &f, rgb2, NULL, &err);         // film and masks, not the BVH
  *
- * The renderer includes this header (the settings are what it is given), so it includes
- * nothing above src/scene and src/backend. */
+ * It lives with the renderer, whose input it is; src/settings parses options into it. */
 #ifndef SR_FRAME_H
 #define SR_FRAME_H
 
