@@ -1,8 +1,8 @@
 /* mesh_check_gltf.c: glTF sparse accessors, checked before assimp reads them (see
  * mesh_check.h). assimp 5.2 copies a sparse accessor's values and reads its indices from
  * wherever the file says they are, unchecked: values past their buffer view were read past
- * the buffer (AddressSanitizer: heap-buffer-overflow), and a missing "bufferView" was a null
- * pointer (SIGSEGV). */
+ * the buffer (AddressSanitizer: heap-buffer-overflow), so were base data longer than their
+ * view, and a missing "bufferView" was a null pointer (SIGSEGV). */
 #include "mesh_check.h"
 
 #include <cJSON.h>
@@ -207,6 +207,19 @@ static sr_status sr_gltf_sparse_one(const char *path, const cJSON *root, const c
     char sjp[96];
     uint64_t at;
     sr_gltf_src src;
+    if (cJSON_GetObjectItemCaseSensitive(acc, "bufferView")) {
+        /* The base data the values patch: assimp copies all of it first, so it must lie within
+         * its view (glTF 2.0, 3.6.2.4: byteOffset + stride * (count - 1) + element size). */
+        const cJSON *views = cJSON_GetObjectItemCaseSensitive(root, "bufferViews");
+        uint64_t v = 0, stride = esize;
+        if (sr_json_index(cJSON_GetObjectItemCaseSensitive(acc, "bufferView"), 4294967295.0, &v)) {
+            const cJSON *bs = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(views, (int)v), "byteStride");
+            uint64_t s;
+            if (bs && sr_json_index(bs, 252.0, &s) && s >= esize) stride = s;
+        }
+        SR_TRY(sr_gltf_view_range(path, root, acc, jp, bin_at, bin_len, stride * (count - 1u) + esize, &at, &src, err));
+        if (src.f) fclose(src.f);
+    }
     snprintf(sjp, sizeof sjp, "%s.sparse.values", jp);
     SR_TRY(sr_gltf_view_range(path, root, val, sjp, bin_at, bin_len, scount * esize, &at, &src, err));
     if (src.f) fclose(src.f);
