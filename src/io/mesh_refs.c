@@ -2,6 +2,7 @@
  * needs (see mesh_check.h). */
 #include "mesh_check.h"
 #include "../base/mem_limits.h"
+#include "../base/utf8.h"
 #include "outpath.h"
 
 #include <cJSON.h>
@@ -314,7 +315,39 @@ static sr_status sr_gltf_json_check(const char *path, const char *json, size_t l
     if (!ok)
         return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its glTF JSON is malformed at byte %zu (%s)", path,
                        j.at, j.why);
+    /* glTF's JSON is UTF-8 (glTF 2.0, 3.2); assimp's reader threw on other bytes and leaked. */
+    for (size_t i = 0; i < len;) {
+        const size_t n = sr_utf8_char_len((const unsigned char *)json + i, len - i);
+        if (!n)
+            return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: its glTF JSON is not UTF-8 at byte %zu; "
+                           "expected UTF-8 text", path, i);
+        i += n;
+    }
     cJSON *root = cJSON_ParseWithLength(json, len);
+    /* A base64 data: URI holds the base64 alphabet only: assimp's decoder threw on other
+     * characters and leaked what it had built. */
+    static const char *const sr_uri_owners[] = { "buffers", "images" };
+    for (size_t k = 0; k < 2; k++) {
+        const cJSON *item;
+        int idx = 0;
+        cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(root, sr_uri_owners[k])) {
+            const cJSON *uri = cJSON_GetObjectItemCaseSensitive(item, "uri");
+            const char *b64 = cJSON_IsString(uri) && !strncmp(uri->valuestring, "data:", 5)
+                                  ? strstr(uri->valuestring, ";base64,") : NULL;
+            if (b64) {
+                const size_t bad = strspn(b64 + 8, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=");
+                if (b64[8 + bad]) {
+                    const sr_status st = sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s[%d].uri is a base64 "
+                                                 "data: URI with a character that is not base64 at character %zu; "
+                                                 "expected A-Z, a-z, 0-9, +, / and =", path, sr_uri_owners[k], idx,
+                                                 (size_t)(b64 + 8 + bad - uri->valuestring));
+                    cJSON_Delete(root);
+                    return st;
+                }
+            }
+            idx++;
+        }
+    }
     const cJSON *asset = cJSON_GetObjectItemCaseSensitive(root, "asset");
     const cJSON *version = cJSON_GetObjectItemCaseSensitive(asset, "version");
     const cJSON *profile = cJSON_GetObjectItemCaseSensitive(asset, "profile");
