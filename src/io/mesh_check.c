@@ -250,7 +250,12 @@ static sr_status sr_stl_text_check(const char *path, FILE *f, sr_error *err)
     if (len < 0)
         return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a text STL with a NUL byte or a token of %zu "
                        "bytes or more", path, sizeof tok - 1);
-    return SR_OK;   /* what follows the last solid is ignored by assimp too */
+    /* assimp goes on reading facets after "endsolid" (and throws and leaks on a bad one), so
+     * nothing but another solid may follow one. */
+    if (len > 0)
+        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: a text STL with \"%.40s\" after \"endsolid\"; "
+                       "expected another \"solid\" or the end of the file", path, tok);
+    return SR_OK;
 }
 
 /* STL: binary (an 80-byte header, a triangle count, 50 bytes a triangle: the size must say
