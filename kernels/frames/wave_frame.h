@@ -32,6 +32,7 @@
 #define SR_WAVE_FRAME_H
 
 #include "../core/warp.h"
+#include "stencil_frame.h"
 #include "../integrators/stages.h"
 #include "wave.h"
 
@@ -116,15 +117,6 @@ SR_WARP_FN uint32_t sr_wave_claim(const sr_wave_args *w)
     return c < (n + 31u) >> 5 ? c : SR_NO_CHUNK;
 }
 
-/* Ballot write-back of the warp's stencil word k: the lanes vote their alive flags; the leader
- * writes the new word, and only if it changed. Every lane must reach this (a single exit). */
-SR_WARP_FN uint32_t sr_wave_write_back(uint32_t *stencil, uint32_t k, uint32_t word, SR_LANE_IN(bool, alive))
-{
-    const uint32_t m = sr_warp_ballot(alive);
-    if (SR_LEADER && m != word) stencil[k] = m;
-    return m;
-}
-
 /* A warp of the first launch (mode SR_WAVE_QUEUE): its own stencil word of camera rays,
  * bounced while the warp is dense, then its live rays pushed into the queue; or a warp of the
  * drain (SR_WAVE_DRAIN): queue chunks claimed one after another, each run to its end. Each
@@ -183,7 +175,7 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
             if (!sr_wave_push(p, w, m, alive, bounce, r)) { finish = true; continue; }   /* full: finish here */
             SR_FOR_LANES SR_L(alive) = false;   /* moved: this slot no longer holds a live ray */
         }
-        sr_wave_write_back(stencil, SR_UNIFORM(i) >> 5, word, alive);
+        sr_stencil_write_back(stencil, SR_UNIFORM(i) >> 5, word, alive);
         if (queue) sr_wave_end(w, order, rank, started);
         sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
         if (queue || (take = sr_wave_claim(w)) == SR_NO_CHUNK) break;
@@ -219,7 +211,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
 #if SR_WAVE_TIMELINE && SR_DEVICE_CODE
     sr_wave_timeline_end(*w, timeline_start, bounce);
 #endif
-    sr_wave_write_back(w->first, SR_UNIFORM(i) >> 5, word, alive);   /* (every lane's alive is false) */
+    sr_stencil_write_back(w->first, SR_UNIFORM(i) >> 5, word, alive);   /* (every lane's alive is false) */
     sr_wave_end(w, order, rank, started);
     sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
 }

@@ -168,7 +168,7 @@ static void test_counts_per_bounce(void **state)
     SR_LANE_VAR(bool, alive);
     SR_FOR_LANES SR_L(alive) = lane == 3u || lane == 30u;
     uint32_t stencil[2] = { 0xdeadbeefu, 0x12345678u };
-    assert_int_equal(sr_wave_write_back(stencil, 1u, 0xffffffffu, alive), (1u << 3) | (1u << 30));
+    assert_int_equal(sr_stencil_write_back(stencil, 1u, 0xffffffffu, alive), (1u << 3) | (1u << 30));
     assert_int_equal(stencil[1], (1u << 3) | (1u << 30));
     assert_int_equal(stencil[0], 0xdeadbeefu);
 }
