@@ -125,9 +125,26 @@ typedef struct sr_launch_args {
  * SR_FAULT (fault.c), error messages and the launch lists of both backends spell them. */
 const char *sr_kernel_name(sr_kernel k);
 
+/* A BVH as the host holds it (kernels/core/bvh_build.h builds it, the same tree on every
+ * backend). nodes and prims are host memory, or NULL where the tree stays on the device
+ * (build_bvh without to_host); order is always on the host. */
+typedef struct sr_bvh {
+    sr_bvh_node *nodes; uint32_t node_count;
+    sr_prim *prims; uint32_t prim_count;   /* the input primitives in leaf order          */
+    uint32_t *order;                       /* prims[i] is input prim order[i]              */
+    uint32_t depth;                        /* deepest leaf (root = 1), <= SR_BVH_STACK      */
+} sr_bvh;
+
 typedef struct sr_backend_ops {
+    /* Build the BVH over prims[0..n) (host memory, finite and bounded: sr_bvh_check_prims,
+     * src/render/bvh.h) where the stages will read it, and keep it for the next upload.
+     * out gets the host's share (sr_bvh): order, counts and depth always; nodes and prims
+     * in host memory on the CPU, and on the GPU only with to_host (a download, for tests).
+     * Free out with sr_bvh_free. */
+    sr_status (*build_bvh)(void *impl, const sr_prim *prims, uint32_t n, int to_host, sr_bvh *out, sr_error *err);
     /* Copy the scene: the host arrays in `view` and its scene-wide scalars (colours, sky,
      * environment); its per-frame fields (camera, size, spp, depth, integrator) are not read.
+     * view->nodes and view->prims NULL (with counts): the tree build_bvh left on the device.
      * Releases the ray pool: resize must follow. */
     sr_status (*upload)(void *impl, const sr_scene_view *view, sr_error *err);
     /* Size the ray pool, the masks, the film and the counters for a width x height image (and

@@ -7,6 +7,7 @@
  * balanced splits before SR_BVH_STACK, the builder switches to median splits, which need
  * exactly ceil(log2(n)) more levels. */
 #include "bvh.h"
+#include "../backend/cpu/bvh_cpu.h"
 #include "../base/interrupt.h"
 #include "../../kernels/core/intersect.h"
 
@@ -219,15 +220,11 @@ static uint32_t sr_bvh_build_calls;
 
 uint32_t sr_bvh_builds(void) { return sr_bvh_build_calls; }
 
-sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err)
+sr_status sr_bvh_check_prims(const sr_prim *prims, uint32_t n, sr_error *err)
 {
-    sr_bvh_build_calls++;
-    memset(out, 0, sizeof *out);
-    if (n == 0) return SR_OK;
     if (n > 0x7fffffffu)
         return sr_fail(err, SR_ERR_INPUT, "BVH: %u primitives is more than the %u supported; "
                        "split the scene", n, 0x7fffffffu);
-
     for (uint32_t i = 0; i < n; i++) {
         const sr_prim *p = &prims[i];
         if (p->kind != SR_PRIM_SPHERE && p->kind != SR_PRIM_QUAD && p->kind != SR_PRIM_TRIANGLE)
@@ -246,6 +243,54 @@ sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *
                            "a finite number (NaN, infinite, or overflowing); fix the scene or mesh",
                            i, kind_name(p->kind));
     }
+    return SR_OK;
+}
+
+sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sr_status st = sr_bvh_check_prims(prims, n, err);
+    if (st) return st;
+    sr_bvh_build_calls++;
+    return sr_cpu_bvh_build(prims, n, out, err);
+}
+
+sr_status sr_bvh_build_on(sr_backend *be, const sr_prim *prims, uint32_t n, int to_host, sr_bvh *out, sr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sr_status st = sr_bvh_check_prims(prims, n, err);
+    if (st) return st;
+    sr_bvh_build_calls++;
+    return be->ops->build_bvh(be->impl, prims, n, to_host, out, err);
+}
+
+double sr_bvh_sah_cost(const sr_bvh *b)
+{
+    if (b->node_count == 0 || !b->nodes) return 0.0;
+    const sr_bvh_node *r = &b->nodes[0];
+    sr_bvh_box rb;
+    memcpy(rb.lo, &r->lo, sizeof rb.lo);
+    memcpy(rb.hi, &r->hi, sizeof rb.hi);
+    const double root = box_area(&rb);
+    double sum = 0.0;
+    for (uint32_t i = 0; i < b->node_count; i++) {
+        const sr_bvh_node *nd = &b->nodes[i];
+        sr_bvh_box x;
+        memcpy(x.lo, &nd->lo, sizeof x.lo);
+        memcpy(x.hi, &nd->hi, sizeof x.hi);
+        const double a = box_area(&x);
+        sum += nd->count ? a * SR_BVH_COST_INTERSECT * nd->count : a * SR_BVH_COST_TRAVERSE;
+    }
+    return root > 0.0 ? sum / root : sum;
+}
+
+/* The host SAH builder, kept for measurement against the linear BVH. */
+sr_status sr_bvh_build_sah(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0) return SR_OK;
+    sr_status cst = sr_bvh_check_prims(prims, n, err);
+    if (cst) return cst;
 
     uint32_t max_nodes = 2u * n - 1u;
     sr_bvh_builder b;

@@ -1,23 +1,29 @@
-/* bvh.h: a bounding volume hierarchy over bounded primitives: binned SAH build on the host,
- * flattened depth-first for upload; traversal lives in kernels/core/intersect.h. */
+/* bvh.h: the bounding volume hierarchy over a scene's bounded primitives: built by the
+ * backend (kernels/core/bvh_build.h, the same tree on the CPU and the GPU), traversed by
+ * kernels/core/intersect.h. */
 #ifndef SR_BVH_H
 #define SR_BVH_H
 
 #include "../base/status.h"
-#include "../../kernels/core/types.h"
+#include "../backend/backend.h"   /* sr_bvh */
 
-typedef struct sr_bvh {
-    sr_bvh_node *nodes; uint32_t node_count;
-    sr_prim *prims; uint32_t prim_count;   /* the input primitives in leaf order          */
-    uint32_t *order;                       /* prims[i] is input prim order[i]              */
-    uint32_t depth;                        /* deepest leaf (root = 1)                      */
-} sr_bvh;
-
-/* Build over prims[0..n). n may be 0 (an empty tree: node_count 0). Fails with
- * SR_ERR_RUNTIME on out of memory, SR_ERR_INPUT if a primitive is not finite. */
+/* SR_ERR_INPUT naming the first primitive that cannot go in the BVH: a plane or an unknown
+ * kind, a coordinate that is not finite, a box that overflows; or more than 2^31 - 1. */
+sr_status sr_bvh_check_prims(const sr_prim *prims, uint32_t n, sr_error *err);
+/* Build over prims[0..n) on the host (the CPU backend's builder): nodes, prims and order in
+ * host memory. n may be 0 (an empty tree: node_count 0). Fails with SR_ERR_RUNTIME on out
+ * of memory, SR_ERR_INPUT as sr_bvh_check_prims. */
 sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err);
+/* The same on backend be (backend.h, build_bvh): the tree stays there for the upload; nodes
+ * and prims come back to the host only with to_host (on the CPU they are always there). */
+sr_status sr_bvh_build_on(sr_backend *be, const sr_prim *prims, uint32_t n, int to_host, sr_bvh *out, sr_error *err);
 void sr_bvh_free(sr_bvh *bvh);
-/* How many times sr_bvh_build has run in this process: tests check that a resize builds none. */
+/* How many times a BVH has been built in this process: tests check that a resize builds none. */
 uint32_t sr_bvh_builds(void);
+/* The tree's SAH cost (host nodes): the sum over nodes of their area times 0.25 (interior)
+ * or their prim count (leaves), over the root's area. A proxy for the traversal cost. */
+double sr_bvh_sah_cost(const sr_bvh *b);
+/* The host binned SAH builder (measurement only). */
+sr_status sr_bvh_build_sah(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err);
 
 #endif

@@ -24,11 +24,13 @@ double sr_now(void)
  * (sr_emitter_power, summed in double and normalised; the last entry is exactly 1). */
 static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
 {
-    const sr_prim *prims = r->bvh.prims;
+    const sr_prim *prims = scene->prims;
+    const uint32_t *order = r->bvh.order;
     uint32_t count = 0;
     for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
-        const sr_material *m = &scene->materials[prims[i].material];
-        if (sr_is_emitter(m) && sr_emitter_power(&prims[i], m) > 0.0f) count++;
+        const sr_prim *p = &prims[order[i]];
+        const sr_material *m = &scene->materials[p->material];
+        if (sr_is_emitter(m) && sr_emitter_power(p, m) > 0.0f) count++;
     }
     if (count == 0) return SR_OK;
     r->emitters = (sr_emitter *)malloc(sizeof(sr_emitter) * count);
@@ -36,8 +38,9 @@ static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_err
     double total = 0.0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
-        const sr_material *m = &scene->materials[prims[i].material];
-        float power = sr_is_emitter(m) ? sr_emitter_power(&prims[i], m) : 0.0f;
+        const sr_prim *p = &prims[order[i]];
+        const sr_material *m = &scene->materials[p->material];
+        float power = sr_is_emitter(m) ? sr_emitter_power(p, m) : 0.0f;
         if (!(power > 0.0f)) continue;
         total += (double)power;
         r->emitters[k].prim = i;
@@ -150,7 +153,7 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
 {
     memset(r, 0, sizeof *r);
     r->be = be;
-    sr_status st = sr_bvh_build(scene->prims, scene->prim_count, &r->bvh, err);
+    sr_status st = sr_bvh_build_on(be, scene->prims, scene->prim_count, 0, &r->bvh, err);
     if (st) { memset(r, 0, sizeof *r); return st; }
     r->view = sr_view_of_scene(scene, &r->bvh);
     st = sr_build_emitters(r, scene, err);

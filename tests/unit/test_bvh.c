@@ -9,6 +9,10 @@
 
 #include "../../src/render/bvh.h"
 #include "../../kernels/core/intersect.h"
+#include "../../src/backend/cpu/bvh_cpu.h"
+#include "bvhmeshes.h"
+
+#include <omp.h>
 
 /* ---- deterministic random numbers (splitmix64) ----------------------------------------- */
 
@@ -576,6 +580,66 @@ static void test_bad_input(void **state)
     free(in);
 }
 
+/* Every test mesh (bvhmeshes.h) at several sizes gives a valid tree (check_tree: each prim in
+ * exactly one leaf, boxes enclosing their children and prims, no empty node, depth within
+ * the stack), the same bytes on 1 and 3 threads, and the traversal finds what brute force
+ * finds on a few rays. */
+static void test_meshes(void **state)
+{
+    (void)state;
+    const uint32_t sizes[] = { 2, 3, 9, 100, 5000, 70000 };
+    for (int k = 0; k < SR_MESH_KINDS; k++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            uint32_t n = 0;
+            sr_prim *in = sr_mesh_make(k, sizes[s], &n);
+            assert_non_null(in);
+            sr_bvh a, b;
+            const int threads = omp_get_max_threads();
+            omp_set_num_threads(1);
+            build_ok(in, n, &a);
+            omp_set_num_threads(3);
+            build_ok(in, n, &b);
+            omp_set_num_threads(threads);
+            check_tree(&a, in, n);
+            assert_int_equal(a.node_count, b.node_count);
+            assert_int_equal(a.depth, b.depth);
+            assert_memory_equal(a.nodes, b.nodes, sizeof(sr_bvh_node) * a.node_count);
+            assert_memory_equal(a.order, b.order, sizeof(uint32_t) * n);
+            for (uint32_t i = 0; i + 1 < a.node_count; i++)   /* no empty leaf, no empty box */
+                assert_true(a.nodes[i].count > 0 || a.nodes[i].index > i + 1);
+            if (s == sizeof sizes / sizeof sizes[0] - 1)
+                printf("  %s: %u prims, %u nodes, depth %u, SAH %.2f\n", sr_mesh_names[k], n, a.node_count, a.depth,
+                       sr_bvh_sah_cost(&a));
+            spot_check(&a, in, n, 31 + (uint64_t)k, 2.0f, 50);
+            sr_bvh_free(&a);
+            sr_bvh_free(&b);
+            free(in);
+        }
+}
+
+/* The code spine gives a tree deeper than the traversal stack with 63-bit codes; the build
+ * then falls back to 30-bit codes, whose depth is at most 62. */
+static void test_depth_fallback(void **state)
+{
+    (void)state;
+    uint32_t n = 0;
+    sr_prim *in = sr_mesh_make(SR_MESH_SPINE, 64u * 64u, &n);
+    assert_non_null(in);
+    sr_bvh fine, b;
+    sr_error err;
+    assert_int_equal(sr_cpu_bvh_build_with(in, n, 21, &fine, &err), SR_OK);
+    printf("  spine of %u prims: 63-bit codes give depth %u\n", n, fine.depth);
+    assert_true(fine.depth > SR_BVH_STACK);
+    build_ok(in, n, &b);
+    check_tree(&b, in, n);
+    printf("  the build's fallback: depth %u\n", b.depth);
+    assert_true(b.depth <= SR_BVH_STACK);
+    spot_check(&b, in, n, 41, 2e6f, 50);
+    sr_bvh_free(&fine);
+    sr_bvh_free(&b);
+    free(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -588,6 +652,8 @@ int main(void)
         cmocka_unit_test(test_geometric_spacing_depth),
         cmocka_unit_test(test_height_field),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_meshes),
+        cmocka_unit_test(test_depth_fallback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

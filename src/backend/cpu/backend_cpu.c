@@ -11,6 +11,7 @@
 #include "../../base/interrupt.h"
 #include "../../base/mem_limits.h"
 #include "sort_cpu.h"
+#include "bvh_cpu.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -134,6 +135,14 @@ static void cpu_free_pool(sr_cpu *c)
     c->queue_stencil = NULL;
     c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL; c->core.film = NULL;
     sr_cpu_sorter_free(&c->sorter);
+}
+
+/* The tree is built in host memory, where the stages read it: to_host changes nothing. */
+static sr_status cpu_build_bvh(void *impl, const sr_prim *prims, uint32_t n, int to_host, sr_bvh *out, sr_error *err)
+{
+    (void)impl;
+    (void)to_host;
+    return sr_cpu_bvh_build(prims, n, out, err);
 }
 
 /* The scene's arrays stay where render.c keeps them: only the view is copied. */
@@ -431,7 +440,7 @@ static sr_status cpu_resident_blocks(void *impl, sr_kernel k, sr_build build, ui
 }
 
 static const sr_backend_ops sr_cpu_ops = {
-    .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
+    .build_bvh = cpu_build_bvh, .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
     .resize = cpu_resize, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
     .finish = cpu_finish, .destroy = cpu_destroy, .resolve_display = cpu_resolve_display, .queue = cpu_queue,
     .resolve_display_rows = cpu_resolve_display_rows, .resident_blocks = cpu_resident_blocks,

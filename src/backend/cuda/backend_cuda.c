@@ -17,6 +17,7 @@
 #include "../backend.h"
 #include "../../../kernels/frames/launch.h"
 #include "../../../kernels/frames/sort.h"
+#include "../../../kernels/frames/bvh_build_gpu.h"
 #include "../../../kernels/integrators/stages.h"
 #include "../../../kernels/frames/wave.h"
 
@@ -132,6 +133,9 @@ typedef struct sr_cuda {
                                        next one's, SR_BUFFER_TILE_ORDER); 0 on a new pool     */
     uint32_t *wave_timeline;        /* a measurement build's warp records, if asked for (wave.h) */
     uint32_t wave_timeline_warps;
+    sr_bvh_node *bvh_nodes;         /* the tree build_bvh left here, for the next upload   */
+    sr_prim *bvh_prims;             /* the prims in its leaf order                          */
+    uint32_t bvh_node_count, bvh_prim_count;
     cudaEvent_t marks[SR_MAX_MARKS];   /* created on first use */
     sr_gpu_sorter sorter;           /* the coherence sort's memory, on first use (sort.cu)  */
 } sr_cuda;
@@ -211,6 +215,65 @@ static sr_status cuda_copy_array(sr_cuda *c, int slot, const void *host, size_t 
     return SR_OK;
 }
 
+static void cuda_free_bvh(sr_cuda *c)
+{
+    cudaFree(c->bvh_nodes);
+    cudaFree(c->bvh_prims);
+    c->bvh_nodes = NULL;
+    c->bvh_prims = NULL;
+    c->bvh_node_count = c->bvh_prim_count = 0;
+}
+
+/* The tree is built on the device from the prims copied there (kernels/frames/bvh_build.cu)
+ * and stays there; the host gets the order (for the emitters and attributes it sorts), and
+ * with to_host a copy of the nodes and prims. */
+static sr_status cuda_build_bvh(void *impl, const sr_prim *prims, uint32_t n, int to_host, sr_bvh *out, sr_error *err)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    memset(out, 0, sizeof *out);
+    cuda_free_bvh(c);
+    if (n == 0) return SR_OK;
+    SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
+    out->order = (uint32_t *)malloc(sizeof(uint32_t) * n);
+    if (!out->order) return sr_fail(err, SR_ERR_RUNTIME, "BVH: out of host memory for the order of %u primitives", n);
+    sr_prim *in = NULL;
+    uint32_t *order = NULL;
+    uint32_t node_count = 0, depth = 0;
+    cudaError_t e = cudaMalloc((void **)&in, sizeof(sr_prim) * n);
+    if (!e) e = cudaMalloc((void **)&order, sizeof(uint32_t) * n);
+    if (!e) e = cudaMalloc((void **)&c->bvh_prims, sizeof(sr_prim) * n);
+    if (!e) e = cudaMalloc((void **)&c->bvh_nodes, sizeof(sr_bvh_node) * (2u * (size_t)n - 1u));
+    if (!e) e = cudaMemcpyAsync(in, prims, sizeof(sr_prim) * n, cudaMemcpyHostToDevice, c->stream);
+    if (!e) e = sr_cuda_bvh_build(in, n, c->bvh_nodes, c->bvh_prims, order, &node_count, &depth, c->stream);
+    if (!e) e = cudaMemcpy(out->order, order, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost);
+    cudaFree(in);
+    cudaFree(order);
+    if (!e && to_host) {
+        out->nodes = (sr_bvh_node *)malloc(sizeof(sr_bvh_node) * node_count);
+        out->prims = (sr_prim *)malloc(sizeof(sr_prim) * n);
+        if (!out->nodes || !out->prims) {
+            free(out->nodes); free(out->prims); free(out->order);
+            memset(out, 0, sizeof *out);
+            cuda_free_bvh(c);
+            return sr_fail(err, SR_ERR_RUNTIME, "BVH: out of host memory for a copy of the tree");
+        }
+        e = cudaMemcpy(out->nodes, c->bvh_nodes, sizeof(sr_bvh_node) * node_count, cudaMemcpyDeviceToHost);
+        if (!e) e = cudaMemcpy(out->prims, c->bvh_prims, sizeof(sr_prim) * n, cudaMemcpyDeviceToHost);
+    }
+    if (e) {
+        free(out->nodes); free(out->prims); free(out->order);
+        memset(out, 0, sizeof *out);
+        cuda_free_bvh(c);
+        (void)cudaGetLastError();
+        return sr_fail(err, SR_ERR_RUNTIME, "CUDA error while building the BVH over %u primitives: %s (%s)", n,
+                       cudaGetErrorString(e), cudaGetErrorName(e));
+    }
+    c->bvh_node_count = out->node_count = node_count;
+    c->bvh_prim_count = out->prim_count = n;
+    out->depth = depth;
+    return SR_OK;
+}
+
 static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
 {
     sr_cuda *c = (sr_cuda *)impl;
@@ -234,8 +297,14 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
                            "free; use smaller images or --backend cpu", (double)texel_bytes / 1048576.0,
                            (double)cap / 1048576.0);
     }
-    if ((st = cuda_copy_array(c, 0, v->prims, sizeof(sr_prim) * v->prim_count, (const void **)&c->core.view.prims, err)) ||
-        (st = cuda_copy_array(c, 1, v->nodes, sizeof(sr_bvh_node) * v->node_count, (const void **)&c->core.view.nodes, err)) ||
+    /* The BVH's arrays: the host's, or (NULL) the ones build_bvh left here. */
+    if ((!v->prims || !v->nodes) && (v->node_count != c->bvh_node_count || v->prim_count != c->bvh_prim_count))
+        return sr_fail(err, SR_ERR_RUNTIME, "upload: the scene's BVH (%u nodes over %u prims) is not the one built on the "
+                       "device (%u over %u)", v->node_count, v->prim_count, c->bvh_node_count, c->bvh_prim_count);
+    if ((st = cuda_copy_array(c, 0, v->prims, v->prims ? sizeof(sr_prim) * v->prim_count : 0,
+                              (const void **)&c->core.view.prims, err)) ||
+        (st = cuda_copy_array(c, 1, v->nodes, v->nodes ? sizeof(sr_bvh_node) * v->node_count : 0,
+                              (const void **)&c->core.view.nodes, err)) ||
         (st = cuda_copy_array(c, 2, v->planes, sizeof(sr_prim) * v->plane_count, (const void **)&c->core.view.planes, err)) ||
         (st = cuda_copy_array(c, 3, v->materials, sizeof(sr_material) * v->material_count, (const void **)&c->core.view.materials, err)) ||
         (st = cuda_copy_array(c, 4, v->lights, sizeof(sr_light) * v->light_count, (const void **)&c->core.view.lights, err)) ||
@@ -251,6 +320,8 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         (st = cuda_copy_array(c, 11, v->env_pdf, v->env_tex ? sizeof(float) * env_h * env_w : 0,
                               (const void **)&c->core.view.env_pdf, err)))
         return st;
+    if (!v->prims) c->core.view.prims = c->bvh_prims;
+    if (!v->nodes) c->core.view.nodes = c->bvh_nodes;
     c->core.view.width = c->core.view.height = 0;   /* no pool until cuda_resize */
     c->core.capacity = c->core.words = 0;
     return SR_OK;
@@ -697,6 +768,7 @@ static void cuda_destroy(void *impl)
     sr_cuda *c = (sr_cuda *)impl;
     if (!c) return;
     cuda_free_all(c);
+    cuda_free_bvh(c);
     for (uint32_t k = 0; k < SR_MAX_MARKS; k++)
         if (c->marks[k]) cudaEventDestroy(c->marks[k]);
     if (c->counter_host) cudaFreeHost(c->counter_host);
@@ -705,7 +777,7 @@ static void cuda_destroy(void *impl)
 }
 
 static const sr_backend_ops sr_cuda_ops = {
-    .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
+    .build_bvh = cuda_build_bvh, .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
     .resize = cuda_resize, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
     .finish = cuda_finish, .destroy = cuda_destroy, .resolve_display = cuda_resolve_display, .queue = cuda_queue,
     .resolve_display_rows = cuda_resolve_display_rows, .resident_blocks = cuda_resident_blocks,

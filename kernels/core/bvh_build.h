@@ -1,0 +1,315 @@
+/* bvh_build.h: the BVH builder's steps, written once for both backends (gcc as C11 with
+ * OpenMP loops over the "threads", nvcc as CUDA kernels): a linear BVH over Morton codes
+ * (Karras, "Maximizing Parallelism in the Construction of BVHs, Octrees, and k-d Trees",
+ * HPG 2012), boxes and SAH costs bottom-up, subtrees collapsed into leaves where the SAH
+ * says a leaf is cheaper, and the tree written in the depth-first layout that
+ * intersect.h walks. Every step is exact or a fixed sequence of IEEE operations, so the
+ * CPU and the GPU build the same tree bit for bit; the order in which threads arrive
+ * changes nothing (min and max are exact).
+ *
+ * The driver (src/backend/cpu/bvh_cpu.c, kernels/frames/bvh_build.cu) runs, over n >= 2
+ * prims:
+ *   1. sr_lbvh_centroid for every prim, reduced to the centroid bounds by min/max of
+ *      sr_lbvh_ord (an exact order on floats);
+ *   2. sr_lbvh_code for every prim: `bits` per axis (SR_LBVH_BITS_FINE, or _COARSE);
+ *   3. a stable sort of (code, prim index) by code, ascending: ties stay in index order;
+ *   4. sr_lbvh_internal for i in [0, n-1): children, parents and ranges;
+ *   5. sr_lbvh_bottom_up for every leaf (visits zeroed first): boxes, costs, collapse;
+ *   6. sr_lbvh_chain for every node (chain zeroed first), an exclusive sum of chain into
+ *      base, then sr_lbvh_emit for every node: the flattened tree, base[n-1] + chain[n-1]
+ *      nodes, the prims in key order, depth = height[0].
+ * If the depth exceeds SR_BVH_STACK (possible only with the fine codes), the driver builds
+ * again with SR_LBVH_BITS_COARSE: 30-bit codes and 31-bit indices give at most 61 prefix
+ * lengths, so at most 62 levels. */
+#ifndef SR_BVH_BUILD_H
+#define SR_BVH_BUILD_H
+
+#include "intersect.h"
+#include <stddef.h>
+
+#define SR_LBVH_BITS_FINE 21u     /* 63-bit codes                                          */
+#define SR_LBVH_BITS_COARSE 10u   /* 30-bit codes: the depth is bounded by construction    */
+#define SR_LBVH_MAX_LEAF 8u       /* a collapsed leaf holds at most this many prims        */
+/* The cost of a node visit against a primitive test, as the SAH weighs them. */
+#define SR_LBVH_COST_TRAVERSE 0.25f
+#define SR_LBVH_COST_INTERSECT 1.0f
+#define SR_LBVH_NONE 0xffffffffu
+
+/* Node numbering: internal nodes 0 .. n-2 (0 is the root), leaf of sorted position i is
+ * n - 1 + i. Arrays marked [2n-1] are indexed by node, [n-1] by internal node, [n] by
+ * sorted position. */
+typedef struct sr_lbvh {
+    uint32_t n;
+    const sr_prim *prims;    /* the input, n prims                                        */
+    uint64_t *keys;          /* [n] the sorted codes                                       */
+    uint32_t *ids;           /* [n] the prim at each sorted position                       */
+    uint32_t *left, *right;  /* [n-1] children                                            */
+    uint32_t *parent;        /* [2n-1] SR_LBVH_NONE for the root                          */
+    uint32_t *first, *count; /* [n-1] the range of sorted positions under an internal node */
+    float *box;              /* [2n-1][6] lo xyz, hi xyz                                  */
+    float *cost;             /* [2n-1] SAH cost of the subtree as collapsed               */
+    uint32_t *rank;          /* [n-1] 0 if collapsed to a leaf, else 1 + left child's     */
+    uint32_t *height;        /* [n-1] levels of the subtree as collapsed (a leaf: 1)      */
+    uint32_t *leaf;          /* [n-1] 1 where the subtree is collapsed to one leaf       */
+    uint32_t *visits;        /* [n-1] bottom-up arrivals (zeroed before step 5)           */
+    uint32_t *chain;         /* [n] see sr_lbvh_chain (zeroed before step 6)              */
+    uint32_t *base;          /* [n] exclusive sums of chain                               */
+    sr_bvh_node *out;        /* [base[n-1] + chain[n-1]] the flattened tree               */
+    sr_prim *out_prims;      /* [n] prims in leaf order                                   */
+    uint32_t *order;         /* [n] out_prims[i] is prims[order[i]]                        */
+} sr_lbvh;
+
+/* Loads of what another thread wrote (bottom-up): past the GPU's L1, which is not coherent. */
+#if defined(__CUDA_ARCH__)
+#  define SR_LBVH_LDF(p) __ldcg(p)
+#  define SR_LBVH_LDU(p) __ldcg(p)
+#else
+#  define SR_LBVH_LDF(p) (*(p))
+#  define SR_LBVH_LDU(p) (*(p))
+#endif
+
+/* An unsigned order that agrees with < on finite floats (-0 sorts before +0, which the
+ * centroid's "+ 0.0f" rules out), and its inverse: min and max by it are exact. */
+SR_HD uint32_t sr_lbvh_bits(float f)
+{
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    union { float f; uint32_t u; } v;
+    v.f = f;
+    return v.u;
+#endif
+}
+
+SR_HD uint32_t sr_lbvh_ord(float f)
+{
+    const uint32_t u = sr_lbvh_bits(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+SR_HD float sr_lbvh_unord(uint32_t u)
+{
+    u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#else
+    union { float f; uint32_t u; } v;
+    v.u = u;
+    return v.f;
+#endif
+}
+
+/* The prim's box centre; + 0.0f turns -0 into +0. */
+SR_HD sr_vec3 sr_lbvh_centroid(const sr_prim *p)
+{
+    sr_vec3 lo, hi;
+    sr_prim_bounds(p, &lo, &hi);
+    return sr_v3(0.5f * lo.x + 0.5f * hi.x + 0.0f, 0.5f * lo.y + 0.5f * hi.y + 0.0f,
+                 0.5f * lo.z + 0.5f * hi.z + 0.0f);
+}
+
+/* Quantisation scale of one axis: 2^bits cells over the centroids' extent (0 when flat). */
+SR_HD float sr_lbvh_scale(float lo, float hi, uint32_t bits)
+{
+    float ext = hi - lo;
+    return ext > 0.0f ? (float)(1u << bits) / ext : 0.0f;
+}
+
+SR_HD uint64_t sr_lbvh_cell(float c, float lo, float scale, uint32_t bits)
+{
+    float f = (c - lo) * scale;
+    float top = (float)((1u << bits) - 1u);
+    if (!(f > 0.0f)) return 0;
+    if (f >= top) return (uint64_t)((1u << bits) - 1u);
+    return (uint64_t)f;
+}
+
+/* Spread the low 21 bits of x to every third bit. */
+SR_HD uint64_t sr_lbvh_spread(uint64_t x)
+{
+    x &= 0x1fffffull;
+    x = (x | x << 32) & 0x1f00000000ffffull;
+    x = (x | x << 16) & 0x1f0000ff0000ffull;
+    x = (x | x << 8) & 0x100f00f00f00f00full;
+    x = (x | x << 4) & 0x10c30c30c30c30c3ull;
+    x = (x | x << 2) & 0x1249249249249249ull;
+    return x;
+}
+
+/* The Morton code of a centroid: 3 * bits bits, x highest. */
+SR_HD uint64_t sr_lbvh_code(sr_vec3 c, sr_vec3 lo, sr_vec3 scale, uint32_t bits)
+{
+    return sr_lbvh_spread(sr_lbvh_cell(c.x, lo.x, scale.x, bits)) << 2 |
+           sr_lbvh_spread(sr_lbvh_cell(c.y, lo.y, scale.y, bits)) << 1 |
+           sr_lbvh_spread(sr_lbvh_cell(c.z, lo.z, scale.z, bits));
+}
+
+SR_HD int sr_lbvh_clz64(uint64_t x)
+{
+#if defined(__CUDA_ARCH__)
+    return __clzll((long long)x);
+#else
+    return x ? __builtin_clzll(x) : 64;
+#endif
+}
+
+/* The common prefix of sorted keys i and j (j may be out of range: -1); equal codes
+ * compare their positions, so that every key is distinct. */
+SR_HD int sr_lbvh_delta(const uint64_t *keys, uint32_t n, int64_t i, int64_t j)
+{
+    if (j < 0 || j >= (int64_t)n) return -1;
+    uint64_t a = keys[i], b = keys[j];
+    if (a != b) return sr_lbvh_clz64(a ^ b);
+    return 64 + sr_lbvh_clz64((uint64_t)(uint32_t)(i ^ j)) - 32;
+}
+
+/* Step 4, internal node i: the range it covers (one end is i), its split, its children. */
+SR_HD void sr_lbvh_internal(const sr_lbvh *b, uint32_t i)
+{
+    const uint32_t n = b->n;
+    const int64_t ii = i;
+    const int d = sr_lbvh_delta(b->keys, n, ii, ii + 1) > sr_lbvh_delta(b->keys, n, ii, ii - 1) ? 1 : -1;
+    const int dmin = sr_lbvh_delta(b->keys, n, ii, ii - d);
+    int64_t lmax = 2;
+    while (sr_lbvh_delta(b->keys, n, ii, ii + lmax * d) > dmin) lmax *= 2;
+    int64_t l = 0;
+    for (int64_t t = lmax / 2; t >= 1; t /= 2)
+        if (sr_lbvh_delta(b->keys, n, ii, ii + (l + t) * d) > dmin) l += t;
+    const int64_t j = ii + l * d;
+    const int dnode = sr_lbvh_delta(b->keys, n, ii, j);
+    int64_t s = 0;
+    for (int64_t t = (l + 1) / 2;; t = (t + 1) / 2) {
+        if (sr_lbvh_delta(b->keys, n, ii, ii + (s + t) * d) > dnode) s += t;
+        if (t == 1) break;
+    }
+    const int64_t gamma = ii + s * d + (d < 0 ? -1 : 0);
+    const int64_t lo = d > 0 ? ii : j, hi = d > 0 ? j : ii;
+    const uint32_t lc = lo == gamma ? n - 1u + (uint32_t)gamma : (uint32_t)gamma;
+    const uint32_t rc = hi == gamma + 1 ? n - 1u + (uint32_t)(gamma + 1) : (uint32_t)(gamma + 1);
+    b->left[i] = lc;
+    b->right[i] = rc;
+    b->parent[lc] = i;
+    b->parent[rc] = i;
+    b->first[i] = (uint32_t)lo;
+    b->count[i] = (uint32_t)(hi - lo + 1);
+    if (i == 0) b->parent[0] = SR_LBVH_NONE;
+}
+
+/* Half the surface area of a box (lo xyz, hi xyz); boxes here are never empty. */
+SR_HD float sr_lbvh_area(const float *x)
+{
+    float dx = x[3] - x[0], dy = x[4] - x[1], dz = x[5] - x[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+/* One thread's arrival at a node: the first of two children to finish stops (1), the
+ * second goes on (0). The counter's read-modify-write orders the first child's writes
+ * before the second's reads. */
+SR_HD uint32_t sr_lbvh_arrive(uint32_t *visits)
+{
+#if defined(__CUDA_ARCH__)
+    __threadfence();
+    return atomicAdd(visits, 1u) == 0u;
+#else
+    return __atomic_fetch_add(visits, 1u, __ATOMIC_ACQ_REL) == 0u;
+#endif
+}
+
+/* Step 5, from the leaf at sorted position i up: each internal node is finished by the
+ * second of its children to arrive. A node becomes a leaf where it holds at most
+ * SR_LBVH_MAX_LEAF prims and splitting it would cost no less (the host SAH builder's rule). */
+SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i)
+{
+    const uint32_t n = b->n;
+    uint32_t node = n - 1u + i;
+    sr_vec3 lo, hi;
+    sr_prim_bounds(&b->prims[b->ids[i]], &lo, &hi);
+    float *x = &b->box[6u * (size_t)node];
+    x[0] = lo.x; x[1] = lo.y; x[2] = lo.z; x[3] = hi.x; x[4] = hi.y; x[5] = hi.z;
+    b->cost[node] = SR_LBVH_COST_INTERSECT * sr_lbvh_area(x);
+    for (;;) {
+        const uint32_t p = b->parent[node];
+        if (p == SR_LBVH_NONE) return;
+        if (sr_lbvh_arrive(&b->visits[p])) return;
+        const uint32_t l = b->left[p], r = b->right[p];
+        const float *lb = &b->box[6u * (size_t)l], *rb = &b->box[6u * (size_t)r];
+        float *pb = &b->box[6u * (size_t)p];
+        for (int k = 0; k < 3; k++) {
+            pb[k] = sr_minf(SR_LBVH_LDF(&lb[k]), SR_LBVH_LDF(&rb[k]));
+            pb[k + 3] = sr_maxf(SR_LBVH_LDF(&lb[k + 3]), SR_LBVH_LDF(&rb[k + 3]));
+        }
+        const float area = sr_lbvh_area(pb);
+        const uint32_t cnt = b->count[p];
+        const float split = SR_LBVH_COST_TRAVERSE * area + (SR_LBVH_LDF(&b->cost[l]) + SR_LBVH_LDF(&b->cost[r]));
+        const float as_leaf = SR_LBVH_COST_INTERSECT * area * (float)cnt;
+        const uint32_t leaf = cnt <= SR_LBVH_MAX_LEAF && !(split < as_leaf);
+        const uint32_t lrank = l >= n - 1u ? 0u : SR_LBVH_LDU(&b->rank[l]);
+        const uint32_t lh = l >= n - 1u ? 1u : SR_LBVH_LDU(&b->height[l]);
+        const uint32_t rh = r >= n - 1u ? 1u : SR_LBVH_LDU(&b->height[r]);
+        b->cost[p] = leaf ? as_leaf : split;
+        b->leaf[p] = leaf;
+        b->rank[p] = leaf ? 0u : lrank + 1u;
+        b->height[p] = leaf ? 1u : 1u + (lh > rh ? lh : rh);
+        node = p;
+    }
+}
+
+SR_HD uint32_t sr_lbvh_first(const sr_lbvh *b, uint32_t node)
+{
+    return node >= b->n - 1u ? node - (b->n - 1u) : b->first[node];
+}
+
+/* Is the node in the collapsed tree, i.e. is no ancestor a leaf? Only ancestors of at most
+ * SR_LBVH_MAX_LEAF prims can be leaves: a few steps up. */
+SR_HD uint32_t sr_lbvh_kept(const sr_lbvh *b, uint32_t node)
+{
+    for (uint32_t p = b->parent[node]; p != SR_LBVH_NONE && b->count[p] <= SR_LBVH_MAX_LEAF; p = b->parent[p])
+        if (b->leaf[p]) return 0;
+    return 1;
+}
+
+/* Step 6a. The collapsed tree in depth-first order lists, for each sorted position f, the
+ * kept nodes whose range starts at f together: a chain of left children from a node that
+ * is the root or a right child, down to a leaf. The chain's top records its length at f. */
+SR_HD void sr_lbvh_chain(const sr_lbvh *b, uint32_t node)
+{
+    const uint32_t p = b->parent[node];
+    if (p != SR_LBVH_NONE && b->left[p] == node) return;
+    if (!sr_lbvh_kept(b, node)) return;
+    const uint32_t rank = node >= b->n - 1u ? 0u : b->rank[node];
+    b->chain[sr_lbvh_first(b, node)] = rank + 1u;
+}
+
+/* Step 6b: a kept node's place in the depth-first order is the start of its chain plus its
+ * distance from the chain's top; its right child tops a chain, which starts its place. */
+SR_HD void sr_lbvh_emit(const sr_lbvh *b, uint32_t node)
+{
+    const uint32_t n = b->n;
+    if (!sr_lbvh_kept(b, node)) return;
+    const uint32_t f = sr_lbvh_first(b, node);
+    const uint32_t internal = node < n - 1u;
+    const uint32_t rank = internal ? b->rank[node] : 0u;
+    const uint32_t at = b->base[f] + b->chain[f] - 1u - rank;
+    const float *x = &b->box[6u * (size_t)node];
+    sr_bvh_node o;
+    o.lo = sr_v3(x[0], x[1], x[2]);
+    o.hi = sr_v3(x[3], x[4], x[5]);
+    if (!internal || b->leaf[node]) {
+        o.index = f;
+        o.count = internal ? b->count[node] : 1u;
+    } else {
+        o.index = b->base[sr_lbvh_first(b, b->right[node])];
+        o.count = 0;
+    }
+    b->out[at] = o;
+}
+
+/* The prims in leaf order (any step after the sort). */
+SR_HD void sr_lbvh_gather(const sr_lbvh *b, uint32_t i)
+{
+    const uint32_t id = b->ids[i];
+    b->out_prims[i] = b->prims[id];
+    b->order[i] = id;
+}
+
+#endif

@@ -1,0 +1,18 @@
+/* bvh_cpu.h: the BVH build on the CPU (kernels/core/bvh_build.h over OpenMP): the tree the
+ * GPU builds, bit for bit. */
+#ifndef SR_BVH_CPU_H
+#define SR_BVH_CPU_H
+
+#include "../backend.h"
+
+/* Build over prims[0..n) (finite, bounded: the caller checks) into host memory: nodes,
+ * prims in leaf order, order, depth. n may be 0 (an empty tree). SR_ERR_RUNTIME when out
+ * of memory. */
+sr_status sr_cpu_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err);
+/* The same with `bits` per axis of the Morton codes (1..21) and no fallback, whatever the
+ * depth (measurement and tests); bits 0 is sr_cpu_bvh_build. */
+sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, sr_bvh *out, sr_error *err);
+/* The most host memory sr_cpu_bvh_build takes over n prims, result included. */
+uint64_t sr_cpu_bvh_bytes(uint64_t n);
+
+#endif
