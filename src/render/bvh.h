@@ -23,7 +23,9 @@ uint32_t sr_bvh_builds(void);
 /* The tree's SAH cost (host nodes): the sum over nodes of their area times 0.25 (interior)
  * or their prim count (leaves), over the root's area. A proxy for the traversal cost. */
 double sr_bvh_sah_cost(const sr_bvh *b);
-/* The host binned SAH builder (measurement only). */
+/* The host's binned SAH build: a better tree than the linear BVH's (SAH cost 10 to 45 %
+ * lower on the shipped scenes), in host memory, slower to build (a second at a million
+ * prims): the renderer uses it for small scenes (render.c, SR_BVH_HOST_SAH_MAX). */
 sr_status sr_bvh_build_sah(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err);
 
 #endif

@@ -640,6 +640,49 @@ static void test_depth_fallback(void **state)
     free(in);
 }
 
+/* The renderer's choice: a scene of up to SR_BVH_HOST_SAH_MAX prims traces the host SAH
+ * tree, a larger one the backend's linear BVH (render.c); either is the tree its builder
+ * makes, byte for byte. Two UV-sphere meshes: 2 x 64 x 32 and 2 x 192 x 96 triangles. */
+static void check_renderer_tree(int segs, int rings, int want_sah)
+{
+    char obj[512], json[1024];
+    sr_test_tmp_path(obj, sizeof obj, "bvh_choice_sphere.obj");
+    sr_test_write_uv_sphere(obj, segs, rings, 0, 0);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0],\"fov\":40},"
+             " \"image\":{\"width\":16,\"height\":16,\"spp\":1,\"max_depth\":1},"
+             " \"materials\":{\"m\":{\"type\":\"diffuse\",\"albedo\":[0.5,0.5,0.5]}},"
+             " \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"m\"}]}", obj);
+    sr_scene scene;
+    sr_test_parse("bvh_choice.json", json, &scene);
+    sr_frame f;
+    sr_frame_from_scene(&f, &scene);
+    sr_error err;
+    memset(&err, 0, sizeof err);
+    sr_backend be;
+    sr_renderer r;
+    if (sr_backend_create(SR_BACKEND_CPU, 0, &be, NULL, 0, &err)) fail_msg("%s", err.msg);
+    if (sr_renderer_prepare(&r, &scene, &be, &f, &err)) fail_msg("%s", err.msg);
+    sr_bvh want;
+    if ((want_sah ? sr_bvh_build_sah : sr_bvh_build)(scene.prims, scene.prim_count, &want, &err)) fail_msg("%s", err.msg);
+    printf("  %u prims: the renderer traces the %s tree (%u nodes)\n", scene.prim_count,
+           want_sah ? "host SAH" : "linear", want.node_count);
+    assert_int_equal(r.view.node_count, want.node_count);
+    assert_memory_equal(r.view.nodes, want.nodes, sizeof(sr_bvh_node) * want.node_count);
+    assert_memory_equal(r.view.prims, want.prims, sizeof(sr_prim) * want.prim_count);
+    sr_bvh_free(&want);
+    sr_renderer_free(&r);
+    sr_backend_destroy(&be);
+    sr_scene_free(&scene);
+}
+
+static void test_renderer_choice(void **state)
+{
+    (void)state;
+    check_renderer_tree(64, 32, 1);
+    check_renderer_tree(192, 96, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -654,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_meshes),
         cmocka_unit_test(test_depth_fallback),
+        cmocka_unit_test(test_renderer_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

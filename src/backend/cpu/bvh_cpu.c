@@ -2,6 +2,7 @@
  * loops, with a stable LSD radix sort of the codes, so that the tree is the GPU's bit for
  * bit (kernels/frames/bvh_build.cu runs the same steps). */
 #include "bvh_cpu.h"
+#include "../../base/mem_limits.h"
 #include "../../../kernels/core/bvh_build.h"
 
 #include <omp.h>
@@ -9,6 +10,9 @@
 #include <string.h>
 
 #define SR_RADIX_BITS 11u
+/* Up to this many prims every step runs on one thread: starting the team costs more (and on
+ * a loaded machine a team's barrier can wait a time slice). */
+#define SR_CPU_BVH_SERIAL 8192
 #define SR_RADIX_BUCKETS (1u << SR_RADIX_BITS)
 
 /* Stable sort of (keys, ids) by the low `bits` bits of the keys, into keys/ids (tk/ti are
@@ -42,7 +46,7 @@ static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, u
 {
     const int64_t n = b->n;
     uint32_t lo[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, hi[3] = { 0, 0, 0 };
-#pragma omp parallel
+#pragma omp parallel if (n > SR_CPU_BVH_SERIAL)
     {
         uint32_t tlo[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, thi[3] = { 0, 0, 0 };
 #pragma omp for schedule(static)
@@ -64,16 +68,16 @@ static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, u
     const sr_vec3 chi = sr_v3(sr_lbvh_unord(hi[0]), sr_lbvh_unord(hi[1]), sr_lbvh_unord(hi[2]));
     const sr_vec3 scale = sr_v3(sr_lbvh_scale(clo.x, chi.x, bits), sr_lbvh_scale(clo.y, chi.y, bits),
                                 sr_lbvh_scale(clo.z, chi.z, bits));
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
     for (int64_t i = 0; i < n; i++) {
         b->keys[i] = sr_lbvh_code(sr_lbvh_centroid(&b->prims[i]), clo, scale, bits);
         b->ids[i] = (uint32_t)i;
     }
     sr_radix_sort64(b->keys, b->ids, tk, ti, (uint32_t)n, 3u * bits);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
     for (int64_t i = 0; i < n - 1; i++) sr_lbvh_internal(b, (uint32_t)i);
     memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
-#pragma omp parallel for schedule(static, 1024)
+#pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
     for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i);
     return b->height[0];
 }
@@ -112,7 +116,7 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
         free(out->nodes); free(out->prims); free(out->order);
         memset(out, 0, sizeof *out);
         return sr_fail(err, SR_ERR_RUNTIME, "BVH: out of host memory building over %u primitives (about %llu MiB "
-                       "needed)", n, (unsigned long long)(sr_cpu_bvh_bytes(n) >> 20));
+                       "needed)", n, (unsigned long long)(sr_bvh_build_bytes(n) >> 20));
     }
     b.right = b.left + in; b.first = b.left + 2u * in; b.count = b.left + 3u * in; b.rank = b.left + 4u * in;
     b.height = b.left + 5u * in; b.leaf = b.left + 6u * in; b.visits = b.left + 7u * in;
@@ -131,14 +135,14 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
         if (!bits && depth > SR_BVH_STACK) depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, SR_LBVH_BITS_COARSE);
         const int64_t all = (int64_t)nodes;
         memset(b.chain, 0, (size_t)n * sizeof *b.chain);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
         for (int64_t i = 0; i < all; i++) sr_lbvh_chain(&b, (uint32_t)i);
         uint32_t sum = 0;
         for (uint32_t f = 0; f < n; f++) { b.base[f] = sum; sum += b.chain[f]; }
         out->node_count = sum;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
         for (int64_t i = 0; i < all; i++) sr_lbvh_emit(&b, (uint32_t)i);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
         for (int64_t i = 0; i < (int64_t)n; i++) sr_lbvh_gather(&b, (uint32_t)i);
     }
     free(b.keys); free(b.ids); free(b.left); free(b.parent); free(b.box); free(b.cost); free(b.chain);
@@ -147,11 +151,4 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
     out->prim_count = n;
     out->depth = depth;
     return SR_OK;
-}
-
-uint64_t sr_cpu_bvh_bytes(uint64_t n)
-{
-    /* the result (nodes, prims, order) and the work arrays above, at most */
-    const uint64_t nodes = n ? 2u * n - 1u : 0u;
-    return nodes * (sizeof(sr_bvh_node) + 4u + 24u + 4u) + n * (sizeof(sr_prim) + 4u + 16u + 8u + 8u + 32u);
 }

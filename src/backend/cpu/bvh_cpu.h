@@ -12,7 +12,5 @@ sr_status sr_cpu_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_err
 /* The same with `bits` per axis of the Morton codes (1..21) and no fallback, whatever the
  * depth (measurement and tests); bits 0 is sr_cpu_bvh_build. */
 sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, sr_bvh *out, sr_error *err);
-/* The most host memory sr_cpu_bvh_build takes over n prims, result included. */
-uint64_t sr_cpu_bvh_bytes(uint64_t n);
 
 #endif
