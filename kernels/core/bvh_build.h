@@ -29,6 +29,9 @@
 
 #define SR_LBVH_BITS_FINE 21u     /* 63-bit codes                                          */
 #define SR_LBVH_BITS_COARSE 10u   /* 30-bit codes: the depth is bounded by construction    */
+#ifndef SR_LBVH_CUBIC
+#define SR_LBVH_CUBIC 0   /* 1: cubic cells (measured: no better; docs/design.md) */
+#endif
 #define SR_LBVH_MAX_LEAF 8u       /* a collapsed leaf holds at most this many prims        */
 /* The cost of a node visit against a primitive test, as the SAH weighs them. */
 #define SR_LBVH_COST_TRAVERSE 0.25f
@@ -108,11 +111,21 @@ SR_HD sr_vec3 sr_lbvh_centroid(const sr_prim *p)
                  0.5f * lo.z + 0.5f * hi.z + 0.0f);
 }
 
-/* Quantisation scale of one axis: 2^bits cells over the centroids' extent (0 when flat). */
-SR_HD float sr_lbvh_scale(float lo, float hi, uint32_t bits)
+/* Quantisation scales over the centroid bounds [lo, hi]: 2^bits cells along each axis
+ * (0 where the bounds are flat), or with `cubic` cubes whose side is the largest extent's. */
+SR_HD float sr_lbvh_scale1(float ext, uint32_t bits)
 {
-    float ext = hi - lo;
     return ext > 0.0f ? (float)(1u << bits) / ext : 0.0f;
+}
+
+SR_HD sr_vec3 sr_lbvh_scales(sr_vec3 lo, sr_vec3 hi, uint32_t bits, int cubic)
+{
+    const sr_vec3 e = sr_sub(hi, lo);
+    if (cubic) {
+        const float s = sr_lbvh_scale1(sr_max3(e), bits);
+        return sr_v3(s, s, s);
+    }
+    return sr_v3(sr_lbvh_scale1(e.x, bits), sr_lbvh_scale1(e.y, bits), sr_lbvh_scale1(e.z, bits));
 }
 
 SR_HD uint64_t sr_lbvh_cell(float c, float lo, float scale, uint32_t bits)

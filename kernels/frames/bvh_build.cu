@@ -36,8 +36,7 @@ __global__ void srk_lbvh_codes(const sr_prim *prims, uint32_t n, const uint32_t 
     if (i >= n) return;
     const sr_vec3 lo = sr_v3(sr_lbvh_unord(bounds[0]), sr_lbvh_unord(bounds[1]), sr_lbvh_unord(bounds[2]));
     const sr_vec3 hi = sr_v3(sr_lbvh_unord(bounds[3]), sr_lbvh_unord(bounds[4]), sr_lbvh_unord(bounds[5]));
-    const sr_vec3 scale = sr_v3(sr_lbvh_scale(lo.x, hi.x, bits), sr_lbvh_scale(lo.y, hi.y, bits),
-                                sr_lbvh_scale(lo.z, hi.z, bits));
+    const sr_vec3 scale = sr_lbvh_scales(lo, hi, bits, SR_LBVH_CUBIC);
     keys[i] = sr_lbvh_code(sr_lbvh_centroid(&prims[i]), lo, scale, bits);
     ids[i] = i;
 }

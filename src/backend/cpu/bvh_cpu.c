@@ -66,8 +66,7 @@ static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, u
     }
     const sr_vec3 clo = sr_v3(sr_lbvh_unord(lo[0]), sr_lbvh_unord(lo[1]), sr_lbvh_unord(lo[2]));
     const sr_vec3 chi = sr_v3(sr_lbvh_unord(hi[0]), sr_lbvh_unord(hi[1]), sr_lbvh_unord(hi[2]));
-    const sr_vec3 scale = sr_v3(sr_lbvh_scale(clo.x, chi.x, bits), sr_lbvh_scale(clo.y, chi.y, bits),
-                                sr_lbvh_scale(clo.z, chi.z, bits));
+    const sr_vec3 scale = sr_lbvh_scales(clo, chi, bits, SR_LBVH_CUBIC);
 #pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
     for (int64_t i = 0; i < n; i++) {
         b->keys[i] = sr_lbvh_code(sr_lbvh_centroid(&b->prims[i]), clo, scale, bits);
