@@ -222,7 +222,9 @@ SR_HD uint32_t sr_lbvh_arrive(uint32_t *visits)
 {
 #if defined(__CUDA_ARCH__)
     __threadfence();
-    return atomicAdd(visits, 1u) == 0u;
+    const uint32_t first = atomicAdd(visits, 1u) == 0u;
+    __threadfence();
+    return first;
 #else
     return __atomic_fetch_add(visits, 1u, __ATOMIC_ACQ_REL) == 0u;
 #endif
