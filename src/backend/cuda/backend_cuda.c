@@ -234,6 +234,18 @@ static sr_status cuda_build_bvh(void *impl, const sr_prim *prims, uint32_t n, in
     cuda_free_bvh(c);
     if (n == 0) return SR_OK;
     SR_CUDA_TRY(cudaSetDevice(c->device), "selecting the device");
+    /* the tree (2n-1 nodes, the prims in leaf order) and the build's work: the prims copied
+     * up, order, keys and ids twice, 8 words an internal node, per node a parent, box and
+     * cost, chain and base, and CUB's scratch (a few MiB at most) */
+    const uint64_t need = (2u * (uint64_t)n - 1u) * (sizeof(sr_bvh_node) + 32u) +
+                          (uint64_t)n * (2u * sizeof(sr_prim) + 4u + 24u + 32u + 8u) + (64u << 20);
+    size_t free_b = 0, total_b = 0;
+    SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
+    const uint64_t cap = sr_device_memory_cap(free_b);
+    if (need > cap)
+        return sr_fail(err, SR_ERR_INPUT, "the BVH over %u primitives needs %.1f MiB of device memory to build, but only "
+                       "%.1f MiB are free; use a smaller mesh or --backend cpu", n, (double)need / 1048576.0,
+                       (double)cap / 1048576.0);
     out->order = (uint32_t *)malloc(sizeof(uint32_t) * n);
     if (!out->order) return sr_fail(err, SR_ERR_RUNTIME, "BVH: out of host memory for the order of %u primitives", n);
     sr_prim *in = NULL;
@@ -301,6 +313,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
     if ((!v->prims || !v->nodes) && (v->node_count != c->bvh_node_count || v->prim_count != c->bvh_prim_count))
         return sr_fail(err, SR_ERR_RUNTIME, "upload: the scene's BVH (%u nodes over %u prims) is not the one built on the "
                        "device (%u over %u)", v->node_count, v->prim_count, c->bvh_node_count, c->bvh_prim_count);
+    if (v->prims && v->nodes) cuda_free_bvh(c);   /* the host's tree: none kept here */
     if ((st = cuda_copy_array(c, 0, v->prims, v->prims ? sizeof(sr_prim) * v->prim_count : 0,
                               (const void **)&c->core.view.prims, err)) ||
         (st = cuda_copy_array(c, 1, v->nodes, v->nodes ? sizeof(sr_bvh_node) * v->node_count : 0,
