@@ -32,6 +32,9 @@
 #ifndef SR_LBVH_CUBIC
 #define SR_LBVH_CUBIC 0   /* 1: cubic cells (measured: no better; docs/design.md) */
 #endif
+#ifndef SR_LBVH_TREELET
+#define SR_LBVH_TREELET 8u        /* leaves of a restructured treelet (3 .. 16)            */
+#endif
 #define SR_LBVH_MAX_LEAF 8u       /* a collapsed leaf holds at most this many prims        */
 /* The cost of a node visit against a primitive test, as the SAH weighs them. */
 #define SR_LBVH_COST_TRAVERSE 0.25f
@@ -230,10 +233,134 @@ SR_HD uint32_t sr_lbvh_arrive(uint32_t *visits)
 #endif
 }
 
+/* Internal node p from its children: box, SAH cost, and whether it collapses into a leaf
+ * (at most SR_LBVH_MAX_LEAF prims, and splitting would cost no less: the host SAH
+ * builder's rule), its rank (0 if a leaf, else 1 + its left child's) and height. */
+SR_HD void sr_lbvh_finish(const sr_lbvh *b, uint32_t p)
+{
+    const uint32_t n = b->n;
+    const uint32_t l = SR_LBVH_LDU(&b->left[p]), r = SR_LBVH_LDU(&b->right[p]);
+    const float *lb = &b->box[6u * (size_t)l], *rb = &b->box[6u * (size_t)r];
+    float *pb = &b->box[6u * (size_t)p];
+    for (int k = 0; k < 3; k++) {
+        pb[k] = sr_minf(SR_LBVH_LDF(&lb[k]), SR_LBVH_LDF(&rb[k]));
+        pb[k + 3] = sr_maxf(SR_LBVH_LDF(&lb[k + 3]), SR_LBVH_LDF(&rb[k + 3]));
+    }
+    const float area = sr_lbvh_area(pb);
+    const uint32_t cnt = SR_LBVH_LDU(&b->count[p]);
+    const float split = SR_LBVH_COST_TRAVERSE * area + (SR_LBVH_LDF(&b->cost[l]) + SR_LBVH_LDF(&b->cost[r]));
+    const float as_leaf = SR_LBVH_COST_INTERSECT * area * (float)cnt;
+    const uint32_t leaf = cnt <= SR_LBVH_MAX_LEAF && !(split < as_leaf);
+    const uint32_t lrank = l >= n - 1u ? 0u : SR_LBVH_LDU(&b->rank[l]);
+    const uint32_t lh = l >= n - 1u ? 1u : SR_LBVH_LDU(&b->height[l]);
+    const uint32_t rh = r >= n - 1u ? 1u : SR_LBVH_LDU(&b->height[r]);
+    b->cost[p] = leaf ? as_leaf : split;
+    b->leaf[p] = leaf;
+    b->rank[p] = leaf ? 0u : lrank + 1u;
+    b->height[p] = leaf ? 1u : 1u + (lh > rh ? lh : rh);
+}
+
+/* Step 5b, at a finished internal node p: its treelet (p's children, then the treelet leaf
+ * of largest area expanded into its two children, until SR_LBVH_TREELET leaves) rebuilt
+ * with the cheapest binary tree over the leaves in their order, found by dynamic
+ * programming over intervals (treelet restructuring after Karras and Aila, HPG 2013, kept
+ * to trees over the ordered leaves, so that every node still covers a contiguous range of
+ * sorted prims, as step 6 needs). The old tree is one of the candidates: the cost never
+ * rises. The treelet's internal nodes are reused, p stays its root. */
+SR_HD void sr_lbvh_treelet(const sr_lbvh *b, uint32_t p)
+{
+    const uint32_t n = b->n;
+    uint32_t leaf_of[SR_LBVH_TREELET], inner[SR_LBVH_TREELET];
+    uint32_t nl = 2, ni = 1;
+    inner[0] = p;
+    leaf_of[0] = SR_LBVH_LDU(&b->left[p]);
+    leaf_of[1] = SR_LBVH_LDU(&b->right[p]);
+    while (nl < SR_LBVH_TREELET) {
+        int best = -1;
+        float best_area = -1.0f;
+        for (uint32_t i = 0; i < nl; i++) {
+            const uint32_t x = leaf_of[i];
+            if (x >= n - 1u || SR_LBVH_LDU(&b->leaf[x])) continue;
+            float xb[6];
+            for (int k = 0; k < 6; k++) xb[k] = SR_LBVH_LDF(&b->box[6u * (size_t)x + k]);
+            const float a = sr_lbvh_area(xb);
+            if (a > best_area) { best_area = a; best = (int)i; }
+        }
+        if (best < 0) break;
+        const uint32_t x = leaf_of[best];
+        inner[ni++] = x;
+        for (uint32_t i = nl; i > (uint32_t)best + 1u; i--) leaf_of[i] = leaf_of[i - 1u];
+        leaf_of[best] = SR_LBVH_LDU(&b->left[x]);
+        leaf_of[best + 1] = SR_LBVH_LDU(&b->right[x]);
+        nl++;
+    }
+    if (nl < 3) return;
+    /* intervals [a, c] of the leaves: box, prims, cheapest cost and its split */
+    float box[SR_LBVH_TREELET][SR_LBVH_TREELET][6], cost[SR_LBVH_TREELET][SR_LBVH_TREELET];
+    uint32_t cnt[SR_LBVH_TREELET][SR_LBVH_TREELET], cut[SR_LBVH_TREELET][SR_LBVH_TREELET];
+    for (uint32_t a = 0; a < nl; a++) {
+        const uint32_t x = leaf_of[a];
+        for (int k = 0; k < 6; k++) box[a][a][k] = SR_LBVH_LDF(&b->box[6u * (size_t)x + k]);
+        cost[a][a] = SR_LBVH_LDF(&b->cost[x]);
+        cnt[a][a] = x >= n - 1u ? 1u : SR_LBVH_LDU(&b->count[x]);
+        for (uint32_t c = a + 1u; c < nl; c++) {
+            const uint32_t y = leaf_of[c];
+            for (int k = 0; k < 3; k++) {
+                box[a][c][k] = sr_minf(box[a][c - 1u][k], SR_LBVH_LDF(&b->box[6u * (size_t)y + k]));
+                box[a][c][k + 3] = sr_maxf(box[a][c - 1u][k + 3], SR_LBVH_LDF(&b->box[6u * (size_t)y + k + 3]));
+            }
+            cnt[a][c] = cnt[a][c - 1u] + (y >= n - 1u ? 1u : SR_LBVH_LDU(&b->count[y]));
+        }
+    }
+    for (uint32_t len = 2; len <= nl; len++)
+        for (uint32_t a = 0; a + len <= nl; a++) {
+            const uint32_t c = a + len - 1u;
+            /* the cheapest split; among equals the one whose sides hold the most equal numbers
+             * of prims (flat or coincident prims cost nothing, and a chain of them would
+             * only deepen the tree) */
+            float best = cost[a][a] + cost[a + 1u][c];
+            uint32_t at = a;
+            for (uint32_t s = a + 1u; s < c; s++) {
+                const float v = cost[a][s] + cost[s + 1u][c];
+                const uint32_t l1 = cnt[a][s], r1 = cnt[s + 1u][c], l0 = cnt[a][at], r0 = cnt[at + 1u][c];
+                const uint32_t off = l1 > r1 ? l1 - r1 : r1 - l1, off_at = l0 > r0 ? l0 - r0 : r0 - l0;
+                if (v < best || (v == best && off < off_at)) { best = v; at = s; }
+            }
+            const float area = sr_lbvh_area(box[a][c]);
+            const float split = SR_LBVH_COST_TRAVERSE * area + best;
+            const float as_leaf = SR_LBVH_COST_INTERSECT * area * (float)cnt[a][c];
+            cost[a][c] = cnt[a][c] <= SR_LBVH_MAX_LEAF && !(split < as_leaf) ? as_leaf : split;
+            cut[a][c] = at;
+        }
+    /* the new tree, top down over an explicit list: node k of `made` covers [lo[k], hi[k]] */
+    uint32_t made[SR_LBVH_TREELET], lo[SR_LBVH_TREELET], hi[SR_LBVH_TREELET];
+    uint32_t nm = 1, used = 1;
+    made[0] = p; lo[0] = 0; hi[0] = nl - 1u;
+    for (uint32_t k = 0; k < nm; k++) {
+        const uint32_t node = made[k], s = cut[lo[k]][hi[k]];
+        uint32_t child[2];
+        const uint32_t clo[2] = { lo[k], s + 1u }, chi[2] = { s, hi[k] };
+        for (int side = 0; side < 2; side++) {
+            if (clo[side] == chi[side]) {
+                child[side] = leaf_of[clo[side]];
+            } else {
+                child[side] = inner[used++];
+                made[nm] = child[side]; lo[nm] = clo[side]; hi[nm] = chi[side]; nm++;
+            }
+            b->parent[child[side]] = node;
+        }
+        b->left[node] = child[0];
+        b->right[node] = child[1];
+        const uint32_t f = leaf_of[lo[k]];
+        b->first[node] = f >= n - 1u ? f - (n - 1u) : SR_LBVH_LDU(&b->first[f]);
+        b->count[node] = cnt[lo[k]][hi[k]];
+    }
+    for (uint32_t k = nm; k-- > 0;) sr_lbvh_finish(b, made[k]);
+}
+
 /* Step 5, from the leaf at sorted position i up: each internal node is finished by the
- * second of its children to arrive. A node becomes a leaf where it holds at most
- * SR_LBVH_MAX_LEAF prims and splitting it would cost no less (the host SAH builder's rule). */
-SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i)
+ * second of its children to arrive, then its treelet restructured (with `treelets`). */
+SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i, int treelets)
 {
     const uint32_t n = b->n;
     uint32_t node = n - 1u + i;
@@ -243,28 +370,11 @@ SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i)
     x[0] = lo.x; x[1] = lo.y; x[2] = lo.z; x[3] = hi.x; x[4] = hi.y; x[5] = hi.z;
     b->cost[node] = SR_LBVH_COST_INTERSECT * sr_lbvh_area(x);
     for (;;) {
-        const uint32_t p = b->parent[node];
+        const uint32_t p = SR_LBVH_LDU(&b->parent[node]);
         if (p == SR_LBVH_NONE) return;
         if (sr_lbvh_arrive(&b->visits[p])) return;
-        const uint32_t l = b->left[p], r = b->right[p];
-        const float *lb = &b->box[6u * (size_t)l], *rb = &b->box[6u * (size_t)r];
-        float *pb = &b->box[6u * (size_t)p];
-        for (int k = 0; k < 3; k++) {
-            pb[k] = sr_minf(SR_LBVH_LDF(&lb[k]), SR_LBVH_LDF(&rb[k]));
-            pb[k + 3] = sr_maxf(SR_LBVH_LDF(&lb[k + 3]), SR_LBVH_LDF(&rb[k + 3]));
-        }
-        const float area = sr_lbvh_area(pb);
-        const uint32_t cnt = b->count[p];
-        const float split = SR_LBVH_COST_TRAVERSE * area + (SR_LBVH_LDF(&b->cost[l]) + SR_LBVH_LDF(&b->cost[r]));
-        const float as_leaf = SR_LBVH_COST_INTERSECT * area * (float)cnt;
-        const uint32_t leaf = cnt <= SR_LBVH_MAX_LEAF && !(split < as_leaf);
-        const uint32_t lrank = l >= n - 1u ? 0u : SR_LBVH_LDU(&b->rank[l]);
-        const uint32_t lh = l >= n - 1u ? 1u : SR_LBVH_LDU(&b->height[l]);
-        const uint32_t rh = r >= n - 1u ? 1u : SR_LBVH_LDU(&b->height[r]);
-        b->cost[p] = leaf ? as_leaf : split;
-        b->leaf[p] = leaf;
-        b->rank[p] = leaf ? 0u : lrank + 1u;
-        b->height[p] = leaf ? 1u : 1u + (lh > rh ? lh : rh);
+        sr_lbvh_finish(b, p);
+        if (treelets) sr_lbvh_treelet(b, p);
         node = p;
     }
 }

@@ -47,10 +47,10 @@ __global__ void srk_lbvh_internal(sr_lbvh b)
     if (i < b.n - 1u) sr_lbvh_internal(&b, i);
 }
 
-__global__ void srk_lbvh_bottom_up(sr_lbvh b)
+__global__ void srk_lbvh_bottom_up(sr_lbvh b, int treelets)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < b.n) sr_lbvh_bottom_up(&b, i);
+    if (i < b.n) sr_lbvh_bottom_up(&b, i, treelets);
 }
 
 __global__ void srk_lbvh_chain(sr_lbvh b)
@@ -84,9 +84,10 @@ static size_t sr_al(size_t x) { return (x + 255u) & ~(size_t)255u; }
 
 #define SR_LBVH_TRY(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { err = e_; goto done; } } while (0)
 
-/* Steps 1-5 with `bits` per axis, then the root's height to the host. */
+/* Steps 1-5 with `bits` per axis, treelets restructured or not, then the root's height to
+ * the host. */
 static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in, uint32_t *ids_in, void *cub_temp,
-                                size_t cub_bytes, uint32_t bits, uint32_t *depth, cudaStream_t stream)
+                                size_t cub_bytes, uint32_t bits, int treelets, uint32_t *depth, cudaStream_t stream)
 {
     const uint32_t n = b->n;
     const uint32_t init[6] = { UINT32_MAX, UINT32_MAX, UINT32_MAX, 0u, 0u, 0u };
@@ -101,7 +102,7 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
     if (e) return e;
     srk_lbvh_internal<<<sr_lbvh_grid(n - 1u), SR_LBVH_BLOCK, 0, stream>>>(*b);
     if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
-    srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
+    srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b, treelets);
     if ((e = cudaGetLastError())) return e;
     if ((e = cudaMemcpyAsync(depth, b->height, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream))) return e;
     return cudaStreamSynchronize(stream);
@@ -160,9 +161,9 @@ cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nod
         b.out_prims = out_prims;
         b.order = order;
         uint32_t h = 0, tail[2] = { 0u, 0u };
-        SR_LBVH_TRY(sr_lbvh_tree(&b, bounds, keys_in, ids_in, cub_temp, cub_bytes, SR_LBVH_BITS_FINE, &h, stream));
+        SR_LBVH_TRY(sr_lbvh_tree(&b, bounds, keys_in, ids_in, cub_temp, cub_bytes, SR_LBVH_BITS_FINE, 1, &h, stream));
         if (h > SR_BVH_STACK)
-            SR_LBVH_TRY(sr_lbvh_tree(&b, bounds, keys_in, ids_in, cub_temp, cub_bytes, SR_LBVH_BITS_COARSE, &h, stream));
+            SR_LBVH_TRY(sr_lbvh_tree(&b, bounds, keys_in, ids_in, cub_temp, cub_bytes, SR_LBVH_BITS_COARSE, 0, &h, stream));
         SR_LBVH_TRY(cudaMemsetAsync(b.chain, 0, sizeof(uint32_t) * n, stream));
         srk_lbvh_chain<<<sr_lbvh_grid(all), SR_LBVH_BLOCK, 0, stream>>>(b);
         SR_LBVH_TRY(cudaGetLastError());

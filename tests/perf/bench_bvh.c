@@ -124,11 +124,12 @@ int main(int argc, char **argv)
 
     double *ms = malloc(sizeof(double) * (size_t)runs);
     sr_bvh b;
-    const struct { const char *name; uint32_t bits; } cpu[] = { { "CPU linear, 63-bit", 0 }, { "CPU linear, 30-bit", 10 } };
-    for (int k = 0; k < 2; k++) {
+    const struct { const char *name; uint32_t bits; int treelets; } cpu[] = {
+        { "CPU linear + treelets", 0, 1 }, { "CPU linear, 63-bit", 21, 0 }, { "CPU linear, 30-bit", 10, 0 } };
+    for (int k = 0; k < 3; k++) {
         for (int r = 0; r < runs; r++) {
             t0 = sr_now();
-            if (sr_cpu_bvh_build_with(scene.prims, n, cpu[k].bits, &b, &err)) { fprintf(stderr, "bench_bvh: %s\n", err.msg); return 1; }
+            if (sr_cpu_bvh_build_with(scene.prims, n, cpu[k].bits, cpu[k].treelets, &b, &err)) { fprintf(stderr, "bench_bvh: %s\n", err.msg); return 1; }
             ms[r] = (sr_now() - t0) * 1e3;
             if (r + 1 < runs) sr_bvh_free(&b);
         }

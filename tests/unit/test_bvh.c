@@ -627,7 +627,7 @@ static void test_depth_fallback(void **state)
     assert_non_null(in);
     sr_bvh fine, b;
     sr_error err;
-    assert_int_equal(sr_cpu_bvh_build_with(in, n, 21, &fine, &err), SR_OK);
+    assert_int_equal(sr_cpu_bvh_build_with(in, n, 21, 0, &fine, &err), SR_OK);
     printf("  spine of %u prims: 63-bit codes give depth %u\n", n, fine.depth);
     assert_true(fine.depth > SR_BVH_STACK);
     build_ok(in, n, &b);

@@ -41,8 +41,9 @@ static void sr_radix_sort64(uint64_t *keys, uint32_t *ids, uint64_t *tk, uint32_
     }
 }
 
-/* Steps 1-5 with `bits` per axis; returns the depth of the collapsed tree. */
-static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, uint32_t bits)
+/* Steps 1-5 with `bits` per axis, treelets restructured or not; returns the depth of the
+ * collapsed tree. */
+static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, uint32_t bits, int treelets)
 {
     const int64_t n = b->n;
     uint32_t lo[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX }, hi[3] = { 0, 0, 0 };
@@ -77,16 +78,17 @@ static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, u
     for (int64_t i = 0; i < n - 1; i++) sr_lbvh_internal(b, (uint32_t)i);
     memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
 #pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
-    for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i);
+    for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i, treelets);
     return b->height[0];
 }
 
 sr_status sr_cpu_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err)
 {
-    return sr_cpu_bvh_build_with(prims, n, 0, out, err);
+    return sr_cpu_bvh_build_with(prims, n, 0, 1, out, err);
 }
 
-sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, sr_bvh *out, sr_error *err)
+sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, int treelets, sr_bvh *out,
+                                sr_error *err)
 {
     memset(out, 0, sizeof *out);
     if (n == 0) return SR_OK;
@@ -130,8 +132,8 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
         out->order[0] = 0;
         out->node_count = 1;
     } else {
-        depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, bits ? bits : SR_LBVH_BITS_FINE);
-        if (!bits && depth > SR_BVH_STACK) depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, SR_LBVH_BITS_COARSE);
+        depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, bits ? bits : SR_LBVH_BITS_FINE, treelets);
+        if (!bits && depth > SR_BVH_STACK) depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, SR_LBVH_BITS_COARSE, 0);
         const int64_t all = (int64_t)nodes;
         memset(b.chain, 0, (size_t)n * sizeof *b.chain);
 #pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)

@@ -9,8 +9,10 @@
  * prims in leaf order, order, depth. n may be 0 (an empty tree). SR_ERR_RUNTIME when out
  * of memory. */
 sr_status sr_cpu_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err);
-/* The same with `bits` per axis of the Morton codes (1..21) and no fallback, whatever the
- * depth (measurement and tests); bits 0 is sr_cpu_bvh_build. */
-sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, sr_bvh *out, sr_error *err);
+/* The same with `bits` per axis of the Morton codes (1..21), treelets restructured or not,
+ * and no fallback, whatever the depth (measurement and tests); bits 0 and treelets 1 is
+ * sr_cpu_bvh_build. */
+sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, int treelets, sr_bvh *out,
+                                sr_error *err);
 
 #endif
