@@ -1,8 +1,9 @@
 /* bvh_build.h: the BVH builder's steps, written once for both backends (gcc as C11 with
  * OpenMP loops over the "threads", nvcc as CUDA kernels): a linear BVH over Morton codes
  * (Karras, "Maximizing Parallelism in the Construction of BVHs, Octrees, and k-d Trees",
- * HPG 2012), boxes and SAH costs bottom-up, subtrees collapsed into leaves where the SAH
- * says a leaf is cheaper, and the tree written in the depth-first layout that
+ * HPG 2012), boxes and SAH costs bottom-up, small treelets rebuilt to the cheapest tree
+ * over their leaves, subtrees collapsed into leaves where the SAH says a leaf is cheaper,
+ * and the tree written in the depth-first layout that
  * intersect.h walks. Every step is exact or a fixed sequence of IEEE operations, so the
  * CPU and the GPU build the same tree bit for bit; the order in which threads arrive
  * changes nothing (min and max are exact).
@@ -14,13 +15,14 @@
  *   2. sr_lbvh_code for every prim: `bits` per axis (SR_LBVH_BITS_FINE, or _COARSE);
  *   3. a stable sort of (code, prim index) by code, ascending: ties stay in index order;
  *   4. sr_lbvh_internal for i in [0, n-1): children, parents and ranges;
- *   5. sr_lbvh_bottom_up for every leaf (visits zeroed first): boxes, costs, collapse;
+ *   5. sr_lbvh_bottom_up for every leaf (visits zeroed first): boxes, costs, collapse,
+ *      and each node's treelet restructured (sr_lbvh_treelet);
  *   6. sr_lbvh_chain for every node (chain zeroed first), an exclusive sum of chain into
  *      base, then sr_lbvh_emit for every node: the flattened tree, base[n-1] + chain[n-1]
  *      nodes, the prims in key order, depth = height[0].
- * If the depth exceeds SR_BVH_STACK (possible only with the fine codes), the driver builds
- * again with SR_LBVH_BITS_COARSE: 30-bit codes and 31-bit indices give at most 61 prefix
- * lengths, so at most 62 levels. */
+ * If the depth exceeds SR_BVH_STACK (possible with the fine codes or the treelets), the
+ * driver builds again with SR_LBVH_BITS_COARSE and no treelets: 30-bit codes and 31-bit
+ * indices give at most 61 prefix lengths, so at most 62 levels. */
 #ifndef SR_BVH_BUILD_H
 #define SR_BVH_BUILD_H
 
