@@ -42,7 +42,7 @@ sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *he
 uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h);
 /* The same on the device (cuda_upload in backend_cuda.c): pools rounded up to 256 rays. */
 uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h);
-/* Peak bytes of the BVH build over n primitives (work items, nodes, reordered prims). */
+/* Peak host bytes of a BVH build over n primitives on the CPU (the larger builder's). */
 uint64_t sr_bvh_build_bytes(uint64_t n);
 /* Bytes sr_image_write needs for a w x h image written to `path` (.png, .hdr or .exr). */
 uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path);

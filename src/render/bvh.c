@@ -3,11 +3,10 @@
  * SAH cost of a tree, and the host's binned SAH build (sr_bvh_build_sah), which gives small
  * scenes a better tree than the linear BVH (render.c picks).
  *
- * The host SAH build: 
- * Each node's range of the work array is binned along all three axes at once (SR_BVH_BINS
- * bins over the centroid bounds), the cheapest plane by the surface area heuristic is taken,
- * and the range is partitioned in place. Work items carry their own box and centroid so the
- * passes read memory in order. Depth is guaranteed: once a node could not finish with
+ * The host SAH build: each node's range of the work array is binned along all three axes at
+ * once (SR_BVH_BINS bins over the centroid bounds), the cheapest plane by the surface area
+ * heuristic is taken, and the range is partitioned in place. Work items carry their own box
+ * and centroid so the passes read memory in order. Depth is guaranteed: once a node could not finish with
  * balanced splits before SR_BVH_STACK, the builder switches to median splits, which need
  * exactly ceil(log2(n)) more levels. */
 #include "bvh.h"
