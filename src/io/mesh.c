@@ -238,9 +238,10 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
         note(buf, cap, "vertex normals (%u mesh%s; \"normals\": \"flat\")", normals, plural_es(normals));
     if (bones) note(buf, cap, "%u bone%s", bones, plural(bones));
     if (morphs) note(buf, cap, "%u morph target%s", morphs, plural(morphs));
-    if (sc->mNumLights) note(buf, cap, "%u light%s", sc->mNumLights, plural(sc->mNumLights));
-    if (sc->mNumCameras) note(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
-    if (sc->mNumAnimations) note(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
+    if (sc->mNumLights && !o->scene_read) note(buf, cap, "%u light%s", sc->mNumLights, plural(sc->mNumLights));
+    if (sc->mNumCameras && !o->scene_read) note(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
+    if (sc->mNumAnimations && !o->scene_read)
+        note(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
     if (sc->mNumTextures) note(buf, cap, "%u embedded texture%s", sc->mNumTextures, plural(sc->mNumTextures));
     unsigned named = 0;
     for (unsigned k = 0; k < sc->mNumMaterials; k++) {

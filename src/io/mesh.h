@@ -43,6 +43,9 @@ typedef struct sr_mesh_opts {
     /* When set, what the file holds that the renderer does not use, as one line (or ""). */
     char *notice;
     size_t notice_cap;
+    /* The scene reads the file's cameras, lights and animations itself (a glTF scene): the
+     * notice leaves them to it. */
+    int scene_read;
 } sr_mesh_opts;
 
 /* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with

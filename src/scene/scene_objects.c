@@ -62,7 +62,7 @@ static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *mesh, const
 }
 
 static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_scene *s, uint32_t mat,
-                            prim_buf *prims, bool file_materials)
+                            prim_buf *prims, bool file_materials, bool scene_level)
 {
     const cJSON *file = sr_json_field(o, "file");
     char fjp[SR_JSON_PATH_MAX], got[96];
@@ -100,6 +100,7 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     char notice[768] = "";
     mo.notice = notice;
     mo.notice_cap = sizeof notice;
+    mo.scene_read = scene_level;
     if (file_materials) {
         mat = s->material_count;   /* the file's materials go at the end of the table */
         mo.file_mats = &fm;
@@ -164,8 +165,9 @@ sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s,
     if (!objs->child)
         return sr_json_fail_val(c, objs, "objects", "must contain at least one object (sphere, plane, quad or mesh)");
     if (sr_output_guard_active()) SR_TRY(check_mesh_inputs(c, objs));
-    prim_buf prims = {&s->prims, &s->prim_count, 0, &s->attrs};
-    prim_buf planes = {&s->planes, &s->plane_count, 0, NULL};
+    /* what a "gltf" file put there before is sized to fit */
+    prim_buf prims = {&s->prims, &s->prim_count, s->prim_count, &s->attrs};
+    prim_buf planes = {&s->planes, &s->plane_count, s->plane_count, NULL};
     size_t i = 0;
     for (const cJSON *o = objs->child; o; o = o->next, i++) {
         if ((i & 1023u) == 0 && sr_interrupt_pending())   /* a million objects take seconds */
@@ -225,9 +227,20 @@ sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s,
             break;
         }
         default:
-            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims, file_materials));
+            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims, file_materials, false));
             break;
         }
     }
     return SR_OK;
+}
+
+sr_status sr_scene_parse_gltf_mesh(sr_json_doc *c, const cJSON *g, const char *jp, sr_scene *s, const sr_name_ix *sorted,
+                                   uint32_t named)
+{
+    const cJSON *mv = sr_json_field(g, "material");
+    const bool file_materials = !mv || (cJSON_IsString(mv) && !strcmp(mv->valuestring, "file"));
+    uint32_t mat = 0;
+    if (!file_materials) SR_TRY(sr_scene_lookup_material(c, g, jp, s, sorted, named, &mat));
+    prim_buf prims = {&s->prims, &s->prim_count, s->prim_count, &s->attrs};
+    return parse_mesh(c, g, jp, s, mat, &prims, file_materials, true);
 }
