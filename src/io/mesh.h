@@ -10,6 +10,10 @@ typedef struct sr_mesh_transform {
     sr_vec3 translate;
     float scale;           /* uniform                                                     */
     sr_vec3 rotate_deg;    /* Euler angles in degrees, applied X, then Y, then Z          */
+    /* affine != 0: the general transform m instead (row-major 3x4: p' = m[i][0..2] . p +
+     * m[i][3]), invertible; normals go through its inverse transpose. */
+    int affine;
+    double m[3][4];
 } sr_mesh_transform;
 
 /* Which normals a mesh is shaded with ("normals" in the scene). */
