@@ -59,69 +59,6 @@ static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *file, const
     return SR_OK;
 }
 
-sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
-{
-    const cJSON *g = sr_json_field(root, "gltf");
-    SR_TRY(sr_json_need_object(c, g, "gltf"));
-    SR_TRY(sr_json_check_keys(c, g, "gltf", "\"gltf\"", gltf_keys));
-    const cJSON *file = sr_json_field(g, "file");
-    if (!cJSON_IsString(file) || !file->valuestring[0]) {
-        char got[96];
-        sr_json_describe(c, file, got, sizeof got);
-        return sr_json_fail_val(c, file, "gltf.file", "expected a glTF file path (.gltf or .glb, relative to the scene "
-                                "file), got %s", got);
-    }
-    /* the triangles first: the mesh loader budgets and checks the file (and what it names) */
-    SR_TRY(sr_scene_parse_gltf_mesh(c, g, "gltf", s, sorted, named));
-    char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
-    if (!resolved) return sr_json_oom(c);
-    sr_gltf_scene info;
-    sr_error gerr;
-    memset(&gerr, 0, sizeof gerr);
-    sr_status st = sr_gltf_scene_read(resolved, &info, &gerr);
-    if (st) {
-        free(resolved);
-        return sr_scene_loader_fail(c, file, "gltf.file", st, &gerr);
-    }
-    st = add_notice(c, s, resolved, info.notice);
-    free(resolved);
-    if (!st && info.camera_count) {
-        s->file_cameras = calloc(info.camera_count, sizeof *s->file_cameras);
-        if (!s->file_cameras) st = sr_json_oom(c);
-        for (uint32_t k = 0; !st && k < info.camera_count; k++) {
-            const sr_gltf_camera *gc = &info.cameras[k];
-            sr_scene_camera *sc = &s->file_cameras[k];
-            sc->kind = gc->kind;
-            sc->aspect = gc->aspect;
-            sc->desc.position = gc->position;
-            sc->desc.look_at = sr_add(gc->position, gc->forward);
-            sc->desc.up = gc->up;
-            sc->desc.vfov_deg = gc->yfov_rad * (180.0f / SR_PI);
-            if (gc->kind == SR_GLTF_CAMERA_PERSPECTIVE &&
-                (!sr_camera_up_ok(&sc->desc) || !(sr_camera_distance(&sc->desc) > 0.0)))
-                sc->kind = SR_GLTF_CAMERA_UNPLACED;   /* a node that squashes its camera flat */
-        }
-        if (!st) s->file_camera_count = info.camera_count;
-    }
-    if (!st && info.mesh_count) {
-        s->mesh_nodes = malloc(info.mesh_count * sizeof *s->mesh_nodes);
-        if (!s->mesh_nodes) st = sr_json_oom(c);
-        else {
-            memcpy(s->mesh_nodes, info.mesh_nodes, info.mesh_count * sizeof *s->mesh_nodes);
-            s->mesh_count = info.mesh_count;
-        }
-    }
-    /* the file's lights, unless the scene gives its own "lights" (which replace them) */
-    if (!st && info.light_count && !sr_json_field(root, "lights")) {
-        s->lights = calloc(info.light_count, sizeof *s->lights);
-        if (!s->lights) st = sr_json_oom(c);
-        for (uint32_t k = 0; !st && k < info.light_count; k++) st = convert_light(c, &info.lights[k], &s->lights[k]);
-        if (!st) s->light_count = info.light_count;
-    }
-    sr_gltf_scene_free(&info);
-    return st;
-}
-
 /* The scene's bounds: every bounded primitive's box. False when there is none. */
 static bool scene_bounds(const sr_scene *s, sr_vec3 *lo, sr_vec3 *hi)
 {
@@ -150,6 +87,75 @@ static bool scene_bounds(const sr_scene *s, sr_vec3 *lo, sr_vec3 *hi)
         }
     }
     return lo->x <= hi->x;
+}
+
+sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
+{
+    const cJSON *g = sr_json_field(root, "gltf");
+    SR_TRY(sr_json_need_object(c, g, "gltf"));
+    SR_TRY(sr_json_check_keys(c, g, "gltf", "\"gltf\"", gltf_keys));
+    const cJSON *file = sr_json_field(g, "file");
+    if (!cJSON_IsString(file) || !file->valuestring[0]) {
+        char got[96];
+        sr_json_describe(c, file, got, sizeof got);
+        return sr_json_fail_val(c, file, "gltf.file", "expected a glTF file path (.gltf or .glb, relative to the scene "
+                                "file), got %s", got);
+    }
+    /* the triangles first: the mesh loader budgets and checks the file (and what it names) */
+    SR_TRY(sr_scene_parse_gltf_mesh(c, g, "gltf", s, sorted, named));
+    char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
+    if (!resolved) return sr_json_oom(c);
+    sr_gltf_scene info;
+    sr_error gerr;
+    memset(&gerr, 0, sizeof gerr);
+    sr_status st = sr_gltf_scene_read(resolved, &info, &gerr);
+    if (st) {
+        free(resolved);
+        return sr_scene_loader_fail(c, file, "gltf.file", st, &gerr);
+    }
+    st = add_notice(c, s, resolved, info.notice);
+    free(resolved);
+    /* A camera looks at the point of its view axis nearest the file's centre (the viewer
+     * orbits about look_at), or 1 ahead when that centre is behind it. */
+    sr_vec3 lo, hi, centre = sr_v3s(0.0f);
+    const bool bounded = scene_bounds(s, &lo, &hi);
+    if (bounded) centre = sr_scale(sr_add(lo, hi), 0.5f);
+    if (!st && info.camera_count) {
+        s->file_cameras = calloc(info.camera_count, sizeof *s->file_cameras);
+        if (!s->file_cameras) st = sr_json_oom(c);
+        for (uint32_t k = 0; !st && k < info.camera_count; k++) {
+            const sr_gltf_camera *gc = &info.cameras[k];
+            sr_scene_camera *sc = &s->file_cameras[k];
+            sc->kind = gc->kind;
+            sc->aspect = gc->aspect;
+            sc->desc.position = gc->position;
+            const float ahead = bounded ? sr_dot(sr_sub(centre, gc->position), gc->forward) : 0.0f;
+            sc->desc.look_at = sr_madd(gc->position, gc->forward, ahead > 1e-3f && ahead < 1e15f ? ahead : 1.0f);
+            sc->desc.up = gc->up;
+            sc->desc.vfov_deg = gc->yfov_rad * (180.0f / SR_PI);
+            if (gc->kind == SR_GLTF_CAMERA_PERSPECTIVE &&
+                (!sr_camera_up_ok(&sc->desc) || !(sr_camera_distance(&sc->desc) > 0.0)))
+                sc->kind = SR_GLTF_CAMERA_UNPLACED;   /* a node that squashes its camera flat */
+        }
+        if (!st) s->file_camera_count = info.camera_count;
+    }
+    if (!st && info.mesh_count) {
+        s->mesh_nodes = malloc(info.mesh_count * sizeof *s->mesh_nodes);
+        if (!s->mesh_nodes) st = sr_json_oom(c);
+        else {
+            memcpy(s->mesh_nodes, info.mesh_nodes, info.mesh_count * sizeof *s->mesh_nodes);
+            s->mesh_count = info.mesh_count;
+        }
+    }
+    /* the file's lights, unless the scene gives its own "lights" (which replace them) */
+    if (!st && info.light_count && !sr_json_field(root, "lights")) {
+        s->lights = calloc(info.light_count, sizeof *s->lights);
+        if (!s->lights) st = sr_json_oom(c);
+        for (uint32_t k = 0; !st && k < info.light_count; k++) st = convert_light(c, &info.lights[k], &s->lights[k]);
+        if (!st) s->light_count = info.light_count;
+    }
+    sr_gltf_scene_free(&info);
+    return st;
 }
 
 /* A camera that sees the whole of the scene's bounds: their bounding sphere fits the

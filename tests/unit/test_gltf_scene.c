@@ -276,7 +276,8 @@ static void test_camera_index(void **state)
     sr_test_tmp_path(out0, sizeof out0, "gltf_cam0.png");
     sr_test_tmp_path(out1, sizeof out1, "gltf_cam1.png");
     sr_test_tmp_path(outc, sizeof outc, "gltf_camc.png");
-    snprintf(fov, sizeof fov, "0,0,4,0,0,3,%.9g", 0.5 * 180 / PI_D);
+    /* it looks at the point of its axis nearest the file's centre: the square at the origin */
+    snprintf(fov, sizeof fov, "0,0,4,0,0,0,%.9g", 0.5 * 180 / PI_D);
     const char *a0[] = { "render", gl, "--backend", "cpu", "-q", "--width", "48", "--height", "32", "--spp", "1",
                          "-o", out0, NULL };
     const char *a1[] = { "render", gl, "--backend", "cpu", "-q", "--width", "48", "--height", "32", "--spp", "1",
