@@ -166,10 +166,10 @@ static sr_status sr_read_cameras(const char *path, const cJSON *root, sr_gltf_sc
 }
 
 /* KHR_lights_punctual light `ix` placed by world transform w. */
-static sr_status sr_place_light(const char *path, const cJSON *defs, uint64_t ix, const sr_affine *w, sr_gltf_light *out,
-                                int *ranged, sr_error *err)
+static sr_status sr_place_light(const char *path, const cJSON *const *defs, uint64_t ix, const sr_affine *w,
+                                sr_gltf_light *out, int *ranged, sr_error *err)
 {
-    const cJSON *l = cJSON_GetArrayItem(defs, (int)ix);
+    const cJSON *l = defs[ix];
     const cJSON *type = sr_field(l, "type"), *color = sr_field(l, "color"), *inten = sr_field(l, "intensity");
     memset(out, 0, sizeof *out);
     if (!cJSON_IsString(type))
@@ -218,7 +218,17 @@ static sr_status sr_place_light(const char *path, const cJSON *defs, uint64_t ix
     return SR_OK;
 }
 
-/* Depth first from the scene's roots: cameras placed, lights listed, meshes counted. */
+static void sr_reverse(int *a, int n)
+{
+    for (int i = 0, j = n - 1; i < j; i++, j--) {
+        const int t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+/* Depth first from the scene's roots: cameras placed, lights listed, meshes counted. Lists
+ * are walked once each (cJSON finds an array's n-th item by walking it). */
 static sr_status sr_walk(const char *path, const cJSON *root, sr_gltf_scene *g, sr_error *err)
 {
     const cJSON *nodes = sr_field(root, "nodes");
@@ -229,30 +239,32 @@ static sr_status sr_walk(const char *path, const cJSON *root, sr_gltf_scene *g, 
     if (count <= 0) return SR_OK;
     const cJSON *scenes = sr_field(root, "scenes"), *which = sr_field(root, "scene");
     const cJSON *scene = cJSON_GetArrayItem(scenes, cJSON_IsNumber(which) ? (int)which->valuedouble : 0);
-    const cJSON *defs = sr_field(sr_field(sr_field(root, "extensions"), "KHR_lights_punctual"), "lights");
-    const int ndefs = cJSON_GetArraySize(defs);
+    const cJSON *defs_arr = sr_field(sr_field(sr_field(root, "extensions"), "KHR_lights_punctual"), "lights"), *d;
+    const int ndefs = cJSON_GetArraySize(defs_arr);
+    const cJSON **defs = malloc(((size_t)ndefs + 1) * sizeof *defs);
     const cJSON **items = malloc((size_t)count * sizeof *items);
     int *stack = malloc((size_t)count * sizeof *stack);
     sr_affine *world = malloc((size_t)count * sizeof *world);
     unsigned char *is_child = calloc((size_t)count, 1);
     sr_status st = SR_OK;
     int ranged = 0, top = 0, i = 0;
-    if (!items || !stack || !world || !is_child) {
+    if (!items || !stack || !world || !is_child || !defs) {
         st = sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the nodes of %s", path);
         goto done;
     }
     const cJSON *n;
     cJSON_ArrayForEach(n, nodes) items[i++] = n;
+    i = 0;
+    cJSON_ArrayForEach(d, defs_arr) defs[i++] = d;
     /* The roots: the scene's nodes, or (no "scenes") every node no other node holds. */
     if (scene) {
         const cJSON *r;
-        int k = 0;
-        cJSON_ArrayForEach(r, sr_field(scene, "nodes")) k++;
-        for (int j = k - 1; j >= 0; j--) {
-            const int r0 = (int)cJSON_GetArrayItem(sr_field(scene, "nodes"), j)->valuedouble;
+        cJSON_ArrayForEach(r, sr_field(scene, "nodes")) {
+            const int r0 = (int)r->valuedouble;
             if (!is_child[r0]) stack[top++] = r0;   /* a root listed twice is placed once */
             is_child[r0] = 1;
         }
+        sr_reverse(stack, top);   /* the first root on top */
     } else {
         for (i = 0; i < count; i++) {
             const cJSON *c;
@@ -296,16 +308,18 @@ static sr_status sr_walk(const char *path, const cJSON *root, sr_gltf_scene *g, 
             if (st) break;
             g->light_count++;
         }
-        /* children pushed last first, so that they come out in the file's order */
-        const cJSON *kids = sr_field(node, "children");
-        for (int k = cJSON_GetArraySize(kids) - 1; k >= 0; k--) {
-            const int ch = (int)cJSON_GetArrayItem(kids, k)->valuedouble;
+        /* children pushed, then turned over, so that they come out in the file's order */
+        const cJSON *kids = sr_field(node, "children"), *kid;
+        const int first = top;
+        cJSON_ArrayForEach(kid, kids) {
+            const int ch = (int)kid->valuedouble;
             if (is_child[ch]) continue;   /* sr_gltf_struct_check refused cycles; never twice */
             is_child[ch] = 1;
             const sr_affine local = sr_node_local(items[ch]);
             world[ch] = sr_affine_mul(&world[at], &local);
             stack[top++] = ch;
         }
+        sr_reverse(stack + first, top - first);
     }
     if (!st) {
         int ortho = 0, unplaced = 0;
@@ -316,6 +330,7 @@ static sr_status sr_walk(const char *path, const cJSON *root, sr_gltf_scene *g, 
         sr_scene_notice(root, g, ortho, unplaced, ranged);
     }
 done:
+    free(defs);
     free(items);
     free(stack);
     free(world);

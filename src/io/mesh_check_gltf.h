@@ -41,7 +41,8 @@ sr_status sr_gltf_read_json(const char *path, const char *ext, uint64_t file_siz
 /* The structure assimp trusts: every buffer's byteLength within its data, every buffer view
  * within its buffer, every accessor within its view, the attributes of a mesh primitive of
  * one count, indices of meshes, cameras, children and scene nodes in range, no node its own
- * child, no node with two parents, no cycle; numbers of node transforms finite. Messages
+ * child, no node with two parents, no cycle, at most 1000 levels of nodes; numbers of node
+ * transforms finite. Messages
  * name the item ("nodes[2].children[0]"). */
 sr_status sr_gltf_struct_check(const char *path, const char *json, size_t len, uint64_t bin_at, uint64_t bin_len,
                                sr_error *err);

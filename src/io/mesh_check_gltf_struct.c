@@ -1,6 +1,7 @@
 /* mesh_check_gltf_struct.c: the structure of a glTF file, checked before assimp reads it (see
  * mesh_check_gltf.h). assimp 5.2 recurses through "children" without a guard (a node that is
- * its own child, or a cycle, overflowed the stack), takes a buffer's byteLength on trust,
+ * its own child, a cycle, or a chain of 20000 nodes overflowed the stack), takes a buffer's
+ * byteLength on trust,
  * and reads accessors of one primitive by the first one's count; each is refused here with
  * the item it concerns. */
 #include "mesh_check.h"
@@ -12,6 +13,7 @@
 
 #define SR_GLTF_BYTES_MAX 9007199254740992.0   /* 2^53: a whole number cJSON keeps exactly */
 #define SR_GLTF_INDEX_MAX 4294967295.0
+#define SR_GLTF_DEPTH_MAX 1000                  /* node levels below a root (sr_check_nodes) */
 
 static const cJSON *sr_field(const cJSON *o, const char *k) { return cJSON_GetObjectItemCaseSensitive(o, k); }
 
@@ -40,12 +42,13 @@ static sr_status sr_check_buffers(const char *path, const cJSON *root, uint64_t 
 
 /* Every buffer view within its buffer. */
 static sr_status sr_check_views(const char *path, const cJSON *root, const uint64_t *buf_len, uint64_t **lens,
-                                sr_error *err)
+                                uint64_t **strides, sr_error *err)
 {
     const cJSON *views = sr_field(root, "bufferViews"), *v;
     const int nb = cJSON_GetArraySize(sr_field(root, "buffers"));
     *lens = calloc((size_t)cJSON_GetArraySize(views) + 1, sizeof **lens);
-    if (!*lens) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
+    *strides = calloc((size_t)cJSON_GetArraySize(views) + 1, sizeof **strides);
+    if (!*lens || !*strides) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
     int i = 0;
     char msg[320];
     cJSON_ArrayForEach(v, views) {
@@ -67,6 +70,9 @@ static sr_status sr_check_views(const char *path, const cJSON *root, const uint6
                      (unsigned long long)len, (unsigned long long)b, (unsigned long long)buf_len[b]);
             return sr_bad(err, path, msg);
         }
+        uint64_t stride = 0;
+        const cJSON *bs = sr_field(v, "byteStride");
+        if (bs && sr_json_index(bs, 252.0, &stride)) (*strides)[i] = stride;
         (*lens)[i++] = len;
     }
     return SR_OK;
@@ -74,8 +80,8 @@ static sr_status sr_check_views(const char *path, const cJSON *root, const uint6
 
 /* Every accessor within its buffer view (glTF 2.0, 3.6.2.4: byteOffset + stride x (count - 1)
  * + element size); *counts gets each accessor's count. */
-static sr_status sr_check_accessors(const char *path, const cJSON *root, const uint64_t *view_len, uint64_t **counts,
-                                    sr_error *err)
+static sr_status sr_check_accessors(const char *path, const cJSON *root, const uint64_t *view_len,
+                                    const uint64_t *view_stride, uint64_t **counts, sr_error *err)
 {
     const cJSON *accs = sr_field(root, "accessors"), *views = sr_field(root, "bufferViews"), *a;
     const int nv = cJSON_GetArraySize(views);
@@ -109,9 +115,7 @@ static sr_status sr_check_accessors(const char *path, const cJSON *root, const u
                 return sr_bad(err, path, msg);
             }
             const uint64_t esize = (uint64_t)comps * sr_gltf_component_size(ctype);
-            uint64_t stride = esize, s;
-            const cJSON *bs = sr_field(cJSON_GetArrayItem(views, (int)v), "byteStride");
-            if (bs && sr_json_index(bs, 252.0, &s) && s >= esize) stride = s;
+            const uint64_t stride = view_stride[v] >= esize ? view_stride[v] : esize;
             const uint64_t need = stride * (count - 1u) + esize;
             if (off > view_len[v] || need > view_len[v] - off) {
                 snprintf(msg, sizeof msg, "accessors[%d] reaches past its buffer view: byteOffset %llu + %llu elements "
@@ -189,8 +193,8 @@ static int sr_finite_array(const cJSON *v, int n)
 }
 
 /* Nodes form a forest: children in range, never the node itself, at most one parent each,
- * every node with a parent reachable from a root (else it lies on a cycle); the scenes list
- * roots only. */
+ * every node with a parent reachable from a root (else it lies on a cycle), at most
+ * SR_GLTF_DEPTH_MAX levels deep; the scenes list roots only. */
 static sr_status sr_check_nodes(const char *path, const cJSON *root, sr_error *err)
 {
     const cJSON *nodes = sr_field(root, "nodes"), *n;
@@ -198,10 +202,11 @@ static sr_status sr_check_nodes(const char *path, const cJSON *root, sr_error *e
     char msg[400];
     if (count == 0) return SR_OK;
     int *parent = malloc((size_t)count * sizeof *parent), *stack = malloc((size_t)count * sizeof *stack);
+    int *depth = malloc((size_t)count * sizeof *depth);
     unsigned char *seen = calloc((size_t)count, 1);
     const cJSON **items = malloc((size_t)count * sizeof *items);
     sr_status st = SR_OK;
-    if (!parent || !stack || !seen || !items) {
+    if (!parent || !stack || !seen || !items || !depth) {
         st = sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
         goto done;
     }
@@ -251,22 +256,35 @@ static sr_status sr_check_nodes(const char *path, const cJSON *root, sr_error *e
             k++;
         }
     }
-    /* From every root, down: what is never reached has a parent but no root above it. */
+    /* From every root, down: what is never reached has a parent but no root above it. Each
+     * node's depth below its root is bounded (assimp's readers recurse once per level: a
+     * chain of 20000 nodes overflowed the stack, 5000 did not). */
     for (int r = 0; r < count && !st; r++) {
         if (parent[r] >= 0) continue;
         int top = 0;
         stack[top++] = r;
         seen[r] = 1;
-        while (top) {
-            const cJSON *c, *kids = sr_field(items[stack[--top]], "children");   /* the macro reads it twice */
+        depth[r] = 0;
+        while (top && !st) {
+            const int at = stack[--top];
+            const cJSON *c, *kids = sr_field(items[at], "children");   /* the macro reads it twice */
             cJSON_ArrayForEach(c, kids) {
                 const int ch = (int)c->valuedouble;
-                if (!seen[ch]) { seen[ch] = 1; stack[top++] = ch; }
+                if (seen[ch]) continue;
+                seen[ch] = 1;
+                depth[ch] = depth[at] + 1;
+                if (depth[ch] > SR_GLTF_DEPTH_MAX) {
+                    snprintf(msg, sizeof msg, "nodes[%d] is %d levels below its root node %d; at most %d are supported",
+                             ch, depth[ch], r, SR_GLTF_DEPTH_MAX);
+                    st = sr_bad(err, path, msg);
+                    break;
+                }
+                stack[top++] = ch;
             }
         }
     }
     for (i = 0; i < count && !st; i++)
-        if (!seen[i]) {
+        if (!seen[i]) {   /* parent[i] still names its parent: depths went to depth[] */
             snprintf(msg, sizeof msg, "nodes[%d] lies on a cycle of \"children\" (node %d is its parent, and following "
                      "parents never reaches a root); expected the nodes to form a tree", i, parent[i]);
             st = sr_bad(err, path, msg);
@@ -293,6 +311,7 @@ static sr_status sr_check_nodes(const char *path, const cJSON *root, sr_error *e
         s++;
     }
 done:
+    free(depth);
     free(parent);
     free(stack);
     free(seen);
@@ -305,10 +324,10 @@ sr_status sr_gltf_struct_check(const char *path, const char *json, size_t len, u
 {
     cJSON *root = cJSON_ParseWithLength(json, len);
     if (!root) return SR_OK;   /* sr_mesh_refs_check refused it already */
-    uint64_t *buf_len = NULL, *view_len = NULL, *acc_count = NULL;
+    uint64_t *buf_len = NULL, *view_len = NULL, *view_stride = NULL, *acc_count = NULL;
     sr_status st = sr_check_buffers(path, root, bin_at, bin_len, &buf_len, err);
-    if (!st) st = sr_check_views(path, root, buf_len, &view_len, err);
-    if (!st) st = sr_check_accessors(path, root, view_len, &acc_count, err);
+    if (!st) st = sr_check_views(path, root, buf_len, &view_len, &view_stride, err);
+    if (!st) st = sr_check_accessors(path, root, view_len, view_stride, &acc_count, err);
     if (!st) st = sr_check_meshes(path, root, acc_count, err);
     if (!st) st = sr_check_nodes(path, root, err);
     uint64_t sc;
@@ -318,6 +337,7 @@ sr_status sr_gltf_struct_check(const char *path, const char *json, size_t len, u
         st = sr_bad(err, path, "\"scene\" is not an index into \"scenes\"; expected one");
     free(buf_len);
     free(view_len);
+    free(view_stride);
     free(acc_count);
     cJSON_Delete(root);
     return st;

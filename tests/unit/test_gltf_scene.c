@@ -400,6 +400,16 @@ static void test_hostile_files(void **state)
         expect_in(msg, bad[k].expect);
         expect_in(msg, path);
     }
+    /* a chain of 1002 nodes: assimp recurses once per level (20000 overflowed its stack) */
+    const size_t cap = 1002 * 40 + 256;
+    char *rest = malloc(cap);
+    assert_non_null(rest);
+    size_t at = (size_t)snprintf(rest, cap, "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [");
+    for (int i = 0; i < 1001; i++) at += (size_t)snprintf(rest + at, cap - at, "{\"children\": [%d]}, ", i + 1);
+    snprintf(rest + at, cap - at, "{\"mesh\": 0}],");
+    sr_gltf_write(path, sizeof path, "gltf_deep.gltf", rest);
+    free(rest);
+    expect_in(load_refused(path), "nodes[1001] is 1001 levels below its root node 0; at most 1000 are supported");
 }
 
 /* Buffers, views and accessors that do not add up (written whole: they differ from the square). */
