@@ -1,7 +1,8 @@
 /* scene.c: a JSON scene file read into an sr_scene. jsondoc.c reads the JSON (strictly, with
  * positions); this file reads the scene's root: the camera, the image, the background (colour,
  * sky or environment map), the integrator and the lights, and hands "materials" to
- * scene_materials.c and "objects" to scene_objects.c (scene_parse.h). Every error names
+ * scene_materials.c, "objects" to scene_objects.c and "gltf" to scene_gltf.c (scene_parse.h);
+ * a glTF file given as the scene is read as {"gltf": {"file": ...}}. Every error names
  * path:line:column, the JSON path of the key, what is wrong and what is expected. */
 #include "scene_parse.h"
 #include "../base/mem_limits.h"
@@ -262,11 +263,7 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     if (st == SR_OK && (objs || !gltf)) st = sr_scene_parse_objects(c, objs, s, sorted, named);
     free(sorted);
     SR_TRY(st);
-    if (sr_json_field(root, "lights")) {   /* they replace a glTF file's */
-        free(s->lights);
-        s->lights = NULL;
-        s->light_count = 0;
-    }
+    /* "lights" replace a glTF file's (sr_scene_parse_gltf left them out) */
     SR_TRY(parse_lights(c, sr_json_field(root, "lights"), s));
     return gltf ? sr_scene_gltf_defaults(c, root, s) : SR_OK;
 }

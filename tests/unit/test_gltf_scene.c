@@ -261,6 +261,39 @@ static void test_spot_light_as_json(void **state)
     sr_scene_free(&a);
 }
 
+/* A JSON scene over the file: its camera, sky, integrator and "lights": [] replace the
+ * file's, its objects and materials add to them; "material" names one of the scene's for
+ * every triangle of the file. */
+static void test_json_overrides(void **state)
+{
+    (void)state;
+    char gl[512], sc[512], rest[2048];
+    snprintf(rest, sizeof rest, FLOOR_NODES,
+             "{\"translation\": [0, 2, 0], \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}",
+             "{\"type\": \"point\", \"intensity\": 3415}");
+    sr_gltf_write(gl, sizeof gl, "gltf_override.gltf", rest);
+    sr_test_write_file(sc, sizeof sc, "gltf_override.json",
+                       "{\"gltf\": {\"file\": \"gltf_override.gltf\", \"material\": \"red\"},\n"
+                       " \"camera\": {\"position\": [1, 2, 3], \"look_at\": [0, 0, 0]},\n"
+                       " \"sky\": {\"zenith\": [0.1, 0.2, 0.3], \"horizon\": [1, 1, 1]}, \"integrator\": \"whitted\",\n"
+                       " \"materials\": {\"red\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.1, 0.1]}},\n"
+                       " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 1, 0], \"radius\": 0.5, \"material\": \"red\"}],\n"
+                       " \"lights\": []}\n");
+    sr_scene s;
+    load_ok(sc, &s);
+    sr_test_assert_vec(s.camera.position, 1, 2, 3);
+    assert_int_equal(s.file_camera_count, 1);   /* still there for --camera-index */
+    assert_int_equal(s.light_count, 0);
+    assert_true(s.has_sky);
+    sr_test_assert_vec(s.sky_zenith, 0.1f, 0.2f, 0.3f);
+    assert_int_equal(s.integrator, SR_INTEGRATOR_WHITTED);
+    assert_int_equal(s.material_count, 1);
+    assert_int_equal(s.prim_count, 3);
+    for (uint32_t i = 0; i < s.prim_count; i++) assert_int_equal(s.prims[i].material, 0);
+    assert_int_equal(s.prims[2].kind, SR_PRIM_SPHERE);
+    sr_scene_free(&s);
+}
+
 /* ---- cameras: --camera-index and the framing camera ------------------------------------- */
 
 static void test_camera_index(void **state)
@@ -556,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_mesh_used_by_several_nodes),
         cmocka_unit_test(test_point_light_as_json),
         cmocka_unit_test(test_spot_light_as_json),
+        cmocka_unit_test(test_json_overrides),
         cmocka_unit_test(test_camera_index),
         cmocka_unit_test(test_framing_camera),
         cmocka_unit_test(test_notices),
