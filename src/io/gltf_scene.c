@@ -352,6 +352,17 @@ sr_status sr_gltf_scene_read(const char *path, sr_gltf_scene *out, sr_error *err
     sr_status st = sr_gltf_read_json(path, ext, (uint64_t)sb.st_size, &json, &len, &bin_at, &bin_len, err);
     if (st) return st;
     if (!json) return sr_fail(err, SR_ERR_INPUT, "cannot read glTF file %s", path);
+    /* cJSON's tree of the JSON and the node arrays: budgeted as a JSON scene is, 16x the text
+     * (the text itself is at most the file, which the mesh import budgeted 24x) */
+    char *what = sr_format("reading the nodes of glTF file %s (%.1f MiB of JSON, about 16x that)", path,
+                           (double)len / 1048576.0);
+    st = what ? sr_check_host_memory((uint64_t)len * 16u, what, "", err)
+              : sr_fail(err, SR_ERR_RUNTIME, "out of memory reading glTF file %s", path);
+    free(what);
+    if (st) {
+        free(json);
+        return st;
+    }
     st = sr_gltf_struct_check(path, json, len, bin_at, bin_len, err);
     cJSON *root = st ? NULL : cJSON_ParseWithLength(json, len);
     free(json);
