@@ -1,6 +1,7 @@
 /* mesh.c: triangle meshes through the assimp C API. Node transforms are baked in by assimp
  * (PreTransformVertices); ours (scale, rotate X/Y/Z, translate, or a general affine matrix)
- * is applied in double and then rounded once to float. Points, lines and degenerate triangles are skipped. */
+ * is applied in double and then rounded once to float. Points, lines and degenerate
+ * triangles are skipped. */
 #include "mesh.h"
 #include "../base/mem_limits.h"
 #include "mesh_check.h"
