@@ -84,12 +84,15 @@ typedef struct sr_bvh_node {
 #define SR_NO_HIT 0xffffffffu
 
 /* ---- lights and camera ---------------------------------------------------------------- */
-typedef enum sr_light_kind { SR_LIGHT_POINT = 0, SR_LIGHT_DIRECTIONAL } sr_light_kind;
+typedef enum sr_light_kind { SR_LIGHT_POINT = 0, SR_LIGHT_DIRECTIONAL, SR_LIGHT_SPOT } sr_light_kind;
 
 typedef struct sr_light {
     uint32_t kind;      /* sr_light_kind                                                 */
-    sr_vec3 v;          /* point: position; directional: unit direction light travels    */
-    sr_vec3 power;      /* point: intensity (W/sr) x colour; directional: irradiance x colour */
+    sr_vec3 v;          /* point, spot: position; directional: unit direction light travels */
+    sr_vec3 axis;       /* spot: unit direction of the cone's axis (the way light travels) */
+    float cone_scale, cone_offset;   /* spot: attenuation clamp(cos * scale + offset, 0, 1)^2 */
+    sr_vec3 power;      /* point, spot: intensity (W/sr) x colour (spot: on its axis);     *
+                         * directional: irradiance (W/m^2) x colour                        */
 } sr_light;
 
 /* An emissive bounded primitive, for light sampling in path mode: prim indexes the BVH-ordered

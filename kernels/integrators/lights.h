@@ -1,4 +1,4 @@
-/* lights.h: the lights both integrators sample. Delta lights (point, directional) are found
+/* lights.h: the lights both integrators sample. Delta lights (point, spot, directional) are found
  * by sr_delta_light; Whitted gathers them all with one shadow ray each (sr_direct_light_ns);
  * path tracing adds one area emitter, picked by power (the emitter functions below, which
  * the host also calls to build the pick table). */
@@ -8,15 +8,22 @@
 #include "material.h"
 
 /* The direction from origin to delta light l (unit, into *wi), its distance (SR_INF for a
- * directional light) and the inverse-square falloff; false where origin is at a point light. */
+ * directional light) and the inverse-square falloff, times a spot light's cone attenuation
+ * (glTF KHR_lights_punctual's: the square of a linear ramp in the cosine from the outer cone,
+ * 0, to the inner, 1); false where origin is at a point or spot light or outside the cone. */
 SR_HD bool sr_delta_light(const sr_light *l, sr_vec3 origin, sr_vec3 *wi, float *dist, float *falloff)
 {
-    if (l->kind == SR_LIGHT_POINT) {
+    if (l->kind != SR_LIGHT_DIRECTIONAL) {
         *wi = sr_sub(l->v, origin);
         *dist = sr_length(*wi);
         if (!(*dist > 0.0f)) return false;
         *wi = sr_scale(*wi, 1.0f / *dist);
         *falloff = 1.0f / (*dist * *dist);
+        if (l->kind == SR_LIGHT_SPOT) {
+            const float ramp = sr_minf(1.0f, sr_maxf(0.0f, -sr_dot(l->axis, *wi) * l->cone_scale + l->cone_offset));
+            if (!(ramp > 0.0f)) return false;
+            *falloff *= ramp * ramp;
+        }
     } else {
         *wi = sr_neg(l->v);
         *dist = SR_INF;

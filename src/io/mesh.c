@@ -1,6 +1,7 @@
 /* mesh.c: triangle meshes through the assimp C API. Node transforms are baked in by assimp
- * (PreTransformVertices); ours (scale, rotate X/Y/Z, translate) is applied in double and then
- * rounded once to float. Points, lines and degenerate triangles are skipped. */
+ * (PreTransformVertices); ours (scale, rotate X/Y/Z, translate, or a general affine matrix)
+ * is applied in double and then rounded once to float. Points, lines and degenerate
+ * triangles are skipped. */
 #include "mesh.h"
 #include "../base/mem_limits.h"
 #include "mesh_check.h"
@@ -39,11 +40,29 @@ typedef struct xform {
     double scale;
     sr_rotation rot;
     double tx, ty, tz;
+    int affine;            /* a general transform: m, and n (the inverse transpose) for normals */
+    double m[3][4], n[3][3];
 } xform;
 
 static xform xform_make(const sr_mesh_transform *xf)
 {
     xform t;
+    memset(&t, 0, sizeof t);
+    if (xf && xf->affine) {
+        const double (*m)[4] = xf->m;
+        t.affine = 1;
+        memcpy(t.m, xf->m, sizeof t.m);
+        /* cofactors / det: the inverse transpose (the caller checked det != 0) */
+        const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                           m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                           m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+                t.n[i][j] = (m[i1][j1] * m[i2][j2] - m[i1][j2] * m[i2][j1]) / det;
+            }
+        return t;
+    }
     t.scale = xf ? xf->scale : 1.0;
     t.rot = sr_rotation_deg(xf ? xf->rotate_deg : sr_v3s(0.0f));
     t.tx = xf ? xf->translate.x : 0.0;
@@ -52,12 +71,19 @@ static xform xform_make(const sr_mesh_transform *xf)
     return t;
 }
 
-/* A file's normal, rotated with the mesh (no scale, no translation) and made unit length;
- * false if it has none. */
+/* A file's normal, rotated with the mesh (no scale, no translation; a general transform's
+ * inverse transpose) and made unit length; false if it has none. */
 static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
 {
     double x = v.x, y = v.y, z = v.z;
-    sr_rotation_apply(&t->rot, &x, &y, &z);
+    if (t->affine) {
+        const double (*n)[3] = t->n;
+        const double nx = n[0][0] * x + n[0][1] * y + n[0][2] * z, ny = n[1][0] * x + n[1][1] * y + n[1][2] * z,
+                     nz = n[2][0] * x + n[2][1] * y + n[2][2] * z;
+        x = nx, y = ny, z = nz;
+    } else {
+        sr_rotation_apply(&t->rot, &x, &y, &z);
+    }
     double len = sqrt(x * x + y * y + z * z);
     if (!(len > 0.0) || !isfinite(len)) return false;
     *out = sr_v3((float)(x / len), (float)(y / len), (float)(z / len));
@@ -67,6 +93,12 @@ static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
 /* Scale, then rotate about X, then Y, then Z (right-handed), then translate. */
 static sr_vec3 xform_apply(const xform *t, struct aiVector3D p)
 {
+    if (t->affine) {
+        const double (*m)[4] = t->m;
+        return sr_v3((float)(m[0][0] * p.x + m[0][1] * p.y + m[0][2] * p.z + m[0][3]),
+                     (float)(m[1][0] * p.x + m[1][1] * p.y + m[1][2] * p.z + m[1][3]),
+                     (float)(m[2][0] * p.x + m[2][1] * p.y + m[2][2] * p.z + m[2][3]));
+    }
     double x = p.x * t->scale, y = p.y * t->scale, z = p.z * t->scale;
     sr_rotation_apply(&t->rot, &x, &y, &z);
     return sr_v3((float)(x + t->tx), (float)(y + t->ty), (float)(z + t->tz));
@@ -238,9 +270,10 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
         note(buf, cap, "vertex normals (%u mesh%s; \"normals\": \"flat\")", normals, plural_es(normals));
     if (bones) note(buf, cap, "%u bone%s", bones, plural(bones));
     if (morphs) note(buf, cap, "%u morph target%s", morphs, plural(morphs));
-    if (sc->mNumLights) note(buf, cap, "%u light%s", sc->mNumLights, plural(sc->mNumLights));
-    if (sc->mNumCameras) note(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
-    if (sc->mNumAnimations) note(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
+    if (sc->mNumLights && !o->scene_read) note(buf, cap, "%u light%s", sc->mNumLights, plural(sc->mNumLights));
+    if (sc->mNumCameras && !o->scene_read) note(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
+    if (sc->mNumAnimations && !o->scene_read)
+        note(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
     if (sc->mNumTextures) note(buf, cap, "%u embedded texture%s", sc->mNumTextures, plural(sc->mNumTextures));
     unsigned named = 0;
     for (unsigned k = 0; k < sc->mNumMaterials; k++) {

@@ -10,6 +10,10 @@ typedef struct sr_mesh_transform {
     sr_vec3 translate;
     float scale;           /* uniform                                                     */
     sr_vec3 rotate_deg;    /* Euler angles in degrees, applied X, then Y, then Z          */
+    /* affine != 0: the general transform m instead (row-major 3x4: p' = m[i][0..2] . p +
+     * m[i][3]), invertible; normals go through its inverse transpose. */
+    int affine;
+    double m[3][4];
 } sr_mesh_transform;
 
 /* Which normals a mesh is shaded with ("normals" in the scene). */
@@ -43,6 +47,9 @@ typedef struct sr_mesh_opts {
     /* When set, what the file holds that the renderer does not use, as one line (or ""). */
     char *notice;
     size_t notice_cap;
+    /* The scene reads the file's cameras, lights and animations itself (a glTF scene): the
+     * notice leaves them to it. */
+    int scene_read;
 } sr_mesh_opts;
 
 /* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with

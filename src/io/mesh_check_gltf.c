@@ -4,6 +4,7 @@
  * the buffer (AddressSanitizer: heap-buffer-overflow), so were base data longer than their
  * view, and a missing "bufferView" was a null pointer (SIGSEGV). */
 #include "mesh_check.h"
+#include "mesh_check_gltf.h"
 
 #include <cJSON.h>
 
@@ -13,19 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One buffer's bytes, wherever they are: a data: URI in the JSON (base64 or not), a file next
- * to the mesh, or a .glb's BIN chunk. */
-typedef struct sr_gltf_src {
-    const char *text;      /* data: URI, the part after ','                     */
-    size_t text_len;
-    int base64;
-    FILE *f;               /* an external file, or the .glb itself              */
-    uint64_t at;           /* where the buffer starts in f                      */
-    uint64_t len;          /* bytes it holds                                    */
-} sr_gltf_src;
 
 /* A whole number in [0, max] (JSON numbers are doubles to cJSON). */
-static int sr_json_index(const cJSON *v, double max, uint64_t *out)
+int sr_json_index(const cJSON *v, double max, uint64_t *out)
 {
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0.0 && v->valuedouble <= max) || floor(v->valuedouble) != v->valuedouble)
         return 0;
@@ -61,7 +52,7 @@ static int sr_gltf_src_read(const sr_gltf_src *s, uint64_t off, unsigned char *o
 /* Buffer `b` of the document: its declared byteLength, and where its bytes are. A buffer
  * that cannot be found or opened leaves src->len at the declared length with nothing to
  * read (f and text NULL): assimp then refuses the file itself. */
-static sr_status sr_gltf_buffer(const char *path, const cJSON *root, uint64_t b, uint64_t bin_at, uint64_t bin_len,
+sr_status sr_gltf_buffer(const char *path, const cJSON *root, uint64_t b, uint64_t bin_at, uint64_t bin_len,
                                 const char *jp, uint64_t *declared, sr_gltf_src *src, sr_error *err)
 {
     memset(src, 0, sizeof *src);
@@ -159,12 +150,12 @@ static sr_status sr_gltf_view_range(const char *path, const cJSON *root, const c
     return SR_OK;
 }
 
-static unsigned sr_gltf_component_size(uint64_t t)
+unsigned sr_gltf_component_size(uint64_t t)
 {
     return t == 5120 || t == 5121 ? 1 : t == 5122 || t == 5123 ? 2 : t == 5125 || t == 5126 ? 4 : 0;
 }
 
-static unsigned sr_gltf_components(const cJSON *type)
+unsigned sr_gltf_components(const cJSON *type)
 {
     static const struct { const char *name; unsigned n; } types[] = {
         { "SCALAR", 1 }, { "VEC2", 2 }, { "VEC3", 3 }, { "VEC4", 4 }, { "MAT2", 4 }, { "MAT3", 9 }, { "MAT4", 16 },

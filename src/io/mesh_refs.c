@@ -1,6 +1,7 @@
 /* mesh_refs.c: the files a mesh pulls in, and the glTF/GLB structure assimp's glTF 2 reader
  * needs (see mesh_check.h). */
 #include "mesh_check.h"
+#include "mesh_check_gltf.h"
 #include "../base/mem_limits.h"
 #include "../base/utf8.h"
 #include "outpath.h"
@@ -386,7 +387,7 @@ static uint32_t sr_le32(const unsigned char *b) { return b[0] | (uint32_t)b[1] <
  * lengths are checked against file_size), into *json (malloc'd, *json_len bytes); *bin_at
  * and *bin_len: where a .glb's BIN chunk is (its header; 0 when it has none). A file that
  * does not open leaves *json NULL: the import says why. */
-static sr_status sr_gltf_read_json(const char *path, const char *ext, uint64_t file_size, char **json_out,
+sr_status sr_gltf_read_json(const char *path, const char *ext, uint64_t file_size, char **json_out,
                                    size_t *json_len_out, uint64_t *bin_at_out, uint64_t *bin_len_out, sr_error *err)
 {
     *json_out = NULL;
@@ -484,6 +485,7 @@ sr_status sr_gltf_data_check(const char *path, const char *ext, uint64_t file_si
     size_t json_len = 0;
     uint64_t bin_at, bin_len;
     sr_status st = sr_gltf_read_json(path, ext, file_size, &json, &json_len, &bin_at, &bin_len, err);
+    if (!st && json) st = sr_gltf_struct_check(path, json, json_len, bin_at, bin_len, err);
     if (!st && json) st = sr_gltf_sparse_check(path, json, json_len, bin_at, bin_len, err);
     free(json);
     return st;

@@ -1,7 +1,8 @@
 /* scene.c: a JSON scene file read into an sr_scene. jsondoc.c reads the JSON (strictly, with
  * positions); this file reads the scene's root: the camera, the image, the background (colour,
  * sky or environment map), the integrator and the lights, and hands "materials" to
- * scene_materials.c and "objects" to scene_objects.c (scene_parse.h). Every error names
+ * scene_materials.c, "objects" to scene_objects.c and "gltf" to scene_gltf.c (scene_parse.h);
+ * a glTF file given as the scene is read as {"gltf": {"file": ...}}. Every error names
  * path:line:column, the JSON path of the key, what is wrong and what is expected. */
 #include "scene_parse.h"
 #include "../base/mem_limits.h"
@@ -13,23 +14,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAX_SCENE_BYTES ((size_t)256 << 20)   /* a scene is text; anything bigger is a mistake */
 
 /* ---- the root ---------------------------------------------------------------------------- */
 
 static const char *const top_keys[] = {"*camera", "image", "background", "ambient", "*materials", "*objects", "lights",
-                                       "integrator", "sky", "environment", NULL};
+                                       "integrator", "sky", "environment", "gltf", NULL};
+/* With "gltf" the file gives the camera, materials and objects: the JSON may add to them. */
+static const char *const top_keys_gltf[] = {"camera", "image", "background", "ambient", "materials", "objects", "lights",
+                                            "integrator", "sky", "environment", "gltf", NULL};
 static const char *const environment_keys[] = {"*file", "rotate", "intensity", NULL};
 static const char *const sky_keys[] = {"*zenith", "*horizon", "ground", NULL};
 static const char *const camera_keys[] = {"*position", "*look_at", "up", "fov", "aperture", "focus_distance", NULL};
 static const char *const image_keys[] = {"width", "height", "spp", "max_depth", NULL};
 
-static const char *const light_types[] = {"point", "directional", NULL};
-static const char *const light_keys[][5] = {
+static const char *const light_types[] = {"point", "directional", "spot", NULL};
+static const char *const light_keys[][8] = {
     {"*type", "*position", "color", "intensity", NULL},
     {"*type", "*direction", "color", "intensity", NULL},
+    {"*type", "*position", "*direction", "color", "intensity", "inner_angle", "outer_angle", NULL},
 };
+static const sr_json_range R_CONE = {0, 90, SR_JSON_BOUND_INCL, SR_JSON_BOUND_INCL};
 
 static sr_status parse_camera(sr_json_doc *c, const cJSON *cam, sr_camera_desc *d)
 {
@@ -100,11 +107,28 @@ static sr_status parse_lights(sr_json_doc *c, const cJSON *ls, sr_scene *s)
         sr_vec3 color;
         float intensity;
         out->kind = (uint32_t)kind;
-        if (kind == SR_LIGHT_POINT) {
-            SR_TRY(sr_json_opt_vec3(c, l, jp, "position", SR_JSON_VEC_ANY, sr_v3s(0), &out->v));
-        } else {
+        if (kind == SR_LIGHT_DIRECTIONAL) {
             SR_TRY(sr_json_opt_vec3(c, l, jp, "direction", SR_JSON_VEC_DIR, sr_v3(0, -1, 0), &out->v));
             sr_json_unit_vector(out->v, &out->v);
+        } else {
+            SR_TRY(sr_json_opt_vec3(c, l, jp, "position", SR_JSON_VEC_ANY, sr_v3s(0), &out->v));
+        }
+        if (kind == SR_LIGHT_SPOT) {   /* glTF's cone (scene_gltf.c), angles in degrees from the axis */
+            float inner, outer;
+            SR_TRY(sr_json_opt_vec3(c, l, jp, "direction", SR_JSON_VEC_DIR, sr_v3(0, -1, 0), &out->axis));
+            sr_json_unit_vector(out->axis, &out->axis);
+            SR_TRY(sr_json_opt_float(c, l, jp, "inner_angle", R_CONE, 0.0f, &inner));
+            SR_TRY(sr_json_opt_float(c, l, jp, "outer_angle", R_CONE, 45.0f, &outer));
+            if (!(inner < outer)) {
+                char ajp[SR_JSON_PATH_MAX];
+                sr_json_path_key(ajp, sizeof ajp, jp, sr_json_field(l, "inner_angle") ? "inner_angle" : "outer_angle");
+                const cJSON *at = sr_json_field(l, "inner_angle") ? sr_json_field(l, "inner_angle") : sr_json_field(l, "outer_angle");
+                return sr_json_fail_val(c, at, ajp, "inner_angle %g is not below outer_angle %g; expected the full "
+                                        "beam inside the cone's edge", inner, outer);
+            }
+            const float cos_outer = cosf(outer * (SR_PI / 180.0f)), cos_inner = cosf(inner * (SR_PI / 180.0f));
+            out->cone_scale = 1.0f / sr_maxf(1e-3f, cos_inner - cos_outer);
+            out->cone_offset = -cos_outer * out->cone_scale;
         }
         SR_TRY(sr_json_opt_vec3(c, l, jp, "color", SR_JSON_VEC_COLOR, sr_v3s(1), &color));
         SR_TRY(sr_json_opt_float(c, l, jp, "intensity", R_NONNEG, 1.0f, &intensity));
@@ -222,8 +246,9 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
         return sr_json_fail_val(c, root, "",
                                 "the top level must be an object ({ \"camera\": ..., \"materials\": ..., \"objects\": ... }), got %s", got);
     }
-    SR_TRY(sr_json_check_keys(c, root, "", "a scene", top_keys));
-    SR_TRY(parse_camera(c, sr_json_field(root, "camera"), &s->camera));
+    const bool gltf = sr_json_field(root, "gltf") != NULL;
+    SR_TRY(sr_json_check_keys(c, root, "", "a scene", gltf ? top_keys_gltf : top_keys));
+    if (sr_json_field(root, "camera")) SR_TRY(parse_camera(c, sr_json_field(root, "camera"), &s->camera));
     SR_TRY(parse_image(c, sr_json_field(root, "image"), s));
     SR_TRY(sr_json_opt_vec3(c, root, "", "background", SR_JSON_VEC_COLOR, sr_v3s(0), &s->background));
     SR_TRY(parse_sky(c, root, s));
@@ -231,11 +256,16 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     SR_TRY(parse_integrator(c, sr_json_field(root, "integrator"), s));
     SR_TRY(sr_json_opt_vec3(c, root, "", "ambient", SR_JSON_VEC_COLOR, sr_v3s(0), &s->ambient));
     sr_name_ix *sorted = NULL;
-    sr_status st = sr_scene_parse_materials(c, sr_json_field(root, "materials"), s, &sorted);
-    if (st == SR_OK) st = sr_scene_parse_objects(c, sr_json_field(root, "objects"), s, sorted, s->material_count);
+    const cJSON *mats = sr_json_field(root, "materials"), *objs = sr_json_field(root, "objects");
+    sr_status st = (mats || !gltf) ? sr_scene_parse_materials(c, mats, s, &sorted) : SR_OK;
+    const uint32_t named = s->material_count;
+    if (st == SR_OK && gltf) st = sr_scene_parse_gltf(c, root, s, sorted, named);
+    if (st == SR_OK && (objs || !gltf)) st = sr_scene_parse_objects(c, objs, s, sorted, named);
     free(sorted);
     SR_TRY(st);
-    return parse_lights(c, sr_json_field(root, "lights"), s);
+    /* "lights" replace a glTF file's (sr_scene_parse_gltf left them out) */
+    SR_TRY(parse_lights(c, sr_json_field(root, "lights"), s));
+    return gltf ? sr_scene_gltf_defaults(c, root, s) : SR_OK;
 }
 
 /* ---- entry points ------------------------------------------------------------------------ */
@@ -262,10 +292,38 @@ sr_status sr_scene_parse(const char *path, const char *text, size_t len, sr_scen
 
 #define SR_SCENE_PARSE_FACTOR 16u
 
+/* Whether path names a glTF file (.gltf or .glb, any case): read as a scene of its own. */
+static bool is_gltf_path(const char *path)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash)) return false;
+    return !strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".glb");
+}
+
+/* A glTF file as the scene {"gltf": {"file": NAME}}, NAME its name in its folder (so that it
+ * resolves to path). The loaders' messages then start "path:1:N: gltf.file: ", which says
+ * nothing about a file that has no such line: that part is cut. */
+static sr_status load_gltf_scene(const char *path, sr_scene *out, sr_error *err)
+{
+    const char *slash = strrchr(path, '/');
+    cJSON *doc = cJSON_CreateObject(), *g = cJSON_AddObjectToObject(doc, "gltf");
+    char *text = g && cJSON_AddStringToObject(g, "file", slash ? slash + 1 : path) ? cJSON_PrintUnformatted(doc) : NULL;
+    cJSON_Delete(doc);
+    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading glTF scene %s", path);
+    sr_status st = sr_scene_parse(path, text, strlen(text), out, err);
+    free(text);
+    if (st && err) {
+        const char *cut = strstr(err->msg, "gltf.file: ");
+        if (cut) memmove(err->msg, cut + 11, strlen(cut + 11) + 1);
+    }
+    return st;
+}
+
 sr_status sr_scene_load(const char *path, sr_scene *out, sr_error *err)
 {
     if (out) memset(out, 0, sizeof *out);
     if (!path) return sr_fail(err, SR_ERR_INPUT, "no scene file given");
+    if (is_gltf_path(path)) return load_gltf_scene(path, out, err);
     char *text = NULL;
     size_t len = 0;
     sr_status st = sr_json_read_file(path, "scene", MAX_SCENE_BYTES, &text, &len, err);
@@ -298,6 +356,8 @@ void sr_scene_free(sr_scene *scene)
     free(scene->notices);
     free(scene->planes);
     free(scene->lights);
+    free(scene->file_cameras);
+    free(scene->mesh_nodes);
     memset(scene, 0, sizeof *scene);
 }
 

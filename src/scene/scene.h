@@ -15,6 +15,14 @@ typedef struct sr_camera_desc {
     float focus_distance; /* 0 = distance from position to look_at                       */
 } sr_camera_desc;
 
+/* A camera a glTF file holds (--camera-index picks one): kind 0 can be used; 1 is
+ * orthographic and 2 placed by no node of the scene (both unsupported, named in messages). */
+typedef struct sr_scene_camera {
+    sr_camera_desc desc;
+    float aspect;                /* width / height the file asks for; 0 = none            */
+    uint32_t kind;               /* sr_gltf_camera_kind (io/gltf_scene.h)                 */
+} sr_scene_camera;
+
 typedef struct sr_scene {
     char *path;                  /* as given, for messages                               */
     sr_camera_desc camera;
@@ -35,13 +43,18 @@ typedef struct sr_scene {
     char *notices;               /* lines for stderr: what mesh files hold that is unused, or NULL */
     sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
     sr_light *lights; uint32_t light_count;
+    sr_scene_camera *file_cameras; uint32_t file_camera_count;   /* a glTF file's "cameras" */
+    /* A glTF file's "meshes": how many nodes place each. A mesh placed by several nodes is
+     * copied per node today; a two-level BVH would store it once (issue #37). */
+    uint32_t *mesh_nodes; uint32_t mesh_count;
 } sr_scene;
 
 /* Limits a scene is checked against before anything large is allocated. */
 #define SR_MAX_RESOLUTION 16384u
 #define SR_MAX_SPP 65536u
 
-/* Read and validate a scene. On failure: returns SR_ERR_INPUT (bad file) or SR_ERR_RUNTIME
+/* Read and validate a scene: a JSON scene file, or a glTF 2.0 file (.gltf, .glb) read as the
+ * scene {"gltf": {"file": path}} (docs/scene-format.md). On failure: returns SR_ERR_INPUT (bad file) or SR_ERR_RUNTIME
  * (out of memory), err->msg holds "path:line:col: what is wrong; expected ...", and *out is
  * left empty (nothing to free). */
 sr_status sr_scene_load(const char *path, sr_scene *out, sr_error *err);

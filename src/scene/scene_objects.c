@@ -4,6 +4,9 @@
 #include "scene_parse.h"
 #include "../io/outpath.h"
 #include "../base/interrupt.h"
+#include "../base/rotation.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +18,7 @@ static const char *const object_keys[][10] = {
     {"*type", "*center", "*radius", "*material", NULL},
     {"*type", "*point", "*normal", "*material", NULL},
     {"*type", "*corner", "*edge_u", "*edge_v", "*material", NULL},
-    {"*type", "*file", "*material", "translate", "scale", "rotate", "normals", "crease_angle", NULL},
+    {"*type", "*file", "*material", "translate", "scale", "rotate", "transform", "normals", "crease_angle", NULL},
 };
 
 /* attrs: NULL (planes), or the scene's per-prim attributes, which grow with the prims
@@ -61,8 +64,80 @@ static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *mesh, const
     return SR_OK;
 }
 
+/* A mesh's placement: "transform", a 4x4 matrix given row by row (row-major: p' = M p for
+ * column vectors, the translation in the 4th, 8th and 12th numbers, the last row 0 0 0 1),
+ * or "scale" (a number, or [x, y, z] along the mesh's own axes), then "rotate" (X, then Y,
+ * then Z, degrees), then "translate". A uniform scale keeps the transform of old (scale,
+ * rotation, translation in turn); the others become one matrix, worked in double. */
+static sr_status parse_transform(sr_json_doc *c, const cJSON *o, const char *jp, sr_mesh_transform *xf)
+{
+    memset(xf, 0, sizeof *xf);
+    const cJSON *tf = sr_json_field(o, "transform");
+    char tjp[SR_JSON_PATH_MAX], got[96];
+    if (tf) {
+        static const char *const trs[] = {"translate", "rotate", "scale"};
+        for (int k = 0; k < 3; k++) {
+            const cJSON *other = sr_json_field(o, trs[k]);
+            if (!other) continue;
+            sr_json_path_key(tjp, sizeof tjp, jp, trs[k]);
+            return sr_json_fail_key(c, other, tjp, "\"transform\" and \"%s\" are both given; give either \"transform\" "
+                                    "(a 4x4 matrix) or \"scale\", \"rotate\" and \"translate\"", trs[k]);
+        }
+        sr_json_path_key(tjp, sizeof tjp, jp, "transform");
+        double v[16];
+        int n = 0;
+        const cJSON *x;
+        bool numbers = cJSON_IsArray(tf) && cJSON_GetArraySize(tf) == 16;
+        cJSON_ArrayForEach(x, tf) {
+            if (!numbers || n >= 16) break;
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble)) numbers = false;
+            else v[n++] = x->valuedouble;
+        }
+        if (!numbers) {
+            sr_json_describe(c, tf, got, sizeof got);
+            return sr_json_fail_val(c, tf, tjp, "expected a 4x4 matrix as 16 finite numbers, row by row (row-major: the "
+                                    "translation is the 4th, 8th and 12th number), got %s", got);
+        }
+        if (v[12] != 0.0 || v[13] != 0.0 || v[14] != 0.0 || v[15] != 1.0)
+            return sr_json_fail_val(c, tf, tjp, "its last row is [%g, %g, %g, %g]; expected [0, 0, 0, 1] (an affine "
+                                    "transform, no projection)", v[12], v[13], v[14], v[15]);
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 4; j++) xf->m[i][j] = v[4 * i + j];
+        xf->affine = 1;
+    } else {
+        SR_TRY(sr_json_opt_vec3(c, o, jp, "translate", SR_JSON_VEC_ANY, sr_v3s(0), &xf->translate));
+        SR_TRY(sr_json_opt_vec3(c, o, jp, "rotate", SR_JSON_VEC_ANY, sr_v3s(0), &xf->rotate_deg));
+        const cJSON *sc = sr_json_field(o, "scale");
+        if (!cJSON_IsArray(sc)) return sr_json_opt_float(c, o, jp, "scale", R_POS, 1.0f, &xf->scale);
+        sr_vec3 s3;
+        SR_TRY(sr_json_opt_vec3(c, o, jp, "scale", SR_JSON_VEC_ANY, sr_v3s(1), &s3));
+        sr_json_path_key(tjp, sizeof tjp, jp, "scale");
+        if (!(s3.x > 0.0f && s3.y > 0.0f && s3.z > 0.0f))
+            return sr_json_fail_val(c, sc, tjp, "each factor must be greater than 0, got [%g, %g, %g]; expected a "
+                                    "number or three positive factors (x, y, z)", s3.x, s3.y, s3.z);
+        const sr_rotation rot = sr_rotation_deg(xf->rotate_deg);
+        const double f[3] = { s3.x, s3.y, s3.z }, t[3] = { xf->translate.x, xf->translate.y, xf->translate.z };
+        for (int j = 0; j < 3; j++) {   /* column j: the mesh's axis j, scaled, then turned */
+            double col[3] = { 0, 0, 0 };
+            col[j] = f[j];
+            sr_rotation_apply(&rot, &col[0], &col[1], &col[2]);
+            for (int i = 0; i < 3; i++) xf->m[i][j] = col[i];
+        }
+        for (int i = 0; i < 3; i++) xf->m[i][3] = t[i];
+        xf->affine = 1;
+        return SR_OK;
+    }
+    const double (*m)[4] = xf->m;
+    const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                       m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (!(fabs(det) > 1e-30) || !isfinite(det))
+        return sr_json_fail_val(c, tf, tjp, "is singular (its 3x3 part has determinant %g, so the mesh would be "
+                                "flattened); expected an invertible transform", det);
+    return SR_OK;
+}
+
 static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_scene *s, uint32_t mat,
-                            prim_buf *prims, bool file_materials)
+                            prim_buf *prims, bool file_materials, bool scene_level)
 {
     const cJSON *file = sr_json_field(o, "file");
     char fjp[SR_JSON_PATH_MAX], got[96];
@@ -73,9 +148,7 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     }
     if (!file->valuestring[0]) return sr_json_fail_val(c, file, fjp, "must not be empty; expected a mesh file path");
     sr_mesh_transform xf;
-    SR_TRY(sr_json_opt_vec3(c, o, jp, "translate", SR_JSON_VEC_ANY, sr_v3s(0), &xf.translate));
-    SR_TRY(sr_json_opt_float(c, o, jp, "scale", R_POS, 1.0f, &xf.scale));
-    SR_TRY(sr_json_opt_vec3(c, o, jp, "rotate", SR_JSON_VEC_ANY, sr_v3s(0), &xf.rotate_deg));
+    SR_TRY(parse_transform(c, o, jp, &xf));
     sr_mesh_opts mo = { .normals = SR_NORMALS_AUTO, .crease_deg = 180.0f, .keep_uv = 0 };
     const cJSON *nv = sr_json_field(o, "normals");
     if (nv) {
@@ -100,6 +173,7 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     char notice[768] = "";
     mo.notice = notice;
     mo.notice_cap = sizeof notice;
+    mo.scene_read = scene_level;
     if (file_materials) {
         mat = s->material_count;   /* the file's materials go at the end of the table */
         mo.file_mats = &fm;
@@ -164,8 +238,9 @@ sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s,
     if (!objs->child)
         return sr_json_fail_val(c, objs, "objects", "must contain at least one object (sphere, plane, quad or mesh)");
     if (sr_output_guard_active()) SR_TRY(check_mesh_inputs(c, objs));
-    prim_buf prims = {&s->prims, &s->prim_count, 0, &s->attrs};
-    prim_buf planes = {&s->planes, &s->plane_count, 0, NULL};
+    /* what a "gltf" file put there before is sized to fit */
+    prim_buf prims = {&s->prims, &s->prim_count, s->prim_count, &s->attrs};
+    prim_buf planes = {&s->planes, &s->plane_count, s->plane_count, NULL};
     size_t i = 0;
     for (const cJSON *o = objs->child; o; o = o->next, i++) {
         if ((i & 1023u) == 0 && sr_interrupt_pending())   /* a million objects take seconds */
@@ -225,9 +300,20 @@ sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s,
             break;
         }
         default:
-            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims, file_materials));
+            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims, file_materials, false));
             break;
         }
     }
     return SR_OK;
+}
+
+sr_status sr_scene_parse_gltf_mesh(sr_json_doc *c, const cJSON *g, const char *jp, sr_scene *s, const sr_name_ix *sorted,
+                                   uint32_t named)
+{
+    const cJSON *mv = sr_json_field(g, "material");
+    const bool file_materials = !mv || (cJSON_IsString(mv) && !strcmp(mv->valuestring, "file"));
+    uint32_t mat = 0;
+    if (!file_materials) SR_TRY(sr_scene_lookup_material(c, g, jp, s, sorted, named, &mat));
+    prim_buf prims = {&s->prims, &s->prim_count, s->prim_count, &s->attrs};
+    return parse_mesh(c, g, jp, s, mat, &prims, file_materials, true);
 }

@@ -53,4 +53,21 @@ bool sr_scene_textured(const sr_scene *s, uint32_t mat);
 /* "objects": spheres, quads and mesh triangles into s->prims, planes into s->planes. */
 sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, const sr_name_ix *sorted, uint32_t named);
 
+/* "gltf" (g, at JSON path jp): the file's triangles placed by its node hierarchy, with its
+ * own materials ("material": "file" or absent) or one of the scene's; the file's cameras,
+ * lights and unused content are read by scene_gltf.c. */
+sr_status sr_scene_parse_gltf_mesh(sr_json_doc *c, const cJSON *g, const char *jp, sr_scene *s, const sr_name_ix *sorted,
+                                   uint32_t named);
+
+/* ---- glTF files as scenes (scene_gltf.c) ---- */
+
+/* The root's "gltf": its triangles and materials (sr_scene_parse_gltf_mesh), its cameras into
+ * s->file_cameras and, unless the root has "lights", its KHR_lights_punctual lights. */
+sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named);
+
+/* After everything else of a root with "gltf": what the JSON did not give. The camera (the
+ * file's first usable one, else one framing the scene's bounds), the image's shape (the
+ * camera's aspect ratio), a sky when there is no light, and the path integrator. */
+sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s);
+
 #endif

@@ -158,6 +158,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         c->camera_text = v;
         return 0;
     }
+    if (!strcmp(o, "--camera-index")) return sr_parse_given(a, o, 0, 1u << 20, &c->camera_index, c, SR_GIVEN_CAMERA_INDEX);
     if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) { c->quiet = 1; return 0; }
     if (!strcmp(o, "--backend")) {
         const char *v = sr_value(a, o);
@@ -235,6 +236,43 @@ int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs,
     return sr_usage_error(a, "%s%s", msg, "");
 }
 
+/* --camera-index N: a glTF file's camera N onto the frame (and its aspect ratio onto the
+ * image's height when no size was given). 0, or 2 after saying why not. */
+static int sr_pick_file_camera(const sr_common *c, const char *cmd, const sr_scene *scene, sr_frame *f)
+{
+    const uint32_t n = c->camera_index, count = scene->file_camera_count;
+    if (n >= count) {
+        if (count) fprintf(stderr, "stencilray %s: --camera-index %u: %s has %u camera%s; expected 0 to %u\n", cmd, n,
+                           scene->path, count, count == 1 ? "" : "s", count - 1u);
+        else fprintf(stderr, "stencilray %s: --camera-index %u: %s has no cameras (only a glTF file's cameras can be "
+                     "picked); leave --camera-index out, or use --camera\n", cmd, n, scene->path);
+        return 2;
+    }
+    const sr_scene_camera *cam = &scene->file_cameras[n];
+    if (cam->kind != 0) {
+        fprintf(stderr, "stencilray %s: --camera-index %u: camera %u of %s is %s; expected a perspective camera that a "
+                "node places\n", cmd, n, n, scene->path,
+                cam->kind == 1 ? "orthographic (not supported)" : "placed by no node of the scene (or squashed flat)");
+        return 2;
+    }
+    f->camera = cam->desc;
+    if (cam->aspect > 0.0f && !(c->given & (SR_GIVEN_WIDTH | SR_GIVEN_HEIGHT))) {
+        const double h = (double)f->width / cam->aspect;
+        f->height = h < 1.0 ? 1u : h > SR_MAX_RESOLUTION ? SR_MAX_RESOLUTION : (uint32_t)(h + 0.5);
+    }
+    return 0;
+}
+
+/* Whitted lights surfaces with the point, spot and directional lights and "ambient" only
+ * (emitters and the sky are seen, never sampled): without them it renders dark. */
+static void sr_warn_whitted_unlit(const char *cmd, const sr_scene *scene)
+{
+    if (scene->light_count || scene->ambient.x > 0.0f || scene->ambient.y > 0.0f || scene->ambient.z > 0.0f) return;
+    fprintf(stderr, "stencilray %s: warning: the whitted integrator lights surfaces with point, spot and directional "
+            "lights and \"ambient\" only, and %s has none: it renders dark but for what emits or the sky; "
+            "try --integrator path\n", cmd, scene->path);
+}
+
 /* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
 {
@@ -286,6 +324,11 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     if (c->given & SR_GIVEN_SPP) f->spp = asked.spp;
     if (c->given & SR_GIVEN_DEPTH) f->depth = asked.depth;
     if (c->given & SR_GIVEN_INTEGRATOR) f->integrator = asked.integrator;
+    if ((c->given & SR_GIVEN_CAMERA_INDEX) && sr_pick_file_camera(c, cmd, scene, f)) {
+        sr_scene_free(scene);
+        return 2;
+    }
+    if (f->integrator == SR_INTEGRATOR_WHITTED && !c->quiet) sr_warn_whitted_unlit(cmd, scene);
     char camera_why[256];
     if ((c->given & SR_GIVEN_CAMERA) && !sr_camera_arg_apply(&c->camera, &f->camera, camera_why, sizeof camera_why)) {
         fprintf(stderr, "stencilray %s: --camera %s: %s\n", cmd, c->camera_text, camera_why);

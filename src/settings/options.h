@@ -18,7 +18,7 @@ typedef struct sr_args { int argc, i; char **argv; const char *cmd; } sr_args;
 /* Which of a frame's scene values the options gave (sr_common.given). */
 enum {
     SR_GIVEN_WIDTH = 1u << 0, SR_GIVEN_HEIGHT = 1u << 1, SR_GIVEN_SPP = 1u << 2, SR_GIVEN_DEPTH = 1u << 3,
-    SR_GIVEN_INTEGRATOR = 1u << 4, SR_GIVEN_CAMERA = 1u << 5,
+    SR_GIVEN_INTEGRATOR = 1u << 4, SR_GIVEN_CAMERA = 1u << 5, SR_GIVEN_CAMERA_INDEX = 1u << 6,
 };
 
 typedef struct sr_common {
@@ -35,6 +35,8 @@ typedef struct sr_common {
     sr_camera_arg camera;                 /* --camera (SR_GIVEN_CAMERA): put onto the scene's
                                              camera by sr_open                        */
     const char *camera_text;              /* as given, for messages                   */
+    uint32_t camera_index;                /* --camera-index (SR_GIVEN_CAMERA_INDEX): one of
+                                             a glTF file's cameras                    */
     /* Options only some masks read, as given (NULL if not): sr_check_mask_options. */
     const char *wave_opt;                 /* --wave-dense or --wave-order: the wave mask  */
     const char *compact_opt;              /* --compact-below: compact (and wave's measuring) */
@@ -82,7 +84,9 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 "  --camera PX,PY,PZ,LX,LY,LZ[,FOV[,UX,UY,UZ,APERTURE,FOCUS]]\n" \
 "                          the camera instead of the scene's: position and look-at point,\n" \
 "                          then optionally the field of view, up, aperture and focus\n" \
-"                          distance (the viewer's C key prints its camera in this form)\n"
+"                          distance (the viewer's C key prints its camera in this form)\n" \
+"  --camera-index N        a glTF scene's camera N (its \"cameras\" list, from 0) instead of\n" \
+"                          the first; --camera then moves it\n"
 #define SR_HELP_WHERE \
 "Where it runs:\n" \
 "  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \

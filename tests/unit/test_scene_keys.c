@@ -95,8 +95,8 @@ static void test_unknown_object_and_light_type(void **state)
     (void)state;
     EXPECT_ERR(SCENE_OBJ("{'type': @'cube', 'material': 'm'}"), "objects[0].type", "unknown object type \"cube\"",
                "sphere, plane, quad, mesh");
-    EXPECT_ERR(SCENE_LIGHT("{'type': @'spot', 'position': [0, 1, 0]}"), "lights[0].type", "unknown light type \"spot\"",
-               "point, directional");
+    EXPECT_ERR(SCENE_LIGHT("{'type': @'area', 'position': [0, 1, 0]}"), "lights[0].type", "unknown light type \"area\"",
+               "point, directional, spot");
 }
 
 static void test_unknown_material_name(void **state)

@@ -1,0 +1,603 @@
+/* test_gltf_scene.c: glTF 2.0 files as scenes (scene_gltf.c, io/gltf_scene.c), from files the
+ * test writes (gltfutil.h): a file's camera shows what it describes (a marker lands on the
+ * pixel it projects to), node transforms compose down the tree, a KHR_lights_punctual point
+ * light renders as the same light written in JSON, --camera-index picks a camera, the
+ * framing camera sees the whole scene, notices name what is not used, hostile files are
+ * refused (exit 2) naming the item; JSON mesh "transform" matrices equal the same
+ * scale/rotate/translate; Whitted warns when nothing lights the scene. */
+#include "gltfutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/scene/scene.h"
+
+#define PI_D 3.14159265358979323846
+
+static void load_ok(const char *path, sr_scene *s)
+{
+    sr_error e;
+    memset(&e, 0, sizeof e);
+    if (sr_scene_load(path, s, &e) != SR_OK) fail_msg("%s", e.msg);
+}
+
+/* The message a refused file gets (static buffer). */
+static const char *load_refused(const char *path)
+{
+    static sr_error e;
+    memset(&e, 0, sizeof e);
+    sr_scene s;
+    sr_status st = sr_scene_load(path, &s, &e);
+    if (st == SR_OK) {
+        sr_scene_free(&s);
+        fail_msg("%s: loaded, expected a refusal", path);
+    }
+    assert_int_equal(st, SR_ERR_INPUT);
+    return e.msg;
+}
+
+static void expect_in(const char *msg, const char *part)
+{
+    if (!strstr(msg, part)) fail_msg("expected \"%s\" in:\n%s", part, msg);
+}
+
+/* ---- a camera from the file ------------------------------------------------------------ */
+
+/* A camera node turned 10 degrees about Y at (1, 0.5, 5) under a root that moves it by
+ * (0, 0.5, 0); a glowing marker square 0.1 wide at (0.4, 0.7, 0) on black. The marker's
+ * pixels must centre where the camera projects the marker's centre, worked out here in
+ * double from glTF's conventions (looking down -Z, +Y up, yfov vertical). */
+static void test_camera_marker(void **state)
+{
+    (void)state;
+    const double th = 10.0 * PI_D / 180.0, yfov = 0.7;
+    char gl[512], sc[512], rest[1024];
+    snprintf(rest, sizeof rest,
+             "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 2]}],\n"
+             "\"nodes\": [{\"translation\": [0, 0.5, 0], \"children\": [1]},\n"
+             "  {\"camera\": 0, \"translation\": [1, 0, 5], \"rotation\": [0, %.17g, 0, %.17g]},\n"
+             "  {\"mesh\": 0, \"translation\": [0.4, 0.7, 0], \"scale\": [0.1, 0.1, 0.1]}],\n"
+             "\"cameras\": [{\"type\": \"perspective\", \"perspective\": {\"yfov\": %.17g, \"znear\": 0.1}}],",
+             sin(th / 2), cos(th / 2), yfov);
+    sr_gltf_write(gl, sizeof gl, "gltf_marker.gltf", rest);
+    sr_test_write_file(sc, sizeof sc, "gltf_marker.json",
+                       "{\"gltf\": {\"file\": \"gltf_marker.gltf\", \"material\": \"glow\"},\n"
+                       " \"materials\": {\"glow\": {\"type\": \"emissive\", \"radiance\": [1, 1, 1]}},\n"
+                       " \"background\": [0, 0, 0], \"integrator\": \"whitted\",\n"
+                       " \"image\": {\"width\": 320, \"height\": 240, \"spp\": 1, \"max_depth\": 1}}\n");
+    sr_scene s;
+    load_ok(sc, &s);
+    assert_int_equal(s.file_camera_count, 1);
+    const uint32_t w = s.width, h = s.height;
+    float *img = sr_test_render_cpu(&s, 1);
+    double sx = 0, sy = 0, n = 0;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            if (img[3 * (y * w + x)] > 0.5f) { sx += x + 0.5; sy += y + 0.5; n++; }
+    free(img);
+    sr_scene_free(&s);
+    assert_true(n >= 20);   /* about 6.6 x 6.6 pixels */
+    /* camera space: R_y(-th) (P - C) */
+    const double dx = 0.4 - 1.0, dy = 0.7 - 0.5, dz = 0.0 - 5.0;
+    const double cx = dx * cos(th) - dz * sin(th), cy = dy, cz = dx * sin(th) + dz * cos(th);
+    const double t = tan(yfov / 2), aspect = (double)w / h;
+    const double px = w * (0.5 + (cx / -cz) / (2 * t * aspect)), py = h * (0.5 - (cy / -cz) / (2 * t));
+    printf("marker centre (%.3f, %.3f), projected (%.3f, %.3f), %g pixels\n", sx / n, sy / n, px, py, n);
+    assert_true(fabs(sx / n - px) < 0.35 && fabs(sy / n - py) < 0.35);
+}
+
+/* ---- node hierarchy ------------------------------------------------------------------ */
+
+/* p through a node's translation t, rotation q (x, y, z, w) and scale s: t + R(q) (s * p). */
+static void trs_point(const double t[3], const double q[4], const double s[3], double p[3])
+{
+    const double x = q[0], y = q[1], z = q[2], w = q[3];
+    const double r[3][3] = { { 1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w) },
+                             { 2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w) },
+                             { 2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y) } };
+    const double v[3] = { p[0] * s[0], p[1] * s[1], p[2] * s[2] };
+    for (int i = 0; i < 3; i++) p[i] = t[i] + r[i][0] * v[0] + r[i][1] * v[1] + r[i][2] * v[2];
+}
+
+/* A parent translated, turned 90 degrees about Z and scaled unevenly (so that the order of
+ * S and R shows), a child translated and turned about X holding the square and a point
+ * light: each corner and the light land where the composed transforms put them. */
+static void test_hierarchy_composes(void **state)
+{
+    (void)state;
+    const double c45 = cos(PI_D / 4), s45 = sin(PI_D / 4), c15 = cos(PI_D / 12), s15 = sin(PI_D / 12);
+    const double pt[3] = { 1, 2, 3 }, pq[4] = { 0, 0, s45, c45 }, ps[3] = { 2, 1, 0.5 };
+    const double ct[3] = { 0.5, -0.25, 1 }, cq[4] = { s15, 0, 0, c15 }, cs[3] = { 1, 1, 1 };
+    char gl[512], rest[1024];
+    snprintf(rest, sizeof rest,
+             "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}],\n"
+             "\"nodes\": [{\"translation\": [1, 2, 3], \"rotation\": [0, 0, %.17g, %.17g], \"scale\": [2, 1, 0.5],"
+             " \"children\": [1]},\n"
+             "  {\"mesh\": 0, \"translation\": [0.5, -0.25, 1], \"rotation\": [%.17g, 0, 0, %.17g],"
+             " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}],\n"
+             "\"extensionsUsed\": [\"KHR_lights_punctual\"],\n"
+             "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [{\"type\": \"point\", \"intensity\": 683}]}},",
+             s45, c45, s15, c15);
+    sr_gltf_write(gl, sizeof gl, "gltf_tree.gltf", rest);
+    sr_scene s;
+    load_ok(gl, &s);
+    assert_int_equal(s.prim_count, 2);
+    const double corners[4][2] = { { -0.5, -0.5 }, { 0.5, -0.5 }, { 0.5, 0.5 }, { -0.5, 0.5 } };
+    for (int k = 0; k < 4; k++) {
+        double p[3] = { corners[k][0], corners[k][1], 0 };
+        trs_point(ct, cq, cs, p);
+        trs_point(pt, pq, ps, p);
+        bool found = false;
+        for (uint32_t i = 0; i < s.prim_count && !found; i++) {
+            const sr_vec3 v[3] = { s.prims[i].a, s.prims[i].b, s.prims[i].c };
+            for (int j = 0; j < 3; j++)
+                found |= fabs(v[j].x - p[0]) < 1e-5 && fabs(v[j].y - p[1]) < 1e-5 && fabs(v[j].z - p[2]) < 1e-5;
+        }
+        if (!found) fail_msg("corner %d: no vertex at (%g, %g, %g)", k, p[0], p[1], p[2]);
+    }
+    double o[3] = { 0, 0, 0 };
+    trs_point(ct, cq, cs, o);
+    trs_point(pt, pq, ps, o);
+    assert_int_equal(s.light_count, 1);
+    assert_int_equal(s.lights[0].kind, SR_LIGHT_POINT);
+    sr_test_assert_vec_near(s.lights[0].v, (float)o[0], (float)o[1], (float)o[2], 1e-5f);
+    sr_test_assert_vec(s.lights[0].power, 1, 1, 1);   /* 683 cd = 1 W/sr */
+    assert_int_equal(s.mesh_count, 1);
+    assert_int_equal(s.mesh_nodes[0], 1);
+    sr_scene_free(&s);
+}
+
+/* A mesh placed by three nodes: counted three times (what instancing will need), and its
+ * triangles are there three times. */
+static void test_mesh_used_by_several_nodes(void **state)
+{
+    (void)state;
+    char gl[512];
+    sr_gltf_write(gl, sizeof gl, "gltf_reuse.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"
+                  "\"nodes\": [{\"mesh\": 0}, {\"mesh\": 0, \"translation\": [2, 0, 0]},"
+                  " {\"mesh\": 0, \"translation\": [4, 0, 0]}],");
+    sr_scene s;
+    load_ok(gl, &s);
+    assert_int_equal(s.mesh_count, 1);
+    assert_int_equal(s.mesh_nodes[0], 3);
+    assert_int_equal(s.prim_count, 6);
+    sr_scene_free(&s);
+}
+
+/* ---- lights ---------------------------------------------------------------------------- */
+
+/* A floor (the square, 10 wide, turned to face +Y) lit by a point light of 683 x 5 cd at
+ * (0, 2, 0): the same image, bit for bit, as the file's geometry with the light written in
+ * JSON ("intensity": 5): 3415 / 683 = 5 exactly in float, and the node's position is exact. */
+#define FLOOR_NODES                                                                                                   \
+    "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"                                                            \
+    "\"nodes\": [{\"mesh\": 0, \"rotation\": [-0.70710678118654757, 0, 0, 0.70710678118654757], \"scale\": [10, 10, 1]},\n" \
+    "  {\"camera\": 0, \"translation\": [0, 3, 6], \"rotation\": [-0.2297529205473612, 0, 0, 0.97324898685201207]},\n"   \
+    "  %s],\n"                                                                                                        \
+    "\"cameras\": [{\"type\": \"perspective\", \"perspective\": {\"yfov\": 0.9, \"aspectRatio\": 1.5}}],\n"            \
+    "\"extensionsUsed\": [\"KHR_lights_punctual\"],\n"                                                                \
+    "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [%s]}},"
+
+static float *render_file(const char *path, sr_scene *keep)
+{
+    sr_scene s;
+    load_ok(path, &s);
+    s.width = 96;
+    s.height = 64;
+    s.spp = 2;
+    float *img = sr_test_render_cpu(&s, 3);
+    if (keep) *keep = s;
+    else sr_scene_free(&s);
+    return img;
+}
+
+static void test_point_light_as_json(void **state)
+{
+    (void)state;
+    char gl[512], sc[512], rest[2048];
+    snprintf(rest, sizeof rest, FLOOR_NODES,
+             "{\"translation\": [0, 2, 0], \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}",
+             "{\"type\": \"point\", \"color\": [1, 0.5, 0.25], \"intensity\": 3415}");
+    sr_gltf_write(gl, sizeof gl, "gltf_point.gltf", rest);
+    sr_test_write_file(sc, sizeof sc, "gltf_point.json",
+                       "{\"gltf\": {\"file\": \"gltf_point.gltf\"},\n"
+                       " \"lights\": [{\"type\": \"point\", \"position\": [0, 2, 0], \"color\": [1, 0.5, 0.25], "
+                       "\"intensity\": 5}]}\n");
+    sr_scene a, b;
+    float *ia = render_file(gl, &a), *ib = render_file(sc, &b);
+    assert_int_equal(a.light_count, 1);
+    assert_int_equal(b.light_count, 1);
+    assert_int_equal(a.integrator, SR_INTEGRATOR_PATH);
+    assert_false(a.has_sky);   /* the file has a light: no default sky */
+    const size_t n = 3u * a.width * a.height;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) sum += ia[i];
+    assert_true(sum > 0.01 * (double)n);   /* the floor is lit */
+    assert_memory_equal(ia, ib, n * sizeof(float));
+    free(ia);
+    free(ib);
+    sr_scene_free(&a);
+    sr_scene_free(&b);
+}
+
+/* A spot light straight down (a node "matrix" that turns -Z to -Y exactly) against the same
+ * spot in JSON, angles in degrees: the cone's cosines come from angles rounded in different
+ * ways (radians in the file, degrees in JSON), so the images need agree only to 1e-4 of the
+ * brightest value (here they agree exactly); outside the outer cone the floor is black. */
+static void test_spot_light_as_json(void **state)
+{
+    (void)state;
+    char gl[512], sc[512], rest[2048];
+    snprintf(rest, sizeof rest, FLOOR_NODES,
+             "{\"matrix\": [1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 2, 0, 1],"
+             " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}",
+             "{\"type\": \"spot\", \"intensity\": 6830, \"spot\": {\"innerConeAngle\": 0.3, \"outerConeAngle\": 0.6}}");
+    sr_gltf_write(gl, sizeof gl, "gltf_spot.gltf", rest);
+    snprintf(rest, sizeof rest,
+             "{\"gltf\": {\"file\": \"gltf_spot.gltf\"},\n"
+             " \"lights\": [{\"type\": \"spot\", \"position\": [0, 2, 0], \"direction\": [0, -1, 0], \"intensity\": 10,"
+             " \"inner_angle\": %.9g, \"outer_angle\": %.9g}]}\n", 0.3 * 180 / PI_D, 0.6 * 180 / PI_D);
+    sr_test_write_file(sc, sizeof sc, "gltf_spot.json", rest);
+    sr_scene a;
+    float *ia = render_file(gl, &a), *ib = render_file(sc, NULL);
+    assert_int_equal(a.lights[0].kind, SR_LIGHT_SPOT);
+    sr_test_assert_vec(a.lights[0].axis, 0, -1, 0);
+    const size_t n = 3u * a.width * a.height;
+    float peak = 0, worst = 0;
+    for (size_t i = 0; i < n; i++) peak = fmaxf(peak, ia[i]);
+    for (size_t i = 0; i < n; i++) worst = fmaxf(worst, fabsf(ia[i] - ib[i]));
+    printf("spot: brightest %g, largest difference %g\n", peak, worst);
+    assert_true(peak > 0.1f);
+    assert_true(worst <= 1e-4f * peak);
+    /* the floor point below the light at distance r lies outside the cone when atan(r / 2) >
+     * 0.6: the image's corners see floor at r > 3 (bottom corners) and are black */
+    assert_true(ia[0] == 0.0f && ia[3 * (a.width - 1)] == 0.0f);
+    assert_true(ia[3 * (a.height * a.width - 1)] == 0.0f);
+    free(ia);
+    free(ib);
+    sr_scene_free(&a);
+}
+
+/* A JSON scene over the file: its camera, sky, integrator and "lights": [] replace the
+ * file's, its objects and materials add to them; "material" names one of the scene's for
+ * every triangle of the file. */
+static void test_json_overrides(void **state)
+{
+    (void)state;
+    char gl[512], sc[512], rest[2048];
+    snprintf(rest, sizeof rest, FLOOR_NODES,
+             "{\"translation\": [0, 2, 0], \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}",
+             "{\"type\": \"point\", \"intensity\": 3415}");
+    sr_gltf_write(gl, sizeof gl, "gltf_override.gltf", rest);
+    sr_test_write_file(sc, sizeof sc, "gltf_override.json",
+                       "{\"gltf\": {\"file\": \"gltf_override.gltf\", \"material\": \"red\"},\n"
+                       " \"camera\": {\"position\": [1, 2, 3], \"look_at\": [0, 0, 0]},\n"
+                       " \"sky\": {\"zenith\": [0.1, 0.2, 0.3], \"horizon\": [1, 1, 1]}, \"integrator\": \"whitted\",\n"
+                       " \"materials\": {\"red\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.1, 0.1]}},\n"
+                       " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 1, 0], \"radius\": 0.5, \"material\": \"red\"}],\n"
+                       " \"lights\": []}\n");
+    sr_scene s;
+    load_ok(sc, &s);
+    sr_test_assert_vec(s.camera.position, 1, 2, 3);
+    assert_int_equal(s.file_camera_count, 1);   /* still there for --camera-index */
+    assert_int_equal(s.light_count, 0);
+    assert_true(s.has_sky);
+    sr_test_assert_vec(s.sky_zenith, 0.1f, 0.2f, 0.3f);
+    assert_int_equal(s.integrator, SR_INTEGRATOR_WHITTED);
+    assert_int_equal(s.material_count, 1);
+    assert_int_equal(s.prim_count, 3);
+    for (uint32_t i = 0; i < s.prim_count; i++) assert_int_equal(s.prims[i].material, 0);
+    assert_int_equal(s.prims[2].kind, SR_PRIM_SPHERE);
+    sr_scene_free(&s);
+}
+
+/* ---- cameras: --camera-index and the framing camera ------------------------------------- */
+
+static void test_camera_index(void **state)
+{
+    (void)state;
+    char gl[512], out0[512], out1[512], outc[512], err[4096], fov[32];
+    sr_gltf_write(gl, sizeof gl, "gltf_two_cams.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"
+                  "\"nodes\": [{\"mesh\": 0}, {\"camera\": 0, \"translation\": [0.3, 0, 2]},"
+                  " {\"camera\": 1, \"translation\": [0, 0, 4]}],\n"
+                  "\"cameras\": [{\"type\": \"perspective\", \"perspective\": {\"yfov\": 0.8}},"
+                  " {\"type\": \"perspective\", \"perspective\": {\"yfov\": 0.5}}],");
+    sr_test_tmp_path(out0, sizeof out0, "gltf_cam0.png");
+    sr_test_tmp_path(out1, sizeof out1, "gltf_cam1.png");
+    sr_test_tmp_path(outc, sizeof outc, "gltf_camc.png");
+    /* it looks at the point of its axis nearest the file's centre: the square at the origin */
+    snprintf(fov, sizeof fov, "0,0,4,0,0,0,%.9g", 0.5 * 180 / PI_D);
+    const char *a0[] = { "render", gl, "--backend", "cpu", "-q", "--width", "48", "--height", "32", "--spp", "1",
+                         "-o", out0, NULL };
+    const char *a1[] = { "render", gl, "--backend", "cpu", "-q", "--width", "48", "--height", "32", "--spp", "1",
+                         "--camera-index", "1", "-o", out1, NULL };
+    const char *ac[] = { "render", gl, "--backend", "cpu", "-q", "--width", "48", "--height", "32", "--spp", "1",
+                         "--camera", fov, "-o", outc, NULL };
+    const char *bad[] = { "render", gl, "--backend", "cpu", "-q", "--camera-index", "2", "-o", outc, NULL };
+    int rc;
+    if ((rc = sr_test_run_cli(a0, err, sizeof err))) fail_msg("exit %d: %s", rc, err);
+    if ((rc = sr_test_run_cli(a1, err, sizeof err))) fail_msg("exit %d: %s", rc, err);
+    if ((rc = sr_test_run_cli(ac, err, sizeof err))) fail_msg("exit %d: %s", rc, err);
+    FILE *f0 = fopen(out0, "rb"), *f1 = fopen(out1, "rb"), *fc = fopen(outc, "rb");
+    char b0[65536], b1[65536], bc[65536];
+    const size_t n0 = fread(b0, 1, sizeof b0, f0), n1 = fread(b1, 1, sizeof b1, f1), nc = fread(bc, 1, sizeof bc, fc);
+    fclose(f0);
+    fclose(f1);
+    fclose(fc);
+    assert_true(n0 > 0 && n1 > 0);
+    assert_true(n1 == nc && memcmp(b1, bc, n1) == 0);     /* camera 1 is the one at (0, 0, 4) */
+    assert_false(n0 == n1 && memcmp(b0, b1, n0) == 0);    /* and not the first */
+    assert_int_equal(sr_test_run_cli(bad, err, sizeof err), 2);
+    expect_in(err, "--camera-index 2");
+    expect_in(err, "has 2 cameras; expected 0 to 1");
+}
+
+/* No camera: one that frames the scene. Squares spread out in all three axes; every corner
+ * must project into the image, in front of the camera. */
+static void test_framing_camera(void **state)
+{
+    (void)state;
+    char gl[512];
+    sr_gltf_write(gl, sizeof gl, "gltf_frame.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"
+                  "\"nodes\": [{\"mesh\": 0, \"translation\": [-7, 0, 0]}, {\"mesh\": 0, \"translation\": [5, 3, -4]},"
+                  " {\"mesh\": 0, \"translation\": [1, -2, 9], \"scale\": [3, 3, 3]}],");
+    sr_scene s;
+    load_ok(gl, &s);
+    assert_int_equal(s.file_camera_count, 0);
+    assert_int_equal(s.integrator, SR_INTEGRATOR_PATH);
+    assert_true(s.has_sky);   /* no light in the file: the default sky lights it */
+    const sr_camera_desc *c = &s.camera;
+    const sr_vec3 w = sr_normalize(sr_sub(c->look_at, c->position));
+    const sr_vec3 u = sr_normalize(sr_cross(w, c->up)), v = sr_cross(u, w);
+    const double t = tan(c->vfov_deg * PI_D / 360.0), aspect = (double)s.width / s.height;
+    for (uint32_t i = 0; i < s.prim_count; i++) {
+        const sr_vec3 p[3] = { s.prims[i].a, s.prims[i].b, s.prims[i].c };
+        for (int k = 0; k < 3; k++) {
+            const sr_vec3 d = sr_sub(p[k], c->position);
+            const double z = sr_dot(d, w), x = sr_dot(d, u) / z, y = sr_dot(d, v) / z;
+            if (!(z > 0 && fabs(x) <= t * aspect && fabs(y) <= t))
+                fail_msg("vertex (%g, %g, %g) is outside the framing camera's view (x %g, y %g of %g, %g)", p[k].x,
+                         p[k].y, p[k].z, x, y, t * aspect, t);
+        }
+    }
+    sr_scene_free(&s);
+}
+
+/* ---- notices and hostile files --------------------------------------------------------- */
+
+static void test_notices(void **state)
+{
+    (void)state;
+    char gl[512];
+    sr_gltf_write(gl, sizeof gl, "gltf_notice.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}, {\"nodes\": [0]}],\n"
+                  "\"nodes\": [{\"mesh\": 0}, {\"camera\": 0, \"translation\": [0, 0, 3]}],\n"
+                  "\"cameras\": [{\"type\": \"orthographic\", \"orthographic\": {\"xmag\": 1, \"ymag\": 1, \"znear\": 0.1,"
+                  " \"zfar\": 10}}],\n"
+                  "\"extensionsUsed\": [\"EXT_mesh_gpu_instancing\", \"KHR_materials_emissive_strength\"],\n"
+                  "\"animations\": [{\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}],"
+                  " \"samplers\": [{\"input\": 2, \"output\": 3}]}],");
+    sr_scene s;
+    load_ok(gl, &s);
+    assert_non_null(s.notices);
+    printf("%s", s.notices);
+    expect_in(s.notices, "notice: glTF file");
+    expect_in(s.notices, "1 orthographic camera");
+    expect_in(s.notices, "extension EXT_mesh_gpu_instancing");
+    expect_in(s.notices, "1 animation");
+    expect_in(s.notices, "1 other scene");
+    assert_null(strstr(s.notices, "KHR_materials_emissive_strength"));   /* the materials' to name */
+    assert_null(strstr(s.notices, "1 camera,"));                          /* not twice, by assimp's count */
+    sr_scene_free(&s);
+}
+
+/* A hostile file: each refused, before assimp reads it, naming the item. */
+static void test_hostile_files(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *rest, *expect; } bad[] = {
+        { "gltf_self_child.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0, \"children\": [0]}],",
+          "nodes[0].children[0] is node 0 itself" },
+        { "gltf_cycle.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0}, {\"children\": [2]},"
+          " {\"children\": [1]}],",
+          "lies on a cycle" },
+        { "gltf_two_parents.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"children\": [2]}, {\"children\": [2]},"
+          " {\"mesh\": 0}],",
+          "node 2 is already a child of node 0" },
+        { "gltf_child_range.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0, \"children\": [7]}],",
+          "nodes[0].children[0] is not an index into \"nodes\"" },
+        { "gltf_scene_child.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [1]}], \"nodes\": [{\"children\": [1]}, {\"mesh\": 0}],",
+          "scenes[0].nodes[0] is node 1, a child of node 0" },
+        { "gltf_bad_matrix.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0, \"matrix\": [1, 0, 0]}],",
+          "nodes[0].matrix is not an array of 16 finite numbers" },
+        { "gltf_bad_light.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0,"
+          " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 3}}}],",
+          "KHR_lights_punctual.light is not an index" },
+    };
+    char path[512];
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        sr_gltf_write(path, sizeof path, bad[k].name, bad[k].rest);
+        const char *msg = load_refused(path);
+        expect_in(msg, bad[k].expect);
+        expect_in(msg, path);
+    }
+    /* a chain of 1002 nodes: assimp recurses once per level (20000 overflowed its stack) */
+    const size_t cap = 1002 * 40 + 256;
+    char *rest = malloc(cap);
+    assert_non_null(rest);
+    size_t at = (size_t)snprintf(rest, cap, "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [");
+    for (int i = 0; i < 1001; i++) at += (size_t)snprintf(rest + at, cap - at, "{\"children\": [%d]}, ", i + 1);
+    snprintf(rest + at, cap - at, "{\"mesh\": 0}],");
+    sr_gltf_write(path, sizeof path, "gltf_deep.gltf", rest);
+    free(rest);
+    expect_in(load_refused(path), "nodes[1001] is 1001 levels below its root node 0; at most 1000 are supported");
+}
+
+/* Buffers, views and accessors that do not add up (written whole: they differ from the square). */
+static void test_hostile_buffers(void **state)
+{
+    (void)state;
+#define HEAD "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0}],\n"
+#define B64 "\"data:application/octet-stream;base64," SR_GLTF_SQUARE_B64 "\""
+    static const struct { const char *name, *text, *expect; } bad[] = {
+        { "gltf_2gb_uri.gltf",
+          HEAD "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}}]}],\n"
+          "\"buffers\": [{\"byteLength\": 2147483648, \"uri\": " B64 "}],\n"
+          "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 48}],\n"
+          "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\"}]}\n",
+          "buffers[0] declares 2147483648 bytes but holds 60" },
+        { "gltf_view_past.gltf",
+          HEAD "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}}]}],\n"
+          "\"buffers\": [{\"byteLength\": 60, \"uri\": " B64 "}],\n"
+          "\"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 40, \"byteLength\": 48}],\n"
+          "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\"}]}\n",
+          "bufferViews[0] reaches past its buffer: byteOffset 40 + byteLength 48" },
+        { "gltf_accessor_past.gltf",
+          HEAD "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}}]}],\n"
+          "\"buffers\": [{\"byteLength\": 60, \"uri\": " B64 "}],\n"
+          "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 48}],\n"
+          "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 5, \"type\": \"VEC3\"}]}\n",
+          "accessors[0] reaches past its buffer view" },
+        { "gltf_counts.gltf",
+          HEAD "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0, \"NORMAL\": 1}}]}],\n"
+          "\"buffers\": [{\"byteLength\": 60, \"uri\": " B64 "}],\n"
+          "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 48}],\n"
+          "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\"},"
+          " {\"bufferView\": 0, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\"}]}\n",
+          "attribute POSITION has 4 elements and NORMAL has 3" },
+    };
+#undef HEAD
+#undef B64
+    char path[512], err[4096];
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        sr_test_write_file(path, sizeof path, bad[k].name, bad[k].text);
+        expect_in(load_refused(path), bad[k].expect);
+    }
+    /* and through the command: exit 2, the message without a made-up line:column */
+    char out[512];
+    sr_test_tmp_path(out, sizeof out, "gltf_never.png");
+    const char *argv[] = { "render", path, "--backend", "cpu", "-o", out, NULL };
+    assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+    expect_in(err, "stencilray render: cannot parse mesh file");
+    expect_in(err, "attribute POSITION has 4 elements");
+}
+
+/* ---- JSON mesh transforms ---------------------------------------------------------------- */
+
+static const char *tri_obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvn 1 1 0\nvn 1 1 0\nvn 1 1 0\nvn 0 0 1\n"
+                             "f 1//1 2//2 3//3\nf 1//4 2//4 4//4\n";
+
+static void mesh_scene(const char *name, const char *placement, sr_scene *s)
+{
+    char obj[512], sc[512], text[1024];
+    sr_test_write_file(obj, sizeof obj, "gltf_xf.obj", tri_obj);
+    snprintf(text, sizeof text,
+             "{\"camera\": {\"position\": [0, 0, 9], \"look_at\": [0, 0, 0]},\n"
+             " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"gltf_xf.obj\", \"material\": \"m\", %s}]}\n", placement);
+    sr_test_write_file(sc, sizeof sc, name, text);
+    load_ok(sc, s);
+}
+
+/* scale [2, 3, 4], a quarter turn about Z, then a translation, given as three keys and as the
+ * row-major matrix they make: the same triangles and normals bit for bit; the normal of a
+ * face through the inverse transpose ((1, 1, 0) under scale (2, 3) leans to (1/2, 1/3)). */
+static void test_transform_matrix_equals_trs(void **state)
+{
+    (void)state;
+    sr_scene a, b;
+    mesh_scene("gltf_xf_trs.json", "\"scale\": [2, 3, 4], \"rotate\": [0, 0, 90], \"translate\": [1, 2, 3]", &a);
+    mesh_scene("gltf_xf_mat.json", "\"transform\": [0, -3, 0, 1,  2, 0, 0, 2,  0, 0, 4, 3,  0, 0, 0, 1]", &b);
+    assert_int_equal(a.prim_count, 2);
+    assert_int_equal(b.prim_count, 2);
+    assert_memory_equal(a.prims, b.prims, a.prim_count * sizeof *a.prims);
+    assert_non_null(a.attrs);
+    assert_memory_equal(a.attrs, b.attrs, a.prim_count * sizeof *a.attrs);
+    sr_test_assert_vec(a.prims[0].b, 1, 4, 3);   /* (1, 0, 0) -> (2, 0, 0) -> (0, 2, 0) + t */
+    /* (1, 1, 0) through diag(1/2, 1/3, 1/4), then the turn: (-1/3, 1/2, 0), normalised */
+    const double nx = -1.0 / 3, ny = 0.5, len = sqrt(nx * nx + ny * ny);
+    sr_test_assert_vec_near(a.attrs[0].n[0], (float)(nx / len), (float)(ny / len), 0, 1e-6f);
+    sr_scene_free(&a);
+    sr_scene_free(&b);
+}
+
+static void test_transform_errors(void **state)
+{
+    (void)state;
+    EXPECT_ERR(SCENE_OBJ("{'type': 'mesh', 'file': 'x.obj', 'material': 'm', 'transform': @[1, 0, 0, 0]}"),
+               "objects[0].transform", "expected a 4x4 matrix as 16 finite numbers", "row-major");
+    EXPECT_ERR(SCENE_OBJ("{'type': 'mesh', 'file': 'x.obj', 'material': 'm', "
+                         "'transform': @[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1]}"),
+               "objects[0].transform", "its last row is [0, 1, 0, 1]; expected [0, 0, 0, 1]");
+    EXPECT_ERR(SCENE_OBJ("{'type': 'mesh', 'file': 'x.obj', 'material': 'm', "
+                         "'transform': @[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]}"),
+               "objects[0].transform", "is singular");
+    EXPECT_ERR(SCENE_OBJ("{'type': 'mesh', 'file': 'x.obj', 'material': 'm', "
+                         "'transform': [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], @'scale': 2}"),
+               "objects[0].scale", "\"transform\" and \"scale\" are both given");
+    EXPECT_ERR(SCENE_OBJ("{'type': 'mesh', 'file': 'x.obj', 'material': 'm', 'scale': @[1, 0, 1]}"),
+               "objects[0].scale", "each factor must be greater than 0, got [1, 0, 1]");
+}
+
+/* ---- Whitted without lights ------------------------------------------------------------ */
+
+static void test_whitted_warns_without_lights(void **state)
+{
+    (void)state;
+    char sc[512], lit[512], err[4096], out[512];
+    sr_test_tmp_path(out, sizeof out, "gltf_whitted.png");
+    sr_test_write_file(sc, sizeof sc, "gltf_unlit.json",
+                       "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n"
+                       " \"sky\": {\"zenith\": [0.5, 0.7, 1], \"horizon\": [1, 1, 1]},\n"
+                       " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n"
+                       " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}]}\n");
+    sr_test_write_file(lit, sizeof lit, "gltf_lit.json",
+                       "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},\n"
+                       " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n"
+                       " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}],\n"
+                       " \"lights\": [{\"type\": \"point\", \"position\": [0, 3, 3]}]}\n");
+    const char *a[] = { "render", sc, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
+    assert_int_equal(sr_test_run_cli(a, err, sizeof err), 0);
+    expect_in(err, "warning: the whitted integrator lights surfaces with point, spot and directional lights");
+    expect_in(err, "try --integrator path");
+    const char *p[] = { "render", sc, "--backend", "cpu", "--integrator", "path", "--width", "16", "--height", "16",
+                        "-o", out, NULL };
+    assert_int_equal(sr_test_run_cli(p, err, sizeof err), 0);
+    assert_null(strstr(err, "warning"));
+    const char *l[] = { "render", lit, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
+    assert_int_equal(sr_test_run_cli(l, err, sizeof err), 0);
+    assert_null(strstr(err, "warning"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_camera_marker),
+        cmocka_unit_test(test_hierarchy_composes),
+        cmocka_unit_test(test_mesh_used_by_several_nodes),
+        cmocka_unit_test(test_point_light_as_json),
+        cmocka_unit_test(test_spot_light_as_json),
+        cmocka_unit_test(test_json_overrides),
+        cmocka_unit_test(test_camera_index),
+        cmocka_unit_test(test_framing_camera),
+        cmocka_unit_test(test_notices),
+        cmocka_unit_test(test_hostile_files),
+        cmocka_unit_test(test_hostile_buffers),
+        cmocka_unit_test(test_transform_matrix_equals_trs),
+        cmocka_unit_test(test_transform_errors),
+        cmocka_unit_test(test_whitted_warns_without_lights),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
