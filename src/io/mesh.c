@@ -4,6 +4,7 @@
 #include "mesh.h"
 #include "../base/mem_limits.h"
 #include "mesh_check.h"
+#include "mesh_direct.h"
 #include "../base/interrupt.h"
 #include "outpath.h"
 #include "../base/rotation.h"
@@ -29,11 +30,13 @@
  * with unusually dense faces can need more (see tests/fuzz/README.md). */
 #define SR_MESH_IMPORT_FACTOR 24u
 
-/* ValidateDataStructure runs first and refuses faces whose indices are out of range:
- * assimp's PLY reader does not check them, and the steps after it then read outside the
- * vertex array (SIGSEGV; found by tests/fuzz). */
-#define SR_MESH_FLAGS (aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_PreTransformVertices | \
-                       aiProcess_JoinIdenticalVertices | aiProcess_SortByPType)
+/* Only the steps whose result the renderer uses. ValidateDataStructure runs first and refuses
+ * faces whose indices are out of range: assimp's PLY reader does not check them, and the
+ * steps after it then read outside the vertex array (SIGSEGV; found by tests/fuzz).
+ * Triangulate and PreTransformVertices give the triangles in the file's frame. Joining
+ * identical vertices (the slowest step, and it changes no triangle) runs only before smooth
+ * normals are generated; points and lines are skipped by face size, not sorted out. */
+#define SR_MESH_FLAGS (aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_PreTransformVertices)
 
 typedef struct xform {
     double scale;
@@ -65,16 +68,18 @@ static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
 }
 
 /* Scale, then rotate about X, then Y, then Z (right-handed), then translate. */
-static sr_vec3 xform_apply(const xform *t, struct aiVector3D p)
+static sr_vec3 xform_point(const xform *t, float px, float py, float pz)
 {
-    double x = p.x * t->scale, y = p.y * t->scale, z = p.z * t->scale;
+    double x = px * t->scale, y = py * t->scale, z = pz * t->scale;
     sr_rotation_apply(&t->rot, &x, &y, &z);
     return sr_v3((float)(x + t->tx), (float)(y + t->ty), (float)(z + t->tz));
 }
 
+static sr_vec3 xform_apply(const xform *t, struct aiVector3D p) { return xform_point(t, p.x, p.y, p.z); }
+
 static bool finite3(sr_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-/* Faces assimp kept as triangles (SortByPType leaves points and lines in their own meshes). */
+/* Faces assimp kept as triangles (points and lines are faces of 1 and 2 indices). */
 static size_t count_triangles(const struct aiScene *sc)
 {
     size_t n = 0;
@@ -335,6 +340,97 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
     return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
 }
 
+/* A binary PLY or GLB of one plain triangle mesh, read without assimp (mesh_direct.h): the
+ * same triangles, in the same order, as assimp gives with SR_MESH_FLAGS. *taken = 0: the
+ * file (or what is asked of it: UVs, the file's normals or materials, generated normals) is
+ * assimp's, and nothing was changed. */
+static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t size, const sr_mesh_transform *xf,
+                                  uint32_t material, const sr_mesh_opts *opts, sr_prim **prims, uint32_t *count,
+                                  sr_tri_attr **attrs, int *taken, sr_error *err)
+{
+    *taken = 0;
+    if (opts->reader == SR_MESH_READER_ASSIMP || opts->file_mats || opts->keep_uv || opts->normals == SR_NORMALS_SMOOTH ||
+        opts->normals == SR_NORMALS_FILE)
+        return SR_OK;
+    sr_direct_mesh m;
+    const int r = sr_mesh_direct_open(path, ext, size, &m, err);
+    if (r < 0) return err->status;
+    if (r == 0 || (m.has_normals && opts->normals != SR_NORMALS_FLAT)) return SR_OK;
+    const uint64_t n = m.tri_count;
+    if (*count > SR_MAX_PRIMS || n > (uint64_t)(SR_MAX_PRIMS - *count))
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has %llu triangles; a scene holds at most %u primitives", path,
+                       (unsigned long long)n, SR_MAX_PRIMS);
+    /* Everything this read holds at once, and the BVH after it, before any of it is allocated. */
+    const size_t attr_bytes = (attrs && *attrs) ? sizeof(sr_tri_attr) : 0;
+    char *what = sr_format("mesh file %s (%llu vertices and %llu triangles, then a BVH over %llu primitives)", path,
+                           (unsigned long long)m.vertex_count, (unsigned long long)n,
+                           (unsigned long long)(*count + n));
+    if (!what) return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+    sr_status st = sr_check_host_memory(m.vertex_count * 12u + n * 12u + n * sizeof(sr_prim) + (*count + n) * attr_bytes +
+                                        sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
+    free(what);
+    if (st) return st;
+    float *pos = malloc((size_t)m.vertex_count * 12u);
+    uint32_t *tri = malloc((size_t)n * 12u);
+    if (!pos || !tri) {
+        free(pos);
+        free(tri);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%llu triangles)", path,
+                       (unsigned long long)n);
+    }
+    int polygons = 0;
+    st = sr_mesh_direct_read(&m, pos, NULL, tri, &polygons, opts->progress, opts->progress_ctx, err);
+    if (st || polygons) {   /* polygons: assimp triangulates them */
+        free(pos);
+        free(tri);
+        return st;
+    }
+    /* Each vertex transformed once, in place (the same arithmetic as assimp's path per corner). */
+    const xform t = xform_make(xf);
+    for (uint64_t v = 0; v < m.vertex_count; v++) {
+        const sr_vec3 p = xform_point(&t, pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
+        pos[3 * v] = p.x;
+        pos[3 * v + 1] = p.y;
+        pos[3 * v + 2] = p.z;
+    }
+    sr_prim *grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
+    if (!grown || !attrs_grow(attrs, false, *count, (size_t)*count + n)) {
+        if (grown) *prims = grown;
+        free(pos);
+        free(tri);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%llu triangles)", path,
+                       (unsigned long long)n);
+    }
+    *prims = grown;
+    size_t kept = *count;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint32_t *ix = tri + 3 * i;
+        sr_prim p;
+        memset(&p, 0, sizeof p);
+        p.kind = SR_PRIM_TRIANGLE;
+        p.material = material;
+        p.a = sr_v3(pos[3 * ix[0]], pos[3 * ix[0] + 1], pos[3 * ix[0] + 2]);
+        p.b = sr_v3(pos[3 * ix[1]], pos[3 * ix[1] + 1], pos[3 * ix[1] + 2]);
+        p.c = sr_v3(pos[3 * ix[2]], pos[3 * ix[2] + 1], pos[3 * ix[2] + 2]);
+        if (!finite3(p.a) || !finite3(p.b) || !finite3(p.c)) continue;
+        sr_vec3 nrm = sr_cross(sr_sub(p.b, p.a), sr_sub(p.c, p.a));
+        if (!(sr_dot(nrm, nrm) > 0.0f)) continue;   /* zero area (or underflow): no hit */
+        grown[kept++] = p;
+    }
+    free(pos);
+    free(tri);
+    *taken = 1;
+    if (opts->notice && opts->notice_cap) {
+        opts->notice[0] = '\0';
+        if (m.has_normals) note(opts->notice, opts->notice_cap, "vertex normals (1 mesh; \"normals\": \"flat\")");
+    }
+    if (kept == *count)
+        return sr_fail(err, SR_ERR_INPUT,
+                       "mesh file %s has no triangles with a non-zero area; expected a mesh with faces", path);
+    *count = (uint32_t)kept;
+    return SR_OK;
+}
+
 static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                            sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
 {
@@ -350,6 +446,9 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     mem = sr_check_host_memory(bytes * SR_MESH_IMPORT_FACTOR, what, "", err);
     free(what);
     if (mem) return mem;
+    int taken = 0;
+    mem = mesh_load_direct(path, ext, size, xf, material, opts, prims, count, attrs, &taken, err);
+    if (mem || taken) return mem;
     /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
     if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
@@ -361,7 +460,7 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (opts->normals == SR_NORMALS_SMOOTH) {
         /* assimp's own generator (it merges vertices by position and keeps creases) */
-        flags |= aiProcess_GenSmoothNormals | aiProcess_ForceGenNormals;
+        flags |= aiProcess_JoinIdenticalVertices | aiProcess_GenSmoothNormals | aiProcess_ForceGenNormals;
         if (props) aiSetImportPropertyFloat(props, AI_CONFIG_PP_GSN_MAX_SMOOTHING_ANGLE, opts->crease_deg);
     }
     const struct aiScene *sc = props ? aiImportFileExWithProperties(path, flags, NULL, props) : NULL;

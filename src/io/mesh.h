@@ -31,6 +31,15 @@ typedef struct sr_file_material {
 /* Free n file materials (what sr_mesh_opts.file_mats received) and the texture paths they own. */
 void sr_file_materials_free(sr_file_material *fm, uint32_t n);
 
+/* Progress of a mesh read: fraction in [0, 1] of the file read; a nonzero return stops the
+ * read (SR_INTERRUPTED). Called from the reading thread. */
+typedef int (*sr_mesh_progress_fn)(void *ctx, double fraction);
+
+/* Which reader takes a file: binary PLY and GLB files that hold one plain triangle mesh are
+ * read directly (mesh_direct.h), everything else by assimp; SR_MESH_READER_ASSIMP sends every
+ * file to assimp (tests compare the two). */
+typedef enum sr_mesh_reader { SR_MESH_READER_AUTO = 0, SR_MESH_READER_ASSIMP } sr_mesh_reader;
+
 typedef struct sr_mesh_opts {
     sr_mesh_normals normals;
     float crease_deg;      /* SR_NORMALS_SMOOTH: faces meeting at a larger angle stay sharp   */
@@ -43,6 +52,9 @@ typedef struct sr_mesh_opts {
     /* When set, what the file holds that the renderer does not use, as one line (or ""). */
     char *notice;
     size_t notice_cap;
+    sr_mesh_progress_fn progress;   /* NULL: none                                               */
+    void *progress_ctx;
+    sr_mesh_reader reader;
 } sr_mesh_opts;
 
 /* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with

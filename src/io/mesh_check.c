@@ -43,7 +43,7 @@ long sr_mesh_line(FILE *f, char **line, size_t *cap, int *end)
             *line = p;
             *cap = grown;
         }
-        ch = getc(f);
+        ch = getc_unlocked(f);   /* one thread reads f: no lock per byte */
         if (ch == EOF || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\0') break;
         (*line)[n++] = (char)ch;
     }
@@ -51,7 +51,7 @@ long sr_mesh_line(FILE *f, char **line, size_t *cap, int *end)
     *end = ch;
     if (ch == EOF && n == 0) return -1;
     if (ch == '\r') {   /* "\r\n" ends one line */
-        const int next = getc(f);
+        const int next = getc_unlocked(f);
         if (next != '\n' && next != EOF) ungetc(next, f);
     }
     return (long)n;
@@ -158,9 +158,9 @@ static int sr_stl_token(FILE *f, char *tok, size_t cap, int *newline)
 {
     int ch;
     *newline = 0;
-    while ((ch = getc(f)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f') *newline |= ch != ' ' && ch != '\t';
+    while ((ch = getc_unlocked(f)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f') *newline |= ch != ' ' && ch != '\t';
     size_t n = 0;
-    for (; ch != EOF && ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' && ch != '\f'; ch = getc(f)) {
+    for (; ch != EOF && ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' && ch != '\f'; ch = getc_unlocked(f)) {
         if (ch == '\0' || n + 1 >= cap) return -1;
         tok[n++] = (char)ch;
     }
