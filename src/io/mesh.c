@@ -340,10 +340,66 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
     return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
 }
 
-/* A binary PLY or GLB of one plain triangle mesh, read without assimp (mesh_direct.h): the
- * same triangles, in the same order, as assimp gives with SR_MESH_FLAGS. *taken = 0: the
- * file (or what is asked of it: UVs, the file's normals or materials, generated normals) is
- * assimp's, and nothing was changed. */
+static uint32_t sr_direct_loads;   /* for sr_mesh_direct_loads; one loading thread at a time */
+
+uint32_t sr_mesh_direct_loads(void) { return sr_direct_loads; }
+
+/* The vertices and triangles of a file the direct readers take (mesh_direct.h): 1 with *pos
+ * and *tri malloc'd, 0 when the file is assimp's, -1 on error. has_normals: the file has
+ * vertex normals (not read). */
+static int direct_arrays(const char *path, const char *ext, uint64_t size, const sr_mesh_opts *opts, uint32_t count,
+                         const sr_tri_attr *const *attrs, float **pos, uint64_t *nv, uint32_t **tri, uint64_t *nt,
+                         int *has_normals, sr_error *err)
+{
+    *pos = NULL;
+    *tri = NULL;
+    *has_normals = 0;
+    if (!strcmp(ext, ".obj"))
+        return sr_obj_direct_read(path, size, pos, nv, tri, nt, opts->progress, opts->progress_ctx, err);
+    sr_direct_mesh m;
+    const int r = sr_mesh_direct_open(path, ext, size, &m, err);
+    if (r <= 0) return r;
+    if (m.has_normals && opts->normals != SR_NORMALS_FLAT) return 0;   /* assimp's way with normals */
+    *nv = m.vertex_count;
+    *nt = m.tri_count;
+    *has_normals = m.has_normals;
+    if (count > SR_MAX_PRIMS || m.tri_count > (uint64_t)(SR_MAX_PRIMS - count)) {
+        sr_fail(err, SR_ERR_INPUT, "mesh file %s has %llu triangles; a scene holds at most %u primitives", path,
+                (unsigned long long)m.tri_count, SR_MAX_PRIMS);
+        return -1;
+    }
+    /* What the read holds at once, and the BVH after it, before any of it is allocated. */
+    const uint64_t attr_bytes = (attrs && *attrs) ? sizeof(sr_tri_attr) : 0;
+    char *what = sr_format("mesh file %s (%llu vertices and %llu triangles, then a BVH over %llu primitives)", path,
+                           (unsigned long long)m.vertex_count, (unsigned long long)m.tri_count,
+                           (unsigned long long)(count + m.tri_count));
+    if (!what) {
+        sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+        return -1;
+    }
+    const sr_status st = sr_check_host_memory(m.vertex_count * 12u + m.tri_count * (12u + sizeof(sr_prim)) +
+                                              (count + m.tri_count) * attr_bytes +
+                                              sr_bvh_build_bytes((uint64_t)count + m.tri_count), what, "", err);
+    free(what);
+    if (st) return -1;
+    *pos = malloc((size_t)m.vertex_count * 12u);
+    *tri = malloc((size_t)m.tri_count * 12u);
+    int polygons = 0;
+    if (!*pos || !*tri) sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%llu triangles)", path,
+                                (unsigned long long)m.tri_count);
+    else if (!sr_mesh_direct_read(&m, *pos, NULL, *tri, &polygons, opts->progress, opts->progress_ctx, err) && !polygons)
+        return 1;
+    free(*pos);
+    free(*tri);
+    *pos = NULL;
+    *tri = NULL;
+    return polygons ? 0 : -1;   /* polygons: assimp triangulates them */
+}
+
+/* A binary PLY, GLB or OBJ of one plain triangle mesh, read without assimp: the same
+ * triangles, in the same order, as assimp gives with SR_MESH_FLAGS. *taken = 0: the file (or
+ * what is asked of it: UVs, the file's normals or materials, generated normals) is assimp's,
+ * and nothing was changed. */
 static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t size, const sr_mesh_transform *xf,
                                   uint32_t material, const sr_mesh_opts *opts, sr_prim **prims, uint32_t *count,
                                   sr_tri_attr **attrs, int *taken, sr_error *err)
@@ -352,56 +408,49 @@ static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t si
     if (opts->reader == SR_MESH_READER_ASSIMP || opts->file_mats || opts->keep_uv || opts->normals == SR_NORMALS_SMOOTH ||
         opts->normals == SR_NORMALS_FILE)
         return SR_OK;
-    sr_direct_mesh m;
-    const int r = sr_mesh_direct_open(path, ext, size, &m, err);
-    if (r < 0) return err->status;
-    if (r == 0 || (m.has_normals && opts->normals != SR_NORMALS_FLAT)) return SR_OK;
-    const uint64_t n = m.tri_count;
-    if (*count > SR_MAX_PRIMS || n > (uint64_t)(SR_MAX_PRIMS - *count))
-        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has %llu triangles; a scene holds at most %u primitives", path,
-                       (unsigned long long)n, SR_MAX_PRIMS);
-    /* Everything this read holds at once, and the BVH after it, before any of it is allocated. */
-    const size_t attr_bytes = (attrs && *attrs) ? sizeof(sr_tri_attr) : 0;
-    char *what = sr_format("mesh file %s (%llu vertices and %llu triangles, then a BVH over %llu primitives)", path,
-                           (unsigned long long)m.vertex_count, (unsigned long long)n,
-                           (unsigned long long)(*count + n));
-    if (!what) return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
-    sr_status st = sr_check_host_memory(m.vertex_count * 12u + n * 12u + n * sizeof(sr_prim) + (*count + n) * attr_bytes +
-                                        sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
-    free(what);
-    if (st) return st;
-    float *pos = malloc((size_t)m.vertex_count * 12u);
-    uint32_t *tri = malloc((size_t)n * 12u);
-    if (!pos || !tri) {
+    float *pos;
+    uint32_t *tri;
+    uint64_t nv = 0, n = 0;
+    int has_normals;
+    const int r = direct_arrays(path, ext, size, opts, *count, (const sr_tri_attr *const *)attrs, &pos, &nv, &tri, &n,
+                                &has_normals, err);
+    if (r < 0) return err->status ? err->status : SR_ERR_INPUT;
+    if (r == 0) return SR_OK;
+    if (*count > SR_MAX_PRIMS || n > (uint64_t)(SR_MAX_PRIMS - *count)) {
         free(pos);
         free(tri);
-        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%llu triangles)", path,
-                       (unsigned long long)n);
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has %llu triangles; a scene holds at most %u primitives", path,
+                       (unsigned long long)n, SR_MAX_PRIMS);
     }
-    int polygons = 0;
-    st = sr_mesh_direct_read(&m, pos, NULL, tri, &polygons, opts->progress, opts->progress_ctx, err);
-    if (st || polygons) {   /* polygons: assimp triangulates them */
+    /* The triangles and, later, the BVH over every primitive, before either is allocated. */
+    const uint64_t attr_bytes = (attrs && *attrs) ? sizeof(sr_tri_attr) : 0;
+    char *what = sr_format("mesh file %s (%llu triangles, then a BVH over %llu primitives)", path, (unsigned long long)n,
+                           (unsigned long long)(*count + n));
+    sr_status st = what ? sr_check_host_memory(n * sizeof(sr_prim) + (*count + n) * attr_bytes +
+                                               sr_bvh_build_bytes((uint64_t)*count + n), what, "", err)
+                        : sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+    free(what);
+    if (st) {
         free(pos);
         free(tri);
         return st;
     }
     /* Each vertex transformed once, in place (the same arithmetic as assimp's path per corner). */
     const xform t = xform_make(xf);
-    for (uint64_t v = 0; v < m.vertex_count; v++) {
+    for (uint64_t v = 0; v < nv; v++) {
         const sr_vec3 p = xform_point(&t, pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
         pos[3 * v] = p.x;
         pos[3 * v + 1] = p.y;
         pos[3 * v + 2] = p.z;
     }
     sr_prim *grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
+    if (grown) *prims = grown;
     if (!grown || !attrs_grow(attrs, false, *count, (size_t)*count + n)) {
-        if (grown) *prims = grown;
         free(pos);
         free(tri);
         return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%llu triangles)", path,
                        (unsigned long long)n);
     }
-    *prims = grown;
     size_t kept = *count;
     for (uint64_t i = 0; i < n; i++) {
         const uint32_t *ix = tri + 3 * i;
@@ -420,9 +469,10 @@ static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t si
     free(pos);
     free(tri);
     *taken = 1;
+    sr_direct_loads++;
     if (opts->notice && opts->notice_cap) {
         opts->notice[0] = '\0';
-        if (m.has_normals) note(opts->notice, opts->notice_cap, "vertex normals (1 mesh; \"normals\": \"flat\")");
+        if (has_normals) note(opts->notice, opts->notice_cap, "vertex normals (1 mesh; \"normals\": \"flat\")");
     }
     if (kept == *count)
         return sr_fail(err, SR_ERR_INPUT,

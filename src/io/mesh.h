@@ -77,4 +77,8 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
 sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                           sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err);
 
+/* How many mesh files the direct readers (not assimp) have read in this process: tests check
+ * which reader took a file. */
+uint32_t sr_mesh_direct_loads(void);
+
 #endif

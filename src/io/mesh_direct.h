@@ -1,4 +1,4 @@
-/* mesh_direct.h: binary PLY and GLB files read straight into arrays, without assimp.
+/* mesh_direct.h: binary PLY, GLB and plain OBJ files read straight into arrays, without assimp.
  *
  * assimp builds its own scene of the file, runs its steps over it and hands it over to be
  * copied; for a plain triangle mesh that is most of the wait before the first pixel
@@ -50,6 +50,12 @@ int sr_mesh_direct_open(const char *path, const char *ext, uint64_t file_size, s
 /* The format's own part of it (mesh_ply.c, mesh_glb.c): f is the file, at its start. */
 int sr_ply_direct_open(FILE *f, sr_direct_mesh *m, sr_error *err);
 int sr_glb_direct_open(FILE *f, sr_direct_mesh *m, sr_error *err);
+
+/* An OBJ of vertices and triangles only (mesh_obj.c), read whole: *pos (3 floats a vertex) and
+ * *tri (3 vertex indices a triangle, checked) malloc'd. 1: read; 0: not this reader's file
+ * (nothing allocated); -1: an index out of range, an I/O error or a stop (err set). */
+int sr_obj_direct_read(const char *path, uint64_t file_size, float **pos, uint64_t *nv, uint32_t **tri, uint64_t *nt,
+                       sr_mesh_progress_fn progress, void *ctx, sr_error *err);
 
 /* Read the data: pos gets 3 floats per vertex, nrm (NULL: not read) 3 per vertex, tri 3
  * vertex indices per triangle (each checked against the vertex count). *polygons is set when a
