@@ -654,6 +654,24 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     return SR_OK;
 }
 
+static sr_mesh_listener_fn sr_listener;
+static void *sr_listener_ctx;
+
+void sr_mesh_listen(sr_mesh_listener_fn fn, void *ctx)
+{
+    sr_listener = fn;
+    sr_listener_ctx = ctx;
+}
+
+typedef struct listened { const char *path; } listened;
+
+/* A read's progress to the listener; Ctrl-C stops it too. */
+static int tell_listener(void *ctx, double fraction)
+{
+    const listened *l = (const listened *)ctx;
+    return (sr_listener && sr_listener(sr_listener_ctx, l->path, fraction)) || sr_interrupt_pending();
+}
+
 sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                           sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
 {
@@ -661,7 +679,19 @@ sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_
     if (!opts) opts = &defaults;
     if (!path || !prims || !count)
         return sr_fail(err, SR_ERR_RUNTIME, "sr_mesh_load: missing argument");
+    sr_mesh_opts told;
+    listened l = { path };
+    if (!opts->progress) {   /* the listener hears it, and a stop ends the read */
+        told = *opts;
+        told.progress = tell_listener;
+        told.progress_ctx = &l;
+        opts = &told;
+    }
+    if (opts->progress(opts->progress_ctx, 0.0))
+        return sr_fail(err, SR_INTERRUPTED, "interrupted before reading mesh file %s", path);
     sr_status s = mesh_load(path, xf, material, opts, prims, count, attrs, err);
+    if (!s && opts->progress(opts->progress_ctx, 1.0))
+        s = sr_fail(err, SR_INTERRUPTED, "interrupted after reading mesh file %s", path);
     /* A read that Ctrl-C or SIGTERM interrupted (EINTR: a slow file system, or a file swapped
      * for a FIFO after the checks) fails in our checks or in assimp as a parse error. */
     if (s && s != SR_INTERRUPTED && sr_interrupt_pending())

@@ -77,6 +77,13 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
 sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                           sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err);
 
+/* A program-wide listener to mesh reads (the render command's progress line, the viewer's
+ * loading screen): told the file and the fraction read of every mesh whose options name no
+ * progress callback of their own; a nonzero answer stops the read (SR_INTERRUPTED). NULL
+ * removes it. Set it before loading starts; reads call it from their own thread. */
+typedef int (*sr_mesh_listener_fn)(void *ctx, const char *path, double fraction);
+void sr_mesh_listen(sr_mesh_listener_fn fn, void *ctx);
+
 /* How many mesh files the direct readers (not assimp) have read in this process: tests check
  * which reader took a file. */
 uint32_t sr_mesh_direct_loads(void);

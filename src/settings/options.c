@@ -3,6 +3,7 @@
 #include "../base/datadir.h"
 #include "../base/interrupt.h"
 #include "../base/names.h"
+#include "../io/mesh.h"
 #include "../../kernels/frames/sortkey.h"
 
 #include <errno.h>
@@ -235,6 +236,32 @@ int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs,
     return sr_usage_error(a, "%s%s", msg, "");
 }
 
+/* On a terminal, "reading mesh NAME 62 %" while a mesh loads (a whole percent at a time),
+ * erased once it is read. */
+typedef struct sr_read_line { int shown; int percent; } sr_read_line;
+
+static int sr_read_progress(void *ctx, const char *path, double fraction)
+{
+    sr_read_line *l = (sr_read_line *)ctx;
+    const int percent = (int)(fraction * 100.0);
+    if (fraction >= 1.0) {
+        if (l->shown) fprintf(stderr, "\r%*s\r", 79, "");
+        l->shown = 0;
+        l->percent = -1;
+        return 0;
+    }
+    if (percent == l->percent) return 0;
+    l->percent = percent;
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    char clean[64];
+    sr_sanitize(clean, sizeof clean, name);   /* a file name is bytes: no control codes on the terminal */
+    fprintf(stderr, "\rreading mesh %.48s %3d %%", clean, percent);
+    fflush(stderr);
+    l->shown = 1;
+    return 0;
+}
+
 /* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
 {
@@ -258,7 +285,13 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     /* Nothing is written while the scene loads: a stop can end the program at once, even
      * inside cJSON's parse, which cannot poll the flag (interrupt.h; render installs it). */
     sr_interrupt_quick_begin("reading the scene");
+    sr_read_line reading = { 0, -1 };
+    if (c->frame.render.progress && !c->quiet && isatty(STDERR_FILENO)) sr_mesh_listen(sr_read_progress, &reading);
+    double t = sr_now();
     const sr_status loaded = sr_scene_load(c->scene_path, scene, &err);
+    c->read_s = sr_now() - t;
+    sr_mesh_listen(NULL, NULL);
+    if (reading.shown) fprintf(stderr, "\r%*s\r", 79, "");
     sr_interrupt_quick_end();
     if (loaded) {
         if (err.status != SR_INTERRUPTED || sr_interrupt_can_report()) fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);

@@ -39,6 +39,7 @@ typedef struct sr_common {
     const char *wave_opt;                 /* --wave-dense or --wave-order: the wave mask  */
     const char *compact_opt;              /* --compact-below: compact (and wave's measuring) */
     const char *sort_key_opt;             /* --sort-key: a sort other than none           */
+    double read_s;                        /* sr_open: seconds reading the scene and its meshes */
 } sr_common;
 
 /* Print "stencilray CMD: <fmt with x, y>" and a pointer to --help; returns 2. */
