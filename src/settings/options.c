@@ -262,8 +262,13 @@ static int sr_read_progress(void *ctx, const char *path, double fraction)
     return 0;
 }
 
-/* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
+{
+    const int code = sr_open_scene(c, cmd, scene);
+    return code ? code : sr_open_backend(c, cmd, scene, be);
+}
+
+int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
 {
     sr_error err = { SR_OK, "" };
     static char fallback[PATH_MAX + 32];
@@ -286,11 +291,12 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
      * inside cJSON's parse, which cannot poll the flag (interrupt.h; render installs it). */
     sr_interrupt_quick_begin("reading the scene");
     sr_read_line reading = { 0, -1 };
-    if (c->frame.render.progress && !c->quiet && isatty(STDERR_FILENO)) sr_mesh_listen(sr_read_progress, &reading);
+    const int tell = c->frame.render.progress && !c->quiet && isatty(STDERR_FILENO);
+    if (tell) sr_mesh_listen(sr_read_progress, &reading);
     double t = sr_now();
     const sr_status loaded = sr_scene_load(c->scene_path, scene, &err);
     c->read_s = sr_now() - t;
-    sr_mesh_listen(NULL, NULL);
+    if (tell) sr_mesh_listen(NULL, NULL);
     if (reading.shown) fprintf(stderr, "\r%*s\r", 79, "");
     sr_interrupt_quick_end();
     if (loaded) {
@@ -331,6 +337,12 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
         sr_scene_free(scene);
         return 2;
     }
+    return 0;
+}
+
+int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
+{
+    sr_error err = { SR_OK, "" };
     char why[256];
     if (sr_backend_create(c->backend, (int)c->device, be, why, sizeof why, &err)) {
         fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
