@@ -1,6 +1,8 @@
-/* mesh.c: triangle meshes through the assimp C API. Node transforms are baked in by assimp
- * (PreTransformVertices); ours (scale, rotate X/Y/Z, translate) is applied in double and then
- * rounded once to float. Points, lines and degenerate triangles are skipped. */
+/* mesh.c: triangle meshes through the assimp C API, or, for binary PLY, GLB and plain OBJ
+ * files of one triangle mesh, through the direct readers (mesh_direct.h), which give the same
+ * triangles faster. Node transforms are baked in by assimp (PreTransformVertices); ours (scale,
+ * rotate X/Y/Z, translate) is applied in double and then rounded once to float. Points, lines
+ * and degenerate triangles are skipped. */
 #include "mesh.h"
 #include "../base/mem_limits.h"
 #include "mesh_check.h"

@@ -1,4 +1,5 @@
-/* mesh.h: triangle meshes from files (OBJ, PLY, glTF, ... through the assimp C API). */
+/* mesh.h: triangle meshes from files (OBJ, PLY, STL, glTF, GLB: through the assimp C API, or the
+ * project's own readers for plain binary PLY, GLB and OBJ files, mesh_direct.h). */
 #ifndef SR_MESH_H
 #define SR_MESH_H
 

@@ -380,6 +380,52 @@ static void test_index_out_of_range(void **state)
     free(prims);
 }
 
+/* The listener hears every read from 0 to 1, in order; a nonzero answer stops the read. */
+typedef struct heard { int calls, stop_at; double first, last; int backwards; } heard;
+
+static int listener(void *ctx, const char *path, double fraction)
+{
+    heard *h = (heard *)ctx;
+    assert_non_null(strstr(path, "listened"));
+    if (h->calls == 0) h->first = fraction;
+    else if (fraction < h->last) h->backwards = 1;
+    h->last = fraction;
+    return ++h->calls == h->stop_at;
+}
+
+static void test_progress_and_stop(void **state)
+{
+    (void)state;
+    char p[512];
+    static const char *const names[] = { "listened.ply", "listened.glb", "listened.obj", "listened_assimp.obj" };
+    for (int k = 0; k < 4; k++) {
+        tmp(p, sizeof p, names[k]);
+        if (k == 0) write_ply(p, 0, "uchar", 1, "int", 4, 0, 0, 0);
+        else if (k == 1) write_glb(p, 4, 0, 0);
+        else write_obj(p, "%.6f", 0, 0);
+        if (k == 3) {   /* a group: assimp's, which reports only its start and end */
+            FILE *f = fopen(p, "ab");
+            fputs("g more\n", f);
+            fclose(f);
+        }
+        heard h = { 0, 0, -1, -1, 0 };
+        sr_mesh_listen(listener, &h);
+        sr_prim *prims = NULL;
+        sr_error e;
+        if (!load(p, SR_MESH_READER_AUTO, SR_NORMALS_AUTO, &prims, NULL, &e)) fail_msg("%s", e.msg);
+        free(prims);
+        assert_true(h.calls >= 2);
+        assert_true(h.first == 0.0 && h.last == 1.0 && !h.backwards);
+        /* stopped at its second report: the load fails with SR_INTERRUPTED */
+        heard stop = { 0, 2, -1, -1, 0 };
+        sr_mesh_listen(listener, &stop);
+        assert_int_equal(load(p, SR_MESH_READER_AUTO, SR_NORMALS_AUTO, &prims, NULL, &e), 0);
+        assert_int_equal(e.status, SR_INTERRUPTED);
+        free(prims);
+        sr_mesh_listen(NULL, NULL);
+    }
+}
+
 int main(void)
 {
     make_sphere();
@@ -390,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_ply_cut_short),
         cmocka_unit_test(test_glb_cut_short),
         cmocka_unit_test(test_index_out_of_range),
+        cmocka_unit_test(test_progress_and_stop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
