@@ -96,7 +96,8 @@ typedef struct sr_render_summary {
     const sr_render_stats *st;
     const char *way;    /* the way the wave mask measured fastest, or NULL */
     const char *out;
-    double setup_s;
+    double setup_s;     /* read + the rest of the set-up (the memory check, prepare) */
+    double read_s, build_s, upload_s;   /* its parts: the scene and meshes read, the BVH, the upload */
 } sr_render_summary;
 
 static double sr_mrays_per_s(const sr_render_stats *st)
@@ -125,6 +126,9 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON_AddNumberToObject(root, "seed", f->render.seed);
     cJSON_AddNumberToObject(root, "render_s", r->st->seconds);
     cJSON_AddNumberToObject(root, "setup_s", r->setup_s);
+    cJSON_AddNumberToObject(root, "read_s", r->read_s);
+    cJSON_AddNumberToObject(root, "build_s", r->build_s);
+    cJSON_AddNumberToObject(root, "upload_s", r->upload_s);
     cJSON_AddNumberToObject(root, "ms_per_sample", r->st->samples ? 1e3 * r->st->seconds / r->st->samples : 0.0);
     cJSON_AddNumberToObject(root, "rays", (double)r->st->rays);
     cJSON *per = cJSON_AddArrayToObject(root, "rays_per_bounce");
@@ -212,8 +216,15 @@ static int sr_cmd_render(int argc, char **argv)
         sr_scene_free(&scene);
         return (int)s;
     }
+    const int tell = frame->render.progress && !c.quiet && isatty(STDERR_FILENO);
+    if (tell) {   /* erased when the samples' progress starts */
+        fprintf(stderr, "\rbuilding BVH over %u primitives", scene.prim_count);
+        fflush(stderr);
+    }
     s = sr_renderer_prepare(&r, &scene, &be, frame, &err);
-    t_setup = sr_now() - t_setup;
+    if (tell) fprintf(stderr, "\r%*s\r", 60, "");
+    t_setup = sr_now() - t_setup + c.read_s;
+    const double build_s = s ? 0.0 : r.build_s, upload_s = s ? 0.0 : r.upload_s;
     if (!s) {
         rgb = (float *)malloc(sizeof(float) * 3u * frame->width * frame->height);
         if (!rgb) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", frame->width, frame->height);
@@ -232,14 +243,14 @@ static int sr_cmd_render(int argc, char **argv)
         char mask[96];
         if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
         else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.frame.render.mask));
-        const sr_render_summary sum = { &be, &c, &st, chose ? way : NULL, out, t_setup };
+        const sr_render_summary sum = { &be, &c, &st, chose ? way : NULL, out, t_setup, c.read_s, build_s, upload_s };
         /* With --stats -, standard output is the JSON's: the line goes to stderr. */
         FILE *line = stats && !strcmp(stats, "-") ? stderr : stdout;
         if (!c.quiet)
-            fprintf(line, "%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup) | %.2f M rays, "
-                    "%.1f Mrays/s -> %s\n", sr_backend_kind_name(be.kind), be.device_name, frame->width,
-                    frame->height, frame->spp, frame->depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
-                    sr_mrays_per_s(&st), out);
+            fprintf(line, "%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup: read %.3f, BVH %.3f, "
+                    "upload %.3f) | %.2f M rays, %.1f Mrays/s -> %s\n", sr_backend_kind_name(be.kind), be.device_name,
+                    frame->width, frame->height, frame->spp, frame->depth, mask, st.seconds, t_setup, c.read_s, build_s,
+                    upload_s, (double)st.rays / 1e6, sr_mrays_per_s(&st), out);
         if (line == stdout && !c.quiet) sr_summary_of = out;   /* losing that line is no error */
         if (stats && (s = sr_write_render_stats(stats, &sum, &err)) == SR_INTERRUPTED) {
             const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;

@@ -1,10 +1,12 @@
-/* mesh.c: triangle meshes through the assimp C API. Node transforms are baked in by assimp
- * (PreTransformVertices); ours (scale, rotate X/Y/Z, translate, or a general affine matrix)
- * is applied in double and then rounded once to float. Points, lines and degenerate
- * triangles are skipped. */
+/* mesh.c: triangle meshes through the assimp C API, or, for binary PLY, GLB and plain OBJ
+ * files of one triangle mesh, through the direct readers (mesh_direct.h), which give the same
+ * triangles faster. Node transforms are baked in by assimp (PreTransformVertices); ours (scale,
+ * rotate X/Y/Z, translate, or a general affine matrix) is applied in double and then rounded
+ * once to float. Points, lines and degenerate triangles are skipped. */
 #include "mesh.h"
 #include "../base/mem_limits.h"
 #include "mesh_check.h"
+#include "mesh_direct.h"
 #include "../base/interrupt.h"
 #include "outpath.h"
 #include "../base/rotation.h"
@@ -30,11 +32,13 @@
  * with unusually dense faces can need more (see tests/fuzz/README.md). */
 #define SR_MESH_IMPORT_FACTOR 24u
 
-/* ValidateDataStructure runs first and refuses faces whose indices are out of range:
- * assimp's PLY reader does not check them, and the steps after it then read outside the
- * vertex array (SIGSEGV; found by tests/fuzz). */
-#define SR_MESH_FLAGS (aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_PreTransformVertices | \
-                       aiProcess_JoinIdenticalVertices | aiProcess_SortByPType)
+/* Only the steps whose result the renderer uses. ValidateDataStructure runs first and refuses
+ * faces whose indices are out of range: assimp's PLY reader does not check them, and the
+ * steps after it then read outside the vertex array (SIGSEGV; found by tests/fuzz).
+ * Triangulate and PreTransformVertices give the triangles in the file's frame. Joining
+ * identical vertices (the slowest step, and it changes no triangle) runs only before smooth
+ * normals are generated; points and lines are skipped by face size, not sorted out. */
+#define SR_MESH_FLAGS (aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_PreTransformVertices)
 
 typedef struct xform {
     double scale;
@@ -91,22 +95,24 @@ static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
 }
 
 /* Scale, then rotate about X, then Y, then Z (right-handed), then translate. */
-static sr_vec3 xform_apply(const xform *t, struct aiVector3D p)
+static sr_vec3 xform_point(const xform *t, float px, float py, float pz)
 {
     if (t->affine) {
         const double (*m)[4] = t->m;
-        return sr_v3((float)(m[0][0] * p.x + m[0][1] * p.y + m[0][2] * p.z + m[0][3]),
-                     (float)(m[1][0] * p.x + m[1][1] * p.y + m[1][2] * p.z + m[1][3]),
-                     (float)(m[2][0] * p.x + m[2][1] * p.y + m[2][2] * p.z + m[2][3]));
+        return sr_v3((float)(m[0][0] * px + m[0][1] * py + m[0][2] * pz + m[0][3]),
+                     (float)(m[1][0] * px + m[1][1] * py + m[1][2] * pz + m[1][3]),
+                     (float)(m[2][0] * px + m[2][1] * py + m[2][2] * pz + m[2][3]));
     }
-    double x = p.x * t->scale, y = p.y * t->scale, z = p.z * t->scale;
+    double x = px * t->scale, y = py * t->scale, z = pz * t->scale;
     sr_rotation_apply(&t->rot, &x, &y, &z);
     return sr_v3((float)(x + t->tx), (float)(y + t->ty), (float)(z + t->tz));
 }
 
+static sr_vec3 xform_apply(const xform *t, struct aiVector3D p) { return xform_point(t, p.x, p.y, p.z); }
+
 static bool finite3(sr_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-/* Faces assimp kept as triangles (SortByPType leaves points and lines in their own meshes). */
+/* Faces assimp kept as triangles (points and lines are faces of 1 and 2 indices). */
 static size_t count_triangles(const struct aiScene *sc)
 {
     size_t n = 0;
@@ -368,6 +374,147 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
     return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
 }
 
+static uint32_t sr_direct_loads;   /* for sr_mesh_direct_loads; one loading thread at a time */
+
+uint32_t sr_mesh_direct_loads(void) { return sr_direct_loads; }
+
+/* The vertices and triangles of a file the direct readers take (mesh_direct.h): 1 with *pos
+ * and *tri malloc'd, 0 when the file is assimp's, -1 on error. has_normals: the file has
+ * vertex normals (not read). */
+static int direct_arrays(const char *path, const char *ext, uint64_t size, const sr_mesh_opts *opts, uint32_t count,
+                         const sr_tri_attr *const *attrs, float **pos, uint64_t *nv, uint32_t **tri, uint64_t *nt,
+                         int *has_normals, sr_error *err)
+{
+    *pos = NULL;
+    *tri = NULL;
+    *has_normals = 0;
+    if (!strcmp(ext, ".obj"))
+        return sr_obj_direct_read(path, size, pos, nv, tri, nt, opts->progress, opts->progress_ctx, err);
+    sr_direct_mesh m;
+    const int r = sr_mesh_direct_open(path, ext, size, &m, err);
+    if (r <= 0) return r;
+    if (m.has_normals && opts->normals != SR_NORMALS_FLAT) return 0;   /* assimp's way with normals */
+    *nv = m.vertex_count;
+    *nt = m.tri_count;
+    *has_normals = m.has_normals;
+    if (count > SR_MAX_PRIMS || m.tri_count > (uint64_t)(SR_MAX_PRIMS - count)) {
+        sr_fail(err, SR_ERR_INPUT, "mesh file %s has %llu triangles; a scene holds at most %u primitives", path,
+                (unsigned long long)m.tri_count, SR_MAX_PRIMS);
+        return -1;
+    }
+    /* What the read holds at once, and the BVH after it, before any of it is allocated. */
+    const uint64_t attr_bytes = (attrs && *attrs) ? sizeof(sr_tri_attr) : 0;
+    char *what = sr_format("mesh file %s (%llu vertices and %llu triangles, then a BVH over %llu primitives)", path,
+                           (unsigned long long)m.vertex_count, (unsigned long long)m.tri_count,
+                           (unsigned long long)(count + m.tri_count));
+    if (!what) {
+        sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+        return -1;
+    }
+    const sr_status st = sr_check_host_memory(m.vertex_count * 12u + m.tri_count * (12u + sizeof(sr_prim)) +
+                                              (count + m.tri_count) * attr_bytes +
+                                              sr_bvh_build_bytes((uint64_t)count + m.tri_count), what, "", err);
+    free(what);
+    if (st) return -1;
+    *pos = malloc((size_t)m.vertex_count * 12u);
+    *tri = malloc((size_t)m.tri_count * 12u);
+    int polygons = 0;
+    if (!*pos || !*tri) sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%llu triangles)", path,
+                                (unsigned long long)m.tri_count);
+    else if (!sr_mesh_direct_read(&m, *pos, NULL, *tri, &polygons, opts->progress, opts->progress_ctx, err) && !polygons)
+        return 1;
+    free(*pos);
+    free(*tri);
+    *pos = NULL;
+    *tri = NULL;
+    return polygons ? 0 : -1;   /* polygons: assimp triangulates them */
+}
+
+/* A binary PLY, GLB or OBJ of one plain triangle mesh, read without assimp: the same
+ * triangles, in the same order, as assimp gives with SR_MESH_FLAGS. *taken = 0: the file (or
+ * what is asked of it: UVs, the file's normals or materials, generated normals) is assimp's,
+ * and nothing was changed. */
+static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t size, const sr_mesh_transform *xf,
+                                  uint32_t material, const sr_mesh_opts *opts, sr_prim **prims, uint32_t *count,
+                                  sr_tri_attr **attrs, int *taken, sr_error *err)
+{
+    *taken = 0;
+    if (opts->reader == SR_MESH_READER_ASSIMP || opts->file_mats || opts->keep_uv || opts->normals == SR_NORMALS_SMOOTH ||
+        opts->normals == SR_NORMALS_FILE)
+        return SR_OK;
+    float *pos;
+    uint32_t *tri;
+    uint64_t nv = 0, n = 0;
+    int has_normals;
+    const int r = direct_arrays(path, ext, size, opts, *count, (const sr_tri_attr *const *)attrs, &pos, &nv, &tri, &n,
+                                &has_normals, err);
+    if (r < 0) return err->status ? err->status : SR_ERR_INPUT;
+    if (r == 0) return SR_OK;
+    if (*count > SR_MAX_PRIMS || n > (uint64_t)(SR_MAX_PRIMS - *count)) {
+        free(pos);
+        free(tri);
+        return sr_fail(err, SR_ERR_INPUT, "mesh file %s has %llu triangles; a scene holds at most %u primitives", path,
+                       (unsigned long long)n, SR_MAX_PRIMS);
+    }
+    /* The triangles and, later, the BVH over every primitive, before either is allocated. */
+    const uint64_t attr_bytes = (attrs && *attrs) ? sizeof(sr_tri_attr) : 0;
+    char *what = sr_format("mesh file %s (%llu triangles, then a BVH over %llu primitives)", path, (unsigned long long)n,
+                           (unsigned long long)(*count + n));
+    sr_status st = what ? sr_check_host_memory(n * sizeof(sr_prim) + (*count + n) * attr_bytes +
+                                               sr_bvh_build_bytes((uint64_t)*count + n), what, "", err)
+                        : sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+    free(what);
+    if (st) {
+        free(pos);
+        free(tri);
+        return st;
+    }
+    /* Each vertex transformed once, in place (the same arithmetic as assimp's path per corner). */
+    const xform t = xform_make(xf);
+    for (uint64_t v = 0; v < nv; v++) {
+        const sr_vec3 p = xform_point(&t, pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
+        pos[3 * v] = p.x;
+        pos[3 * v + 1] = p.y;
+        pos[3 * v + 2] = p.z;
+    }
+    sr_prim *grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
+    if (grown) *prims = grown;
+    if (!grown || !attrs_grow(attrs, false, *count, (size_t)*count + n)) {
+        free(pos);
+        free(tri);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%llu triangles)", path,
+                       (unsigned long long)n);
+    }
+    size_t kept = *count;
+    for (uint64_t i = 0; i < n; i++) {
+        const uint32_t *ix = tri + 3 * i;
+        sr_prim p;
+        memset(&p, 0, sizeof p);
+        p.kind = SR_PRIM_TRIANGLE;
+        p.material = material;
+        p.a = sr_v3(pos[3 * ix[0]], pos[3 * ix[0] + 1], pos[3 * ix[0] + 2]);
+        p.b = sr_v3(pos[3 * ix[1]], pos[3 * ix[1] + 1], pos[3 * ix[1] + 2]);
+        p.c = sr_v3(pos[3 * ix[2]], pos[3 * ix[2] + 1], pos[3 * ix[2] + 2]);
+        if (!finite3(p.a) || !finite3(p.b) || !finite3(p.c)) continue;
+        sr_vec3 nrm = sr_cross(sr_sub(p.b, p.a), sr_sub(p.c, p.a));
+        if (!(sr_dot(nrm, nrm) > 0.0f)) continue;   /* zero area (or underflow): no hit */
+        grown[kept++] = p;
+    }
+    free(pos);
+    free(tri);
+    *taken = 1;
+    sr_direct_loads++;
+    if (opts->notice && opts->notice_cap) {
+        opts->notice[0] = '\0';
+        if (has_normals) note(opts->notice, opts->notice_cap, "vertex normals (1 mesh; \"normals\": \"flat\")");
+    }
+    if (kept == *count)
+        return sr_fail(err, SR_ERR_INPUT,
+                       "mesh file %s has no triangles with a non-zero area; expected a mesh with faces", path);
+    *count = (uint32_t)kept;
+    return SR_OK;
+}
+
 static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                            sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
 {
@@ -383,6 +530,9 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     mem = sr_check_host_memory(bytes * SR_MESH_IMPORT_FACTOR, what, "", err);
     free(what);
     if (mem) return mem;
+    int taken = 0;
+    mem = mesh_load_direct(path, ext, size, xf, material, opts, prims, count, attrs, &taken, err);
+    if (mem || taken) return mem;
     /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
     if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
@@ -394,7 +544,7 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (opts->normals == SR_NORMALS_SMOOTH) {
         /* assimp's own generator (it merges vertices by position and keeps creases) */
-        flags |= aiProcess_GenSmoothNormals | aiProcess_ForceGenNormals;
+        flags |= aiProcess_JoinIdenticalVertices | aiProcess_GenSmoothNormals | aiProcess_ForceGenNormals;
         if (props) aiSetImportPropertyFloat(props, AI_CONFIG_PP_GSN_MAX_SMOOTHING_ANGLE, opts->crease_deg);
     }
     const struct aiScene *sc = props ? aiImportFileExWithProperties(path, flags, NULL, props) : NULL;
@@ -538,6 +688,24 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     return SR_OK;
 }
 
+static sr_mesh_listener_fn sr_listener;
+static void *sr_listener_ctx;
+
+void sr_mesh_listen(sr_mesh_listener_fn fn, void *ctx)
+{
+    sr_listener = fn;
+    sr_listener_ctx = ctx;
+}
+
+typedef struct listened { const char *path; } listened;
+
+/* A read's progress to the listener; Ctrl-C stops it too. */
+static int tell_listener(void *ctx, double fraction)
+{
+    const listened *l = (const listened *)ctx;
+    return (sr_listener && sr_listener(sr_listener_ctx, l->path, fraction)) || sr_interrupt_pending();
+}
+
 sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                           sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
 {
@@ -545,7 +713,19 @@ sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_
     if (!opts) opts = &defaults;
     if (!path || !prims || !count)
         return sr_fail(err, SR_ERR_RUNTIME, "sr_mesh_load: missing argument");
+    sr_mesh_opts told;
+    listened l = { path };
+    if (!opts->progress) {   /* the listener hears it, and a stop ends the read */
+        told = *opts;
+        told.progress = tell_listener;
+        told.progress_ctx = &l;
+        opts = &told;
+    }
+    if (opts->progress(opts->progress_ctx, 0.0))
+        return sr_fail(err, SR_INTERRUPTED, "interrupted before reading mesh file %s", path);
     sr_status s = mesh_load(path, xf, material, opts, prims, count, attrs, err);
+    if (!s && opts->progress(opts->progress_ctx, 1.0))
+        s = sr_fail(err, SR_INTERRUPTED, "interrupted after reading mesh file %s", path);
     /* A read that Ctrl-C or SIGTERM interrupted (EINTR: a slow file system, or a file swapped
      * for a FIFO after the checks) fails in our checks or in assimp as a parse error. */
     if (s && s != SR_INTERRUPTED && sr_interrupt_pending())

@@ -1,4 +1,5 @@
-/* mesh.h: triangle meshes from files (OBJ, PLY, glTF, ... through the assimp C API). */
+/* mesh.h: triangle meshes from files (OBJ, PLY, STL, glTF, GLB: through the assimp C API, or the
+ * project's own readers for plain binary PLY, GLB and OBJ files, mesh_direct.h). */
 #ifndef SR_MESH_H
 #define SR_MESH_H
 
@@ -35,6 +36,15 @@ typedef struct sr_file_material {
 /* Free n file materials (what sr_mesh_opts.file_mats received) and the texture paths they own. */
 void sr_file_materials_free(sr_file_material *fm, uint32_t n);
 
+/* Progress of a mesh read: fraction in [0, 1] of the file read; a nonzero return stops the
+ * read (SR_INTERRUPTED). Called from the reading thread. */
+typedef int (*sr_mesh_progress_fn)(void *ctx, double fraction);
+
+/* Which reader takes a file: binary PLY and GLB files that hold one plain triangle mesh are
+ * read directly (mesh_direct.h), everything else by assimp; SR_MESH_READER_ASSIMP sends every
+ * file to assimp (tests compare the two). */
+typedef enum sr_mesh_reader { SR_MESH_READER_AUTO = 0, SR_MESH_READER_ASSIMP } sr_mesh_reader;
+
 typedef struct sr_mesh_opts {
     sr_mesh_normals normals;
     float crease_deg;      /* SR_NORMALS_SMOOTH: faces meeting at a larger angle stay sharp   */
@@ -50,6 +60,9 @@ typedef struct sr_mesh_opts {
     /* The scene reads the file's cameras, lights and animations itself (a glTF scene): the
      * notice leaves them to it. */
     int scene_read;
+    sr_mesh_progress_fn progress;   /* NULL: none                                               */
+    void *progress_ctx;
+    sr_mesh_reader reader;
 } sr_mesh_opts;
 
 /* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with
@@ -71,5 +84,16 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
  * grown with the prims whenever it exists. */
 sr_status sr_mesh_load_ex(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                           sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err);
+
+/* A program-wide listener to mesh reads (the render command's progress line, the viewer's
+ * loading screen): told the file and the fraction read of every mesh whose options name no
+ * progress callback of their own; a nonzero answer stops the read (SR_INTERRUPTED). NULL
+ * removes it. Set it before loading starts; reads call it from their own thread. */
+typedef int (*sr_mesh_listener_fn)(void *ctx, const char *path, double fraction);
+void sr_mesh_listen(sr_mesh_listener_fn fn, void *ctx);
+
+/* How many mesh files the direct readers (not assimp) have read in this process: tests check
+ * which reader took a file. */
+uint32_t sr_mesh_direct_loads(void);
 
 #endif

@@ -2,6 +2,7 @@
 #include "mesh_check.h"
 
 #include <errno.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,27 +34,34 @@ int sr_mesh_number(const char *t, int integer)
 
 long sr_mesh_line(FILE *f, char **line, size_t *cap, int *end)
 {
-    size_t n = 0;
-    int ch;
-    for (;;) {
-        if (n + 1 >= *cap) {   /* room for this byte and the terminator */
-            const size_t grown = *cap ? 2 * *cap : 256;
-            char *p = (char *)realloc(*line, grown);
-            if (!p) return -1;
-            *line = p;
-            *cap = grown;
+    /* A whole '\n' line at a time (getdelim scans stdio's buffer, much faster than a byte at
+     * a time), then cut at the first other end ('\r', '\f', NUL) inside it, stepping the
+     * stream back to just after that end: rare outside "\r\n" files, which need no step. */
+    const ssize_t got = getdelim(line, cap, '\n', f);
+    if (got < 0) {
+        *end = EOF;
+        if (!*line) {   /* an empty file: still a buffer the caller can read */
+            *line = (char *)malloc(1);
+            if (*line) { **line = '\0'; *cap = 1; }
+        } else if (*cap) {
+            **line = '\0';
         }
-        ch = getc(f);
-        if (ch == EOF || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\0') break;
-        (*line)[n++] = (char)ch;
+        return -1;
+    }
+    size_t n = (size_t)got;
+    int ch = EOF;
+    if (n && (*line)[n - 1] == '\n') { n--; ch = '\n'; }
+    const size_t cut = strcspn(*line, "\r\f");   /* stops at a NUL too */
+    if (cut < n) {
+        const char c = (*line)[cut];
+        size_t next = cut + 1;   /* the first byte of the next line */
+        if (c == '\r' && next < (size_t)got && (*line)[next] == '\n') next++;   /* "\r\n" ends one line */
+        if (next < (size_t)got && fseeko(f, -(off_t)((size_t)got - next), SEEK_CUR) != 0) return -1;
+        n = cut;
+        ch = (unsigned char)c;
     }
     (*line)[n] = '\0';
     *end = ch;
-    if (ch == EOF && n == 0) return -1;
-    if (ch == '\r') {   /* "\r\n" ends one line */
-        const int next = getc(f);
-        if (next != '\n' && next != EOF) ungetc(next, f);
-    }
     return (long)n;
 }
 
@@ -158,9 +166,9 @@ static int sr_stl_token(FILE *f, char *tok, size_t cap, int *newline)
 {
     int ch;
     *newline = 0;
-    while ((ch = getc(f)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f') *newline |= ch != ' ' && ch != '\t';
+    while ((ch = getc_unlocked(f)) == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f') *newline |= ch != ' ' && ch != '\t';
     size_t n = 0;
-    for (; ch != EOF && ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' && ch != '\f'; ch = getc(f)) {
+    for (; ch != EOF && ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n' && ch != '\f'; ch = getc_unlocked(f)) {
         if (ch == '\0' || n + 1 >= cap) return -1;
         tok[n++] = (char)ch;
     }

@@ -163,10 +163,12 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
 {
     memset(r, 0, sizeof *r);
     r->be = be;
+    double t = sr_now();
     sr_status st = scene->prim_count <= SR_BVH_HOST_SAH_MAX
                        ? sr_bvh_build_sah(scene->prims, scene->prim_count, &r->bvh, err)
                        : sr_bvh_build_on(be, scene->prims, scene->prim_count, 0, &r->bvh, err);
     if (st) { memset(r, 0, sizeof *r); return st; }
+    r->build_s = sr_now() - t;
     r->view = sr_view_of_scene(scene, &r->bvh);
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
@@ -174,8 +176,10 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
 #if SR_MEASURE   /* what the order gains (docs/design.md): every sample in launch order */
     r->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
 #endif
+    t = sr_now();
     if (!st) st = be->ops->upload(be->impl, &r->view, err);
-    if (!st) st = sr_renderer_apply(r, f, err);
+    if (!st) st = sr_renderer_apply(r, f, err);   /* the ray pool and film: part of the upload */
+    r->upload_s = sr_now() - t;
     if (st) sr_renderer_free(r);   /* leaves r zeroed: nothing for the caller to free */
     return st;
 }

@@ -36,6 +36,9 @@ typedef struct sr_render_stats {
 
 typedef struct sr_renderer {
     sr_backend *be;
+    /* Where prepare's time went, in seconds (wall): the BVH build and the upload to the
+     * backend (the light and attribute tables, the rest, are not counted in either). */
+    double build_s, upload_s;
     sr_bvh bvh;
     sr_emitter *emitters; /* path mode's area lights, BVH order (view.emitters points here)  */
     sr_tri_attr *attrs;   /* per-prim normals / UVs, BVH order (view.attrs points here), or NULL */

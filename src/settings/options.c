@@ -3,6 +3,7 @@
 #include "../base/datadir.h"
 #include "../base/interrupt.h"
 #include "../base/names.h"
+#include "../io/mesh.h"
 #include "../../kernels/frames/sortkey.h"
 
 #include <errno.h>
@@ -273,8 +274,39 @@ static void sr_warn_whitted_unlit(const char *cmd, const sr_scene *scene)
             "try --integrator path\n", cmd, scene->path);
 }
 
-/* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
+/* On a terminal, "reading mesh NAME 62 %" while a mesh loads (a whole percent at a time),
+ * erased once it is read. */
+typedef struct sr_read_line { int shown; int percent; } sr_read_line;
+
+static int sr_read_progress(void *ctx, const char *path, double fraction)
+{
+    sr_read_line *l = (sr_read_line *)ctx;
+    const int percent = (int)(fraction * 100.0);
+    if (fraction >= 1.0) {
+        if (l->shown) fprintf(stderr, "\r%*s\r", 79, "");
+        l->shown = 0;
+        l->percent = -1;
+        return 0;
+    }
+    if (percent == l->percent) return 0;
+    l->percent = percent;
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    char clean[64];
+    sr_sanitize(clean, sizeof clean, name);   /* a file name is bytes: no control codes on the terminal */
+    fprintf(stderr, "\rreading mesh %.48s %3d %%", clean, percent);
+    fflush(stderr);
+    l->shown = 1;
+    return 0;
+}
+
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
+{
+    const int code = sr_open_scene(c, cmd, scene);
+    return code ? code : sr_open_backend(c, cmd, scene, be);
+}
+
+int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
 {
     sr_error err = { SR_OK, "" };
     static char fallback[PATH_MAX + 32];
@@ -296,7 +328,14 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     /* Nothing is written while the scene loads: a stop can end the program at once, even
      * inside cJSON's parse, which cannot poll the flag (interrupt.h; render installs it). */
     sr_interrupt_quick_begin("reading the scene");
+    sr_read_line reading = { 0, -1 };
+    const int tell = c->frame.render.progress && !c->quiet && isatty(STDERR_FILENO);
+    if (tell) sr_mesh_listen(sr_read_progress, &reading);
+    double t = sr_now();
     const sr_status loaded = sr_scene_load(c->scene_path, scene, &err);
+    c->read_s = sr_now() - t;
+    if (tell) sr_mesh_listen(NULL, NULL);
+    if (reading.shown) fprintf(stderr, "\r%*s\r", 79, "");
     sr_interrupt_quick_end();
     if (loaded) {
         if (err.status != SR_INTERRUPTED || sr_interrupt_can_report()) fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
@@ -341,6 +380,12 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
         sr_scene_free(scene);
         return 2;
     }
+    return 0;
+}
+
+int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
+{
+    sr_error err = { SR_OK, "" };
     char why[256];
     if (sr_backend_create(c->backend, (int)c->device, be, why, sizeof why, &err)) {
         fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);

@@ -41,6 +41,7 @@ typedef struct sr_common {
     const char *wave_opt;                 /* --wave-dense or --wave-order: the wave mask  */
     const char *compact_opt;              /* --compact-below: compact (and wave's measuring) */
     const char *sort_key_opt;             /* --sort-key: a sort other than none           */
+    double read_s;                        /* sr_open: seconds reading the scene and its meshes */
 } sr_common;
 
 /* Print "stencilray CMD: <fmt with x, y>" and a pointer to --help; returns 2. */
@@ -68,6 +69,11 @@ int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs,
 /* Load the scene, complete c->frame from it (the scene is not changed), open the backend;
  * prints what it chose. Returns an exit code (0 = both are open and must be freed). */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
+/* Its two halves: the scene (read, its values where no option gave one, the camera and size
+ * checked), which may run on a loading thread (it prints its own errors and notices), and the
+ * backend, on the thread that renders. Each frees the scene when it fails. */
+int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene);
+int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 
 /* The shared options' help, in pieces, so that each command lists exactly what it takes. */
 #define SR_HELP_SIZE \

@@ -13,6 +13,7 @@
 
 #include <GL/glew.h>   /* before glfw3.h, which would include GL/gl.h */
 #include <GLFW/glfw3.h>
+#include "view_load.h"
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -609,10 +610,24 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
     v->frame.spp = SR_MAX_SPP;
     v->frame.render.progress = 0;
     v->frame.render.times = NULL;
-    v->scripted = o->step_count > 0;
-    v->vsync = o->vsync >= 0 ? o->vsync : !v->scripted;
     v->speed = sr_maxf(0.5f * sr_length(sr_sub(v->frame.camera.position, v->frame.camera.look_at)), 0.1f);
-    sr_status s = sr_view_window(v, err);
+    /* The window opened before the scene was read, at the options' size: now the scene's. */
+    int ww = 0, wh = 0;
+    glfwGetWindowSize(v->win, &ww, &wh);
+    if ((uint32_t)ww != v->frame.width || (uint32_t)wh != v->frame.height) {
+        glfwSetWindowSize(v->win, (int)v->frame.width, (int)v->frame.height);
+        const double asked = glfwGetTime();   /* the window system answers within a few events */
+        do {
+            glfwWaitEventsTimeout(0.01);
+            glfwGetWindowSize(v->win, &ww, &wh);
+        } while (((uint32_t)ww != v->frame.width || (uint32_t)wh != v->frame.height) && glfwGetTime() - asked < 1.0);
+    }
+    char title[96];
+    snprintf(title, sizeof title, "stencilray | building BVH over %u primitives", v->scene.prim_count);
+    glfwSetWindowTitle(v->win, title);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glfwSwapBuffers(v->win);
+    sr_status s = SR_OK;
     char dir[PATH_MAX + 16];   /* a folder that opened: shorter than PATH_MAX */
     if (!s) s = sr_display_find_shaders(o->shader_dir, dir, sizeof dir, err);
     if (!s) s = sr_display_init(&v->disp, dir, err);
@@ -661,13 +676,29 @@ int sr_view_main(int argc, char **argv)
     sr_viewer v;
     memset(&v, 0, sizeof v);
     v.o = &o;
-    if ((code = sr_open(&o.c, "view", &v.scene, &v.be))) {
+    /* The window opens at once, at the options' size, and shows what is read while the scene
+     * loads on a thread (view_load.h); the backend opens after it, on this thread. */
+    sr_error err = { SR_OK, "" };
+    v.frame = o.c.frame;
+    if (!(o.c.given & SR_GIVEN_WIDTH)) v.frame.width = 800;     /* until the scene says */
+    if (!(o.c.given & SR_GIVEN_HEIGHT)) v.frame.height = 450;
+    v.scripted = o.step_count > 0;
+    v.vsync = o.vsync >= 0 ? o.vsync : !v.scripted;
+    sr_status s = sr_view_window(&v, &err);
+    if (s) {
+        fprintf(stderr, "stencilray view: %s\n", err.msg);
+        if (v.win) glfwDestroyWindow(v.win);
+        glfwTerminate();
+        free(o.script);
+        return (int)s;
+    }
+    if ((code = sr_view_load(v.win, &o.c, &v.scene)) || (code = sr_open_backend(&o.c, "view", &v.scene, &v.be))) {
+        glfwDestroyWindow(v.win);
         glfwTerminate();
         free(o.script);
         return code;
     }
-    sr_error err = { SR_OK, "" };
-    sr_status s = sr_view_setup(&v, &err);
+    s = sr_view_setup(&v, &err);
     if (!s) s = sr_view_loop(&v, &err);
     if (!s) s = sr_view_account_all(&v, &err);   /* the last frames' times, for the summary */
     if (s) fprintf(stderr, "stencilray view: %s\n", err.msg);

@@ -19,14 +19,14 @@ log="$out/bvh_bench.txt"
 say() { printf '\n== %s\n' "$*" | tee -a "$log"; }
 
 for n in ${SR_BVH_BENCH_SIDES:-100 708 1416}; do   # 2 N^2 triangles: 20,000, 1,002,528, 4,010,112
-    mesh="$tmp/sphere$n.ply"
-    python3 "$here/make_sphere_mesh.py" "$n" "$mesh" | tee -a "$log"
+    python3 "$here/make_sphere_mesh.py" "$tmp" "n=$n" | tee -a "$log"
+    scene="$tmp/sphere-n$n-ply.json"
     say "bench_bvh, N = $n"
-    "$build/tests/bench_bvh" "$tmp/sphere$n.json" --runs 5 --rays 100000 2>&1 | tee -a "$log"
+    "$build/tests/bench_bvh" "$scene" --runs 5 --rays 100000 2>&1 | tee -a "$log"
     for backend in auto cpu; do
         say "render --depth 1 --backend $backend, N = $n"
         start=$(date +%s.%N)
-        "$build/stencilray" render "$tmp/sphere$n.json" --depth 1 --backend "$backend" -o "$tmp/out.png" 2>&1 | tee -a "$log"
+        "$build/stencilray" render "$scene" --depth 1 --backend "$backend" -o "$tmp/out.png" 2>&1 | tee -a "$log"
         end=$(date +%s.%N)
         awk -v a="$start" -v b="$end" 'BEGIN { printf "wall %.3f s\n", b - a }' | tee -a "$log"
     done

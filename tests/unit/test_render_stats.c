@@ -71,6 +71,10 @@ static void check_stats(const cJSON *root, const char *scene, const char *image,
     assert_string_equal(str(root, "integrator"), "whitted");
     const double rays = num(root, "rays"), seconds = num(root, "render_s");
     assert_true(seconds > 0 && num(root, "setup_s") >= 0);
+    /* the set-up's parts: each measured, together no more than the whole */
+    const double read = num(root, "read_s"), build = num(root, "build_s"), upload = num(root, "upload_s");
+    assert_true(read > 0 && build >= 0 && upload >= 0);
+    assert_true(read + build + upload <= num(root, "setup_s") + 1e-9);
     assert_float_equal(num(root, "ms_per_sample"), 1e3 * seconds / spp, 1e-6 * seconds + 1e-9);
     assert_float_equal(num(root, "mrays_per_s"), rays / seconds / 1e6, 1e-6 * rays / seconds);
     const cJSON *per = cJSON_GetObjectItem(root, "rays_per_bounce");

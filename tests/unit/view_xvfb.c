@@ -1,7 +1,8 @@
 /* The viewer in a real window under Xvfb (Mesa), on the CPU path: its screenshots, read back
  * from the GL framebuffer, match `stencilray render` of the same scene, size, depth, tonemap
  * and sample count within 2 codes per channel, also after a depth change and a resize in the
- * middle of a run. Also: no display, a broken shader, bad options. Registered by the top-level
+ * middle of a run, and with a mesh read while the window is open. Also: no display, a broken
+ * shader, bad options. Registered by the top-level
  * CMakeLists.txt (viewer block); exits 77 (skipped) after the display-free checks when
  * xvfb-run is not installed (CI installs it: .ci/install-deps). */
 #include "testutil.h"
@@ -228,6 +229,43 @@ static void test_view_saved_camera(void **state)
     assert_same_png(v, r, 160, 90);
 }
 
+/* A scene with a mesh, loaded on the viewer's loading thread while its window is open (at
+ * 800x450 until the scene's own 120x80 is known): the screenshot is render's. The mesh is a
+ * binary PLY, which the direct reader takes (src/io/mesh_direct.h). */
+static void test_view_loads_mesh_while_open(void **state)
+{
+    (void)state;
+    char ply[1024], scene[1024], v[1024], r[1024], out[16384], text[1024];
+    sr_test_tmp_path(ply, sizeof ply, "xvfb_pyramid.ply");
+    FILE *f = fopen(ply, "wb");
+    assert_non_null(f);
+    fputs("ply\nformat binary_little_endian 1.0\nelement vertex 5\nproperty float x\nproperty float y\n"
+          "property float z\nelement face 4\nproperty list uchar int vertex_indices\nend_header\n", f);
+    const float vtx[15] = { -1, 0, -1, 1, 0, -1, 1, 0, 1, -1, 0, 1, 0, 1.5f, 0 };
+    fwrite(vtx, sizeof vtx, 1, f);   /* the test machines are little endian, as the file says */
+    const int faces[4][3] = { { 0, 4, 1 }, { 1, 4, 2 }, { 2, 4, 3 }, { 3, 4, 0 } };
+    for (int k = 0; k < 4; k++) {
+        fputc(3, f);
+        fwrite(faces[k], sizeof faces[k], 1, f);
+    }
+    fclose(f);
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [2, 2, 4], \"look_at\": [0, 0.5, 0], \"fov\": 45},"
+             "\"image\": {\"width\": 120, \"height\": 80},"
+             "\"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.5, 0.3]}},"
+             "\"objects\": [{\"type\": \"mesh\", \"file\": \"xvfb_pyramid.ply\", \"material\": \"m\"}],"
+             "\"lights\": [{\"type\": \"point\", \"position\": [3, 5, 4], \"color\": [1, 1, 1], \"intensity\": 60}]}");
+    sr_test_write_file(scene, sizeof scene, "xvfb_pyramid.json", text);
+    sr_test_tmp_path(v, sizeof v, "xvfb_pyr_v.png");
+    sr_test_tmp_path(r, sizeof r, "xvfb_pyr_r.png");
+    unlink(v);
+    const char *view[] = { scene, "--backend", "cpu", "--frames", "2", "--screenshot", v, "--spp", "1", NULL };
+    assert_int_equal(run_view(view, out, sizeof out), 0);
+    printf("%s", out);
+    const char *ren[] = { scene, "--backend", "cpu", "--spp", "2", "-q", "-o", r, NULL };
+    render(ren);
+    assert_same_png(v, r, 120, 80);
+}
+
 static void test_view_broken_shader(void **state)
 {
     (void)state;
@@ -307,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_view_matches_render),
         cmocka_unit_test(test_view_script_depth_and_resize),
         cmocka_unit_test(test_view_saved_camera),
+        cmocka_unit_test(test_view_loads_mesh_while_open),
         cmocka_unit_test(test_view_broken_shader),
     };
     return cmocka_run_group_tests_name("view under Xvfb", windowed, NULL, NULL);
