@@ -53,4 +53,8 @@ bool sr_scene_textured(const sr_scene *s, uint32_t mat);
 /* "objects": spheres, quads and mesh triangles into s->prims, planes into s->planes. */
 sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, const sr_name_ix *sorted, uint32_t named);
 
+/* "camera_path" (absent: none) into s->camera_path, after "camera" (its up and fov are the
+ * keyframes' defaults): scene_camera_path.c. */
+sr_status sr_scene_parse_camera_path(sr_json_doc *c, const cJSON *path, sr_scene *s);
+
 #endif
