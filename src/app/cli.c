@@ -396,6 +396,7 @@ static int sr_render_main(int argc, char **argv)
             f.camera = sr_camera_at_frame(&scene, todo.n[j]);
             sr_film_sum_clear(&sum);
             s = sr_farm_render(fm, &f, whole ? 0u : (uint32_t)rank, whole ? 1u : (uint32_t)ranks, &sum, &fs, &err);
+            if (!s) sr_ranks_test_kill();
             if (!s && !whole) s = sr_render_reduce(&sum, &fs, &err);
             sr_frame_pattern_name(out, todo.n[j], name, sizeof name);
             if (!s && (whole || rank == 0)) {
@@ -451,6 +452,7 @@ static int sr_render_main(int argc, char **argv)
         code = sr_render_interrupted(out, rgb, &c, &io, &st);
         goto done;
     }
+    if (!s) sr_ranks_test_kill();
     if (!s) s = sr_render_reduce(&sum, &fs, &err);
     if (s) {
         code = sr_render_failed(err.msg, s);

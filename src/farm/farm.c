@@ -49,7 +49,8 @@ struct sr_farm {
 
 uint32_t sr_farm_pass_samples(uint32_t spp)
 {
-    return spp <= SR_FARM_TARGET_PASSES ? 1u : (spp + SR_FARM_TARGET_PASSES - 1u) / SR_FARM_TARGET_PASSES;
+    const uint32_t ps = spp <= SR_FARM_TARGET_PASSES ? 1u : (spp + SR_FARM_TARGET_PASSES - 1u) / SR_FARM_TARGET_PASSES;
+    return ps < SR_FARM_MAX_PASS_SAMPLES ? ps : SR_FARM_MAX_PASS_SAMPLES;
 }
 
 uint32_t sr_farm_pass_count(uint32_t spp)

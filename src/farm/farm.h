@@ -24,9 +24,12 @@
 #include "../render/render.h"
 
 #define SR_FARM_MAX_WORKERS 64u
-/* Passes a frame is cut into, at most: enough for work stealing among dozens of workers,
- * few enough that reading a pass's film back costs little beside rendering it. */
+/* Passes a frame is cut into: at least SR_FARM_TARGET_PASSES when spp allows, for work
+ * stealing among dozens of workers, of at most SR_FARM_MAX_PASS_SAMPLES samples, so that a
+ * pass ends often (progress, Ctrl-C's partial image) while reading its film back costs little
+ * beside rendering it. A function of spp alone: the image never depends on the split. */
 #define SR_FARM_TARGET_PASSES 64u
+#define SR_FARM_MAX_PASS_SAMPLES 16u
 
 /* One worker: a backend kind (SR_BACKEND_CUDA or SR_BACKEND_CPU, or AUTO: CUDA if a device is
  * present) and the CUDA device. The same device may be named twice: two workers share it. */

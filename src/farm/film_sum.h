@@ -10,8 +10,8 @@
  *     sr_film_sum_merge(&total, &s);                       // "add film B into film A"
  *     sr_film_sum_mean(&total, rgb);                       // the mean over its samples
  *
- * A pass holds at most SR_FILM_SUM_MAX_PASSES passes' worth: each value of a pass is clamped to
- * +-SR_FILM_SUM_CLAMP (a NaN counts 0), so no sum of that many passes overflows. */
+ * No sum overflows: a pass's value is clamped to its samples x SR_FILM_SUM_CLAMP (a mean
+ * radiance of 4e6 per sample; a NaN counts 0), so even SR_MAX_SPP samples stay below 2^62. */
 #ifndef SR_FILM_SUM_H
 #define SR_FILM_SUM_H
 
@@ -20,8 +20,7 @@
 #include "../base/status.h"
 
 #define SR_FILM_SUM_BITS 24          /* fraction bits: 6e-8 per pass value                    */
-#define SR_FILM_SUM_CLAMP 2147483648.0 /* 2^31: 2^55 in fixed point, 256 passes stay < 2^63  */
-#define SR_FILM_SUM_MAX_PASSES 256u
+#define SR_FILM_SUM_CLAMP 4194304.0  /* 2^22 per sample: 65536 samples x 2^22 x 2^24 = 2^62  */
 
 typedef struct sr_film_sum {
     int64_t *v;          /* n sums, fixed point                                            */

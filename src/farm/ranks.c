@@ -2,6 +2,7 @@
 #define _GNU_SOURCE   /* memfd_create */
 #include "ranks.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,4 +159,13 @@ void sr_ranks_barrier(void)
 #ifdef SR_HAVE_MPI
     if (sr_mpi_on && sr_size > 1) MPI_Barrier(MPI_COMM_WORLD);
 #endif
+}
+
+void sr_ranks_test_kill(void)
+{
+    const char *v = getenv("SR_TEST_KILL_RANK");
+    if (!v || !*v) return;
+    char *end;
+    const long r = strtol(v, &end, 10);
+    if (*end == '\0' && r == sr_rank && sr_size > 1) raise(SIGKILL);
 }

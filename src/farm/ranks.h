@@ -35,6 +35,10 @@ sr_status sr_ranks_sum_to_root(int64_t *buf, size_t n, sr_error *err);
 uint64_t sr_ranks_sum_u64(uint64_t x);
 /* End the whole job with `code` after a failure on this rank (its message printed). */
 void sr_ranks_abort(int code);
+/* A test switch: with $SR_TEST_KILL_RANK=N, rank N kills itself (SIGKILL) here, once its share
+ * is rendered and before its film reaches rank 0 (tests/unit/test_mpi.c: a killed rank ends the
+ * job with nothing written). Nothing happens without the variable. */
+void sr_ranks_test_kill(void);
 /* Wait for every rank (a barrier); no-op with one. */
 void sr_ranks_barrier(void);
 
