@@ -45,6 +45,9 @@ struct sr_farm {
     atomic_int failed;        /* a worker failed: the others stop at their next pass          */
     sr_film_sum *sum;         /* under mu                                                     */
     uint64_t samples_done;    /* under mu, for the progress bar                               */
+#ifdef SR_MEASURE
+    int fixed_split;          /* $SR_FARM_FIXED_SPLIT=1: no stealing, for measuring the balance */
+#endif
 };
 
 uint32_t sr_farm_pass_samples(uint32_t spp)
@@ -123,7 +126,14 @@ static void sr_worker_job(sr_farm_worker *w)
     for (;;) {
         if (atomic_load(&fm->failed)) break;
         if (sr_interrupt_pending()) { w->status = SR_INTERRUPTED; break; }
-        const uint32_t k = atomic_fetch_add(&fm->next, 1u);
+        uint32_t k;
+#ifdef SR_MEASURE
+        if (fm->fixed_split) {   /* the alternative measured against: pass i, i+n, ... to worker i */
+            k = w->index + w->st.passes * fm->n;
+            if (k >= fm->count) break;
+        } else
+#endif
+            k = atomic_fetch_add(&fm->next, 1u);
         if (k >= fm->count) break;
         if ((w->status = sr_worker_pass(w, f, fm->first + k * fm->step))) {
             if (w->status != SR_INTERRUPTED) atomic_store(&fm->failed, 1);
@@ -240,6 +250,8 @@ sr_status sr_farm_open(sr_farm **out, const sr_scene *scene, const sr_worker_spe
     double slow = 1.0;
     const char *slow_env = getenv("SR_FARM_SLOW_WORKER");   /* "I:FACTOR": worker I at 1/FACTOR speed */
     if (slow_env && sscanf(slow_env, "%d:%lf", &slow_index, &slow) != 2) slow_index = -1;
+    const char *fixed = getenv("SR_FARM_FIXED_SPLIT");
+    fm->fixed_split = fixed && !strcmp(fixed, "1");
 #endif
     sr_status s = SR_OK;
     for (uint32_t i = 0; i < n; i++) {

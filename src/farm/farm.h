@@ -15,7 +15,11 @@
  *     sr_farm_render(fm, &frame, 0, 1, &sum, &stats, &err);  // all passes of the frame
  *     sr_film_sum_mean(&sum, rgb);
  *     sr_farm_close(fm);
- */
+ *
+ * A measurement build (-DSR_MEASURE=ON) reads two switches: $SR_FARM_SLOW_WORKER=I:F makes
+ * worker I idle (F-1) times each pass's time after it (a worker F times slower), and
+ * $SR_FARM_FIXED_SPLIT=1 hands worker i the passes i, i+n, ... instead of stealing
+ * (docs/performance.md#several-workers). */
 #ifndef SR_FARM_H
 #define SR_FARM_H
 
