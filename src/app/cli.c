@@ -439,6 +439,7 @@ static int sr_render_main(int argc, char **argv)
         goto done;
     }
 
+    const double t_render = sr_now();
     s = sr_farm_render(fm, frame, (uint32_t)rank, (uint32_t)ranks, &sum, &fs, &err);
     if (s == SR_INTERRUPTED && ranks > 1) {
         code = sr_render_interrupted_job();
@@ -459,6 +460,7 @@ static int sr_render_main(int argc, char **argv)
         goto done;
     }
     sr_render_stats_of(&fs, sum.samples, &st);
+    st.seconds = sr_now() - t_render;   /* under MPI: until every rank's film has reached rank 0 */
     if (rank == 0) {
         sr_film_sum_mean(&sum, rgb);
         s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
