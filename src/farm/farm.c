@@ -25,6 +25,8 @@ typedef struct sr_farm_worker {
     sr_error err;
     sr_farm_worker_stats st;
     char why[256];            /* why AUTO did not pick CUDA, or ""                            */
+    double pass_s;            /* its mean time per pass in this frame (under the farm's mu)   */
+    int active;               /* still taking this frame's passes (under the farm's mu)        */
 #ifdef SR_MEASURE
     double slow;              /* $SR_FARM_SLOW_WORKER: this worker idles (slow-1) x each pass  */
 #endif
@@ -97,25 +99,47 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     for (uint32_t i = s0; !s && i < s1; i++) s = sr_render_sample(&w->r, f, i, &rs, &w->err);
     if (!s) s = sr_renderer_read_film(&w->r, w->pass, 1.0f, &w->err);
     if (s) return s;
-    pthread_mutex_lock(&fm->mu);
-    sr_film_sum_add_pass(fm->sum, w->pass, s1 - s0);
-    fm->samples_done += s1 - s0;
-    pthread_mutex_unlock(&fm->mu);
-    const double busy = sr_now() - t0;
 #ifdef SR_MEASURE
     if (w->slow > 1.0) {   /* a deliberately slow worker, for measuring the balance */
-        const double idle = (w->slow - 1.0) * busy;
+        const double idle = (w->slow - 1.0) * (sr_now() - t0);
         struct timespec ts = { (time_t)idle, (long)((idle - (double)(time_t)idle) * 1e9) };
         while (nanosleep(&ts, &ts) && errno == EINTR) {}
     }
 #endif
+    pthread_mutex_lock(&fm->mu);
+    sr_film_sum_add_pass(fm->sum, w->pass, s1 - s0);
+    fm->samples_done += s1 - s0;
+    w->pass_s = (w->pass_s * w->st.passes + (sr_now() - t0)) / (w->st.passes + 1u);
+    pthread_mutex_unlock(&fm->mu);
     w->st.busy_s += sr_now() - t0;
-    (void)busy;
     w->st.passes++;
     w->st.samples += s1 - s0;
     w->st.rays += rs.rays;
     for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) w->st.bounce_rays[b] += rs.bounce_rays[b];
     return SR_OK;
+}
+
+/* Whether worker w should leave the frame's remaining passes to the others: when they would
+ * finish all of them (at their mean pass times so far) before w finished one more, w taking
+ * one only makes the frame wait for it (a CPU worker beside GPUs, at the frame's end). */
+static int sr_worker_declines(sr_farm_worker *w)
+{
+    sr_farm *fm = w->fm;
+    const uint32_t next = atomic_load(&fm->next);
+    if (next >= fm->count) return 0;
+    const double remaining = (double)(fm->count - next);
+    double others = 0.0;   /* passes per second of the others still taking passes */
+    int faster = 0;        /* one of them is faster: the fastest never declines, so the passes get done */
+    pthread_mutex_lock(&fm->mu);
+    const double mine = w->pass_s;
+    for (uint32_t i = 0; i < fm->n; i++) {
+        const sr_farm_worker *o = &fm->w[i];
+        if (o == w || !o->active || !(o->pass_s > 0.0)) continue;
+        others += 1.0 / o->pass_s;
+        faster |= o->pass_s < mine;
+    }
+    pthread_mutex_unlock(&fm->mu);
+    return mine > 0.0 && faster && remaining / others < mine;
 }
 
 static void sr_worker_job(sr_farm_worker *w)
@@ -127,6 +151,7 @@ static void sr_worker_job(sr_farm_worker *w)
         if (atomic_load(&fm->failed)) break;
         if (sr_interrupt_pending()) { w->status = SR_INTERRUPTED; break; }
         uint32_t k;
+        if (sr_worker_declines(w)) break;
 #ifdef SR_MEASURE
         if (fm->fixed_split) {   /* the alternative measured against: pass i, i+n, ... to worker i */
             k = w->index + w->st.passes * fm->n;
@@ -140,6 +165,9 @@ static void sr_worker_job(sr_farm_worker *w)
             break;
         }
     }
+    pthread_mutex_lock(&fm->mu);
+    w->active = 0;
+    pthread_mutex_unlock(&fm->mu);
 }
 
 static void *sr_worker_main(void *arg)
@@ -322,9 +350,13 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, u
         const uint32_t p = share_index + k * share_count;
         total += (p + 1u) * ps <= f->spp ? ps : f->spp - p * ps;
     }
-    for (uint32_t i = 0; i < fm->n; i++) memset(&fm->w[i].st, 0, sizeof fm->w[i].st);
     for (uint32_t i = 0; i < fm->n; i++) {
-        snprintf(fm->w[i].st.device_name, sizeof fm->w[i].st.device_name, "%s", fm->w[i].be.device_name);
+        memset(&fm->w[i].st, 0, sizeof fm->w[i].st);
+        fm->w[i].pass_s = 0.0;
+        fm->w[i].active = 1;
+    }
+    for (uint32_t i = 0; i < fm->n; i++) {
+        memcpy(fm->w[i].st.device_name, fm->w[i].be.device_name, sizeof fm->w[i].st.device_name);
         fm->w[i].st.kind = fm->w[i].be.kind;
     }
     const double t0 = sr_now();
