@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The whole file, and its size (malloc'd). */
@@ -286,6 +288,59 @@ static void test_frames_render_and_resume(void **state)
     assert_non_null(strstr(err, "camera_path"));
 }
 
+/* The CLI's standard output (stderr dropped), NUL-terminated into out; its exit status. */
+static int run_stdout(const char *const *argv, char *out, size_t cap)
+{
+    int fds[2];
+    if (pipe(fds)) abort();
+    const pid_t pid = fork();
+    if (pid < 0) abort();
+    if (pid == 0) {
+        const char *args[64] = { SR_CLI };
+        for (size_t i = 0; argv[i] && i < 62; i++) args[i + 1] = argv[i];
+        const int devnull = open("/dev/null", O_WRONLY);
+        dup2(fds[1], 1);
+        dup2(devnull, 2);
+        close(fds[0]);
+        execv(SR_CLI, (char *const *)args);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t used = 0;
+    ssize_t got;
+    char tmp[4096];
+    while ((got = read(fds[0], tmp, sizeof tmp)) > 0)
+        for (ssize_t i = 0; i < got && used + 1 < cap; i++) out[used++] = tmp[i];
+    out[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_bench_workers(void **state)
+{
+    (void)state;
+    char scene[4096], out[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell_path.json");
+    const char *argv[] = { "bench", scene, "--backend", "cpu", "--device", "0,0", "--width", "16", "--height", "12",
+                           "--depth", "3", "--frames", "2", "--warmup", "0", "-q", NULL };
+    assert_int_equal(run_stdout(argv, out, sizeof out), 0);
+    /* a row per worker, and the total: every sample of the two timed frames of 64 spp */
+    assert_non_null(strstr(out, "\n0        CPU"));
+    assert_non_null(strstr(out, "\n1        CPU"));
+    const char *total = strstr(out, "\ntotal");
+    assert_non_null(total);
+    unsigned passes = 0, samples = 0;
+    assert_int_equal(sscanf(total, "\ntotal (wall time) %u %u", &passes, &samples), 2);
+    assert_int_equal(passes, 128);
+    assert_int_equal(samples, 128);
+    const char *bad[] = { "bench", scene, "--backend", "cpu", "--device", "0,0", "--csv", "x.csv", NULL };
+    char err[4096];
+    assert_int_equal(sr_test_run_cli(bad, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--csv"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_camera_path),
         cmocka_unit_test(test_workers_give_the_same_bytes),
         cmocka_unit_test(test_frames_render_and_resume),
+        cmocka_unit_test(test_bench_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
