@@ -340,10 +340,7 @@ static int sr_render_main(int argc, char **argv)
     }
     double t_setup = sr_now();
     /* Everything the host will allocate, checked before any of it is (render.h). */
-    int any_cpu = 0;
-    for (uint32_t i = 0; i < nw; i++) any_cpu |= specs[i].kind == SR_BACKEND_CPU;
-    if (!code && sr_check_render_memory(&scene, frame, any_cpu || c.backend == SR_BACKEND_CPU ? SR_BACKEND_CPU
-                                        : SR_BACKEND_CUDA, frames_text ? name : out, &err)) {
+    if (!code && sr_farm_check_memory(&scene, frame, specs, nw, frames_text ? name : out, &err)) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
         code = (int)err.status;
     }
@@ -364,7 +361,8 @@ static int sr_render_main(int argc, char **argv)
         code = sr_render_failed(err.msg, s);
         goto done;
     }
-    const sr_backend *be = sr_farm_backend(fm, 0);
+    const sr_backend first_be = *sr_farm_backend(fm, 0);   /* its kind and name outlive the farm */
+    const sr_backend *be = &first_be;
     if (!c.quiet) {
         const char *why = sr_farm_why(fm, 0);
         if (nw == 1 && be->kind == SR_BACKEND_CUDA) fprintf(stderr, "stencilray: GPU backend on %s\n", be->device_name);
@@ -463,10 +461,14 @@ static int sr_render_main(int argc, char **argv)
     st.seconds = sr_now() - t_render;   /* under MPI: until every rank's film has reached rank 0 */
     if (rank == 0) {
         sr_film_sum_mean(&sum, rgb);
-        s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
         char way[64] = "";
         const char *wname = sr_wave_way_name(sr_farm_renderer(fm, 0), &frame->render);
         snprintf(way, sizeof way, "%s", wname ? wname : "");
+        /* The workers' pools and films and the sum go before the encoding needs its memory. */
+        sr_farm_close(fm);
+        fm = NULL;
+        sr_film_sum_free(&sum);
+        s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
         if (s == SR_INTERRUPTED) {
             st.partial_samples = 0;
             code = sr_render_interrupted(out, NULL, &c, &io, &st);

@@ -67,12 +67,16 @@ static const char sr_bench_help[] =
 "  --plot FILE             FPS-per-depth chart, one line per mask (needs gnuplot); the\n"
 "                          name's ending picks the format: .png, .svg or .pdf\n"
 "  -q, --quiet             no progress on stderr\n"
-"  --device LIST           with several workers (0,1, all, all,cpu, 0,0: see render --help):\n"
-"                          frames of 64 spp at the deepest --depth (render's default mask)\n"
-"                          spread over them as render does; each worker's passes, busy time and Mrays/s, and the\n"
-"                          total's over the wall time\n"
 "  --                      the end of the options: what follows is the scene\n"
-SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_TUNING SR_HELP_SORT_KEY
+SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_INTEGRATOR
+"Where it runs:\n"
+"  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n"
+"  --device LIST           which CUDA device (see 'stencilray info'), default 0; several\n"
+"                          workers (0,1, all, all,cpu, 0,0: render --help) time frames of\n"
+"                          64 spp at the deepest --depth spread over them as render does:\n"
+"                          each worker's passes, busy time and Mrays/s, and the total's\n"
+"                          over the wall time\n"
+SR_HELP_TUNING SR_HELP_SORT_KEY
 "\n"
 "Examples:\n"
 "  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"

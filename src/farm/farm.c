@@ -1,6 +1,7 @@
 /* farm.c: sample passes over several workers in one process (farm.h). */
 #include "farm.h"
 #include "../base/interrupt.h"
+#include "../base/mem_limits.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -386,6 +387,26 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, u
     fm->f = NULL;
     fm->sum = NULL;
     return s;
+}
+
+sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const sr_worker_spec *specs, uint32_t n,
+                               const char *out, sr_error *err)
+{
+    const uint64_t px = (uint64_t)f->width * f->height;
+    uint64_t cpu = 0;
+    for (uint32_t i = 0; i < n; i++) cpu += specs[i].kind != SR_BACKEND_CUDA;   /* AUTO may be the CPU */
+    const uint64_t per_worker = sr_bvh_build_bytes(scene->prim_count) +
+                                (scene->attrs ? (uint64_t)scene->prim_count * sizeof(sr_tri_attr) : 0) + px * 12u;
+    const uint64_t pools = cpu * sr_cpu_pool_bytes(f->width, f->height);
+    const uint64_t sum = px * 3u * sizeof(int64_t), rgb = px * 12u;
+    const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
+    const uint64_t need = per_worker * n + pools + sum + rgb + enc;
+    char what[512], b1[32], b2[32], b3[32], b4[32];
+    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and pass film, CPU ray "
+             "pools %s, the frame's sum %s, image and output %s)", f->width, f->height, n, n == 1 ? "" : "s",
+             sr_fmt_bytes(b1, sizeof b1, per_worker), sr_fmt_bytes(b2, sizeof b2, pools),
+             sr_fmt_bytes(b3, sizeof b3, sum), sr_fmt_bytes(b4, sizeof b4, rgb + enc));
+    return sr_check_host_memory(need, what, "; use a smaller --width/--height or fewer CPU workers", err);
 }
 
 /* ---- --device lists ------------------------------------------------------------------------ */

@@ -89,6 +89,13 @@ const sr_renderer *sr_farm_renderer(const sr_farm *fm, uint32_t i);
 sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, uint32_t share_count,
                          sr_film_sum *sum, sr_farm_stats *st, sr_error *err);
 
+/* Everything render allocates on the host for frame f over these workers, checked before any
+ * of it is (render.h's sr_check_render_memory, times the workers): each worker's BVH build,
+ * attributes, pass film and (on the CPU) ray pool, the frame's fixed-point sum, the image and
+ * its encoding for `out` (NULL: none). SR_ERR_INPUT with the numbers when it does not fit. */
+sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const sr_worker_spec *specs, uint32_t n,
+                               const char *out, sr_error *err);
+
 /* Parse a --device list: "all", "cpu", a device number, or several of them joined by commas
  * ("0,2,3", "all,cpu", "0,0"); with --backend cpu (`backend`), each number is a CPU worker
  * ("0,0": two). `cuda_count` is the CUDA devices present (for "all" and for
