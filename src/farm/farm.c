@@ -451,6 +451,12 @@ int sr_farm_parse_devices(const char *list, sr_backend_kind backend, int cuda_co
                                    "workers write cpu,cpu", list);
                 return -1;
             }
+            if (cuda_count == SR_FARM_COUNT_UNKNOWN) {
+                if (sr_farm_add(specs, n, SR_BACKEND_CUDA, 0, msg, cap)) return -1;
+                if (!end) break;
+                p = end + 1;
+                continue;
+            }
             if (cuda_count <= 0) {
                 snprintf(msg, cap, "'%s': all means every CUDA device, and there is none (%s)", list,
                          why && why[0] ? why : "no device");
@@ -478,7 +484,8 @@ int sr_farm_parse_devices(const char *list, sr_backend_kind backend, int cuda_co
                          cuda_count, cuda_count - 1);
                 return -1;
             }
-            if (sr_farm_add(specs, n, backend == SR_BACKEND_AUTO && cuda_count <= 0 ? SR_BACKEND_AUTO : SR_BACKEND_CUDA,
+            if (sr_farm_add(specs, n, backend == SR_BACKEND_AUTO && cuda_count <= 0 && cuda_count != SR_FARM_COUNT_UNKNOWN
+                            ? SR_BACKEND_AUTO : SR_BACKEND_CUDA,
                             (int)d, msg, cap))
                 return -1;
         }

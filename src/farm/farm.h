@@ -101,6 +101,8 @@ sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const s
  * ("0,0": two). `cuda_count` is the CUDA devices present (for "all" and for
  * checks; negative: none, with `why`). Fills specs (at most SR_FARM_MAX_WORKERS) and *n;
  * returns 0, or -1 with a message for a person in msg. */
+#define SR_FARM_COUNT_UNKNOWN (-2)   /* cuda_count for checking a list's form alone: "all" is one
+                                        worker, no device number is checked against a count  */
 int sr_farm_parse_devices(const char *list, sr_backend_kind backend, int cuda_count, const char *why,
                           sr_worker_spec *specs, uint32_t *n, char *msg, size_t cap);
 

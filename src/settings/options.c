@@ -118,7 +118,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         sr_worker_spec specs[SR_FARM_MAX_WORKERS];
         uint32_t n;
         /* the list's form now; whether its devices exist once the backend opens */
-        if (sr_farm_parse_devices(v, SR_BACKEND_AUTO, 65, NULL, specs, &n, msg, sizeof msg))
+        if (sr_farm_parse_devices(v, SR_BACKEND_AUTO, SR_FARM_COUNT_UNKNOWN, NULL, specs, &n, msg, sizeof msg))
             return sr_usage_error(a, "--device %s%s", msg, "");
         return 0;
     }

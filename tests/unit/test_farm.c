@@ -149,6 +149,9 @@ static void test_device_lists(void **state)
     assert_int_equal(sr_farm_parse_devices("all", SR_BACKEND_AUTO, -1, "no driver", s, &n, msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "no driver"));
     assert_int_equal(sr_farm_parse_devices("cpu", SR_BACKEND_CUDA, 1, NULL, s, &n, msg, sizeof msg), -1);
+    assert_int_equal(sr_farm_parse_devices("all,all", SR_BACKEND_AUTO, SR_FARM_COUNT_UNKNOWN, NULL, s, &n, msg,
+                                           sizeof msg), 0);   /* the form alone */
+    assert_int_equal(n, 2);
     /* on the CLI: exit 2 naming the option */
     char err[4096];
     const char *argv[] = { "render", "--device", "0,-1", NULL };
