@@ -523,8 +523,8 @@ static int sr_cmd_render(int argc, char **argv)
 {
     sr_error err = { SR_OK, "" };
     if (sr_ranks_init(&argc, &argv, &err)) {
-        fprintf(stderr, "stencilray render: %s\n", err.msg);
-        return 1;
+        if (sr_ranks_rank() == 0) fprintf(stderr, "stencilray render: %s\n", err.msg);
+        return (int)err.status;
     }
     sr_ranks_hold_stderr();   /* a bad option or scene, found by every rank, is said once */
     sr_render_agreed = 0;

@@ -39,8 +39,15 @@ sr_status sr_ranks_init(int *argc, char ***argv, sr_error *err)
 #else
     (void)argc;
     (void)argv;
-    (void)err;
-    (void)sr_launched_by_mpirun;
+    /* Started by mpirun without MPI built in: N copies would each render the whole frame and
+     * write the same file. Refused, said by the first copy only. */
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (sr_launched_by_mpirun() && size && strcmp(size, "1")) {
+        if (rank && strcmp(rank, "0")) sr_rank = 1;   /* sr_ranks_rank(): the message is rank 0's */
+        return sr_fail(err, SR_ERR_INPUT, "started by mpirun as %s processes, but this stencilray was built without "
+                       "MPI: each would render the whole frame; build with -DSR_WITH_MPI=ON (docs/commands.md), or "
+                       "run it without mpirun", size);
+    }
 #endif
     return SR_OK;
 }

@@ -15,7 +15,9 @@
 #include <stdint.h>
 #include "../base/status.h"
 
-/* Join the MPI job when built with MPI and started by mpirun (its environment says so). */
+/* Join the MPI job when built with MPI and started by mpirun (its environment says so). A
+ * build without MPI started by mpirun as several processes is refused (SR_ERR_INPUT; only
+ * sr_ranks_rank() 0 should say so). */
 sr_status sr_ranks_init(int *argc, char ***argv, sr_error *err);
 void sr_ranks_finalize(void);
 int sr_ranks_rank(void);
