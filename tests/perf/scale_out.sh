@@ -8,6 +8,9 @@
 # device in the same run. Every image is compared with the one-device image of its scene
 # (cmp): any split must give the same bytes.
 #
+# OUT_DIR gets two files only (the device tool brings back a few): scale_out.txt, the table,
+# and scale_out.log, every run's output; the images go to a scratch folder, removed after.
+#
 # usage: tests/perf/scale_out.sh BUILD_DIR OUT_DIR [frames|sequence|all] [MAX_DEVICES]
 #   on the GPU machine, through ../shared/gpu/bundle.sh's runner:
 #   bash .gpu/run.sh bash tests/perf/scale_out.sh build-gpu "$OUT/scale" frames 4
@@ -28,6 +31,10 @@ seq_size=${SEQ_SIZE:-1920x1080}
 exe="$build/stencilray"
 mkdir -p "$out"
 table="$out/scale_out.txt"
+log="$out/scale_out.log"
+: > "$log"
+work=$(mktemp -d "${TMPDIR:-/tmp}/scale_out.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 [ "$gpus" -ge 1 ] || { echo "scale_out.sh: no GPU (nvidia-smi -L lists none)" >&2; exit 1; }
@@ -57,24 +64,25 @@ if [ "$what" = frames ] || [ "$what" = all ]; then
     for n in $counts; do
       for mode in process mpi; do
         [ "$mode" = mpi ] && { [ -n "$mpi" ] && [ "$n" -gt 1 ] || continue; }
-        img="$out/${scene}_${mode}_$n.exr"; stats="$out/${scene}_${mode}_$n.json"
+        img="$work/${scene}_${mode}_$n.exr"; stats="$work/${scene}_${mode}_$n.json"; runlog="$work/run.log"
         common=(render "scenes/$scene.json" --width "${size%x*}" --height "${size#*x}" --spp "$spp" --integrator path -q
                 --exr-type float -o "$img")
         t0=$(date +%s.%N)
         if [ "$mode" = process ]; then
-          "$exe" "${common[@]}" --device "$(list "$n")" --stats "$stats" > "$out/${scene}_${mode}_$n.log" 2>&1
+          "$exe" "${common[@]}" --device "$(list "$n")" --stats "$stats" > "$runlog" 2>&1
         else
           # One rank per GPU: each rank's device is its local rank (Open MPI's variable).
           mpirun --bind-to none -np "$n" sh -c 'exec "$0" "$@" --device "$OMPI_COMM_WORLD_LOCAL_RANK"' \
-            "$exe" "${common[@]}" --stats "$stats" > "$out/${scene}_${mode}_$n.log" 2>&1
+            "$exe" "${common[@]}" --stats "$stats" > "$runlog" 2>&1
         fi
         rc=$?
+        { echo "== $scene, $mode, $n devices: exit $rc"; cat "$runlog"; } >> "$log"
         wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-        [ $rc -eq 0 ] || { row "$n" "$mode" "$scene" "$wall" "" "" "exit $rc (see ${scene}_${mode}_$n.log)"; continue; }
+        [ $rc -eq 0 ] || { row "$n" "$mode" "$scene" "$wall" "" "" "exit $rc (see scale_out.log)"; continue; }
         r=$(render_s "$stats")
         [ -z "$base" ] && base=$r
         same=yes
-        cmp -s "$img" "$out/${scene}_process_1.exr" || same=NO
+        cmp -s "$img" "$work/${scene}_process_1.exr" || same=NO
         row "$n" "$mode" "$scene" "$wall" "$r" "$base" "$same"
       done
     done
@@ -86,7 +94,7 @@ if [ "$what" = sequence ] || [ "$what" = all ]; then
   seq_common=(render scenes/orbit.json --frames 0-15 --width "${seq_size%x*}" --height "${seq_size#*x}" --spp "$seq_spp" --integrator path -q)
   for mode in process-1 process mpi; do
     [ "$mode" = mpi ] && [ -z "$mpi" ] && continue
-    dir="$out/seq_$mode"; rm -rf "$dir"; mkdir -p "$dir"
+    dir="$work/seq_$mode"; rm -rf "$dir"; mkdir -p "$dir"
     t0=$(date +%s.%N)
     case $mode in
       process-1) "$exe" "${seq_common[@]}" --device 0 -o "$dir/f_%02d.png" > "$dir.log" 2>&1 ;;
@@ -95,11 +103,12 @@ if [ "$what" = sequence ] || [ "$what" = all ]; then
              "$exe" "${seq_common[@]}" -o "$dir/f_%02d.png" > "$dir.log" 2>&1 ;;
     esac
     rc=$?
+    { echo "== sequence, $mode: exit $rc"; cat "$dir.log"; } >> "$log"
     wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
     [ "$mode" = process-1 ] && seq_base=$wall
     same=yes
-    for f in "$out/seq_process-1"/f_*.png; do cmp -s "$f" "$dir/$(basename "$f")" || same=NO; done
-    [ $rc -eq 0 ] || same="exit $rc (see seq_$mode.log)"
+    for f in "$work/seq_process-1"/f_*.png; do cmp -s "$f" "$dir/$(basename "$f")" || same=NO; done
+    [ $rc -eq 0 ] || same="exit $rc (see scale_out.log)"
     row "$([ "$mode" = process-1 ] && echo 1 || echo "$n")" "seq-$mode" "orbit-16f" "$wall" "$wall" "${seq_base:-}" "$same"
   done
 fi
