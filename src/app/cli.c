@@ -16,6 +16,10 @@
 #include "../render/render.h"
 #include "../scene/scene.h"
 #include "../io/textout.h"
+#include "../farm/farm.h"
+#include "../farm/film_sum.h"
+#include "../farm/ranks.h"
+#include "../farm/sequence.h"
 
 #include <assimp/version.h>
 #include <cJSON.h>
@@ -35,6 +39,7 @@
 
 static const char sr_render_help[] =
 "Usage: stencilray render [SCENE.json|MODEL.glb|MODEL.gltf] [-o OUT.png|.hdr|.exr] [options]\n"
+"       stencilray render SCENE.json --frames A-B -o OUT_%04d.png [options]\n"
 "\n"
 "Render one frame of a scene (default " SR_DEFAULT_SCENE "; a glTF 2.0 file is a scene\n"
 "with its cameras, lights and materials) and write it as an 8-bit sRGB PNG, as linear\n"
@@ -48,12 +53,19 @@ static const char sr_render_help[] =
 "  --stats FILE.json       also write the summary's numbers as JSON: backend, device, size,\n"
 "                          spp, depth, mask, integrator, times, rays per bounce, Mrays/s\n"
 "                          ('-': standard output; the summary line then goes to stderr)\n"
+"  --frames A-B            render frames A to B of the scene's \"camera_path\" (A alone: one),\n"
+"                          each to -o's name with its number in place of the one %0Nd\n"
+"                          (out_%04d.png: out_0007.png); frames already written are\n"
+"                          skipped, so the same command resumes an interrupted sequence\n"
 "  --                      the end of the options: what follows is the scene, even a name\n"
 "                          that starts with '-' (render -- -x.json)\n"
-SR_COMMON_HELP
+SR_RENDER_COMMON_HELP
 "\n"
 "Examples:\n"
 "  stencilray render                                   # the default scene, GPU if present\n"
+"  stencilray render scenes/cornell_path.json --device all -o c.exr   # every GPU\n"
+"  mpirun -np 4 stencilray render scenes/cornell_path.json -o c.exr   # 4 processes\n"
+"  stencilray render scenes/orbit.json --frames 0-47 -o orbit_%04d.png\n"
 "  stencilray render scenes/cornell.json -o cornell.png --spp 64\n"
 "  stencilray render scenes/mirror_hall.json --depth 4 --backend cpu -o hall.hdr\n"
 "  stencilray render scenes/cornell_path.json -o cornell.exr --exr-type float\n"
@@ -94,6 +106,8 @@ typedef struct sr_render_summary {
     const sr_backend *be;
     const sr_common *c;
     const sr_render_stats *st;
+    const sr_farm_stats *farm;   /* this process's workers                                 */
+    int ranks;
     const char *way;    /* the way the wave mask measured fastest, or NULL */
     const char *out;
     double setup_s;     /* read + the rest of the set-up (the memory check, prepare) */
@@ -135,6 +149,21 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     for (uint32_t b = 0; per && b < f->depth && b < SR_MAX_DEPTH; b++)
         cJSON_AddItemToArray(per, cJSON_CreateNumber((double)r->st->bounce_rays[b]));
     cJSON_AddNumberToObject(root, "mrays_per_s", sr_mrays_per_s(r->st));
+    cJSON_AddNumberToObject(root, "ranks", r->ranks);
+    cJSON_AddNumberToObject(root, "pass_samples", sr_farm_pass_samples(f->spp));
+    cJSON *workers = cJSON_AddArrayToObject(root, "workers");   /* rank 0's */
+    for (uint32_t i = 0; workers && r->farm && i < r->farm->workers; i++) {
+        const sr_farm_worker_stats *w = &r->farm->w[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o) break;
+        sr_json_add_bytes(o, "device", w->device_name);
+        cJSON_AddStringToObject(o, "backend", sr_backend_kind_name(w->kind));
+        cJSON_AddNumberToObject(o, "passes", w->passes);
+        cJSON_AddNumberToObject(o, "samples", (double)w->samples);
+        cJSON_AddNumberToObject(o, "busy_s", w->busy_s);
+        cJSON_AddNumberToObject(o, "mrays_per_s", w->busy_s > 0 ? (double)w->rays / w->busy_s / 1e6 : 0.0);
+        cJSON_AddItemToArray(workers, o);
+    }
     return sr_textout_json(path, root, err);
 }
 
@@ -142,13 +171,63 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
  * line (sr_cli_main: losing that line is no error). */
 static const char *sr_summary_of;
 
-static int sr_cmd_render(int argc, char **argv)
+/* Set once the render's ranks have agreed on its set-up (sr_ranks_agree): an exit before
+ * that point agrees on the way out (sr_cmd_render), so that every rank calls it once. */
+static int sr_render_agreed;
+
+/* The frames of --frames not written yet (a file that exists is complete: images are written
+ * to a temporary name and renamed). */
+typedef struct sr_frame_list { uint32_t *n; uint32_t count, skipped; } sr_frame_list;
+
+/* A failure during the render: said by the rank that met it; under MPI it ends the job. */
+static int sr_render_failed(const char *msg, sr_status s)
+{
+    if (sr_ranks_size() > 1) {
+        fprintf(stderr, "stencilray render: rank %d of %d: %s; ending the job, nothing written\n", sr_ranks_rank(),
+                sr_ranks_size(), msg);
+        sr_ranks_abort((int)s);
+    }
+    fprintf(stderr, "stencilray render: %s\n", msg);
+    return (int)s;
+}
+
+/* Ctrl-C or SIGTERM under MPI (mpirun passes them on to every rank): nothing is written. */
+static int sr_render_interrupted_job(void)
+{
+    const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
+    if (sr_ranks_rank() == 0 && sr_interrupt_can_report())
+        fprintf(stderr, "stencilray render: interrupted (%s); nothing written\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    sr_ranks_abort(128 + sig);
+    return 128 + sig;
+}
+
+static void sr_render_stats_of(const sr_farm_stats *fs, uint64_t samples, sr_render_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->seconds = fs->seconds;
+    st->rays = fs->rays;
+    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) st->bounce_rays[b] = fs->bounce_rays[b];
+    st->samples = (uint32_t)samples;
+}
+
+/* The job's totals on rank 0: the film sums and the ray counts of every rank. */
+static sr_status sr_render_reduce(sr_film_sum *sum, sr_farm_stats *fs, sr_error *err)
+{
+    if (sr_ranks_size() < 2) return SR_OK;
+    sr_status s = sr_ranks_sum_to_root(sum->v, sum->n, err);
+    sum->samples = sr_ranks_sum_u64(sum->samples);
+    fs->rays = sr_ranks_sum_u64(fs->rays);
+    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) fs->bounce_rays[b] = sr_ranks_sum_u64(fs->bounce_rays[b]);
+    return s;
+}
+
+static int sr_render_main(int argc, char **argv)
 {
     sr_args a = { argc, 2, argv, "render" };
     sr_common c;
     sr_common_default(&c);
     c.frame.render.progress = 1;
-    const char *out = "render.png", *stats = NULL;
+    const char *out = "render.png", *stats = NULL, *frames_text = NULL;
     sr_exr_type exr_type = SR_EXR_HALF;
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
@@ -163,6 +242,10 @@ static int sr_cmd_render(int argc, char **argv)
         if (!strcmp(o, "--save-partial")) { c.frame.render.keep_partial = 1; continue; }
         if (!strcmp(o, "--stats")) {
             if (!(stats = sr_value(&a, o))) return 2;
+            continue;
+        }
+        if (!strcmp(o, "--frames")) {
+            if (!(frames_text = sr_value(&a, o))) return 2;
             continue;
         }
         if (!strcmp(o, "--exr-type")) {
@@ -184,88 +267,286 @@ static int sr_cmd_render(int argc, char **argv)
         return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png, .hdr or .exr%s", out, "");
     char msg[2 * PATH_MAX + 256];
     const char *inputs[] = { c.scene_path, NULL };
-    if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
-    sr_output_guard_add("-o", out);   /* the meshes the scene reads are checked against it as it loads */
+    uint32_t first = 0, last = 0;
+    if (frames_text) {
+        if (sr_frames_parse(frames_text, &first, &last, msg, sizeof msg))
+            return sr_usage_error(&a, "--frames %s%s", msg, "");
+        if (last - first >= SR_SEQUENCE_MAX_FRAMES)
+            return sr_usage_error(&a, "--frames %s: more than 100000 frames; render the sequence in parts%s", frames_text, "");
+        if (sr_frame_pattern_check(out, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
+        if (c.given & SR_GIVEN_CAMERA)
+            return sr_usage_error(&a, "--camera and --frames: each frame's camera comes from the scene's camera_path; "
+                                  "leave --camera out%s%s", "", "");
+        if (stats) return sr_usage_error(&a, "--stats writes the numbers of one frame; leave it out with --frames%s%s", "", "");
+        if (c.frame.render.keep_partial)
+            return sr_usage_error(&a, "--save-partial keeps the samples of one frame; with --frames an interrupted "
+                                  "sequence resumes at its first missing frame instead; leave it out%s%s", "", "");
+    } else {
+        if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
+        sr_output_guard_add("-o", out);   /* the meshes the scene reads are checked against it as it loads */
+    }
     if (stats && !sr_output_path_ok("--stats", stats, 1, inputs, msg, sizeof msg))
         return sr_usage_error(&a, "%s%s", msg, "");
     if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
     if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
     if (c.frame.render.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
+    if (c.frame.render.keep_partial && sr_ranks_size() > 1)
+        return sr_usage_error(&a, "--save-partial keeps one process's samples; under mpirun an interrupted render "
+                              "writes nothing; leave it out%s%s", "", "");
+    const int rank = sr_ranks_rank(), ranks = sr_ranks_size();
+    const int user_quiet = c.quiet;
+    if (rank > 0) c.quiet = 1;   /* rank 0 alone shows progress and the summary */
     if (c.quiet) c.frame.render.progress = 0;
 
     const sr_image_opts io = { .exposure = c.frame.exposure, .tonemap = c.frame.tonemap, .exr_type = exr_type };
     sr_scene scene;
-    sr_backend be;
     sr_interrupt_install();   /* Ctrl-C from here on stops the render cleanly (interrupt.h) */
-    int code = sr_open(&c, "render", &scene, &be);
+    int code = sr_open_scene(&c, "render", &scene);
     if (code) return code;
-    const sr_frame *frame = &c.frame;   /* the render's settings, the scene's values where no option gave one */
+    sr_frame *frame = &c.frame;   /* the render's settings, the scene's values where no option gave one */
     sr_error err = { SR_OK, "" };
-    sr_renderer r;
-    float *rgb = NULL;
-    sr_render_stats st;
-    memset(&st, 0, sizeof st);
-    char way[64] = "";
+    sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+    uint32_t nw = 0;
+    sr_frame_list todo = { NULL, 0, 0 };
+    char name[PATH_MAX];
+    code = sr_parse_workers(&c, "render", specs, &nw);
+    if (!code && frames_text && scene.camera_path_count == 0) {
+        fprintf(stderr, "stencilray render: %s has no \"camera_path\"; --frames renders the frames of one "
+                        "(docs/scene-format.md#camera_path)\n", c.scene_path);
+        code = 2;
+    }
+    for (uint32_t k = first; !code && frames_text && k <= last; k++) {
+        const sr_camera_desc d = sr_camera_at_frame(&scene, k);
+        if (!(sr_camera_distance(&d) > 0.0) || !sr_camera_up_ok(&d)) {
+            fprintf(stderr, "stencilray render: --frames %s: at frame %u the camera_path puts look_at on the position "
+                            "or straight along camera.up; expected keyframes that keep them apart\n", frames_text, k);
+            code = 2;
+            break;
+        }
+        if (sr_frame_pattern_name(out, k, name, sizeof name)) {
+            fprintf(stderr, "stencilray render: -o %s: the name of frame %u is too long\n", out, k);
+            code = 2;
+            break;
+        }
+        if (!sr_output_path_ok("-o", name, 0, inputs, msg, sizeof msg)) {
+            fprintf(stderr, "stencilray render: %s\n", msg);
+            code = 2;
+            break;
+        }
+        if (!todo.n && !(todo.n = (uint32_t *)malloc(sizeof(uint32_t) * (last - first + 1u)))) {
+            fprintf(stderr, "stencilray render: out of host memory\n");
+            code = 1;
+            break;
+        }
+        struct stat sb;
+        if (stat(name, &sb) == 0 && S_ISREG(sb.st_mode)) todo.skipped++;   /* written whole by an earlier run */
+        else todo.n[todo.count++] = k;
+    }
     double t_setup = sr_now();
     /* Everything the host will allocate, checked before any of it is (render.h). */
-    sr_status s = sr_check_render_memory(&scene, frame, be.kind, out, &err);
-    if (s) {
+    if (!code && sr_farm_check_memory(&scene, frame, specs, nw, frames_text ? name : out, &err)) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
-        sr_backend_destroy(&be);
-        sr_scene_free(&scene);
-        return (int)s;
+        code = (int)err.status;
     }
+    /* Every rank has read the options and the scene: one message and one exit code for all. */
+    sr_render_agreed = 1;
+    code = sr_ranks_agree(code);
+    sr_farm *fm = NULL;
+    float *rgb = NULL;
+    sr_film_sum sum = { NULL, 0, 0, 0 };
+    if (code) goto done;
+
     const int tell = frame->render.progress && !c.quiet && isatty(STDERR_FILENO);
     if (tell) {   /* erased when the samples' progress starts */
         fprintf(stderr, "\rbuilding BVH over %u primitives", scene.prim_count);
         fflush(stderr);
     }
-    s = sr_renderer_prepare(&r, &scene, &be, frame, &err);
+    sr_status s = sr_farm_open(&fm, &scene, specs, nw, frame, &err);
     if (tell) fprintf(stderr, "\r%*s\r", 60, "");
     t_setup = sr_now() - t_setup + c.read_s;
-    const double build_s = s ? 0.0 : r.build_s, upload_s = s ? 0.0 : r.upload_s;
-    if (!s) {
-        rgb = (float *)malloc(sizeof(float) * 3u * frame->width * frame->height);
-        if (!rgb) s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", frame->width, frame->height);
-        if (!s) s = sr_render_image(&r, frame, rgb, &st, &err);
-        if (!s) s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
-        const char *name = sr_wave_way_name(&r, &frame->render);
-        snprintf(way, sizeof way, "%s", name ? name : "");
-        sr_renderer_free(&r);
+    /* The parts of the set-up, as the first worker saw them (each worker builds its own BVH). */
+    const double build_s = s ? 0.0 : sr_farm_renderer(fm, 0)->build_s;
+    const double upload_s = s ? 0.0 : sr_farm_renderer(fm, 0)->upload_s;
+    if (!s) s = sr_film_sum_init(&sum, (size_t)frame->width * frame->height * 3u, &err);
+    if (!s && rank == 0 && !(rgb = (float *)malloc(sizeof(float) * 3u * frame->width * frame->height)))
+        s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", frame->width, frame->height);
+    if (s) {
+        code = sr_render_failed(err.msg, s);
+        goto done;
+    }
+    const sr_backend first_be = *sr_farm_backend(fm, 0);   /* its kind and name outlive the farm */
+    const sr_backend *be = &first_be;
+    if (!c.quiet) {
+        const char *why = sr_farm_why(fm, 0);
+        if (nw == 1 && be->kind == SR_BACKEND_CUDA) fprintf(stderr, "stencilray: GPU backend on %s\n", be->device_name);
+        else if (nw == 1 && why[0]) fprintf(stderr, "stencilray: CPU backend (%s), %s\n", why, be->device_name);
+        else if (nw == 1) fprintf(stderr, "stencilray: CPU backend, %s\n", be->device_name);
+        for (uint32_t i = 0; nw > 1 && i < nw; i++)
+            fprintf(stderr, "stencilray: worker %u: %s backend on %s\n", i,
+                    sr_farm_backend(fm, i)->kind == SR_BACKEND_CUDA ? "GPU" : "CPU", sr_farm_backend(fm, i)->device_name);
+        if (ranks > 1) fprintf(stderr, "stencilray: %d MPI ranks, each with its own workers\n", ranks);
+    }
+    sr_farm_stats fs;
+    sr_render_stats st;
+    memset(&st, 0, sizeof st);
+
+    if (frames_text) {
+        /* Whole frames to each rank while there are enough of them, else every frame's passes
+         * shared by all ranks. */
+        const int whole = ranks == 1 || todo.count >= (uint32_t)ranks;
+        if (rank == 0 && !c.quiet && todo.skipped)
+            fprintf(stderr, "stencilray: %u of the frames %u-%u are written already; rendering the other %u\n",
+                    todo.skipped, first, last, todo.count);
+        const double t0 = sr_now();
+        uint32_t mine = 0;
+        float *img = rgb ? rgb : (float *)malloc(sizeof(float) * 3u * frame->width * frame->height);
+        if (!img) { code = sr_render_failed("out of host memory for an image", SR_ERR_RUNTIME); goto done; }
+        for (uint32_t j = 0; j < todo.count; j++) {
+            if (whole && j % (uint32_t)ranks != (uint32_t)rank) continue;
+            sr_frame f = *frame;
+            f.camera = sr_camera_at_frame(&scene, todo.n[j]);
+            sr_film_sum_clear(&sum);
+            s = sr_farm_render(fm, &f, whole ? 0u : (uint32_t)rank, whole ? 1u : (uint32_t)ranks, &sum, &fs, &err);
+            if (!s) sr_ranks_test_kill();
+            if (!s && !whole) s = sr_render_reduce(&sum, &fs, &err);
+            sr_frame_pattern_name(out, todo.n[j], name, sizeof name);
+            if (!s && (whole || rank == 0)) {
+                sr_film_sum_mean(&sum, img);
+                s = sr_image_write_as(name, img, f.width, f.height, &io, sr_interrupt_pending, &err);
+            }
+            if (s == SR_INTERRUPTED) {
+                if (ranks > 1) { code = sr_render_interrupted_job(); break; }
+                const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
+                if (sr_interrupt_can_report())
+                    fprintf(stderr, "stencilray render: interrupted (%s) at frame %u; %u frames written; the same "
+                            "command resumes at the first missing frame\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+                            todo.n[j], mine);
+                code = 128 + sig;
+                break;
+            }
+            if (s) {
+                char m[2 * PATH_MAX + 1200];
+                snprintf(m, sizeof m, "frame %u (%s): %s", todo.n[j], name, err.msg);
+                if (img != rgb) free(img);
+                img = NULL;
+                code = sr_render_failed(m, s);
+                break;
+            }
+            mine++;
+            if ((whole || rank == 0) && !user_quiet) {
+                char by[32] = "";
+                if (ranks > 1 && whole) snprintf(by, sizeof by, ", rank %d", rank);
+                fprintf(stderr, "stencilray: frame %u -> %s (%.3f s%s)\n", todo.n[j], name, fs.seconds, by);
+            }
+        }
+        if (img && img != rgb) free(img);
+        if (!code) {
+            sr_ranks_barrier();   /* every rank's frames are written */
+            if (rank == 0 && !user_quiet)
+                printf("%s %s | %ux%u, %u spp, depth %u | %u frames (%u-%u, %u already written) in %.3f s -> %s\n",
+                       sr_backend_kind_name(be->kind), be->device_name, frame->width, frame->height, frame->spp,
+                       frame->depth, todo.count, first, last, todo.skipped, sr_now() - t0, out);
+        }
+        goto done;
+    }
+
+    const double t_render = sr_now();
+    s = sr_farm_render(fm, frame, (uint32_t)rank, (uint32_t)ranks, &sum, &fs, &err);
+    if (s == SR_INTERRUPTED && ranks > 1) {
+        code = sr_render_interrupted_job();
+        goto done;
     }
     if (s == SR_INTERRUPTED) {
+        sr_render_stats_of(&fs, sum.samples, &st);
+        st.samples = (uint32_t)sum.samples;
+        st.partial_samples = (uint32_t)sum.samples;
+        sr_film_sum_mean(&sum, rgb);
         code = sr_render_interrupted(out, rgb, &c, &io, &st);
-    } else if (s) {
-        fprintf(stderr, "stencilray render: %s\n", err.msg);
-    } else {
-        const int chose = way[0] != '\0';
-        char mask[96];
-        if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
-        else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.frame.render.mask));
-        const sr_render_summary sum = { &be, &c, &st, chose ? way : NULL, out, t_setup, c.read_s, build_s, upload_s };
-        /* With --stats -, standard output is the JSON's: the line goes to stderr. */
-        FILE *line = stats && !strcmp(stats, "-") ? stderr : stdout;
-        if (!c.quiet)
-            fprintf(line, "%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup: read %.3f, BVH %.3f, "
-                    "upload %.3f) | %.2f M rays, %.1f Mrays/s -> %s\n", sr_backend_kind_name(be.kind), be.device_name,
-                    frame->width, frame->height, frame->spp, frame->depth, mask, st.seconds, t_setup, c.read_s, build_s,
-                    upload_s, (double)st.rays / 1e6, sr_mrays_per_s(&st), out);
-        if (line == stdout && !c.quiet) sr_summary_of = out;   /* losing that line is no error */
-        if (stats && (s = sr_write_render_stats(stats, &sum, &err)) == SR_INTERRUPTED) {
-            const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
-            code = 128 + sig;   /* a stop while --stats - waited for a reader */
-            if (sr_interrupt_can_report())
-                fprintf(stderr, "stencilray render: interrupted (%s) while writing --stats to standard output; the "
-                        "image was written to %s\n", sig == SIGTERM ? "SIGTERM" : "SIGINT", out);
+        goto done;
+    }
+    if (!s) sr_ranks_test_kill();
+    if (!s) s = sr_render_reduce(&sum, &fs, &err);
+    if (s) {
+        code = sr_render_failed(err.msg, s);
+        goto done;
+    }
+    sr_render_stats_of(&fs, sum.samples, &st);
+    st.seconds = sr_now() - t_render;   /* under MPI: until every rank's film has reached rank 0 */
+    if (rank == 0) {
+        sr_film_sum_mean(&sum, rgb);
+        char way[64] = "";
+        const char *wname = sr_wave_way_name(sr_farm_renderer(fm, 0), &frame->render);
+        snprintf(way, sizeof way, "%s", wname ? wname : "");
+        /* The workers' pools and films and the sum go before the encoding needs its memory. */
+        sr_farm_close(fm);
+        fm = NULL;
+        sr_film_sum_free(&sum);
+        s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
+        if (s == SR_INTERRUPTED) {
+            st.partial_samples = 0;
+            code = sr_render_interrupted(out, NULL, &c, &io, &st);
         } else if (s) {
-            fprintf(stderr, "stencilray render: --stats: %s (the image was written to %s)\n", err.msg, out);
+            fprintf(stderr, "stencilray render: %s\n", err.msg);
+            code = (int)s;
+        } else {
+            const int chose = way[0] != '\0';
+            char mask[96];
+            if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
+            else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.frame.render.mask));
+            const sr_render_summary sum_line = { be, &c, &st, &fs, ranks, chose ? way : NULL, out, t_setup,
+                                                  c.read_s, build_s, upload_s };
+            char where[320];
+            if (nw == 1 && ranks == 1) snprintf(where, sizeof where, "%s", be->device_name);
+            else if (ranks == 1) snprintf(where, sizeof where, "%s and %u more workers", be->device_name, nw - 1);
+            else snprintf(where, sizeof where, "%s (%u workers) on each of %d ranks", be->device_name, nw, ranks);
+            /* With --stats -, standard output is the JSON's: the line goes to stderr. */
+            FILE *line = stats && !strcmp(stats, "-") ? stderr : stdout;
+            if (!c.quiet)
+                fprintf(line, "%s %s | %ux%u, %u spp, depth %u, mask %s | %.3f s (+%.3f s setup: read %.3f, "
+                        "BVH %.3f, upload %.3f) | %.2f M rays, %.1f Mrays/s -> %s\n", sr_backend_kind_name(be->kind),
+                        where, frame->width, frame->height, frame->spp, frame->depth, mask, st.seconds, t_setup,
+                        c.read_s, build_s, upload_s, (double)st.rays / 1e6, sr_mrays_per_s(&st), out);
+            if (!c.quiet && nw > 1)
+                for (uint32_t i = 0; i < nw; i++)
+                    fprintf(stderr, "stencilray: worker %u (%s): %u passes, %llu samples, busy %.3f s\n", i,
+                            fs.w[i].device_name, fs.w[i].passes, (unsigned long long)fs.w[i].samples, fs.w[i].busy_s);
+            if (line == stdout && !c.quiet) sr_summary_of = out;   /* losing that line is no error */
+            if (stats && (s = sr_write_render_stats(stats, &sum_line, &err)) == SR_INTERRUPTED) {
+                const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
+                code = 128 + sig;   /* a stop while --stats - waited for a reader */
+                if (sr_interrupt_can_report())
+                    fprintf(stderr, "stencilray render: interrupted (%s) while writing --stats to standard output; the "
+                            "image was written to %s\n", sig == SIGTERM ? "SIGTERM" : "SIGINT", out);
+            } else if (s) {
+                fprintf(stderr, "stencilray render: --stats: %s (the image was written to %s)\n", err.msg, out);
+                code = (int)s;
+            }
         }
     }
+done:
+    sr_farm_close(fm);
+    sr_film_sum_free(&sum);
     free(rgb);
-    sr_backend_destroy(&be);
+    free(todo.n);
     sr_scene_free(&scene);
-    return s == SR_INTERRUPTED ? code : s ? (int)s : 0;
+    return code;
+}
+
+/* render: every process of an MPI job (mpirun) or the only one (src/farm/ranks.h). */
+static int sr_cmd_render(int argc, char **argv)
+{
+    sr_error err = { SR_OK, "" };
+    if (sr_ranks_init(&argc, &argv, &err)) {
+        if (sr_ranks_rank() == 0) fprintf(stderr, "stencilray render: %s\n", err.msg);
+        return (int)err.status;
+    }
+    sr_ranks_hold_stderr();   /* a bad option or scene, found by every rank, is said once */
+    sr_render_agreed = 0;
+    int code = sr_render_main(argc, argv);
+    if (!sr_render_agreed) code = sr_ranks_agree(code);
+    sr_ranks_finalize();
+    return code;
 }
 
 /* ---- info ----------------------------------------------------------------------------- */

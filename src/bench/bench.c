@@ -2,6 +2,7 @@
  * Each (depth, mask) pair renders warm-up frames and then timed frames of one sample per
  * pixel; frame times come from the backend's timing marks (CUDA events on the GPU). */
 #include "bench.h"
+#include "bench_farm.h"
 #include "bench_micro.h"
 #include "bench_report.h"
 #include "bench_sort.h"
@@ -67,12 +68,21 @@ static const char sr_bench_help[] =
 "                          name's ending picks the format: .png, .svg or .pdf\n"
 "  -q, --quiet             no progress on stderr\n"
 "  --                      the end of the options: what follows is the scene\n"
-SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_TUNING SR_HELP_SORT_KEY
+SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_INTEGRATOR
+"Where it runs:\n"
+"  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n"
+"  --device LIST           which CUDA device (see 'stencilray info'), default 0; several\n"
+"                          workers (0,1, all, all,cpu, 0,0: render --help) time frames of\n"
+"                          64 spp at the deepest --depth spread over them as render does:\n"
+"                          each worker's passes, busy time and Mrays/s, and the total's\n"
+"                          over the wall time\n"
+SR_HELP_TUNING SR_HELP_SORT_KEY
 "\n"
 "Examples:\n"
 "  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"
 "  stencilray bench --mask stencil,compact --breakdown --csv out.csv --plot fps.png\n"
 "  stencilray bench scenes/mirror_hall.json --mask compact --sort all --breakdown\n"
+"  stencilray bench scenes/cornell_path.json --device all --depth 8 --frames 5\n"
 SR_HELP_FOOTER;
 
 static int sr_parse_depth_range(sr_args *a, sr_bench_opts *b)
@@ -277,6 +287,13 @@ int sr_bench_main(int argc, char **argv)
         return (int)s;
     }
 
+    /* Several workers (--device 0,1 or all): their throughput on frames spread over them. */
+    if (b.c.device_list && (strchr(b.c.device_list, ',') || !strcmp(b.c.device_list, "all"))) {
+        if (b.csv || b.json || b.plot || b.breakdown)
+            return sr_usage_error(&a, "--device %s: several workers print one table; --csv, --json, --plot and "
+                                  "--breakdown are for one device%s", b.c.device_list, "");
+        return sr_bench_farm(&b.c, b.depth_hi, b.warmup, b.frames);
+    }
     sr_scene scene;
     sr_backend be;
     int code = sr_open(&b.c, "bench", &scene, &be);

@@ -21,10 +21,10 @@
 /* ---- the root ---------------------------------------------------------------------------- */
 
 static const char *const top_keys[] = {"*camera", "image", "background", "ambient", "*materials", "*objects", "lights",
-                                       "integrator", "sky", "environment", "gltf", NULL};
+                                       "integrator", "sky", "environment", "gltf", "camera_path", NULL};
 /* With "gltf" the file gives the camera, materials and objects: the JSON may add to them. */
 static const char *const top_keys_gltf[] = {"camera", "image", "background", "ambient", "materials", "objects", "lights",
-                                            "integrator", "sky", "environment", "gltf", NULL};
+                                            "integrator", "sky", "environment", "gltf", "camera_path", NULL};
 static const char *const environment_keys[] = {"*file", "rotate", "intensity", NULL};
 static const char *const sky_keys[] = {"*zenith", "*horizon", "ground", NULL};
 static const char *const camera_keys[] = {"*position", "*look_at", "up", "fov", "aperture", "focus_distance", NULL};
@@ -249,6 +249,7 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     const bool gltf = sr_json_field(root, "gltf") != NULL;
     SR_TRY(sr_json_check_keys(c, root, "", "a scene", gltf ? top_keys_gltf : top_keys));
     if (sr_json_field(root, "camera")) SR_TRY(parse_camera(c, sr_json_field(root, "camera"), &s->camera));
+    SR_TRY(sr_scene_parse_camera_path(c, sr_json_field(root, "camera_path"), s));
     SR_TRY(parse_image(c, sr_json_field(root, "image"), s));
     SR_TRY(sr_json_opt_vec3(c, root, "", "background", SR_JSON_VEC_COLOR, sr_v3s(0), &s->background));
     SR_TRY(parse_sky(c, root, s));
@@ -358,6 +359,7 @@ void sr_scene_free(sr_scene *scene)
     free(scene->lights);
     free(scene->file_cameras);
     free(scene->mesh_nodes);
+    free(scene->camera_path);
     memset(scene, 0, sizeof *scene);
 }
 

@@ -23,6 +23,13 @@ typedef struct sr_scene_camera {
     uint32_t kind;               /* sr_gltf_camera_kind (io/gltf_scene.h)                 */
 } sr_scene_camera;
 
+/* A keyframe of "camera_path": the camera at a frame number (docs/scene-format.md). */
+typedef struct sr_camera_key {
+    uint32_t frame;
+    sr_vec3 position, look_at;
+    float vfov_deg;
+} sr_camera_key;
+
 typedef struct sr_scene {
     char *path;                  /* as given, for messages                               */
     sr_camera_desc camera;
@@ -47,6 +54,7 @@ typedef struct sr_scene {
     /* A glTF file's "meshes": how many nodes place each. A mesh placed by several nodes is
      * copied per node today; a two-level BVH would store it once (issue #37). */
     uint32_t *mesh_nodes; uint32_t mesh_count;
+    sr_camera_key *camera_path; uint32_t camera_path_count;   /* keyframes by frame, or none */
 } sr_scene;
 
 /* Limits a scene is checked against before anything large is allocated. */
@@ -77,6 +85,11 @@ int sr_camera_up_ok(const sr_camera_desc *desc);
 /* The distance from position to look_at, in double (a float difference may overflow): a
  * scene's camera and --camera need it above 0 and at most SR_CAMERA_DIST_MAX. */
 double sr_camera_distance(const sr_camera_desc *desc);
+
+/* The camera of frame `frame` on the scene's camera path: position, look-at and field of view
+ * interpolated linearly between the keyframes around it (held before the first and after the
+ * last); up, aperture and focus distance from "camera". The scene's camera without a path. */
+sr_camera_desc sr_camera_at_frame(const sr_scene *scene, uint32_t frame);
 
 /* The camera the stages use, for an image of width x height. */
 sr_camera sr_camera_make(const sr_camera_desc *desc, uint32_t width, uint32_t height);

@@ -70,4 +70,8 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
  * camera's aspect ratio), a sky when there is no light, and the path integrator. */
 sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s);
 
+/* "camera_path" (absent: none) into s->camera_path, after "camera" (its up and fov are the
+ * keyframes' defaults): scene_camera_path.c. */
+sr_status sr_scene_parse_camera_path(sr_json_doc *c, const cJSON *path, sr_scene *s);
+
 #endif

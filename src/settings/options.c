@@ -107,7 +107,22 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--height")) return sr_parse_given(a, o, 1, SR_MAX_RESOLUTION, &c->frame.height, c, SR_GIVEN_HEIGHT);
     if (!strcmp(o, "--spp")) return sr_parse_given(a, o, 1, SR_MAX_SPP, &c->frame.spp, c, SR_GIVEN_SPP);
     if (!strcmp(o, "--depth")) return sr_parse_given(a, o, 1, SR_MAX_DEPTH, &c->frame.depth, c, SR_GIVEN_DEPTH);
-    if (!strcmp(o, "--device")) return sr_parse_u32(a, o, 0, 64, &c->device);
+    if (!strcmp(o, "--device")) {   /* a list for render (src/farm); view and bench take one device */
+        const char *v = sr_value(a, o);
+        if (!v) return 2;
+        c->device_list = v;
+        char *end;
+        errno = 0;
+        const unsigned long d = strtoul(v, &end, 10);
+        if (v[0] >= '0' && v[0] <= '9' && !*end && !errno && d <= 64) c->device = (uint32_t)d;
+        char msg[512];
+        sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+        uint32_t n;
+        /* the list's form now; whether its devices exist once the backend opens */
+        if (sr_farm_parse_devices(v, SR_BACKEND_AUTO, SR_FARM_COUNT_UNKNOWN, NULL, specs, &n, msg, sizeof msg))
+            return sr_usage_error(a, "--device %s%s", msg, "");
+        return 0;
+    }
     if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->frame.render.seed);
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->frame.exposure);
     if (!strcmp(o, "--compact-below")) {
@@ -300,9 +315,30 @@ static int sr_read_progress(void *ctx, const char *path, double fraction)
     return 0;
 }
 
+int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs, uint32_t *n)
+{
+    if (!c->device_list) {
+        specs[0].kind = c->backend;
+        specs[0].device = (int)c->device;
+        *n = 1;
+        return 0;
+    }
+    char why[256] = "", msg[768];
+    const int count = c->backend == SR_BACKEND_CPU ? -1 : sr_cuda_device_count(why, sizeof why);
+    if (sr_farm_parse_devices(c->device_list, c->backend, count, why, specs, n, msg, sizeof msg)) {
+        fprintf(stderr, "stencilray %s: --device %s\n", cmd, msg);
+        return 2;
+    }
+    return 0;
+}
+
+/* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
 {
-    const int code = sr_open_scene(c, cmd, scene);
+    sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+    uint32_t workers = 0;
+    int code = sr_parse_workers(c, cmd, specs, &workers);   /* before the scene: a bad --device fails at once */
+    if (!code) code = sr_open_scene(c, cmd, scene);
     return code ? code : sr_open_backend(c, cmd, scene, be);
 }
 
@@ -385,9 +421,21 @@ int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
 
 int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
 {
+    sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+    uint32_t workers = 0;
+    int code = sr_parse_workers(c, cmd, specs, &workers);
+    if (!code && workers != 1) {
+        fprintf(stderr, "stencilray %s: --device %s names %u workers; %s uses one device (render spreads a frame "
+                        "over several)\n", cmd, c->device_list, workers, cmd);
+        code = 2;
+    }
+    if (code) {
+        sr_scene_free(scene);
+        return code;
+    }
     sr_error err = { SR_OK, "" };
     char why[256];
-    if (sr_backend_create(c->backend, (int)c->device, be, why, sizeof why, &err)) {
+    if (sr_backend_create(specs[0].kind, specs[0].device, be, why, sizeof why, &err)) {
         fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
         sr_scene_free(scene);
         return err.status;

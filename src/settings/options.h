@@ -8,6 +8,7 @@
 #include "camera_arg.h"
 #include "../render/frame.h"
 #include "../render/render.h"
+#include "../farm/farm.h"
 #include "../scene/scene.h"
 #include "../../kernels/core/tonemap.h"
 
@@ -29,7 +30,9 @@ typedef struct sr_common {
     sr_frame frame;
     unsigned given;                       /* SR_GIVEN_*                               */
     sr_backend_kind backend;
-    uint32_t device;
+    uint32_t device;                      /* the one CUDA device (view, bench)           */
+    const char *device_list;              /* --device as given: "0", "all", "0,2,3", "cpu,cpu"
+                                             (render spreads a frame over them: src/farm) */
     int quiet;
     int operands;                         /* "--" was seen: every later argument is an operand */
     sr_camera_arg camera;                 /* --camera (SR_GIVEN_CAMERA): put onto the scene's
@@ -67,13 +70,17 @@ int sr_parse_common(sr_args *a, sr_common *c);
 int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs, int run_count, int sorts);
 
 /* Load the scene, complete c->frame from it (the scene is not changed), open the backend;
- * prints what it chose. Returns an exit code (0 = both are open and must be freed). */
+ * prints what it chose. Returns an exit code (0 = both are open and must be freed). A
+ * --device that lists several workers is refused (exit 2): that is render's. */
 int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 /* Its two halves: the scene (read, its values where no option gave one, the camera and size
  * checked), which may run on a loading thread (it prints its own errors and notices), and the
  * backend, on the thread that renders. Each frees the scene when it fails. */
 int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene);
 int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
+/* The workers --device names (src/farm/farm.h), or the one of --backend when it names none.
+ * 0, or 2 after printing why. */
+int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs, uint32_t *n);
 
 /* The shared options' help, in pieces, so that each command lists exactly what it takes. */
 #define SR_HELP_SIZE \
@@ -97,6 +104,18 @@ int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *
 "Where it runs:\n" \
 "  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \
 "  --device N              which CUDA device (see 'stencilray info'), default 0\n"
+/* render's: several workers and MPI ranks (src/farm) */
+#define SR_HELP_WHERE_RENDER \
+"Where it runs:\n" \
+"  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \
+"  --device LIST           which CUDA device (default 0), or several: 0,2,3, all (every\n" \
+"                          device), cpu (the CPU as a worker), all,cpu; a device named\n" \
+"                          twice runs two workers on it; with --backend cpu each entry is\n" \
+"                          a CPU worker (0,0: two). The samples are cut into passes that\n" \
+"                          free workers take in turn; any list gives the same image\n" \
+"  (MPI)                   mpirun -np N stencilray render ... (a build with -DSR_WITH_MPI=ON):\n" \
+"                          the ranks share the passes (or, with --frames, the frames);\n" \
+"                          rank 0 writes the image\n"
 #define SR_HELP_MASK \
 "  --mask M                how bounces skip finished rays: wave (default), compact,\n" \
 "                          stencil, flags, megakernel; every mask gives the same image\n"
@@ -129,6 +148,8 @@ int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *
 /* The last line of every command's help: where to read on. */
 #define SR_HELP_FOOTER \
 "\nQuick start: README.md#quick-start; scene reference: docs/scene-format.md\n"
+#define SR_RENDER_COMMON_HELP SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_SPP SR_HELP_DEPTH SR_HELP_INTEGRATOR SR_HELP_WHERE_RENDER \
+    SR_HELP_MASK SR_HELP_TUNING SR_HELP_SORT SR_HELP_SORT_KEY SR_HELP_OUTPUT SR_HELP_QUIET
 #define SR_COMMON_HELP SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_SPP SR_HELP_DEPTH SR_HELP_INTEGRATOR SR_HELP_WHERE SR_HELP_MASK \
     SR_HELP_TUNING SR_HELP_SORT SR_HELP_SORT_KEY SR_HELP_OUTPUT SR_HELP_QUIET
 

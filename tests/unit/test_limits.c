@@ -78,7 +78,9 @@ static void test_resolution_over_memory_limit(void **state)
     /* the figure is the real one: at least the pool's bytes */
     double need = number_after(c.err, "needs ");
     double pool = (double)sr_cpu_pool_bytes(16384, 16384) / 1073741824.0;
-    if (!(need >= pool && need < pool + 8.0)) fail_msg("need %.1f GiB, pool alone %.1f GiB:\n%s", need, pool, c.err);
+    /* the rest: the BVH, the image and its PNG, and render's fixed-point sum and pass film
+     * (src/farm: 36 B per pixel, 9 GiB here) */
+    if (!(need >= pool && need < pool + 16.0)) fail_msg("need %.1f GiB, pool alone %.1f GiB:\n%s", need, pool, c.err);
 }
 
 /* Without the simulated limit, on the machine's own MemAvailable: refused if it does not

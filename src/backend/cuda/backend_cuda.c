@@ -32,12 +32,13 @@
 /* CUDA reports a kernel's fault (illegal address, ...) at some later call, whatever that
  * call was doing, so such errors also list the kernels launched in this sample: the stages
  * and the bounces (cuda_check.h's note). */
-static struct { char names[96]; uint32_t lo, hi; } sr_cuda_launches;
+static _Thread_local struct { char names[96]; uint32_t lo, hi; } sr_cuda_launches;   /* per thread: one
+                                             thread drives each backend (src/farm runs several) */
 
 /* "launching shade (bounce 3)" for a message (only formatted when there is an error). */
 static const char *sr_cuda_what(const char *what, uint32_t bounce)
 {
-    static char buf[64];
+    static _Thread_local char buf[64];
     snprintf(buf, sizeof buf, "%s (bounce %u)", what, bounce);
     return buf;
 }
@@ -59,7 +60,7 @@ static void sr_cuda_launched(sr_kernel k, uint32_t bounce)
 
 static const char *sr_cuda_note(cudaError_t e)
 {
-    static char note[256];
+    static _Thread_local char note[256];
     switch (e) {
     case cudaErrorIllegalAddress: case cudaErrorLaunchFailure: case cudaErrorIllegalInstruction:
     case cudaErrorMisalignedAddress: case cudaErrorInvalidAddressSpace: case cudaErrorInvalidPc:
@@ -455,7 +456,7 @@ static sr_status cuda_resident_blocks(void *impl, sr_kernel k, sr_build build, u
  * injected fault (cuda_refused_launch) names it too. */
 static const char *sr_cuda_doing(sr_kernel k)
 {
-    static char buf[48];
+    static _Thread_local char buf[48];
     snprintf(buf, sizeof buf, "launching %s", sr_kernel_name(k));
     return buf;
 }

@@ -1,0 +1,496 @@
+/* farm.c: sample passes over several workers in one process (farm.h). */
+#include "farm.h"
+#include "../base/interrupt.h"
+#include "../base/mem_limits.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct sr_farm_worker {
+    struct sr_farm *fm;
+    uint32_t index;
+    sr_worker_spec spec;
+    pthread_t thread;
+    int started, be_open, prepared;
+    sr_backend be;
+    sr_renderer r;
+    float *pass;              /* the pass's film read back, width*height*3                    */
+    size_t pass_n;
+    sr_status status;         /* the last job's outcome                                        */
+    sr_error err;
+    sr_farm_worker_stats st;
+    char why[256];            /* why AUTO did not pick CUDA, or ""                            */
+    double pass_s;            /* its mean time per pass in this frame (under the farm's mu)   */
+    int active;               /* still taking this frame's passes (under the farm's mu)        */
+#ifdef SR_MEASURE
+    double slow;              /* $SR_FARM_SLOW_WORKER: this worker idles (slow-1) x each pass  */
+#endif
+} sr_farm_worker;
+
+struct sr_farm {
+    const sr_scene *scene;
+    sr_farm_worker w[SR_FARM_MAX_WORKERS];
+    uint32_t n;
+    pthread_mutex_t mu;
+    pthread_cond_t job_cv, done_cv;
+    uint32_t gen, done;       /* the job's number; workers done with it                       */
+    int quit;
+    /* the job: frame f's passes first + k * step for k < count, into sum */
+    const sr_frame *f;
+    uint32_t first, step, count;
+    atomic_uint next;         /* the next k a worker takes                                    */
+    atomic_int failed;        /* a worker failed: the others stop at their next pass          */
+    sr_film_sum *sum;         /* under mu                                                     */
+    uint64_t samples_done;    /* under mu, for the progress bar                               */
+#ifdef SR_MEASURE
+    int fixed_split;          /* $SR_FARM_FIXED_SPLIT=1: no stealing, for measuring the balance */
+#endif
+};
+
+uint32_t sr_farm_pass_samples(uint32_t spp)
+{
+    const uint32_t ps = spp <= SR_FARM_TARGET_PASSES ? 1u : (spp + SR_FARM_TARGET_PASSES - 1u) / SR_FARM_TARGET_PASSES;
+    return ps < SR_FARM_MAX_PASS_SAMPLES ? ps : SR_FARM_MAX_PASS_SAMPLES;
+}
+
+uint32_t sr_farm_pass_count(uint32_t spp)
+{
+    const uint32_t ps = sr_farm_pass_samples(spp);
+    return (spp + ps - 1u) / ps;
+}
+
+/* ---- a worker's thread: open, then jobs until quit ----------------------------------------- */
+
+static sr_status sr_worker_open(sr_farm_worker *w, const sr_frame *f)
+{
+    w->why[0] = '\0';
+    sr_status s = sr_backend_create(w->spec.kind, w->spec.device, &w->be, w->why, sizeof w->why, &w->err);
+    if (s) return s;
+    w->be_open = 1;
+    snprintf(w->st.device_name, sizeof w->st.device_name, "%s", w->be.device_name);
+    w->st.kind = w->be.kind;
+    if ((s = sr_renderer_prepare(&w->r, w->fm->scene, &w->be, f, &w->err))) return s;
+    w->prepared = 1;
+    return SR_OK;
+}
+
+static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t pass)
+{
+    sr_farm *fm = w->fm;
+    const uint32_t ps = sr_farm_pass_samples(f->spp);
+    const uint32_t s0 = pass * ps, s1 = s0 + ps < f->spp ? s0 + ps : f->spp;
+    const size_t n = (size_t)f->width * f->height * 3u;
+    if (w->pass_n != n) {
+        free(w->pass);
+        w->pass = (float *)malloc(sizeof(float) * n);
+        w->pass_n = w->pass ? n : 0;
+        if (!w->pass) return sr_fail(&w->err, SR_ERR_RUNTIME, "out of host memory for a %ux%u pass", f->width, f->height);
+    }
+    const double t0 = sr_now();
+    sr_render_stats rs;
+    memset(&rs, 0, sizeof rs);
+    sr_status s = sr_renderer_apply(&w->r, f, &w->err);
+    if (!s) s = sr_renderer_clear_film(&w->r, &w->err);
+    for (uint32_t i = s0; !s && i < s1; i++) s = sr_render_sample(&w->r, f, i, &rs, &w->err);
+    if (!s) s = sr_renderer_read_film(&w->r, w->pass, 1.0f, &w->err);
+    if (s) return s;
+#ifdef SR_MEASURE
+    if (w->slow > 1.0) {   /* a deliberately slow worker, for measuring the balance */
+        const double idle = (w->slow - 1.0) * (sr_now() - t0);
+        struct timespec ts = { (time_t)idle, (long)((idle - (double)(time_t)idle) * 1e9) };
+        while (nanosleep(&ts, &ts) && errno == EINTR) {}
+    }
+#endif
+    pthread_mutex_lock(&fm->mu);
+    sr_film_sum_add_pass(fm->sum, w->pass, s1 - s0);
+    fm->samples_done += s1 - s0;
+    w->pass_s = (w->pass_s * w->st.passes + (sr_now() - t0)) / (w->st.passes + 1u);
+    pthread_mutex_unlock(&fm->mu);
+    w->st.busy_s += sr_now() - t0;
+    w->st.passes++;
+    w->st.samples += s1 - s0;
+    w->st.rays += rs.rays;
+    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) w->st.bounce_rays[b] += rs.bounce_rays[b];
+    return SR_OK;
+}
+
+/* Whether worker w should leave the frame's remaining passes to the others: when they would
+ * finish all of them (at their mean pass times so far) before w finished one more, w taking
+ * one only makes the frame wait for it (a CPU worker beside GPUs, at the frame's end). */
+static int sr_worker_declines(sr_farm_worker *w)
+{
+    sr_farm *fm = w->fm;
+    const uint32_t next = atomic_load(&fm->next);
+    if (next >= fm->count) return 0;
+    const double remaining = (double)(fm->count - next);
+    double others = 0.0;   /* passes per second of the others still taking passes */
+    int faster = 0;        /* one of them is faster: the fastest never declines, so the passes get done */
+    pthread_mutex_lock(&fm->mu);
+    const double mine = w->pass_s;
+    for (uint32_t i = 0; i < fm->n; i++) {
+        const sr_farm_worker *o = &fm->w[i];
+        if (o == w || !o->active || !(o->pass_s > 0.0)) continue;
+        others += 1.0 / o->pass_s;
+        faster |= o->pass_s < mine;
+    }
+    pthread_mutex_unlock(&fm->mu);
+    return mine > 0.0 && faster && remaining / others < mine;
+}
+
+static void sr_worker_job(sr_farm_worker *w)
+{
+    sr_farm *fm = w->fm;
+    const sr_frame *f = fm->f;
+    w->status = SR_OK;
+    for (;;) {
+        if (atomic_load(&fm->failed)) break;
+        if (sr_interrupt_pending()) { w->status = SR_INTERRUPTED; break; }
+        uint32_t k;
+        if (sr_worker_declines(w)) break;
+#ifdef SR_MEASURE
+        if (fm->fixed_split) {   /* the alternative measured against: pass i, i+n, ... to worker i */
+            k = w->index + w->st.passes * fm->n;
+            if (k >= fm->count) break;
+        } else
+#endif
+            k = atomic_fetch_add(&fm->next, 1u);
+        if (k >= fm->count) break;
+        if ((w->status = sr_worker_pass(w, f, fm->first + k * fm->step))) {
+            if (w->status != SR_INTERRUPTED) atomic_store(&fm->failed, 1);
+            break;
+        }
+    }
+    pthread_mutex_lock(&fm->mu);
+    w->active = 0;
+    pthread_mutex_unlock(&fm->mu);
+}
+
+static void *sr_worker_main(void *arg)
+{
+    sr_farm_worker *w = (sr_farm_worker *)arg;
+    sr_farm *fm = w->fm;
+    w->status = sr_worker_open(w, fm->f);
+    uint32_t seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&fm->mu);
+        fm->done++;
+        pthread_cond_broadcast(&fm->done_cv);
+        seen++;
+        while (fm->gen < seen && !fm->quit) pthread_cond_wait(&fm->job_cv, &fm->mu);
+        const int quit = fm->quit;
+        pthread_mutex_unlock(&fm->mu);
+        if (quit) break;
+        sr_worker_job(w);
+    }
+    /* The backend is closed by the thread that made every other call to it. */
+    if (w->prepared) sr_renderer_free(&w->r);
+    if (w->be_open) sr_backend_destroy(&w->be);
+    w->prepared = w->be_open = 0;
+    free(w->pass);
+    w->pass = NULL;
+    return NULL;
+}
+
+/* Wait until every worker is done with the current job; progress on stderr while waiting. */
+static void sr_farm_wait(sr_farm *fm, const sr_frame *progress_of, uint64_t total, double t0)
+{
+    const int tty = isatty(2);
+    int shown = 0;
+    double shown_at = 0.0;
+    pthread_mutex_lock(&fm->mu);
+    while (fm->done < fm->n) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100000000L;
+        if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
+        pthread_cond_timedwait(&fm->done_cv, &fm->mu, &ts);
+        const double elapsed = sr_now() - t0;
+        const double every = tty ? 0.1 : 5.0;
+        if (progress_of && progress_of->render.progress && total && (elapsed > 1.0 || shown) &&
+            elapsed - shown_at >= every) {
+            const uint64_t done = fm->samples_done;
+            const double eta = done ? elapsed * (double)(total - done) / (double)done : 0.0;
+            if (tty) {
+                char bar[31];
+                const int filled = (int)(30.0 * (double)done / (double)total);
+                for (int i = 0; i < 30; i++) bar[i] = i < filled ? '#' : '.';
+                bar[30] = '\0';
+                fprintf(stderr, "\r[%s] %llu/%llu samples  %.1f s  ETA %.1f s ", bar, (unsigned long long)done,
+                        (unsigned long long)total, elapsed, eta);
+                fflush(stderr);
+            } else {
+                fprintf(stderr, "render: %llu/%llu samples, %.1f s, ETA %.1f s\n", (unsigned long long)done,
+                        (unsigned long long)total, elapsed, eta);
+            }
+            shown = 1;
+            shown_at = elapsed;
+        }
+    }
+    pthread_mutex_unlock(&fm->mu);
+    if (shown && tty) fputc('\n', stderr);
+}
+
+/* Start job number gen+1 on every worker. */
+static void sr_farm_start(sr_farm *fm)
+{
+    pthread_mutex_lock(&fm->mu);
+    fm->done = 0;
+    fm->gen++;
+    pthread_cond_broadcast(&fm->job_cv);
+    pthread_mutex_unlock(&fm->mu);
+}
+
+void sr_farm_close(sr_farm *fm)
+{
+    if (!fm) return;
+    pthread_mutex_lock(&fm->mu);
+    fm->quit = 1;
+    pthread_cond_broadcast(&fm->job_cv);
+    pthread_mutex_unlock(&fm->mu);
+    for (uint32_t i = 0; i < fm->n; i++)
+        if (fm->w[i].started) pthread_join(fm->w[i].thread, NULL);
+    pthread_cond_destroy(&fm->job_cv);
+    pthread_cond_destroy(&fm->done_cv);
+    pthread_mutex_destroy(&fm->mu);
+    free(fm);
+}
+
+sr_status sr_farm_open(sr_farm **out, const sr_scene *scene, const sr_worker_spec *specs, uint32_t n,
+                       const sr_frame *f, sr_error *err)
+{
+    *out = NULL;
+    if (n == 0 || n > SR_FARM_MAX_WORKERS)
+        return sr_fail(err, SR_ERR_INPUT, "%u workers asked for; expected 1 to %u", n, SR_FARM_MAX_WORKERS);
+    sr_farm *fm = (sr_farm *)calloc(1, sizeof *fm);
+    if (!fm) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory");
+    fm->scene = scene;
+    fm->f = f;
+    pthread_mutex_init(&fm->mu, NULL);
+    pthread_cond_init(&fm->job_cv, NULL);
+    pthread_cond_init(&fm->done_cv, NULL);
+#ifdef SR_MEASURE
+    int slow_index = -1;
+    double slow = 1.0;
+    const char *slow_env = getenv("SR_FARM_SLOW_WORKER");   /* "I:FACTOR": worker I at 1/FACTOR speed */
+    if (slow_env && sscanf(slow_env, "%d:%lf", &slow_index, &slow) != 2) slow_index = -1;
+    const char *fixed = getenv("SR_FARM_FIXED_SPLIT");
+    fm->fixed_split = fixed && !strcmp(fixed, "1");
+#endif
+    sr_status s = SR_OK;
+    for (uint32_t i = 0; i < n; i++) {
+        sr_farm_worker *w = &fm->w[i];
+        w->fm = fm;
+        w->index = i;
+        w->spec = specs[i];
+#ifdef SR_MEASURE
+        w->slow = (int)i == slow_index ? slow : 1.0;
+#endif
+        fm->n = i + 1;
+        const int e = pthread_create(&w->thread, NULL, sr_worker_main, w);
+        if (e) {
+            fm->n = i;
+            s = sr_fail(err, SR_ERR_RUNTIME, "could not start the thread of worker %u: %s", i, strerror(e));
+            break;
+        }
+        w->started = 1;
+    }
+    /* Wait for every started worker's open (each counts itself done once). */
+    pthread_mutex_lock(&fm->mu);
+    while (fm->done < fm->n) pthread_cond_wait(&fm->done_cv, &fm->mu);
+    pthread_mutex_unlock(&fm->mu);
+    for (uint32_t i = 0; !s && i < fm->n; i++) {
+        sr_farm_worker *w = &fm->w[i];
+        if (w->status) {
+            s = w->status;
+            if (fm->n > 1) sr_fail(err, s, "worker %u (%s): %s", i, w->be_open ? w->be.device_name : "not opened", w->err.msg);
+            else sr_fail(err, s, "%s", w->err.msg);
+        }
+    }
+    if (s) {
+        sr_farm_close(fm);
+        return s;
+    }
+    fm->f = NULL;
+    *out = fm;
+    return SR_OK;
+}
+
+uint32_t sr_farm_workers(const sr_farm *fm) { return fm->n; }
+
+const sr_backend *sr_farm_backend(const sr_farm *fm, uint32_t i) { return &fm->w[i].be; }
+
+const char *sr_farm_why(const sr_farm *fm, uint32_t i) { return fm->w[i].why; }
+
+const sr_renderer *sr_farm_renderer(const sr_farm *fm, uint32_t i) { return &fm->w[i].r; }
+
+sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, uint32_t share_count,
+                         sr_film_sum *sum, sr_farm_stats *st, sr_error *err)
+{
+    sr_farm_stats local;
+    if (!st) st = &local;
+    memset(st, 0, sizeof *st);
+    const uint32_t passes = sr_farm_pass_count(f->spp), ps = sr_farm_pass_samples(f->spp);
+    if (share_count == 0 || share_index >= share_count)
+        return sr_fail(err, SR_ERR_RUNTIME, "share %u of %u: no such share", share_index, share_count);
+    fm->f = f;
+    fm->first = share_index;
+    fm->step = share_count;
+    fm->count = passes > share_index ? (passes - share_index + share_count - 1u) / share_count : 0u;
+    atomic_store(&fm->next, 0u);
+    atomic_store(&fm->failed, 0);
+    fm->sum = sum;
+    fm->samples_done = 0;
+    uint64_t total = 0;   /* the samples of this share */
+    for (uint32_t k = 0; k < fm->count; k++) {
+        const uint32_t p = share_index + k * share_count;
+        total += (p + 1u) * ps <= f->spp ? ps : f->spp - p * ps;
+    }
+    for (uint32_t i = 0; i < fm->n; i++) {
+        memset(&fm->w[i].st, 0, sizeof fm->w[i].st);
+        fm->w[i].pass_s = 0.0;
+        fm->w[i].active = 1;
+    }
+    for (uint32_t i = 0; i < fm->n; i++) {
+        memcpy(fm->w[i].st.device_name, fm->w[i].be.device_name, sizeof fm->w[i].st.device_name);
+        fm->w[i].st.kind = fm->w[i].be.kind;
+    }
+    const double t0 = sr_now();
+    sr_farm_start(fm);
+    sr_farm_wait(fm, f, total, t0);
+    st->seconds = sr_now() - t0;
+    st->workers = fm->n;
+    sr_status s = SR_OK;
+    for (uint32_t i = 0; i < fm->n; i++) {
+        const sr_farm_worker *w = &fm->w[i];
+        st->w[i] = w->st;
+        st->rays += w->st.rays;
+        for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) st->bounce_rays[b] += w->st.bounce_rays[b];
+        /* A failure outranks a stop; the first failing worker in order is the one named. */
+        if (w->status && w->status != SR_INTERRUPTED && (s == SR_OK || s == SR_INTERRUPTED)) {
+            s = w->status;
+            if (fm->n > 1) sr_fail(err, s, "worker %u (%s): %s", i, w->be.device_name, w->err.msg);
+            else sr_fail(err, s, "%s", w->err.msg);
+        } else if (w->status == SR_INTERRUPTED && s == SR_OK) {
+            s = SR_INTERRUPTED;
+            sr_fail(err, s, "interrupted");
+        }
+    }
+    if (!s && sr_interrupt_pending()) s = sr_fail(err, SR_INTERRUPTED, "interrupted");
+    st->samples = sum->samples;
+    st->passes = sum->passes;
+    fm->f = NULL;
+    fm->sum = NULL;
+    return s;
+}
+
+sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const sr_worker_spec *specs, uint32_t n,
+                               const char *out, sr_error *err)
+{
+    const uint64_t px = (uint64_t)f->width * f->height;
+    uint64_t cpu = 0;
+    for (uint32_t i = 0; i < n; i++) cpu += specs[i].kind != SR_BACKEND_CUDA;   /* AUTO may be the CPU */
+    const uint64_t per_worker = sr_bvh_build_bytes(scene->prim_count) +
+                                (scene->attrs ? (uint64_t)scene->prim_count * sizeof(sr_tri_attr) : 0) + px * 12u;
+    const uint64_t pools = cpu * sr_cpu_pool_bytes(f->width, f->height);
+    const uint64_t sum = px * 3u * sizeof(int64_t), rgb = px * 12u;
+    const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
+    const uint64_t need = per_worker * n + pools + sum + rgb + enc;
+    char what[512], b1[32], b2[32], b3[32], b4[32];
+    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and pass film, CPU ray "
+             "pools %s, the frame's sum %s, image and output %s)", f->width, f->height, n, n == 1 ? "" : "s",
+             sr_fmt_bytes(b1, sizeof b1, per_worker), sr_fmt_bytes(b2, sizeof b2, pools),
+             sr_fmt_bytes(b3, sizeof b3, sum), sr_fmt_bytes(b4, sizeof b4, rgb + enc));
+    return sr_check_host_memory(need, what, "; use a smaller --width/--height or fewer CPU workers", err);
+}
+
+/* ---- --device lists ------------------------------------------------------------------------ */
+
+static int sr_farm_add(sr_worker_spec *specs, uint32_t *n, sr_backend_kind kind, int device, char *msg, size_t cap)
+{
+    if (*n >= SR_FARM_MAX_WORKERS) {
+        snprintf(msg, cap, "more than %u workers; expected at most %u", SR_FARM_MAX_WORKERS, SR_FARM_MAX_WORKERS);
+        return -1;
+    }
+    specs[*n].kind = kind;
+    specs[*n].device = device;
+    (*n)++;
+    return 0;
+}
+
+int sr_farm_parse_devices(const char *list, sr_backend_kind backend, int cuda_count, const char *why,
+                          sr_worker_spec *specs, uint32_t *n, char *msg, size_t cap)
+{
+    *n = 0;
+    const char *p = list;
+    for (;;) {
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        char item[32];
+        if (len == 0 || len >= sizeof item) {
+            snprintf(msg, cap, "'%s': %s; expected all, cpu or a device number, joined by commas (0,2,3)", list,
+                     len ? "an entry is too long" : "an empty entry");
+            return -1;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (!strcmp(item, "cpu")) {
+            if (backend == SR_BACKEND_CUDA) {
+                snprintf(msg, cap, "'%s': cpu is a CPU worker, and --backend cuda asks for CUDA devices only", list);
+                return -1;
+            }
+            if (sr_farm_add(specs, n, SR_BACKEND_CPU, 0, msg, cap)) return -1;
+        } else if (!strcmp(item, "all")) {
+            if (backend == SR_BACKEND_CPU) {
+                snprintf(msg, cap, "'%s': all means every CUDA device, and --backend cpu uses none; for several CPU "
+                                   "workers write cpu,cpu", list);
+                return -1;
+            }
+            if (cuda_count == SR_FARM_COUNT_UNKNOWN) {
+                if (sr_farm_add(specs, n, SR_BACKEND_CUDA, 0, msg, cap)) return -1;
+                if (!end) break;
+                p = end + 1;
+                continue;
+            }
+            if (cuda_count <= 0) {
+                snprintf(msg, cap, "'%s': all means every CUDA device, and there is none (%s)", list,
+                         why && why[0] ? why : "no device");
+                return -1;
+            }
+            for (int d = 0; d < cuda_count; d++)
+                if (sr_farm_add(specs, n, SR_BACKEND_CUDA, d, msg, cap)) return -1;
+        } else {
+            char *stop;
+            errno = 0;
+            const unsigned long d = strtoul(item, &stop, 10);
+            if (*stop || item[0] == '-' || item[0] == '+' || errno || d > 64) {
+                snprintf(msg, cap, "'%s': '%s' is not a device; expected all, cpu or a device number (0..64), "
+                                   "joined by commas (0,2,3)", list, item);
+                return -1;
+            }
+            if (backend == SR_BACKEND_CPU) {   /* --backend cpu: each entry is a CPU worker */
+                if (sr_farm_add(specs, n, SR_BACKEND_CPU, 0, msg, cap)) return -1;
+                if (!end) break;
+                p = end + 1;
+                continue;
+            }
+            if (cuda_count >= 0 && (int)d >= cuda_count) {
+                snprintf(msg, cap, "'%s': there is no CUDA device %lu (%d found: 0..%d; see 'stencilray info')", list, d,
+                         cuda_count, cuda_count - 1);
+                return -1;
+            }
+            if (sr_farm_add(specs, n, backend == SR_BACKEND_AUTO && cuda_count <= 0 && cuda_count != SR_FARM_COUNT_UNKNOWN
+                            ? SR_BACKEND_AUTO : SR_BACKEND_CUDA,
+                            (int)d, msg, cap))
+                return -1;
+        }
+        if (!end) break;
+        p = end + 1;
+    }
+    return 0;
+}

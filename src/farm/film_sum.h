@@ -1,0 +1,42 @@
+/* film_sum.h: the film of a frame split into sample passes, summed exactly. Each pass's film
+ * (float sums of its samples, read from a worker's backend) is turned into 64-bit fixed point
+ * (SR_FILM_SUM_BITS fraction bits) and added as integers. Integer sums are associative, so a
+ * frame split over any number of workers or ranks, whose passes finish in any order, sums to
+ * the same bits; an MPI reduction of the sums (MPI_SUM on int64) is exact too.
+ *
+ *     sr_film_sum s;
+ *     sr_film_sum_init(&s, width * height * 3, err);
+ *     sr_film_sum_add_pass(&s, pass_rgb, pass_samples);    // any order, any worker (locked)
+ *     sr_film_sum_merge(&total, &s);                       // "add film B into film A"
+ *     sr_film_sum_mean(&total, rgb);                       // the mean over its samples
+ *
+ * No sum overflows: a pass's value is clamped to its samples x SR_FILM_SUM_CLAMP (a mean
+ * radiance of 4e6 per sample; a NaN counts 0), so even SR_MAX_SPP samples stay below 2^62. */
+#ifndef SR_FILM_SUM_H
+#define SR_FILM_SUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../base/status.h"
+
+#define SR_FILM_SUM_BITS 24          /* fraction bits: 6e-8 per pass value                    */
+#define SR_FILM_SUM_CLAMP 4194304.0  /* 2^22 per sample: 65536 samples x 2^22 x 2^24 = 2^62  */
+
+typedef struct sr_film_sum {
+    int64_t *v;          /* n sums, fixed point                                            */
+    size_t n;            /* values (width * height * 3)                                   */
+    uint64_t samples;    /* samples per pixel summed into v                               */
+    uint32_t passes;     /* passes summed into v                                          */
+} sr_film_sum;
+
+sr_status sr_film_sum_init(sr_film_sum *s, size_t n, sr_error *err);
+void sr_film_sum_free(sr_film_sum *s);
+void sr_film_sum_clear(sr_film_sum *s);
+/* Add one pass: n float sums of `samples` samples per pixel. */
+void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples);
+/* Add film b into film a (same n): the one place two partial films meet. */
+void sr_film_sum_merge(sr_film_sum *a, const sr_film_sum *b);
+/* The mean per sample as floats (n of them); all zero when no sample was summed. */
+void sr_film_sum_mean(const sr_film_sum *s, float *rgb);
+
+#endif

@@ -1,0 +1,178 @@
+/* ranks.c: the MPI job, or one process (ranks.h). */
+#define _GNU_SOURCE   /* memfd_create */
+#include "ranks.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+#ifdef SR_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int sr_rank, sr_size = 1, sr_mpi_on;
+static int sr_held_fd = -1, sr_saved_fd = -1;   /* the memory file standard error goes to; the real one */
+
+int sr_ranks_rank(void) { return sr_rank; }
+int sr_ranks_size(void) { return sr_size; }
+
+/* Started by mpirun (Open MPI, or any PMIx launcher)? */
+static int sr_launched_by_mpirun(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_RANK");
+}
+
+sr_status sr_ranks_init(int *argc, char ***argv, sr_error *err)
+{
+#ifdef SR_HAVE_MPI
+    if (!sr_launched_by_mpirun()) return SR_OK;
+    int provided = 0;
+    /* The workers' threads never call MPI: only the main thread does. */
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return sr_fail(err, SR_ERR_RUNTIME, "could not join the MPI job (MPI_Init_thread failed)");
+    sr_mpi_on = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &sr_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &sr_size);
+#else
+    (void)argc;
+    (void)argv;
+    /* Started by mpirun without MPI built in: N copies would each render the whole frame and
+     * write the same file. Refused, said by the first copy only. */
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (sr_launched_by_mpirun() && size && strcmp(size, "1")) {
+        if (rank && strcmp(rank, "0")) sr_rank = 1;   /* sr_ranks_rank(): the message is rank 0's */
+        return sr_fail(err, SR_ERR_INPUT, "started by mpirun as %s processes, but this stencilray was built without "
+                       "MPI: each would render the whole frame; build with -DSR_WITH_MPI=ON (docs/commands.md), or "
+                       "run it without mpirun", size);
+    }
+#endif
+    return SR_OK;
+}
+
+void sr_ranks_finalize(void)
+{
+#ifdef SR_HAVE_MPI
+    if (sr_mpi_on) MPI_Finalize();
+#endif
+    sr_mpi_on = 0;
+}
+
+void sr_ranks_hold_stderr(void)
+{
+    if (sr_rank == 0 || sr_size < 2 || sr_held_fd >= 0) return;
+    fflush(stderr);
+    sr_held_fd = memfd_create("stencilray-stderr", 0);
+    if (sr_held_fd < 0) return;   /* nothing held back: the messages are said by every rank */
+    sr_saved_fd = dup(2);
+    if (sr_saved_fd < 0 || dup2(sr_held_fd, 2) < 0) {
+        close(sr_held_fd);
+        sr_held_fd = -1;
+    }
+}
+
+/* Standard error back to where it went; what was held back printed when `say`. */
+static void sr_release_stderr(int say, int rank)
+{
+    if (sr_held_fd < 0) return;
+    fflush(stderr);
+    dup2(sr_saved_fd, 2);
+    close(sr_saved_fd);
+    if (say) {
+        char buf[4096];
+        off_t at = 0;
+        ssize_t got;
+        int line_start = 1;
+        while ((got = pread(sr_held_fd, buf, sizeof buf, at)) > 0) {
+            for (ssize_t i = 0; i < got; i++) {
+                if (line_start) fprintf(stderr, "rank %d: ", rank);
+                fputc(buf[i], stderr);
+                line_start = buf[i] == '\n';
+            }
+            at += got;
+        }
+        fflush(stderr);
+    }
+    close(sr_held_fd);
+    sr_held_fd = sr_saved_fd = -1;
+}
+
+int sr_ranks_agree(int code)
+{
+#ifdef SR_HAVE_MPI
+    if (sr_mpi_on && sr_size > 1) {
+        int job = 0, root = code, first_bad = code ? sr_rank : sr_size;
+        MPI_Allreduce(&code, &job, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Bcast(&root, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        int lowest = sr_size;
+        MPI_Allreduce(&first_bad, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        /* Rank 0 has said its own failure; otherwise the lowest failing rank says its own. */
+        sr_release_stderr(job && root == 0 && sr_rank == lowest, sr_rank);
+        return job;
+    }
+#endif
+    sr_release_stderr(0, sr_rank);
+    return code;
+}
+
+sr_status sr_ranks_sum_to_root(int64_t *buf, size_t n, sr_error *err)
+{
+#ifdef SR_HAVE_MPI
+    if (sr_mpi_on && sr_size > 1) {
+        /* In chunks: MPI counts are int. */
+        const size_t chunk = (size_t)1 << 28;
+        for (size_t at = 0; at < n; at += chunk) {
+            const int c = (int)(n - at < chunk ? n - at : chunk);
+            const int e = sr_rank == 0 ? MPI_Reduce(MPI_IN_PLACE, buf + at, c, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD)
+                                       : MPI_Reduce(buf + at, NULL, c, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+            if (e != MPI_SUCCESS) return sr_fail(err, SR_ERR_RUNTIME, "summing the films of the ranks failed (MPI_Reduce)");
+        }
+    }
+#else
+    (void)buf;
+    (void)n;
+    (void)err;
+#endif
+    return SR_OK;
+}
+
+uint64_t sr_ranks_sum_u64(uint64_t x)
+{
+#ifdef SR_HAVE_MPI
+    if (sr_mpi_on && sr_size > 1) {
+        uint64_t total = 0;
+        MPI_Reduce(&x, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        return total;
+    }
+#endif
+    return x;
+}
+
+void sr_ranks_abort(int code)
+{
+#ifdef SR_HAVE_MPI
+    if (sr_mpi_on && sr_size > 1) {
+        fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, code);
+    }
+#endif
+    (void)code;
+}
+
+void sr_ranks_barrier(void)
+{
+#ifdef SR_HAVE_MPI
+    if (sr_mpi_on && sr_size > 1) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+void sr_ranks_test_kill(void)
+{
+    const char *v = getenv("SR_TEST_KILL_RANK");
+    if (!v || !*v) return;
+    char *end;
+    const long r = strtol(v, &end, 10);
+    if (*end == '\0' && r == sr_rank && sr_size > 1) raise(SIGKILL);
+}

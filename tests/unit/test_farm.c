@@ -1,0 +1,360 @@
+/* test_farm.c: a frame spread over several workers (src/farm) is the same image as one
+ * worker; the fixed-point film sum does not depend on the order of its passes; camera paths
+ * and render --frames (the right frames, resuming, bad patterns refused). */
+#include "testutil.h"
+#include "../../src/farm/farm.h"
+#include "../../src/farm/film_sum.h"
+#include "../../src/farm/sequence.h"
+#include "../../src/scene/scene.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The whole file, and its size (malloc'd). */
+static unsigned char *read_bytes(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)len + 1);
+    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) { free(b); b = NULL; }
+    fclose(f);
+    *n = (size_t)len;
+    return b;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = read_bytes(a, &na), *y = read_bytes(b, &nb);
+    assert_non_null(x);
+    assert_non_null(y);
+    if (na != nb || memcmp(x, y, na)) fail_msg("%s and %s differ (%zu and %zu bytes)", a, b, na, nb);
+    free(x);
+    free(y);
+}
+
+/* render SCENE --backend cpu with a small frame and the extra arguments, to out. */
+static void render(const char *scene_rel, const char *device, const char *out, const char *integrator, const char *spp)
+{
+    char scene[4096], err[8192];
+    sr_test_source_path(scene, sizeof scene, scene_rel);
+    const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "40", "--height", "30", "--spp", spp,
+                           "--integrator", integrator, "-q", "-o", out, device ? "--device" : NULL, device, NULL };
+    const int code = sr_test_run_cli(argv, err, sizeof err);
+    if (code != 0) fail_msg("render %s --device %s exited %d: %s", scene_rel, device ? device : "-", code, err);
+}
+
+static void test_workers_give_the_same_bytes(void **state)
+{
+    (void)state;
+    static const char *const lists[] = { "0,0", "0,0,0" };
+    static const char *const exts[] = { "png", "exr" };
+    for (int integrator = 0; integrator < 2; integrator++) {
+        const char *name = integrator ? "path" : "whitted";
+        const char *spp = integrator ? "70" : "5";   /* 70: passes of 2 samples, the last of 1 */
+        for (int e = 0; e < 2; e++) {
+            char one[512], many[512], file[64];
+            snprintf(file, sizeof file, "farm_one_%s.%s", name, exts[e]);
+            sr_test_tmp_path(one, sizeof one, file);
+            render("scenes/cornell_path.json", NULL, one, name, spp);
+            for (int k = 0; k < 2; k++) {
+                snprintf(file, sizeof file, "farm_%d_%s.%s", k + 2, name, exts[e]);
+                sr_test_tmp_path(many, sizeof many, file);
+                render("scenes/cornell_path.json", lists[k], many, name, spp);
+                assert_same_file(one, many);
+            }
+        }
+    }
+}
+
+static void test_pass_sizes(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_farm_pass_samples(1), 1);
+    assert_int_equal(sr_farm_pass_count(1), 1);
+    assert_int_equal(sr_farm_pass_samples(SR_FARM_TARGET_PASSES), 1);
+    assert_int_equal(sr_farm_pass_samples(1024), 16);
+    assert_int_equal(sr_farm_pass_count(1024), 64);
+    assert_int_equal(sr_farm_pass_count(70), 35);
+    assert_int_equal(sr_farm_pass_samples(65536), SR_FARM_MAX_PASS_SAMPLES);
+    assert_int_equal(sr_farm_pass_count(65536), 65536 / SR_FARM_MAX_PASS_SAMPLES);
+}
+
+static void test_film_sum_any_order(void **state)
+{
+    (void)state;
+    enum { N = 300, PASSES = 7 };
+    static float pass[PASSES][N];
+    srand(5);
+    for (int p = 0; p < PASSES; p++)
+        for (int i = 0; i < N; i++) pass[p][i] = (float)rand() / (float)RAND_MAX * (i % 3 ? 1.0f : 1e4f) * (p + 1);
+    pass[3][7] = 0.0f / 0.0f;   /* a NaN counts 0 */
+    pass[4][8] = 1e30f;         /* clamped */
+    sr_error err;
+    sr_film_sum in_order, reversed, a, b;
+    assert_int_equal(sr_film_sum_init(&in_order, N, &err), SR_OK);
+    assert_int_equal(sr_film_sum_init(&reversed, N, &err), SR_OK);
+    assert_int_equal(sr_film_sum_init(&a, N, &err), SR_OK);
+    assert_int_equal(sr_film_sum_init(&b, N, &err), SR_OK);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&in_order, pass[p], 2);
+    for (int p = PASSES - 1; p >= 0; p--) sr_film_sum_add_pass(&reversed, pass[p], 2);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(p % 3 == 1 ? &a : &b, pass[p], 2);
+    sr_film_sum_merge(&b, &a);   /* two workers' sums, merged */
+    assert_memory_equal(in_order.v, reversed.v, sizeof(int64_t) * N);
+    assert_memory_equal(in_order.v, b.v, sizeof(int64_t) * N);
+    assert_int_equal(b.samples, 2 * PASSES);
+    assert_int_equal(b.passes, PASSES);
+    float mean[N];
+    sr_film_sum_mean(&in_order, mean);
+    double want = 0.0;
+    for (int p = 0; p < PASSES; p++) want += pass[p][1];
+    assert_true(fabs(mean[1] - want / (2 * PASSES)) <= 1e-6 * fabs(want / (2 * PASSES)) + 1e-7);
+    assert_true(mean[7] == mean[7]);   /* not NaN */
+    sr_film_sum_free(&in_order);
+    sr_film_sum_free(&reversed);
+    sr_film_sum_free(&a);
+    sr_film_sum_free(&b);
+}
+
+static void test_device_lists(void **state)
+{
+    (void)state;
+    sr_worker_spec s[SR_FARM_MAX_WORKERS];
+    uint32_t n = 0;
+    char msg[512];
+    assert_int_equal(sr_farm_parse_devices("0,2,3", SR_BACKEND_AUTO, 4, NULL, s, &n, msg, sizeof msg), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(s[1].device, 2);
+    assert_int_equal(s[1].kind, SR_BACKEND_CUDA);
+    assert_int_equal(sr_farm_parse_devices("all,cpu", SR_BACKEND_AUTO, 2, NULL, s, &n, msg, sizeof msg), 0);
+    assert_int_equal(n, 3);
+    assert_int_equal(s[2].kind, SR_BACKEND_CPU);
+    assert_int_equal(sr_farm_parse_devices("0,0", SR_BACKEND_CPU, -1, NULL, s, &n, msg, sizeof msg), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(s[0].kind, SR_BACKEND_CPU);
+    assert_int_equal(sr_farm_parse_devices("0,,1", SR_BACKEND_AUTO, 2, NULL, s, &n, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "empty"));
+    assert_int_equal(sr_farm_parse_devices("0,x", SR_BACKEND_AUTO, 2, NULL, s, &n, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "'x' is not a device"));
+    assert_int_equal(sr_farm_parse_devices("5", SR_BACKEND_AUTO, 2, NULL, s, &n, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "no CUDA device 5"));
+    assert_int_equal(sr_farm_parse_devices("all", SR_BACKEND_AUTO, -1, "no driver", s, &n, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "no driver"));
+    assert_int_equal(sr_farm_parse_devices("cpu", SR_BACKEND_CUDA, 1, NULL, s, &n, msg, sizeof msg), -1);
+    assert_int_equal(sr_farm_parse_devices("all,all", SR_BACKEND_AUTO, SR_FARM_COUNT_UNKNOWN, NULL, s, &n, msg,
+                                           sizeof msg), 0);   /* the form alone */
+    assert_int_equal(n, 2);
+    /* on the CLI: exit 2 naming the option */
+    char err[4096];
+    const char *argv[] = { "render", "--device", "0,-1", NULL };
+    assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--device"));
+}
+
+static void test_frame_patterns(void **state)
+{
+    (void)state;
+    char msg[512], name[64];
+    assert_int_equal(sr_frame_pattern_check("out_%04d.png", msg, sizeof msg), 0);
+    assert_int_equal(sr_frame_pattern_name("out_%04d.png", 7, name, sizeof name), 0);
+    assert_string_equal(name, "out_0007.png");
+    assert_int_equal(sr_frame_pattern_name("a%02d/b.exr", 123, name, sizeof name), 0);
+    assert_string_equal(name, "a123/b.exr");
+    static const char *const bad[] = { "out.png", "out_%d.png", "out_%4d.png", "%04d_%04d.png", "%s%04d.png",
+                                       "out_%04d%%.png", "out_%04x.png", "%n%04d.png", "%0d.png", "x%" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (sr_frame_pattern_check(bad[i], msg, sizeof msg) == 0) fail_msg("pattern %s accepted", bad[i]);
+    uint32_t a, b;
+    assert_int_equal(sr_frames_parse("3-9", &a, &b, msg, sizeof msg), 0);
+    assert_int_equal(a, 3);
+    assert_int_equal(b, 9);
+    assert_int_equal(sr_frames_parse("4", &a, &b, msg, sizeof msg), 0);
+    assert_int_equal(b, 4);
+    static const char *const bad_ranges[] = { "9-3", "-3", "3-", "a-b", "1-2-3", " 1-2", "1 - 2", "99999999" };
+    for (size_t i = 0; i < sizeof bad_ranges / sizeof bad_ranges[0]; i++)
+        if (sr_frames_parse(bad_ranges[i], &a, &b, msg, sizeof msg) == 0) fail_msg("range %s accepted", bad_ranges[i]);
+}
+
+static void test_camera_path(void **state)
+{
+    (void)state;
+    sr_scene s;
+    sr_test_parse_ok("{ \"camera\": { \"position\": [0, 0, 5], \"look_at\": [0, 0, 0], \"fov\": 30 },\n"
+                     "  \"camera_path\": [ { \"frame\": 10, \"position\": [0, 0, 10], \"look_at\": [0, 0, 0] },\n"
+                     "                    { \"frame\": 20, \"position\": [10, 0, 10], \"look_at\": [0, 2, 0], \"fov\": 50 } ],\n"
+                     "  \"materials\": {\"m\": {\"type\": \"diffuse\"}}, \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], "
+                     "\"radius\": 1, \"material\": \"m\"}] }", &s);
+    assert_int_equal(s.camera_path_count, 2);
+    sr_camera_desc d = sr_camera_at_frame(&s, 0);   /* held before the first keyframe */
+    sr_test_assert_vec(d.position, 0, 0, 10);
+    assert_true(d.vfov_deg == 30.0f);               /* the camera's fov is the default */
+    d = sr_camera_at_frame(&s, 15);
+    sr_test_assert_vec(d.position, 5, 0, 10);
+    sr_test_assert_vec(d.look_at, 0, 1, 0);
+    assert_true(d.vfov_deg == 40.0f);
+    d = sr_camera_at_frame(&s, 99);                 /* held after the last */
+    sr_test_assert_vec(d.position, 10, 0, 10);
+    assert_true(d.vfov_deg == 50.0f);
+    sr_scene_free(&s);
+    sr_test_expect_scene_err("{ \"camera\": { \"position\": [0, 0, 5], \"look_at\": [0, 0, 0] },\n"
+                             "  \"camera_path\": [ { \"frame\": 4, \"position\": [0, 0, 1], \"look_at\": [0, 0, 0] },\n"
+                             "    { \"frame\": @4, \"position\": [0, 0, 2], \"look_at\": [0, 0, 0] } ],\n"
+                             "  \"materials\": {}, \"objects\": [] }",
+                             "camera_path[1].frame", "increasing frame order", NULL);
+    sr_test_expect_scene_err("{ \"camera\": { \"position\": [0, 0, 5], \"look_at\": [0, 0, 0] },\n"
+                             "  \"camera_path\": [ { \"frame\": 4, \"position\": [0, 0, 1], \"look_at\": @[0, 0, 1] } ],\n"
+                             "  \"materials\": {}, \"objects\": [] }",
+                             "camera_path[0].look_at", "equals the keyframe's position", NULL);
+    sr_test_expect_scene_err("{ \"camera\": { \"position\": [0, 0, 5], \"look_at\": [0, 0, 0] },\n"
+                             "  \"camera_path\": [ @{ \"frame\": 4, \"position\": [0, 0, 1] } ],\n"
+                             "  \"materials\": {}, \"objects\": [] }",
+                             "camera_path[0]", "look_at", NULL);
+    sr_test_expect_scene_err("{ \"camera\": { \"position\": [0, 0, 5], \"look_at\": [0, 0, 0] },\n"
+                             "  \"camera_path\": @[],\n  \"materials\": {}, \"objects\": [] }",
+                             "camera_path", "expected 1 to", NULL);
+}
+
+static void test_frames_render_and_resume(void **state)
+{
+    (void)state;
+    char scene[4096], pattern[512], name[600], err[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/orbit.json");
+    sr_test_tmp_path(pattern, sizeof pattern, "seq_%03d.png");
+    for (int k = 0; k < 8; k++) {
+        snprintf(name, sizeof name, pattern, k);
+        unlink(name);
+    }
+    const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "24", "--height", "24", "--spp", "2",
+                           "--frames", "2-5", "-o", pattern, NULL };
+    assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 0);
+    for (int k = 0; k < 8; k++) {
+        snprintf(name, sizeof name, pattern, k);
+        assert_int_equal(sr_test_file_exists(name), k >= 2 && k <= 5);
+    }
+    /* Frames differ: the camera moves. */
+    size_t n2, n5;
+    char f2[600], f5[600];
+    snprintf(f2, sizeof f2, pattern, 2);
+    snprintf(f5, sizeof f5, pattern, 5);
+    unsigned char *b2 = read_bytes(f2, &n2), *b5 = read_bytes(f5, &n5);
+    assert_true(n2 != n5 || memcmp(b2, b5, n2) != 0);
+    free(b2);
+    free(b5);
+    /* Frame 3 as one frame of its own (--frames 3) is the same image. */
+    char single[512];
+    sr_test_tmp_path(single, sizeof single, "seq_single_%03d.png");
+    const char *one[] = { "render", scene, "--backend", "cpu", "--width", "24", "--height", "24", "--spp", "2",
+                          "--frames", "3", "-o", single, "--device", "0,0", NULL };
+    assert_int_equal(sr_test_run_cli(one, err, sizeof err), 0);
+    char s3[600], f3[600];
+    snprintf(s3, sizeof s3, single, 3);
+    snprintf(f3, sizeof f3, pattern, 3);
+    assert_same_file(s3, f3);
+    /* Resuming: a frame written already is kept as it is (here: a marker), a missing one made. */
+    FILE *m = fopen(f3, "w");
+    assert_non_null(m);
+    fputs("marker", m);
+    fclose(m);
+    unlink(f5);
+    assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 0);
+    assert_non_null(strstr(err, "3 of the frames 2-5 are written already"));
+    char *t = sr_test_read_text(f3);
+    assert_non_null(t);
+    assert_string_equal(t, "marker");
+    free(t);
+    assert_true(sr_test_file_exists(f5));
+    /* Bad patterns and ranges: exit 2, nothing written. */
+    static const char *const bad[] = { "bad_%d.png", "bad_%03d_%03d.png", "bad_%s_%03d.png", "bad.png", "bad_%03d%%.png" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char p[512];
+        sr_test_tmp_path(p, sizeof p, bad[i]);
+        const char *b[] = { "render", scene, "--backend", "cpu", "--frames", "0-1", "-o", p, NULL };
+        const int code = sr_test_run_cli(b, err, sizeof err);
+        if (code != 2) fail_msg("-o %s: exit %d, expected 2: %s", p, code, err);
+        assert_non_null(strstr(err, "%0Nd"));
+    }
+    const char *range[] = { "render", scene, "--backend", "cpu", "--frames", "5-2", "-o", pattern, NULL };
+    assert_int_equal(sr_test_run_cli(range, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--frames"));
+    char plain[4096];
+    sr_test_source_path(plain, sizeof plain, "scenes/cornell.json");
+    const char *nopath[] = { "render", plain, "--backend", "cpu", "--frames", "0-1", "-o", pattern, NULL };
+    assert_int_equal(sr_test_run_cli(nopath, err, sizeof err), 2);
+    assert_non_null(strstr(err, "camera_path"));
+}
+
+/* The CLI's standard output (stderr dropped), NUL-terminated into out; its exit status. */
+static int run_stdout(const char *const *argv, char *out, size_t cap)
+{
+    int fds[2];
+    if (pipe(fds)) abort();
+    const pid_t pid = fork();
+    if (pid < 0) abort();
+    if (pid == 0) {
+        const char *args[64] = { SR_CLI };
+        for (size_t i = 0; argv[i] && i < 62; i++) args[i + 1] = argv[i];
+        const int devnull = open("/dev/null", O_WRONLY);
+        dup2(fds[1], 1);
+        dup2(devnull, 2);
+        close(fds[0]);
+        execv(SR_CLI, (char *const *)args);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t used = 0;
+    ssize_t got;
+    char tmp[4096];
+    while ((got = read(fds[0], tmp, sizeof tmp)) > 0)
+        for (ssize_t i = 0; i < got && used + 1 < cap; i++) out[used++] = tmp[i];
+    out[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_bench_workers(void **state)
+{
+    (void)state;
+    char scene[4096], out[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell_path.json");
+    const char *argv[] = { "bench", scene, "--backend", "cpu", "--device", "0,0", "--width", "16", "--height", "12",
+                           "--depth", "3", "--frames", "2", "--warmup", "0", "-q", NULL };
+    assert_int_equal(run_stdout(argv, out, sizeof out), 0);
+    /* a row per worker, and the total: every sample of the two timed frames of 64 spp */
+    assert_non_null(strstr(out, "\n0        CPU"));
+    assert_non_null(strstr(out, "\n1        CPU"));
+    const char *total = strstr(out, "\ntotal");
+    assert_non_null(total);
+    unsigned passes = 0, samples = 0;
+    assert_int_equal(sscanf(total, "\ntotal (wall time) %u %u", &passes, &samples), 2);
+    assert_int_equal(passes, 128);
+    assert_int_equal(samples, 128);
+    const char *bad[] = { "bench", scene, "--backend", "cpu", "--device", "0,0", "--csv", "x.csv", NULL };
+    char err[4096];
+    assert_int_equal(sr_test_run_cli(bad, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--csv"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pass_sizes),
+        cmocka_unit_test(test_film_sum_any_order),
+        cmocka_unit_test(test_device_lists),
+        cmocka_unit_test(test_frame_patterns),
+        cmocka_unit_test(test_camera_path),
+        cmocka_unit_test(test_workers_give_the_same_bytes),
+        cmocka_unit_test(test_frames_render_and_resume),
+        cmocka_unit_test(test_bench_workers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

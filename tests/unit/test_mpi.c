@@ -1,0 +1,225 @@
+/* test_mpi.c: render under mpirun (a build with -DSR_WITH_MPI=ON; skipped, exit 77, without):
+ * 1, 2 and 3 ranks on the CPU backend give the bytes of a plain run (one frame, and frames of a
+ * sequence whole or shared); a bad scene is said once and ends the job with exit 2; a killed
+ * rank ends the job with nothing written. */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef SR_MPIEXEC
+/* mpirun -np N stencilray ARGS..., with env (NAME=VALUE or NULL) set; its stderr into err. */
+static int run_mpi(int np, const char *env, const char *const *args, char *err, size_t cap)
+{
+    char npt[16];
+    snprintf(npt, sizeof npt, "%d", np);
+    const char *argv[80];
+    size_t n = 0;
+    argv[n++] = SR_MPIEXEC;
+    argv[n++] = "--oversubscribe";
+    if (geteuid() == 0) argv[n++] = "--allow-run-as-root";
+    argv[n++] = "-np";
+    argv[n++] = npt;
+    argv[n++] = SR_CLI;
+    for (size_t i = 0; args[i] && n < 78; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    int fds[2];
+    if (pipe(fds)) abort();
+    const pid_t pid = fork();
+    if (pid < 0) abort();
+    if (pid == 0) {
+        if (env) {   /* NAME=VALUE */
+            char name[64];
+            const char *eq = strchr(env, '=');
+            snprintf(name, sizeof name, "%.*s", (int)(eq - env), env);
+            setenv(name, eq + 1, 1);
+        }
+        setenv("OMP_NUM_THREADS", "1", 1);   /* ranks share the machine's cores */
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        execv(SR_MPIEXEC, (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t used = 0;
+    for (;;) {
+        char tmp[4096];
+        const ssize_t got = read(fds[0], tmp, sizeof tmp);
+        if (got <= 0) break;
+        for (ssize_t i = 0; i < got && used + 1 < cap; i++) err[used++] = tmp[i];
+    }
+    err[used] = '\0';
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static unsigned char *read_bytes(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    const long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)len + 1);
+    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) { free(b); b = NULL; }
+    fclose(f);
+    *n = (size_t)len;
+    return b;
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = read_bytes(a, &na), *y = read_bytes(b, &nb);
+    if (!x || !y) fail_msg("missing: %s", x ? b : a);
+    if (na != nb || memcmp(x, y, na)) fail_msg("%s and %s differ (%zu and %zu bytes)", a, b, na, nb);
+    free(x);
+    free(y);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle)) n++;
+    return n;
+}
+
+/* Files in tmp/ whose names start with prefix (a temporary left behind has "<name>.tmp-"). */
+static int files_starting(const char *prefix)
+{
+    char dir[512];
+    sr_test_tmp_path(dir, sizeof dir, "");
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) n += !strncmp(e->d_name, prefix, strlen(prefix));
+    closedir(d);
+    return n;
+}
+
+static void test_ranks_give_the_plain_bytes(void **state)
+{
+    (void)state;
+    char scene[4096], plain[512], out[512], err[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell_path.json");
+    for (int e = 0; e < 2; e++) {
+        const char *ext = e ? "exr" : "png";
+        char name[64];
+        snprintf(name, sizeof name, "mpi_plain.%s", ext);
+        sr_test_tmp_path(plain, sizeof plain, name);
+        const char *argsx[] = { "render", scene, "--backend", "cpu", "--width", "32", "--height", "24", "--spp", "9",
+                                "--integrator", "path", "-q", "-o", plain, e ? "--exr-type" : NULL, "float", NULL };
+        assert_int_equal(sr_test_run_cli(argsx, err, sizeof err), 0);
+        for (int np = 1; np <= 3; np++) {
+            snprintf(name, sizeof name, "mpi_%d.%s", np, ext);
+            sr_test_tmp_path(out, sizeof out, name);
+            unlink(out);
+            argsx[14] = out;
+            const int code = run_mpi(np, NULL, argsx, err, sizeof err);
+            if (code) fail_msg("mpirun -np %d exited %d: %s", np, code, err);
+            assert_same_file(plain, out);
+        }
+    }
+}
+
+static void test_sequences_under_mpi(void **state)
+{
+    (void)state;
+    char scene[4096], plain[512], pat[512], a[600], b[600], err[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/orbit.json");
+    sr_test_tmp_path(plain, sizeof plain, "mpiseq_plain_%02d.png");
+    for (int k = 0; k < 6; k++) { snprintf(a, sizeof a, plain, k); unlink(a); }
+    const char *args[] = { "render", scene, "--backend", "cpu", "--width", "24", "--height", "24", "--spp", "3",
+                           "--frames", "0-4", "-o", plain, NULL };
+    assert_int_equal(sr_test_run_cli(args, err, sizeof err), 0);
+    /* 5 frames over 2 ranks: whole frames; frames 1-2 over 3 ranks: each frame shared. */
+    static const struct { int np; const char *range; int lo, hi; } runs[] = { { 2, "0-4", 0, 4 }, { 3, "1-2", 1, 2 } };
+    for (size_t r = 0; r < 2; r++) {
+        snprintf(pat, sizeof pat, "%s", plain);
+        sr_test_tmp_path(pat, sizeof pat, r ? "mpiseq_b_%02d.png" : "mpiseq_a_%02d.png");
+        for (int k = 0; k < 6; k++) { snprintf(a, sizeof a, pat, k); unlink(a); }
+        const char *m[] = { "render", scene, "--backend", "cpu", "--width", "24", "--height", "24", "--spp", "3",
+                            "--frames", runs[r].range, "-o", pat, NULL };
+        const int code = run_mpi(runs[r].np, NULL, m, err, sizeof err);
+        if (code) fail_msg("mpirun -np %d --frames %s exited %d: %s", runs[r].np, runs[r].range, code, err);
+        for (int k = 0; k < 6; k++) {
+            snprintf(a, sizeof a, plain, k);
+            snprintf(b, sizeof b, pat, k);
+            if (k >= runs[r].lo && k <= runs[r].hi) assert_same_file(a, b);
+            else assert_false(sr_test_file_exists(b));
+        }
+    }
+}
+
+static void test_bad_scene_said_once(void **state)
+{
+    (void)state;
+    char scene[512], out[512], err[16384];
+    sr_test_write_file(scene, sizeof scene, "mpi_bad.json",
+                       "{ \"camera\": { \"position\": [0, 0, 5], \"look_at\": [0, 0, 0] }, \"materials\": {},\n"
+                       "  \"objects\": [ { \"type\": \"sfere\" } ] }");
+    sr_test_tmp_path(out, sizeof out, "mpi_bad.png");
+    unlink(out);
+    const char *args[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
+    assert_int_equal(run_mpi(3, NULL, args, err, sizeof err), 2);
+    if (count(err, "unknown object type") != 1) fail_msg("expected the message once:\n%s", err);
+    assert_non_null(strstr(err, "mpi_bad.json:2:"));
+    assert_false(sr_test_file_exists(out));
+    /* A bad option too. */
+    const char *opt[] = { "render", scene, "--spp", "0", "-o", out, NULL };
+    assert_int_equal(run_mpi(2, NULL, opt, err, sizeof err), 2);
+    if (count(err, "--spp: expected") != 1) fail_msg("expected the message once:\n%s", err);
+}
+
+static void test_killed_rank_writes_nothing(void **state)
+{
+    (void)state;
+    char scene[4096], out[512], err[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell.json");
+    sr_test_tmp_path(out, sizeof out, "mpi_killed.png");
+    unlink(out);
+    const char *args[] = { "render", scene, "--backend", "cpu", "--width", "32", "--height", "24", "--spp", "4",
+                           "-o", out, NULL };
+    const int code = run_mpi(3, "SR_TEST_KILL_RANK=1", args, err, sizeof err);
+    if (code == 0) fail_msg("the job passed with a killed rank: %s", err);
+    assert_non_null(strstr(err, "rank 1"));
+    assert_false(sr_test_file_exists(out));
+    assert_int_equal(files_starting("mpi_killed.png"), 0);   /* no temporary left either */
+    /* A sequence: the killed rank's frames and rank 0's are not all written; none is half written. */
+    char pat[512];
+    sr_test_tmp_path(pat, sizeof pat, "mpi_killseq_%02d.png");
+    const char *seq[] = { "render", "--backend", "cpu", "--width", "16", "--height", "16", "--spp", "1",
+                          "--frames", "0-1", "-o", pat, scene, NULL };
+    char orbit[4096];
+    sr_test_source_path(orbit, sizeof orbit, "scenes/orbit.json");
+    seq[13] = orbit;
+    assert_true(run_mpi(3, "SR_TEST_KILL_RANK=2", seq, err, sizeof err) != 0);
+    assert_int_equal(files_starting("mpi_killseq_"), 0);
+}
+#endif
+
+int main(void)
+{
+#ifndef SR_MPIEXEC
+    printf("built without MPI (-DSR_WITH_MPI=ON builds it): skipped\n");
+    return 77;
+#else
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ranks_give_the_plain_bytes),
+        cmocka_unit_test(test_sequences_under_mpi),
+        cmocka_unit_test(test_bad_scene_said_once),
+        cmocka_unit_test(test_killed_rank_writes_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+#endif
+}
