@@ -42,6 +42,13 @@ SR_HD uint64_t sr_pool_slots(uint32_t width, uint32_t height, uint32_t align)
     return (slots + align - 1u) / align * align;
 }
 
+/* A pool half's slots: the image's (sr_pool_slots) and as many again, the room the stage
+ * masks append the Whitted split's spawned rays to (kernels/integrators/whitted.h). */
+SR_HD uint64_t sr_pool_half_slots(uint32_t width, uint32_t height, uint32_t align)
+{
+    return 2u * sr_pool_slots(width, height, align);
+}
+
 /* A wave launch's memory, as the frame (wave_frame.h) takes it: the GPU's (backend_cuda.c),
  * or the CPU's (backend_cpu.c: the queue its pool's other half, no order, no timeline). */
 typedef struct sr_wave_args {

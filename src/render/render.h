@@ -32,6 +32,8 @@ typedef struct sr_render_stats {
     uint32_t compactions;
     uint32_t partial_samples;           /* after SR_INTERRUPTED with keep_partial: how many
                                            samples the mean left in rgb has (0: none)      */
+    uint64_t dropped;                   /* the Whitted split's spawned rays dropped for want of
+                                           room in the pool, queue or stack (whitted.h)     */
 } sr_render_stats;
 
 typedef struct sr_renderer {
@@ -71,6 +73,7 @@ typedef struct sr_renderer {
     uint32_t wave_drain_blocks[SR_BUILDS][2];
     uint8_t wave_drain_asked[SR_BUILDS][2];
     int wave_warming;           /* this sample only gives the ordered way its order        */
+    int has_glass;              /* the scene has glass: Whitted frames run the split        */
 } sr_renderer;
 
 /* Build what rendering `scene` needs, once: the BVH over its prims, the emitter table, the
