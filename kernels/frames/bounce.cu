@@ -2,6 +2,7 @@
  * bounce, and the megakernel baseline. The stage bodies are the CPU backend's too. */
 #include "launch.h"
 #include "../integrators/stages.h"
+#include "split_frame.h"
 #include "plain.cuh"
 #include "stencil.cuh"
 
@@ -58,6 +59,16 @@ __device__ __forceinline__ void sr_flags_stage(const sr_params &p, uint32_t *fla
     flags[i] = stage(i) ? 1u : 0u;
 }
 
+/* The Whitted split's shade (split_frame.h): spawned rays appended to the pool. */
+extern "C" __global__ void SR_K(srk_shade_split)(sr_params p, uint32_t *mask, uint32_t bounce)
+{
+    sr_split_shade_stencil(&p, mask, blockIdx.x * blockDim.x + threadIdx.x, bounce);
+}
+extern "C" __global__ void SR_K(srk_shade_split_flags)(sr_params p, uint32_t *mask, uint32_t bounce)
+{
+    sr_split_shade_flags(&p, mask, blockIdx.x * blockDim.x + threadIdx.x, bounce);
+}
+
 /* The launches' names stay plain C (the fault switch and the profiler name them). */
 #define SR_STAGE_ARGS sr_params p, uint32_t *mask, uint32_t bounce
 extern "C" __global__ void SR_K(srk_generate)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_GENERATE>(p, mask, bounce); }
@@ -112,6 +123,7 @@ extern "C" cudaError_t SR_K(sr_launch_stage)(int stage, const sr_params *p, uint
         case SRK_INTERSECT: SR_K(srk_intersect)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
         default:
             if (path) SR_K(srk_shade_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            else if (p->split) SR_K(srk_shade_split)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
             else SR_K(srk_shade)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
             break;
         }
@@ -121,6 +133,7 @@ extern "C" cudaError_t SR_K(sr_launch_stage)(int stage, const sr_params *p, uint
         case SRK_INTERSECT: SR_K(srk_intersect_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
         default:
             if (path) SR_K(srk_shade_path_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            else if (p->split) SR_K(srk_shade_split_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
             else SR_K(srk_shade_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
             break;
         }
