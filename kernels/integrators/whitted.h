@@ -15,19 +15,29 @@
 #include "camera.h"
 #include "lights.h"
 
+/* Whitted's adaptive tree depth: of a split's two branches, one whose throughput (its largest
+ * channel) is below SR_SPLIT_MIN_WEIGHT and below the other's is not followed. Without it a
+ * ray inside nested glass doubles at every bounce (four nested spheres at depth 16: 2 800 rays
+ * a pixel); with it internal reflections (F about 0.04 a time) end after two or three, and
+ * what they would add is below 1/1000 of the light they carry. */
+#define SR_SPLIT_MIN_WEIGHT 1e-3f
+
 /* The split's counters (sr_params.split): the rays appended to the pool by the current shade
  * launch of a stage mask (the driver clears it before each), and the rays dropped for want
  * of room this sample. */
 #define SR_SPLIT_APPENDED 0u
 #define SR_SPLIT_DROPPED 1u
 #define SR_SPLIT_CTL 2u
+/* The test switch that makes the split's room small (render.c): SR_SPLIT_BUDGET=N. */
+#define SR_SPLIT_BUDGET_ENV "SR_SPLIT_BUDGET"
 
 /* A lane's pending rays: the megakernel's and the wave mask's when they keep a spawned ray
  * themselves. Depth-first (the continued ray first, then the last one pushed), so a pixel's
- * tree needs at most one entry per bounce level on its current branch; SR_SPLIT_STACK of
- * them (in local memory on the GPU), more are dropped and counted. */
+ * tree needs at most one entry per bounce level on its current branch, depth - 1 in all:
+ * SR_SPLIT_STACK of them (in local memory on the GPU; sr_params.split_stack, fewer for a
+ * test) cover depth 17, and a deeper tree's rays past them are dropped and counted. */
 #ifndef SR_SPLIT_STACK
-#define SR_SPLIT_STACK 8u
+#define SR_SPLIT_STACK 16u
 #endif
 typedef struct sr_split_stack {
     sr_ray ray[SR_SPLIT_STACK];
@@ -46,7 +56,7 @@ SR_HD void sr_split_drop(const sr_params *p, uint32_t rays)
 /* Keep ray r, which starts at bounce `bounce`, for later (or drop and count it). */
 SR_HD void sr_split_keep(const sr_params *p, sr_split_stack *st, const sr_ray *r, uint32_t bounce)
 {
-    if (st->n >= SR_SPLIT_STACK) {
+    if (st->n >= p->split_stack) {
         sr_split_drop(p, 1u);
         return;
     }
@@ -96,7 +106,12 @@ SR_HD bool sr_whitted_next(const sr_params *p, sr_ray *r, uint32_t bounce, uint3
                     continue;
                 const sr_vec3 tp_r = can_refract ? sr_scale(tp, fresnel) : tp;
                 const sr_vec3 tp_t = sr_mul(sr_scale(tp, 1.0f - fresnel), m->color);
-                const bool reflects = sr_max3(tp_r) > 0.0f, refracts = can_refract && sr_max3(tp_t) > 0.0f;
+                bool reflects = sr_max3(tp_r) > 0.0f, refracts = can_refract && sr_max3(tp_t) > 0.0f;
+                if (reflects && refracts) {   /* the lighter branch under SR_SPLIT_MIN_WEIGHT is not followed */
+                    const float wr = sr_max3(tp_r), wt = sr_max3(tp_t);
+                    if (wr < SR_SPLIT_MIN_WEIGHT && wr <= wt) reflects = false;
+                    else if (wt < SR_SPLIT_MIN_WEIGHT && wt < wr) refracts = false;
+                }
                 if (refracts && reflects) {
                     spawn->o = sr_offset_origin(xs, n);
                     spawn->d = rd;

@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <omp.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,8 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     for (uint32_t b = 0; per && b < f->depth && b < SR_MAX_DEPTH; b++)
         cJSON_AddItemToArray(per, cJSON_CreateNumber((double)r->st->bounce_rays[b]));
     cJSON_AddNumberToObject(root, "mrays_per_s", sr_mrays_per_s(r->st));
+    /* Whitted glass's spawned rays that found no room (kernels/integrators/whitted.h) */
+    cJSON_AddNumberToObject(root, "dropped_rays", (double)r->st->dropped);
     return sr_textout_json(path, root, err);
 }
 
@@ -239,6 +242,9 @@ static int sr_cmd_render(int argc, char **argv)
                     "%.1f Mrays/s -> %s\n", sr_backend_kind_name(be.kind), be.device_name, frame->width,
                     frame->height, frame->spp, frame->depth, mask, st.seconds, t_setup, (double)st.rays / 1e6,
                     sr_mrays_per_s(&st), out);
+        if (!c.quiet && st.dropped)   /* the split's rays beyond the pool's room: the image misses them */
+            fprintf(line, "%" PRIu64 " spawned rays dropped: the pool had no room for them (Whitted glass's split, "
+                    "docs/design.md)\n", st.dropped);
         if (line == stdout && !c.quiet) sr_summary_of = out;   /* losing that line is no error */
         if (stats && (s = sr_write_render_stats(stats, &sum, &err)) == SR_INTERRUPTED) {
             const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;

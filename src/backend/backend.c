@@ -70,6 +70,7 @@ sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
         p.film_fix = k->film_fix;
         p.split = k->split_ctl;
         p.split_end = k->slots;
+        p.split_stack = k->split_stack;
     }
     p.ray_count = ray_count;
     p.n = k->n;

@@ -123,7 +123,8 @@ typedef struct sr_launch_args {
     int sort_algo;       /* sort: sr_sort_algo (kernels/frames/sortkey.h)                            */
     int sort_key;        /* sort keys, sort: sr_sort_key                                      */
     uint32_t split_base; /* shade with the Whitted split: the slot its spawned rays are
-                            appended from (after the launch's slots, a whole word on)        */
+                            appended from (after the launch's slots, a whole word on)...    */
+    uint32_t split_end;  /* ...up to this one (the pool's end, or the budget's)             */
     float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */
     float scale;         /* film resolve: 1 / samples                                         */
     int fault;           /* set by sr_backend_launch alone: the sr_fault_kind (fault.h) the test
@@ -203,6 +204,7 @@ typedef struct sr_pool_state {
     unsigned long long *film_fix;
     uint32_t *split_ctl;
     int split;
+    uint32_t split_stack;      /* the pending rays a lane keeps (sr_params.split_stack)      */
     uint32_t slots;
     uint32_t capacity, words, n, sample, seed;
 } sr_pool_state;

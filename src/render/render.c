@@ -143,6 +143,7 @@ sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
     sr_view_set_frame(&r->be->state->view, f);
     /* Whitted glass follows both rays (kernels/integrators/whitted.h): the split. */
     r->be->state->split = f->integrator != SR_INTEGRATOR_PATH && r->has_glass;
+    r->be->state->split_stack = r->split_budget < SR_SPLIT_STACK ? r->split_budget : SR_SPLIT_STACK;
     r->build = sr_build_of(r->scene_build, f->integrator);
     return SR_OK;
 }
@@ -159,6 +160,10 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     if (!st) st = sr_build_attrs(r, scene, err);
     r->scene_build = sr_scene_build(&r->view);
     for (uint32_t i = 0; i < scene->material_count; i++) r->has_glass |= scene->materials[i].kind == SR_MAT_GLASS;
+    /* The test switch $SR_SPLIT_BUDGET=N: a lane keeps at most N pending rays and a shade
+     * launch appends at most N (tests: rays dropped and counted). */
+    const char *budget = getenv(SR_SPLIT_BUDGET_ENV);
+    r->split_budget = budget && *budget ? (uint32_t)strtoul(budget, NULL, 10) : UINT32_MAX;
 #if SR_MEASURE   /* what the order gains (docs/design.md): every sample in launch order */
     r->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
 #endif
@@ -369,7 +374,7 @@ static sr_status sr_split_appended(sr_renderer *r, sr_launch_args *a, uint32_t *
     sr_status s = r->be->ops->read(r->be->impl, SR_BUFFER_SPLIT, ctl, err);
     if (!s) s = r->be->ops->fill(r->be->impl, SR_BUFFER_SPLIT, 0, SR_WHOLE, err);
     if (s) return s;
-    const uint32_t end = r->be->state->slots, room = a->split_base < end ? end - a->split_base : 0u;
+    const uint32_t end = a->split_end, room = a->split_base < end ? end - a->split_base : 0u;
     *appended = ctl[SR_SPLIT_APPENDED] < room ? ctl[SR_SPLIT_APPENDED] : room;
     if (*appended) a->n = a->split_base + *appended;
     if (st) st->dropped += ctl[SR_SPLIT_DROPPED];
@@ -487,7 +492,11 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_re
         if (!split) a.n = a.over_live ? forecast : n;   /* (the split's: the host's count, below) */
         if ((s = sr_launch(r, SR_KERNEL_INTERSECT, &a, err))) return s;
         if ((s = sr_mark(r, o, marks, SR_STAGE_INTERSECT, b, err))) return s;
-        if (split) a.split_base = (a.n + 31u) & ~31u;   /* the appends start a word past the launch's */
+        if (split) {   /* the appends start a word past the launch's, up to the pool's end or the budget */
+            a.split_base = (a.n + 31u) & ~31u;
+            const uint64_t end = (uint64_t)a.split_base + r->split_budget;
+            a.split_end = end < ps->slots ? (uint32_t)end : ps->slots;
+        }
         if ((s = sr_launch(r, SR_KERNEL_SHADE, &a, err))) return s;
         if ((s = sr_mark(r, o, marks, SR_STAGE_SHADE, b, err))) return s;
         uint32_t appended = 0;

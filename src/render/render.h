@@ -74,6 +74,9 @@ typedef struct sr_renderer {
     uint8_t wave_drain_asked[SR_BUILDS][2];
     int wave_warming;           /* this sample only gives the ordered way its order        */
     int has_glass;              /* the scene has glass: Whitted frames run the split        */
+    uint32_t split_budget;      /* the split's rays a lane keeps and a launch appends, at most:
+                                   unlimited (UINT32_MAX) but for the test switch
+                                   $SR_SPLIT_BUDGET (render.c)                               */
 } sr_renderer;
 
 /* Build what rendering `scene` needs, once: the BVH over its prims, the emitter table, the

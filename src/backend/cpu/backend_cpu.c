@@ -203,6 +203,7 @@ static uint32_t cpu_count_live(const sr_cpu *c, sr_mask mask, uint32_t n)
 static sr_status cpu_split_shade(sr_cpu *c, const sr_launch_args *a, sr_params *p)
 {
     p->split_base = a->split_base;
+    p->split_end = a->split_end;
     const int64_t words = (int64_t)((p->n + 31u) / 32u);
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t w = 0; w < words; w++) {

@@ -493,6 +493,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     sr_params p = cuda_params(c);
     if (!a->over_live) p.n = a->n;
     p.split_base = a->split_base;
+    if (a->split_end) p.split_end = a->split_end;
     if ((unsigned)a->build >= SR_BUILDS) return sr_fail(err, SR_ERR_RUNTIME, "no build %d of the kernels", (int)a->build);
     if (a->fault == SR_FAULT_LAUNCH) return cuda_refused_launch(k, a->bounce, err);
     if (a->fault == SR_FAULT_KERNEL) cuda_poison(&p, NULL);
