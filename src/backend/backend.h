@@ -205,6 +205,9 @@ typedef struct sr_pool_state {
     uint32_t *split_ctl;
     int split;
     uint32_t split_stack;      /* the pending rays a lane keeps (sr_params.split_stack)      */
+    uint32_t pool_factor;      /* set by the driver before resize: a half's slots are this
+                                  many times the image's (kernels/frames/wave.h); the film_fix
+                                  is allocated only above 1, for scenes with glass           */
     uint32_t slots;
     uint32_t capacity, words, n, sample, seed;
 } sr_pool_state;

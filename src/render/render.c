@@ -20,6 +20,15 @@ double sr_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A pool half's size in images (kernels/frames/wave.h): a scene with glass has the Whitted
+ * split's room (whichever integrator: the viewer switches without a resize). */
+static uint32_t sr_pool_factor(const sr_scene *scene)
+{
+    for (uint32_t i = 0; i < scene->material_count; i++)
+        if (scene->materials[i].kind == SR_MAT_GLASS) return SR_SPLIT_POOL_FACTOR;
+    return 1u;
+}
+
 /* The emissive bounded prims of the BVH order, with the CDF the path integrator picks one by
  * (sr_emitter_power, summed in double and normalised; the last entry is exactly 1). */
 static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
@@ -159,11 +168,12 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
     r->scene_build = sr_scene_build(&r->view);
-    for (uint32_t i = 0; i < scene->material_count; i++) r->has_glass |= scene->materials[i].kind == SR_MAT_GLASS;
+    r->has_glass = sr_pool_factor(scene) > 1u;
     /* The test switch $SR_SPLIT_BUDGET=N: a lane keeps at most N pending rays and a shade
      * launch appends at most N (tests: rays dropped and counted). */
     const char *budget = getenv(SR_SPLIT_BUDGET_ENV);
     r->split_budget = budget && *budget ? (uint32_t)strtoul(budget, NULL, 10) : UINT32_MAX;
+    be->state->pool_factor = sr_pool_factor(scene);   /* before the pool is sized (apply) */
 #if SR_MEASURE   /* what the order gains (docs/design.md): every sample in launch order */
     r->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
 #endif
@@ -695,7 +705,7 @@ sr_status sr_check_render_memory(const sr_scene *s, const sr_frame *f, sr_backen
                                  sr_error *err)
 {
     const uint64_t bvh = sr_bvh_build_bytes(s->prim_count);
-    const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(f->width, f->height) : 0;
+    const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(s)) : 0;
     const uint64_t rgb = (uint64_t)f->width * f->height * 3u * sizeof(float);
     /* the per-prim attributes again in BVH order (render.c), when the scene has any */
     const uint64_t attrs = s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0;

@@ -160,13 +160,14 @@ static sr_status cpu_resize(void *impl, uint32_t width, uint32_t height, sr_erro
     c->core.view.width = width;
     c->core.view.height = height;
     c->core.capacity = view->width * view->height;
-    c->slots = c->core.slots = (uint32_t)sr_pool_half_slots(view->width, view->height, 1u);
+    const uint32_t factor = c->core.pool_factor ? c->core.pool_factor : 1u;
+    c->slots = c->core.slots = (uint32_t)sr_pool_half_slots(view->width, view->height, 1u, factor);
     c->core.split_ctl = c->split_ctl;
     c->queue_cap = sr_wave_queue_limit(c->slots);
     c->core.words = (c->slots + 31u) / 32u;
     char what[96];
     snprintf(what, sizeof what, "the CPU backend's ray pool and film for a %ux%u image", view->width, view->height);
-    sr_status mem = sr_check_host_memory(sr_cpu_pool_bytes(view->width, view->height), what, "", err);
+    sr_status mem = sr_check_host_memory(sr_cpu_pool_bytes(view->width, view->height, factor), what, "", err);
     if (mem) { c->core.capacity = c->core.words = c->slots = 0; return mem; }
     bool ok = sr_fault_check(SR_FAULT_ALLOC, NULL) == SR_FAULT_NONE;
     for (int h = 0; h < 2; h++) {
@@ -180,8 +181,9 @@ static sr_status cpu_resize(void *impl, uint32_t width, uint32_t height, sr_erro
     ok = ok && (c->queue_stencil = (uint32_t *)calloc(c->core.words, sizeof(uint32_t))) != NULL;
     ok = ok && (c->core.flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
     ok = ok && (c->core.film = (float *)calloc((size_t)c->core.capacity * 3u, sizeof(float))) != NULL;
-    ok = ok && (c->core.film_fix = (unsigned long long *)calloc((size_t)c->core.capacity * 3u,
-                                                                  sizeof(unsigned long long))) != NULL;
+    if (factor > 1u)
+        ok = ok && (c->core.film_fix = (unsigned long long *)calloc((size_t)c->core.capacity * 3u,
+                                                                      sizeof(unsigned long long))) != NULL;
     if (!ok) {
         cpu_free_pool(c);
         return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %ux%u ray pool (%.1f MiB)",
@@ -335,7 +337,7 @@ static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count,
     case SR_BUFFER_FILM:
         memset(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count));
         /* (an interrupted sample may have left the split's fixed-point sums unfolded) */
-        memset(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * (size_t)c->core.capacity);
+        if (c->core.film_fix) memset(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * (size_t)c->core.capacity);
         return SR_OK;
     case SR_BUFFER_FLAGS:
         memset(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->slots : count));

@@ -274,11 +274,12 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
     /* The wave mask's tiled slots overhang the image's edges: size the pool for the larger. */
     const uint32_t tiled = sr_tiled_slots(v->width, v->height);
     c->wave_slots = (tiled + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
-    c->aligned = c->core.slots = (uint32_t)sr_pool_half_slots(v->width, v->height, SR_POOL_ALIGN);
+    const uint32_t factor = c->core.pool_factor ? c->core.pool_factor : 1u;
+    c->aligned = c->core.slots = (uint32_t)sr_pool_half_slots(v->width, v->height, SR_POOL_ALIGN, factor);
     c->core.words = c->aligned / 32u;
     const size_t order_bytes = sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(sr_tiles(v->width, v->height));
     size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words + order_bytes +
-                  (size_t)c->core.capacity * 3u * sizeof(unsigned long long);   /* the split's fixed-point film */
+                  (factor > 1u ? (size_t)c->core.capacity * 3u * sizeof(unsigned long long) : 0u);   /* the split's film */
     size_t free_b = 0, total_b = 0;
     SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
     free_b = (size_t)sr_device_memory_cap(free_b);   /* $SR_DEVICE_MEM_LIMIT (mem_limits.h) */
@@ -309,10 +310,12 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
     SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->core.film, sizeof(float) * 3u * c->core.capacity), "allocating the film");
-    SR_CUDA_TRY(cudaMalloc((void **)&c->core.film_fix, sizeof(unsigned long long) * 3u * c->core.capacity),
-                "allocating the film");
-    SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * c->core.capacity, c->stream),
-                "clearing the film");
+    if (factor > 1u) {   /* a scene with glass: the split's fixed-point film */
+        SR_CUDA_TRY(cudaMalloc((void **)&c->core.film_fix, sizeof(unsigned long long) * 3u * c->core.capacity),
+                    "allocating the film");
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * c->core.capacity, c->stream),
+                    "clearing the film");
+    }
     SR_CUDA_TRY(cudaMalloc((void **)&c->split_ctl, sizeof(uint32_t) * SR_SPLIT_CTL), "allocating counters");
     SR_CUDA_TRY(cudaMemsetAsync(c->split_ctl, 0, sizeof(uint32_t) * SR_SPLIT_CTL, c->stream), "clearing counters");
     c->core.split_ctl = c->split_ctl;
@@ -564,8 +567,9 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
         SR_CUDA_TRY(cudaMemsetAsync(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count),
                                     c->stream), "clearing the film");
         /* (an interrupted sample may have left the split's fixed-point sums unfolded) */
-        SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * (size_t)c->core.capacity,
-                                    c->stream), "clearing the film");
+        if (c->core.film_fix)
+            SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * (size_t)c->core.capacity,
+                                        c->stream), "clearing the film");
         return SR_OK;
     case SR_BUFFER_SPLIT:
         SR_CUDA_TRY(cudaMemsetAsync(c->split_ctl, byte, sizeof(uint32_t) * SR_SPLIT_CTL, c->stream), "clearing counters");
