@@ -96,18 +96,19 @@ extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_
  * with the register budget of the wave mask's kernel without a queue (56 at 9 blocks of 128
  * on sm_90), which measured faster than nvcc's own choice in 46 of 48 benchmark cells (3-21 %;
  * docs/experiments.md, "The megakernel's launch bounds"). */
-#define SR_MEGAKERNEL(NAME, PATH)                                                             \
+#define SR_MEGAKERNEL(NAME, PATH, SPLIT)                                                      \
     extern "C" __global__ void __launch_bounds__(SR_STAGE_BLOCK, SR_MIN_BLOCKS(9u, SR_STAGE_BLOCK)) \
         SR_K(NAME)(sr_params p)                                                               \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
-        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH) : 0u;                  \
+        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH, SPLIT) : 0u;           \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 
-SR_MEGAKERNEL(srk_megakernel, false)
-SR_MEGAKERNEL(srk_megakernel_path, true)
+SR_MEGAKERNEL(srk_megakernel, false, false)
+SR_MEGAKERNEL(srk_megakernel_path, true, false)
+SR_MEGAKERNEL(srk_megakernel_split, false, true)   /* Whitted with the split: a stack of pending rays */
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 
@@ -157,6 +158,7 @@ extern "C" cudaError_t SR_K(sr_launch_megakernel)(const sr_params *p, cudaStream
     if (p->n == 0) return cudaSuccess;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
     if (p->scene.integrator == SR_INTEGRATOR_PATH) SR_K(srk_megakernel_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    else if (p->split) SR_K(srk_megakernel_split)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     else SR_K(srk_megakernel)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     return cudaGetLastError();
 }

@@ -161,9 +161,10 @@ SR_WARP_FN uint32_t sr_wave_claim(const sr_wave_args *w)
  * drain (SR_WAVE_DRAIN): queue chunks claimed one after another, each run to its end. Each
  * pass is the kernel frame: the stencil test, the bounces, the ballot write-back through the
  * single exit. One loop, so that the stages are inlined once. `warp` is the CPU's warp (its
- * tile); `path`, `mode` and `order` are constants where the GPU kernels call it. */
-SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, int mode, bool order,
-                              uint32_t warp)
+ * tile); `path`, `split` (the Whitted split is on: p->split set), `mode` and `order` are
+ * constants where the GPU kernels call it. */
+SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, bool split, int mode,
+                              bool order, uint32_t warp)
 {
     const bool queue = mode == SR_WAVE_QUEUE;
     uint32_t word = 0, started = 0, rank = 0;   /* (rank: lane 0's on the GPU) */
@@ -213,7 +214,7 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
                     SR_L(bounce)++;
                 }
             }
-            if (!path && p->split)
+            if (!path && split)   /* (constants on the GPU: kernels without the split carry none of it) */
                 sr_wave_split(p, w, count, queue && !finish, &finish, spawns, spawn, SR_LANE_REF(alive),
                               SR_LANE_REF(bounce), SR_LANE_REF(first_bounce), SR_LANE_REF(r), SR_LANE_REF(st));
             m = sr_warp_ballot(alive);
@@ -234,8 +235,8 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
  * each other's bounce); then the ballot write-back and the counts. Its own function: the
  * queue's state kept alive across the bounces cost this loop registers. (The timeline is a
  * GPU measurement build's, wave.cu.) */
-SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, bool order,
-                               uint32_t warp)
+SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, bool split,
+                               bool order, uint32_t warp)
 {
     uint32_t word, started, rank;
     SR_LANE_VAR(uint32_t, i);
@@ -257,7 +258,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
             bool spawns = false;
             SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce), &spawn, &spawns);
             SR_L(bounce)++;
-            if (path) continue;   /* (a constant on the GPU: the path kernels carry no stack) */
+            if (path || !split) continue;   /* (constants on the GPU: those kernels carry no stack) */
             if (spawns) sr_split_keep(p, &SR_L(st), &spawn, SR_L(bounce));
             if (!SR_L(alive))
                 SR_L(alive) = sr_wave_next_pending(count, &SR_L(st), &SR_L(r), &SR_L(bounce), &SR_L(first_bounce),

@@ -85,17 +85,20 @@ SR_HD bool sr_trace_path_deferred(const sr_params *p, sr_ray *r, uint32_t bounce
 }
 /* One pixel's whole path in one thread, every bounce in a loop and the ray in registers (the
  * megakernel mask, both backends; the pool is not used); returns the segments traced. `path`
- * is a constant where the GPU kernels call it, so each is built for one integrator. The
- * Whitted split's spawned rays wait on the thread's stack (whitted.h) and are traced after
- * the branch before them, each to the depth limit. */
-SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path)
+ * and `split` are constants where the GPU kernels call it, so each is built for one
+ * integrator, and Whitted's without the split carries no stack. With the split (p->split
+ * set), the spawned rays wait on the thread's stack (whitted.h) and are traced after the
+ * branch before them, each to the depth limit. */
+SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path, bool split)
 {
     sr_ray r = sr_camera_pixel(p, pixel);
     uint32_t segments = 0;
-    if (path) {
+    if (path || !split) {
+        sr_ray spawn;
+        bool spawns = false;   /* (p->split is NULL: nothing is spawned) */
         for (uint32_t b = 0; b < p->scene.max_depth; b++) {
             segments++;
-            if (!sr_trace_path(p, &r, b)) break;
+            if (!(path ? sr_trace_path(p, &r, b) : sr_trace_whitted(p, &r, b, &spawn, &spawns))) break;
         }
         return segments;
     }

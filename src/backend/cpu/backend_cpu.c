@@ -262,7 +262,7 @@ static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
     for (int64_t i = 0; i < (int64_t)p.n; i++) {
         if (sr_interrupt_pending()) continue;
-        total += sr_megakernel_pixel(&p, (uint32_t)i, path);
+        total += sr_megakernel_pixel(&p, (uint32_t)i, path, p.split != NULL);
     }
     c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
@@ -311,16 +311,17 @@ static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
     w.tiles = (a->n + 31u) / 32u;
     sr_params p = cpu_params(c, a);
     p.ray = c->core.pool[1];
-    const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH;
+    const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH, split = p.split != NULL;
     if (!a->queue) {
 #pragma omp parallel for schedule(dynamic, 16)
-        for (int64_t k = 0; k < (int64_t)w.tiles; k++) sr_wave_direct(&p, &w, c->ray_count, path, false, (uint32_t)k);
+        for (int64_t k = 0; k < (int64_t)w.tiles; k++)
+            sr_wave_direct(&p, &w, c->ray_count, path, split, false, (uint32_t)k);
     } else {
 #pragma omp parallel for schedule(dynamic, 16)
         for (int64_t k = 0; k < (int64_t)w.tiles; k++)
-            sr_wave_frame(&p, &w, c->ray_count, path, SR_WAVE_QUEUE, false, (uint32_t)k);
+            sr_wave_frame(&p, &w, c->ray_count, path, split, SR_WAVE_QUEUE, false, (uint32_t)k);
 #pragma omp parallel
-        sr_wave_frame(&p, &w, c->ray_count, path, SR_WAVE_DRAIN, false, 0u);
+        sr_wave_frame(&p, &w, c->ray_count, path, split, SR_WAVE_DRAIN, false, 0u);
     }
     if (sr_interrupt_pending()) {   /* leave the queue's stencil empty for the next render */
         memset(c->queue_stencil, 0, sizeof(uint32_t) * c->core.words);
