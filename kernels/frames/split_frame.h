@@ -84,7 +84,7 @@ SR_WARP_FN void sr_split_shade_stencil(const sr_params *p, uint32_t *stencil, SR
         if (SR_L(alive)) SR_L(alive) = sr_stage_shade_whitted_split(p, SR_L(i), bounce, &SR_L(spawn), &SR_L(spawns));
     }
     const uint32_t m = sr_warp_ballot(alive);
-    const uint32_t next = m | sr_split_place(p, stencil, NULL, i, m, spawns, spawn);
+    const uint32_t next = m | sr_split_place(p, stencil, (uint32_t *)0, i, m, spawns, spawn);
     if (SR_LEADER && next != word) stencil[SR_UNIFORM(i) >> 5] = next;
 }
 
@@ -102,7 +102,7 @@ SR_WARP_FN void sr_split_shade_flags(const sr_params *p, uint32_t *flags, SR_LAN
             flags[SR_L(i)] = SR_L(alive) ? 1u : 0u;
         }
     }
-    sr_split_place(p, NULL, flags, i, sr_warp_ballot(alive), spawns, spawn);
+    sr_split_place(p, (uint32_t *)0, flags, i, sr_warp_ballot(alive), spawns, spawn);
 }
 
 #endif

@@ -210,7 +210,7 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
             SR_FOR_LANES {
                 SR_L(spawns) = false;
                 if (SR_L(alive)) {
-                    SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce), &SR_L(spawn), &SR_L(spawns));
+                    SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce), split ? &SR_L(spawn) : (sr_ray *)0, &SR_L(spawns));
                     SR_L(bounce)++;
                 }
             }
@@ -256,7 +256,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
         while (SR_L(alive)) {
             sr_ray spawn;
             bool spawns = false;
-            SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce), &spawn, &spawns);
+            SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce), split ? &spawn : (sr_ray *)0, &spawns);
             SR_L(bounce)++;
             if (path || !split) continue;   /* (constants on the GPU: those kernels carry no stack) */
             if (spawns) sr_split_keep(p, &SR_L(st), &spawn, SR_L(bounce));

@@ -49,9 +49,7 @@ SR_HD bool sr_stage_shade_whitted_split(const sr_params *p, uint32_t slot, uint3
 /* Without the split (p->split NULL) nothing is spawned. */
 SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
-    sr_ray spawn;
-    bool spawns = false;
-    return sr_stage_shade_whitted_split(p, slot, bounce, &spawn, &spawns);
+    return sr_stage_shade_whitted_split(p, slot, bounce, (sr_ray *)0, (bool *)0);
 }
 SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
@@ -94,11 +92,9 @@ SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path
     sr_ray r = sr_camera_pixel(p, pixel);
     uint32_t segments = 0;
     if (path || !split) {
-        sr_ray spawn;
-        bool spawns = false;   /* (p->split is NULL: nothing is spawned) */
         for (uint32_t b = 0; b < p->scene.max_depth; b++) {
             segments++;
-            if (!(path ? sr_trace_path(p, &r, b) : sr_trace_whitted(p, &r, b, &spawn, &spawns))) break;
+            if (!(path ? sr_trace_path(p, &r, b) : sr_trace_whitted(p, &r, b, (sr_ray *)0, (bool *)0))) break;
         }
         return segments;
     }

@@ -75,8 +75,8 @@ SR_HD bool sr_split_pop(sr_split_stack *st, sr_ray *r, uint32_t *bounce)
 }
 
 /* The ray a Whitted vertex sends on (mirror, glass, metal, pbr), written into *r; false
- * when it is absorbed. With the split, a glass hit may also spawn a second ray (*spawn, and
- * *spawns set). x: the hit; xs: where rays leaving on n's side start; n: the geometric
+ * when it is absorbed. With the split (p->split and spawn not NULL), a glass hit may also
+ * spawn a second ray (*spawn, and *spawns set). x: the hit; xs: where rays leaving on n's side start; n: the geometric
  * normal on the ray's side; ns: the shading normal (smooth: it differs from n). */
 SR_HD bool sr_whitted_next(const sr_params *p, sr_ray *r, uint32_t bounce, uint32_t pixel, const sr_material *m,
                            sr_vec3 d, sr_vec3 x, sr_vec3 xs, sr_vec3 n, sr_vec3 ns, bool smooth, bool front,
@@ -98,7 +98,7 @@ SR_HD bool sr_whitted_next(const sr_params *p, sr_ray *r, uint32_t bounce, uint3
                 float cos_t = -sr_dot(refracted, sn);
                 fresnel = sr_schlick(cos_t, 1.0f, m->ior);
             }
-            if (p->split) {
+            if (spawn && p->split) {   /* (spawn NULL: a kernel built without the split) */
                 /* The split: the refracted ray goes on with (1 - F), the reflected one is
                  * spawned with F; total internal reflection reflects everything, no spawn. */
                 const sr_vec3 rd = sr_reflect(d, sn), td = can_refract ? sr_normalize(refracted) : rd;
