@@ -69,19 +69,23 @@ SR_HD sr_vec3 sr_tex_sample(const sr_scene_view *s, const sr_texture *t, float u
 }
 
 /* The material with its textures applied at the hit: *out = *m with colour x the colour
- * texture and roughness x the roughness texture's green channel (glTF's convention; a grey map
- * has it in every channel). Returns m itself when it has no texture (the common case costs
- * this one test), else out. */
+ * texture, roughness x the roughness texture's green channel and metallic x the metallic
+ * texture's blue channel (glTF's convention; a grey map has them in every channel), and a pbr
+ * material's emission x the emission texture. Returns m itself when it has no texture (the
+ * common case costs this one test), else out. */
 SR_HD const sr_material *sr_material_at(const sr_scene_view *s, const sr_material *m, uint32_t hit_prim,
                                         const sr_prim *prim, sr_vec3 x, sr_material *out)
 {
-    if (SR_NO_ASSETS || !(m->color_tex | m->rough_tex)) return m;
+    if (SR_NO_ASSETS || !(m->color_tex | m->rough_tex | m->metal_tex | m->emit_tex)) return m;
     float u = 0.0f, v = 0.0f;
     if (!sr_hit_uv(s, hit_prim, prim, x, &u, &v)) return m;
     *out = *m;
     if (m->color_tex) out->color = sr_mul(m->color, sr_tex_sample(s, &s->textures[m->color_tex - 1u], u, v));
     if (m->rough_tex)
         out->roughness = sr_clampf(m->roughness * sr_tex_sample(s, &s->textures[m->rough_tex - 1u], u, v).y, 0.0f, 1.0f);
+    if (m->metal_tex)
+        out->metallic = sr_clampf(m->metallic * sr_tex_sample(s, &s->textures[m->metal_tex - 1u], u, v).z, 0.0f, 1.0f);
+    if (m->emit_tex) out->color2 = sr_mul(m->color2, sr_tex_sample(s, &s->textures[m->emit_tex - 1u], u, v));
     return out;
 }
 

@@ -30,6 +30,8 @@ typedef struct sr_material {
     uint32_t two_sided;   /* emissive: 1 = emits from both sides                        */
     uint32_t color_tex;   /* 1 + texture index multiplying `color` (albedo, reflectance); 0 = none */
     uint32_t rough_tex;   /* 1 + texture index multiplying `roughness` (its green channel); 0 = none */
+    uint32_t metal_tex;   /* 1 + texture index multiplying `metallic` (its blue channel, glTF's); 0 = none */
+    uint32_t emit_tex;    /* pbr: 1 + texture index multiplying the emission `color2`; 0 = none */
 } sr_material;
 
 /* An image texture: width x height linear RGB float texels, row 0 at the top, starting at

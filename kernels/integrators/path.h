@@ -326,7 +326,8 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
 
     const uint32_t seed = p->seed, sample = p->sample;
     uint32_t k = sr_emitter_pick(s, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_PICK));
-    const sr_prim *e = &s->prims[s->emitters[k].prim];
+    const uint32_t ek = s->emitters[k].prim;
+    const sr_prim *e = &s->prims[ek];
     const sr_material *em = &s->materials[e->material];
     sr_vec3 xl;
     if (!sr_emitter_sample(e, origin, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_U),
@@ -349,13 +350,20 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     float sdist = sr_length(sd);
     if (!(sdist > 0.0f) || sr_dot(sd, wi) <= 0.0f) return sum;
     if (sr_trace_occluded(s, origin, sr_scale(sd, 1.0f / sdist), 0.0f, sdist)) return sum;
-    return sr_add(sum, sr_mul(f, sr_scale(em->color, sr_path_nee_weight(pl, pdf, wi, ng) / pl)));
+    sr_vec3 le = sr_emission(em);
+    if (!SR_NO_ASSETS && em->emit_tex) {   /* a textured emission, at the sampled point */
+        sr_material textured;
+        le = sr_material_at(s, em, ek, e, xl, &textured)->color2;
+    }
+    return sr_add(sum, sr_mul(f, sr_scale(le, sr_path_nee_weight(pl, pdf, wi, ng) / pl)));
 }
 
-/* Radiance an emitter hit at distance t along (o, d) sends back: its colour on the front (or
- * both sides), weighted by MIS against light sampling when the direction was BSDF-sampled
- * with solid-angle pdf `prev_pdf` at a vertex that also sampled the emitters (0: specular or
- * camera, full weight). Planes are not in the emitter list, so nothing else finds them. */
+/* Radiance an emitter hit at distance t along (o, d) sends back: its emission (sr_emission of
+ * m, the material with its textures applied) on the front (or both sides), weighted by MIS
+ * against light sampling when the direction was BSDF-sampled with solid-angle pdf `prev_pdf`
+ * at a vertex that also sampled the emitters (0: specular or camera, full weight); the pick
+ * probability is the untextured material's, as the table has it. Planes are not in the
+ * emitter list, so nothing else finds them. */
 SR_HD sr_vec3 sr_path_emitted(const sr_scene_view *s, const sr_prim *prim, const sr_material *m, uint32_t hit_prim,
                               sr_vec3 o, sr_vec3 d, float t, sr_vec3 ng, bool front, float prev_pdf)
 {
@@ -363,18 +371,18 @@ SR_HD sr_vec3 sr_path_emitted(const sr_scene_view *s, const sr_prim *prim, const
     float w = 1.0f;
     if (prev_pdf > 0.0f && !(s->path_flags & SR_PATH_NO_NEE) && !(hit_prim & SR_HIT_PLANE_BIT) &&
         s->emitter_power > 0.0f) {
-        float pl = sr_emitter_power(prim, m) / s->emitter_power * sr_emitter_pdf(prim, o, d, t, ng);
+        float pl = sr_emitter_power(prim, &s->materials[prim->material]) / s->emitter_power *
+                   sr_emitter_pdf(prim, o, d, t, ng);
         w = sr_mis_power(prev_pdf, pl);
     }
-    return sr_scale(m->color, w);
+    return sr_scale(sr_emission(m), w);
 }
 
 /* What the last vertex's continuation (o, wi, sampled with solid-angle pdf `pdf`) finds, hit
  * h: only the emission or sky is added, so every kind of light reaches the camera along at
  * most max_depth + 1 segments (docs/scene-format.md, "Integrators"). Emission as sr_path_vertex adds it:
- * an emissive material's radiance (MIS-weighted), or a pbr material's `emission` (color2)
- * from its front, in full (pbr emitters are not light-sampled); no texture changes color2,
- * so the material needs no sr_material_at here. */
+ * an emissive material's radiance or a pbr material's `emission` (color2, times its emission
+ * texture) from its front, MIS-weighted against light sampling. */
 SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;
@@ -384,14 +392,13 @@ SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_v
     }
     const sr_prim *prim = sr_hit_prim(s, h);
     const sr_material *m = &s->materials[prim->material];
-    if (m->kind != SR_MAT_EMISSIVE && m->kind != SR_MAT_PBR) return;
-    const sr_vec3 ng = sr_prim_normal(prim, sr_madd(o, wi, h.t));
+    if (!sr_is_emitter(m)) return;
+    const sr_vec3 x = sr_madd(o, wi, h.t);
+    const sr_vec3 ng = sr_prim_normal(prim, x);
     const bool front = sr_dot(wi, ng) < 0.0f;
-    /* Both kinds through one add (a pbr surface that does not emit adds 0): a branch of its
-     * own for pbr makes the path wave kernels spill more (docs/experiments.md). */
-    const sr_vec3 le = m->kind == SR_MAT_PBR ? (front ? m->color2 : sr_v3s(0.0f))
-                                             : sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, front, pdf);
-    sr_path_film_add(p, pixel, sr_mul(tp, le));
+    sr_material textured;
+    if (!SR_NO_ASSETS && m->emit_tex) m = sr_material_at(s, m, h.prim, prim, x, &textured);
+    sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, front, pdf)));
 }
 
 /* One path vertex of ray *r, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns
@@ -435,8 +442,9 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
     case SR_MAT_METAL:
         specular = m->roughness <= 0.0f;
         break;
-    case SR_MAT_PBR:   /* emits from its front, and is never specular (alpha >= 1e-3) */
-        if (front && sr_max3(m->color2) > 0.0f) sr_path_film_add(p, pixel, sr_mul(tp, m->color2));
+    case SR_MAT_PBR:   /* emits from its front (a light, MIS-weighted), and is never specular (alpha >= 1e-3) */
+        if (front && sr_max3(m->color2) > 0.0f)
+            sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, d, h.t, ng, front, prev_pdf)));
         break;
     default:   /* mirror, glass */
         specular = true;

@@ -464,6 +464,16 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
     return status ? status : add_source(path, &st, linear ? -1 : srgb, *index, set, err);
 }
 
+sr_status sr_texture_load_memory(const char *name, const unsigned char *bytes, size_t len, int srgb, uint32_t wrap,
+                                 uint32_t filter, sr_texture_set *set, uint32_t *index, sr_error *err)
+{
+    if (len > SR_MAX_TEXTURE_FILE_BYTES || len > (size_t)INT32_MAX)
+        return sr_fail(err, SR_ERR_INPUT, "texture %s is %.1f MiB; at most %.0f MiB are supported", name,
+                       (double)len / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
+    if (!bytes || !len) return sr_fail(err, SR_ERR_INPUT, "texture %s is empty; expected a PNG or JPEG image", name);
+    return load_stb(name, bytes, (int)len, srgb, wrap, filter, set, index, err);
+}
+
 void sr_texture_set_free(sr_texture_set *set)
 {
     if (!set) return;

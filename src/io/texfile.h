@@ -3,6 +3,7 @@
 #ifndef SR_TEXTURE_FILE_H
 #define SR_TEXTURE_FILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "../base/status.h"
 #include "../../kernels/core/types.h"
@@ -39,6 +40,13 @@ typedef struct sr_texture_set {
  * truncated or oversized file is SR_ERR_INPUT with a message that names it. */
 sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t filter, sr_texture_set *set,
                           uint32_t *index, sr_error *err);
+
+/* The same for an image already in memory (a glTF's embedded image: a GLB buffer view or a
+ * data URI), with the same checks and budgets; `name` stands for the file in messages (a
+ * name ending in .tga is decoded as TGA, any other only as PNG, JPEG or Radiance HDR). Never
+ * shared with another texture. */
+sr_status sr_texture_load_memory(const char *name, const unsigned char *bytes, size_t len, int srgb, uint32_t wrap,
+                                 uint32_t filter, sr_texture_set *set, uint32_t *index, sr_error *err);
 
 /* The linear value of an 8-bit sRGB code (IEC 61966-2-1), as the loader uses it. */
 float sr_srgb_decode8(uint8_t code);
