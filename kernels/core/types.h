@@ -32,6 +32,9 @@ typedef struct sr_material {
     uint32_t rough_tex;   /* 1 + texture index multiplying `roughness` (its green channel); 0 = none */
     uint32_t metal_tex;   /* 1 + texture index multiplying `metallic` (its blue channel, glTF's); 0 = none */
     uint32_t emit_tex;    /* pbr: 1 + texture index multiplying the emission `color2`; 0 = none */
+    uint32_t norm_tex;    /* 1 + texture index of a tangent-space normal map (linear); 0 = none.
+                             Read where a prim's attributes carry SR_ATTR_NORMAL_MAP         */
+    float normal_scale;   /* the normal map's X and Y scale (glTF's normalTexture.scale)     */
 } sr_material;
 
 /* An image texture: width x height linear RGB float texels, row 0 at the top, starting at
@@ -66,6 +69,7 @@ typedef struct sr_prim {
  * the scene carries one entry per bounded prim, in the same (BVH) order, or none at all. */
 #define SR_ATTR_NORMALS 1u   /* n[] holds unit shading normals at a, b, c                     */
 #define SR_ATTR_UV 2u        /* uv[] holds texture coordinates (u, v) at a, b, c              */
+#define SR_ATTR_NORMAL_MAP 4u /* with SR_ATTR_UV: the prim's material has a normal map (norm_tex) */
 typedef struct sr_tri_attr {
     sr_vec3 n[3];
     float uv[6];

@@ -92,6 +92,7 @@ static void read_material(const cJSON *m, sr_gltf_material *out, char *unsupport
         out->other_texcoord |= tc != 0;
         if (has != out->has_uv_xf || (has && memcmp(xf, out->uv_xf, sizeof xf))) out->other_xf = 1;
     }
+    out->normal_scale = num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "normalTexture"), "scale"), 1.0f);
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(m, "alphaMode");
     if (cJSON_IsString(mode))
         out->alpha_mode = !strcmp(mode->valuestring, "MASK") ? SR_ALPHA_MASK
@@ -131,6 +132,7 @@ sr_status sr_gltf_materials_read(const char *path, const char *ext, uint64_t siz
         for (const cJSON *m = mats->child; m; m = m->next, k++) {
             out->mats[k].emissive_strength = 1.0f;
             out->mats[k].alpha_cutoff = 0.5f;
+            out->mats[k].normal_scale = 1.0f;
             if (cJSON_IsObject(m)) read_material(m, &out->mats[k], out->unsupported, sizeof out->unsupported);
         }
     }

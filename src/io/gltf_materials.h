@@ -26,6 +26,7 @@ typedef struct sr_gltf_material {
     float uv_xf[6];
     int other_xf;              /* another texture's transform differs from the base colour's  */
     int other_texcoord;        /* a texture reads a texCoord set other than 0                 */
+    float normal_scale;        /* normalTexture.scale; 1 without it                           */
     int alpha_mode;            /* SR_ALPHA_*                                                  */
     float alpha_cutoff;        /* MASK: 0.5 unless given                                      */
 } sr_gltf_material;

@@ -243,6 +243,8 @@ static bool file_material(const struct aiScene *sc, const struct aiMaterial *mat
         if (sr_max3(m->color2) > 0.0f &&
             !file_texture(sc, mat, aiTextureType_EMISSIVE, mesh_path, used, &out->tex[SR_FTEX_EMIT]))
             return false;
+        if (!file_texture(sc, mat, aiTextureType_NORMALS, mesh_path, used, &out->tex[SR_FTEX_NORMAL])) return false;
+        m->normal_scale = gx ? gx->normal_scale : 1.0f;
     }
     return true;
 }
@@ -303,7 +305,7 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
      * image are used; an OBJ's are not. */
     const bool gltf = gm->is_gltf;
     static const struct { enum aiTextureType type; const char *what; int gltf_used; } maps[] = {
-        { aiTextureType_NORMALS, "normal map", 0 }, { aiTextureType_EMISSIVE, "emission map", 1 },
+        { aiTextureType_NORMALS, "normal map", 1 }, { aiTextureType_EMISSIVE, "emission map", 1 },
         { aiTextureType_METALNESS, "metallic map", 1 }, { aiTextureType_DIFFUSE_ROUGHNESS, "roughness map", 1 },
         { aiTextureType_LIGHTMAP, "occlusion map", 0 }, { aiTextureType_SPECULAR, "specular map", 0 },
         { aiTextureType_OPACITY, "opacity map", 0 }, { aiTextureType_HEIGHT, "bump map", 0 },
@@ -533,6 +535,7 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
         *opts->file_mat_count = nm;
     }
 
+    const bool mapped = opts->file_mats && *opts->file_mats;   /* file materials, some maybe normal-mapped */
     xform t = xform_make(xf);
     size_t kept = *count;
     for (unsigned m = 0; m < sc->mNumMeshes; m++) {
@@ -571,6 +574,10 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
                         if (gx && gx->has_uv_xf) sr_gltf_uv_apply(gx->uv_xf, &a.uv[2 * k], &a.uv[2 * k + 1]);
                     }
                     a.flags |= SR_ATTR_UV;
+                    if (mapped && mesh->mMaterialIndex < *opts->file_mat_count) {
+                        const sr_file_texture *nt = &(*opts->file_mats)[mesh->mMaterialIndex].tex[SR_FTEX_NORMAL];
+                        if (nt->path || nt->bytes) a.flags |= SR_ATTR_NORMAL_MAP;
+                    }
                 }
                 if (!(a.flags & SR_ATTR_NORMALS)) memset(a.n, 0, sizeof a.n);
                 at[kept] = a;

@@ -270,7 +270,7 @@ sr_status sr_scene_lookup_material(sr_json_doc *c, const cJSON *obj, const char 
 bool sr_scene_textured(const sr_scene *s, uint32_t mat)
 {
     const sr_material *m = &s->materials[mat];
-    return (m->color_tex | m->rough_tex | m->metal_tex | m->emit_tex) != 0;
+    return (m->color_tex | m->rough_tex | m->metal_tex | m->emit_tex | m->norm_tex) != 0;
 }
 
 /* One image of a file material into the scene's textures (a file, or bytes embedded in the
@@ -321,6 +321,7 @@ sr_status sr_scene_add_file_materials(sr_json_doc *c, const cJSON *file, const c
         SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_MR], 0, &m->rough_tex));
         m->metal_tex = m->rough_tex;
         SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_EMIT], 1, &m->emit_tex));
+        SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_NORMAL], 0, &m->norm_tex));
     }
     return SR_OK;
 }
