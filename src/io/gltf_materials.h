@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "../base/status.h"
+#include "../../kernels/core/types.h"   /* SR_ALPHA_* */
 
-enum { SR_ALPHA_OPAQUE = 0, SR_ALPHA_MASK, SR_ALPHA_BLEND };
 
 typedef struct sr_gltf_material {
     float emissive_strength;   /* KHR_materials_emissive_strength; 1 without it              */
@@ -27,7 +27,7 @@ typedef struct sr_gltf_material {
     int other_xf;              /* another texture's transform differs from the base colour's  */
     int other_texcoord;        /* a texture reads a texCoord set other than 0                 */
     float normal_scale;        /* normalTexture.scale; 1 without it                           */
-    int alpha_mode;            /* SR_ALPHA_*                                                  */
+    uint32_t alpha_mode;       /* SR_ALPHA_*                                                  */
     float alpha_cutoff;        /* MASK: 0.5 unless given                                      */
 } sr_gltf_material;
 

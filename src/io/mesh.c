@@ -245,6 +245,23 @@ static bool file_material(const struct aiScene *sc, const struct aiMaterial *mat
             return false;
         if (!file_texture(sc, mat, aiTextureType_NORMALS, mesh_path, used, &out->tex[SR_FTEX_NORMAL])) return false;
         m->normal_scale = gx ? gx->normal_scale : 1.0f;
+        /* alphaMode: alpha is the base colour factor's times its image's alpha channel */
+        struct aiColor4D bc;
+        m->alpha = 1.0f;
+        if (aiGetMaterialColor(mat, AI_MATKEY_BASE_COLOR, &bc) == aiReturn_SUCCESS && isfinite(bc.a))
+            m->alpha = fminf(fmaxf(bc.a, 0.0f), 1.0f);
+        m->alpha_mode = gx ? (uint32_t)gx->alpha_mode : SR_ALPHA_OPAQUE;
+        m->alpha_cutoff = gx ? gx->alpha_cutoff : 0.5f;
+        if (m->alpha_mode != SR_ALPHA_OPAQUE && (base->path || base->bytes)) {
+            sr_file_texture *al = &out->tex[SR_FTEX_ALPHA];
+            if (base->path && !(al->path = strdup(base->path))) return false;
+            if (base->bytes) {
+                if (!(al->bytes = malloc(base->len))) return false;
+                memcpy(al->bytes, base->bytes, base->len);
+                al->len = base->len;
+                memcpy(al->name, base->name, sizeof al->name);
+            }
+        }
     }
     return true;
 }
@@ -317,20 +334,16 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
         for (unsigned k = 0; k < sc->mNumMaterials; k++) n += aiGetMaterialTextureCount(sc->mMaterials[k], maps[t].type) > 0;
         if (n) note(buf, cap, "%s%s (%u material%s)", maps[t].what, plural(n), n, plural(n));
     }
-    unsigned ks = 0, mask = 0, blend = 0, texcoord = 0, other_xf = 0;
+    unsigned ks = 0, texcoord = 0, other_xf = 0;
     for (unsigned k = 0; !gltf && k < sc->mNumMaterials; k++) {
         sr_vec3 c;
         ks += mat_color(sc->mMaterials[k], AI_MATKEY_COLOR_SPECULAR, &c) && sr_max3(c) > 0.0f;
     }
     for (uint32_t k = 0; k < gm->count; k++) {
-        mask += gm->mats[k].alpha_mode == SR_ALPHA_MASK;
-        blend += gm->mats[k].alpha_mode == SR_ALPHA_BLEND;
         texcoord += gm->mats[k].other_texcoord != 0;
         other_xf += gm->mats[k].other_xf != 0;
     }
     if (ks) note(buf, cap, "specular colour Ks (%u material%s; the specular lobe follows Ns)", ks, plural(ks));
-    if (mask) note(buf, cap, "alphaMode MASK (%u material%s; drawn opaque)", mask, plural(mask));
-    if (blend) note(buf, cap, "alphaMode BLEND (%u material%s; drawn opaque)", blend, plural(blend));
     if (texcoord) note(buf, cap, "texture coordinate sets other than TEXCOORD_0 (%u material%s)", texcoord, plural(texcoord));
     if (other_xf)
         note(buf, cap, "texture transforms other than the base colour's (%u material%s; the base colour's is used)",
@@ -579,6 +592,9 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
                         if (nt->path || nt->bytes) a.flags |= SR_ATTR_NORMAL_MAP;
                     }
                 }
+                if (mapped && mesh->mMaterialIndex < *opts->file_mat_count &&
+                    (*opts->file_mats)[mesh->mMaterialIndex].m.alpha_mode != SR_ALPHA_OPAQUE)
+                    a.flags |= SR_ATTR_CUTOUT;
                 if (!(a.flags & SR_ATTR_NORMALS)) memset(a.n, 0, sizeof a.n);
                 at[kept] = a;
             }

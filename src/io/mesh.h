@@ -34,6 +34,7 @@ enum { SR_FTEX_BASE = 0,   /* base colour / diffuse (sRGB)                      
        SR_FTEX_MR,         /* glTF metallic-roughness: G = roughness, B = metallic (linear)   */
        SR_FTEX_EMIT,       /* emission (sRGB)                                                 */
        SR_FTEX_NORMAL,     /* glTF tangent-space normal map (linear)                          */
+       SR_FTEX_ALPHA,      /* glTF alpha (MASK, BLEND): the base colour image's alpha channel  */
        SR_FTEX_COUNT };
 
 /* A material read from a mesh file ("material": "file"): the project material it becomes and

@@ -31,9 +31,13 @@ typedef struct sr_texture_set {
     uint32_t source_count;
 } sr_texture_set;
 
+/* srgb = SR_DECODE_ALPHA: the image's alpha channel (/ 255; 1 where it has none), in every
+ * channel. */
+#define SR_DECODE_ALPHA 2
+
 /* Decode the image at `path` and append it: srgb = 1 for colour maps (8-bit values are sRGB
- * encoded and decoded to linear here), 0 for data maps (values / 255); Radiance HDR files are
- * linear floats either way. *index gets its position. A file already in the set (the same
+ * encoded and decoded to linear here), 0 for data maps (values / 255), SR_DECODE_ALPHA for
+ * its alpha; Radiance HDR files are linear floats either way. *index gets its position. A file already in the set (the same
  * file, however it is named, decoded the same way) is not decoded again: the new texture
  * shares its texels, and one with the same wrap and filter is the same texture. Each new
  * image is budgeted together with the texels already in the set. A missing, unreadable,

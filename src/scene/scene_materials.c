@@ -322,6 +322,7 @@ sr_status sr_scene_add_file_materials(sr_json_doc *c, const cJSON *file, const c
         m->metal_tex = m->rough_tex;
         SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_EMIT], 1, &m->emit_tex));
         SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_NORMAL], 0, &m->norm_tex));
+        SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_ALPHA], SR_DECODE_ALPHA, &m->alpha_tex));
     }
     return SR_OK;
 }

@@ -26,10 +26,10 @@ static void png_append(void *ctx, void *data, int size)
     p->n += (size_t)size;
 }
 
-unsigned char *sr_gltf_png(const unsigned char *rgb, int w, int h, size_t *len)
+unsigned char *sr_gltf_png(const unsigned char *px, int w, int h, int comp, size_t *len)
 {
     png_buf p = { NULL, 0 };
-    assert_true(stbi_write_png_to_func(png_append, &p, w, h, 3, rgb, w * 3) != 0);
+    assert_true(stbi_write_png_to_func(png_append, &p, w, h, comp, px, w * comp) != 0);
     *len = p.n;
     return p.b;
 }
@@ -168,7 +168,7 @@ void sr_gltf_textured_scene(char *json, size_t cap, const char *tag, int storage
     unsigned char rgb[48];
     for (int i = 0; i < 48; i++) rgb[i] = (unsigned char)((i * 97 + 31) % 251);
     size_t len = 0;
-    unsigned char *png = sr_gltf_png(rgb, 4, 4, &len);
+    unsigned char *png = sr_gltf_png(rgb, 4, 4, 3, &len);
     static const char *const ext[] = { "ext.gltf", "data.gltf", "glb.glb" };
     char path[1024], image[256];
     corpus_path(path, sizeof path, tag, ext[storage]);
@@ -193,7 +193,7 @@ void sr_gltf_transform_scene(char *json, size_t cap, const char *tag, float scal
 {
     const unsigned char rgb[6] = { 0, 0, 0, 255, 255, 255 };
     size_t len = 0;
-    unsigned char *png = sr_gltf_png(rgb, 2, 1, &len);
+    unsigned char *png = sr_gltf_png(rgb, 2, 1, 3, &len);
     char path[1024], mat[512];
     corpus_path(path, sizeof path, tag, "xf.glb");
     snprintf(mat, sizeof mat,
@@ -212,7 +212,7 @@ void sr_gltf_normal_map_scene(char *json, size_t cap, const char *tag, const uns
                               const char *integrator)
 {
     size_t len = 0;
-    unsigned char *png = rgb ? sr_gltf_png(rgb, 1, 1, &len) : NULL;
+    unsigned char *png = rgb ? sr_gltf_png(rgb, 1, 1, 3, &len) : NULL;
     char path[1024];
     corpus_path(path, sizeof path, tag, rgb ? "nmap.gltf" : "flat.gltf");
     sr_gltf_write_square(path, SR_GLTF_DATA_URI,
@@ -253,4 +253,33 @@ void sr_gltf_lamp_scene(char *json, size_t cap, const char *tag, int gltf, unsig
              "   \"lamp\":{\"type\":\"emissive\",\"radiance\":[8,6,4]}},"
              " \"objects\":[{\"type\":\"quad\",\"corner\":[-3,0,-3],\"edge_u\":[0,0,6],\"edge_v\":[6,0,0],\"material\":\"floor\"},"
              "   %s]}", spp, lamp);
+}
+
+void sr_gltf_alpha_scene(char *json, size_t cap, const char *tag, int mode, int with_square, unsigned spp)
+{
+    char path[1024], square[1200] = "";
+    corpus_path(path, sizeof path, tag, mode == 1 ? "mask.glb" : "blend.gltf");
+    if (mode == 1) {   /* left texel opaque red, right texel transparent */
+        const unsigned char rgba[8] = { 255, 40, 40, 255, 255, 40, 40, 0 };
+        size_t len = 0;
+        unsigned char *png = sr_gltf_png(rgba, 2, 1, 4, &len);
+        sr_gltf_write_square(path, SR_GLTF_GLB,
+                             "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0},\"metallicFactor\":0,"
+                             "\"roughnessFactor\":1},\"alphaMode\":\"MASK\",\"alphaCutoff\":0.5}",
+                             png, len, NULL, NULL);
+        free(png);
+    } else {           /* a quarter covered, everywhere */
+        sr_gltf_write_square(path, SR_GLTF_DATA_URI,
+                             "{\"pbrMetallicRoughness\":{\"baseColorFactor\":[1,1,1,0.25],\"metallicFactor\":0,"
+                             "\"roughnessFactor\":1},\"alphaMode\":\"BLEND\"}",
+                             NULL, 0, NULL, NULL);
+    }
+    if (with_square) snprintf(square, sizeof square, ",{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}", path);
+    snprintf(json, cap,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0],\"fov\":20},"
+             " \"image\":{\"width\":32,\"height\":32,\"spp\":%u}, \"background\":[0,0,0],"
+             " \"lights\":[{\"type\":\"directional\",\"direction\":[0.2,0.1,-1],\"intensity\":3}],"
+             " \"materials\":{\"back\":{\"type\":\"diffuse\",\"albedo\":[0.1,0.8,0.2]}},"
+             " \"objects\":[{\"type\":\"quad\",\"corner\":[-3,-3,-1],\"edge_u\":[6,0,0],\"edge_v\":[0,6,0],"
+             "\"material\":\"back\"}%s]}", spp, square);
 }

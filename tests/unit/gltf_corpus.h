@@ -16,8 +16,8 @@ enum { SR_GLTF_EXTERNAL_IMAGE, SR_GLTF_DATA_URI, SR_GLTF_GLB };
 void sr_gltf_write_square(const char *path, int storage, const char *material, const unsigned char *png, size_t png_len,
                           const char *image_name, const char *extensions_used);
 
-/* A PNG of w x h RGB pixels in memory (malloc'd, *len bytes). */
-unsigned char *sr_gltf_png(const unsigned char *rgb, int w, int h, size_t *len);
+/* A PNG of w x h pixels of comp channels (3: RGB, 4: RGBA) in memory (malloc'd, *len bytes). */
+unsigned char *sr_gltf_png(const unsigned char *px, int w, int h, int comp, size_t *len);
 
 /* ---- the scenes the CPU tests (test_gltf_materials.c) and the GPU test (test_gpu_gltf.c)
  * render: each writes its glTF files to the test folder (names starting with `tag`) and the
@@ -40,5 +40,11 @@ void sr_gltf_normal_map_scene(char *json, size_t cap, const char *tag, const uns
 /* A lamp facing down over a diffuse floor, path traced: the square from a glTF file with
  * emissive strength 8 (gltf = 1), or a JSON quad of radiance 8 (gltf = 0). */
 void sr_gltf_lamp_scene(char *json, size_t cap, const char *tag, int gltf, unsigned spp);
+
+/* A green diffuse quad behind the square, lit from the front (Whitted): the square is alpha
+ * MASK (mode 1: its left half opaque red by the texture's alpha, its right half cut away) or
+ * BLEND (mode 2: alpha 0.25 everywhere, from the base colour factor); with_square = 0 leaves
+ * it out. */
+void sr_gltf_alpha_scene(char *json, size_t cap, const char *tag, int mode, int with_square, unsigned spp);
 
 #endif

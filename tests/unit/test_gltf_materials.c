@@ -200,6 +200,73 @@ static void test_unsupported_extensions_noticed_once(void **state)
     sr_scene_free(&s);
 }
 
+/* alphaMode MASK: where the texture's alpha is under the cutoff, the square is not there for
+ * camera rays or shadow rays, so those pixels are the background's bit for bit; where it is
+ * over, the square shows. */
+static void test_alpha_mask_shows_behind(void **state)
+{
+    (void)state;
+    char json[4096];
+    sr_gltf_alpha_scene(json, sizeof json, "gm_mask", 1, 1, 1);
+    sr_scene s;
+    sr_test_parse("gm_mask.json", json, &s);
+    if (s.notices) fail_msg("%s", s.notices);   /* alphaMode is used: no notice */
+    float *with = sr_test_render_cpu(&s, 1);
+    sr_scene_free(&s);
+    sr_gltf_alpha_scene(json, sizeof json, "gm_mask", 1, 0, 1);
+    float *without = render("gm_mask.json", json, 1, NULL);
+    /* the square spans pixels 4..27 (fov 20 at distance 4: 2 units of 2.82); its halves meet at 16 */
+    int same_right = 0, differ_left = 0;
+    for (int y = 8; y < 24; y++) {
+        for (int x = 20; x < 26; x++) same_right += !memcmp(&with[(y * 32 + x) * 3], &without[(y * 32 + x) * 3], 12);
+        for (int x = 6; x < 12; x++) {
+            const float *p = &with[(y * 32 + x) * 3];
+            differ_left += p[0] > p[1];   /* red, not the green behind */
+        }
+    }
+    free(with);
+    free(without);
+    assert_int_equal(same_right, 16 * 6);
+    assert_int_equal(differ_left, 16 * 6);
+}
+
+/* alphaMode BLEND as coverage: alpha 0.25 lets three rays in four through, camera and shadow
+ * rays alike, so a pixel averages 0.25 front + 0.75 x (0.75 of the back's light). */
+static void test_alpha_blend_coverage(void **state)
+{
+    (void)state;
+    char json[4096];
+    sr_gltf_alpha_scene(json, sizeof json, "gm_blend", 2, 1, 64);
+    float *blend = render("gm_blend.json", json, 2, NULL);
+    sr_gltf_alpha_scene(json, sizeof json, "gm_blend", 2, 0, 64);
+    float *back = render("gm_blend.json", json, 2, NULL);
+    /* the square opaque: the same file with alphaMode left out */
+    char path[1024];
+    sr_test_tmp_path(path, sizeof path, "gm_blend_opaque.gltf");
+    sr_gltf_write_square(path, SR_GLTF_DATA_URI,
+                         "{\"pbrMetallicRoughness\":{\"baseColorFactor\":[1,1,1,0.25],\"metallicFactor\":0,"
+                         "\"roughnessFactor\":1}}", NULL, 0, NULL, NULL);
+    char *at = strstr(json, "\"objects\"");
+    assert_non_null(at);
+    char json2[4096];
+    snprintf(json2, sizeof json2, "%.*s\"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}",
+             (int)(at - json), json, path);
+    float *front = render("gm_blend2.json", json2, 2, NULL);
+    double got = 0, want = 0;
+    for (int y = 10; y < 22; y++)
+        for (int x = 10; x < 22; x++)
+            for (int c = 0; c < 3; c++) {
+                const int i = (y * 32 + x) * 3 + c;
+                got += blend[i];
+                want += 0.25 * front[i] + 0.75 * 0.75 * back[i];
+            }
+    printf("alpha BLEND: mean %.5f, expected %.5f\n", got / 432, want / 432);
+    assert_true(fabs(got / want - 1.0) < 0.03);
+    free(blend);
+    free(back);
+    free(front);
+}
+
 /* glTF's UV transform in its own convention (v down), through assimp's flipped v. */
 static void test_uv_transform_math(void **state)
 {
@@ -229,6 +296,8 @@ int main(void)
         cmocka_unit_test(test_normal_map_cosine),
         cmocka_unit_test(test_emissive_lamp_is_a_light),
         cmocka_unit_test(test_unsupported_extensions_noticed_once),
+        cmocka_unit_test(test_alpha_mask_shows_behind),
+        cmocka_unit_test(test_alpha_blend_coverage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
