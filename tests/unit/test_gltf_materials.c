@@ -267,6 +267,29 @@ static void test_alpha_blend_coverage(void **state)
     free(front);
 }
 
+/* An embedded image that is not an image stops the scene (exit 2) naming the file, the image
+ * and the material, as an image file would. */
+static void test_embedded_garbage_refused(void **state)
+{
+    (void)state;
+    char path[1024], json[4096];
+    sr_test_tmp_path(path, sizeof path, "gm_bad.glb");
+    const unsigned char junk[] = "GIF89a this is not a PNG at all";
+    sr_gltf_write_square(path, SR_GLTF_GLB,
+                         "{\"name\":\"skin\",\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}", junk,
+                         sizeof junk, NULL, NULL);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0]},\"image\":{\"width\":8,\"height\":8},"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+    sr_scene s;
+    sr_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(sr_scene_parse("gm_bad.json", json, strlen(json), &s, &err), SR_ERR_INPUT);
+    if (!strstr(err.msg, "gm_bad.glb (embedded image 0)") || !strstr(err.msg, "\"skin\"") ||
+        !strstr(err.msg, "gm_bad.json:1:"))
+        fail_msg("%s", err.msg);
+}
+
 /* glTF's UV transform in its own convention (v down), through assimp's flipped v. */
 static void test_uv_transform_math(void **state)
 {
@@ -298,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_unsupported_extensions_noticed_once),
         cmocka_unit_test(test_alpha_mask_shows_behind),
         cmocka_unit_test(test_alpha_blend_coverage),
+        cmocka_unit_test(test_embedded_garbage_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
