@@ -267,6 +267,46 @@ static void test_alpha_blend_coverage(void **state)
     free(front);
 }
 
+/* Every map of a material is read (one embedded image for all of them here): metallic-
+ * roughness, emission, normal, and the base colour's alpha for MASK; the notice names none. */
+static void test_maps_read(void **state)
+{
+    (void)state;
+    char path[1024], json[4096];
+    sr_test_tmp_path(path, sizeof path, "gm_maps.glb");
+    const unsigned char rgba[8] = { 10, 100, 200, 255, 30, 60, 90, 128 };
+    size_t len = 0;
+    unsigned char *png = sr_gltf_png(rgba, 2, 1, 4, &len);
+    sr_gltf_write_square(path, SR_GLTF_GLB,
+                         "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0},\"metallicRoughnessTexture\":"
+                         "{\"index\":0},\"metallicFactor\":0.5,\"roughnessFactor\":0.7},\"normalTexture\":{\"index\":0,"
+                         "\"scale\":0.8},\"emissiveTexture\":{\"index\":0},\"emissiveFactor\":[1,1,1],\"alphaMode\":\"MASK\","
+                         "\"alphaCutoff\":0.3}", png, len, NULL, NULL);
+    free(png);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0]},\"image\":{\"width\":8,\"height\":8},"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+    sr_scene s;
+    sr_test_parse("gm_maps.json", json, &s);
+    if (s.notices) fail_msg("%s", s.notices);
+    const sr_material *m = &s.materials[s.prims[0].material];
+    assert_true(m->color_tex && m->rough_tex && m->metal_tex && m->emit_tex && m->norm_tex && m->alpha_tex);
+    assert_int_equal(m->rough_tex, m->metal_tex);
+    assert_int_equal(m->alpha_mode, SR_ALPHA_MASK);
+    assert_float_equal(m->alpha_cutoff, 0.3f, 1e-7);
+    assert_float_equal(m->normal_scale, 0.8f, 1e-7);
+    assert_float_equal(m->metallic, 0.5f, 1e-7);
+    /* the metallic-roughness and normal images are data (value / 255), the base colour sRGB */
+    const sr_texture *mr = &s.tex.items[m->rough_tex - 1u], *bc = &s.tex.items[m->color_tex - 1u];
+    assert_float_equal(s.tex.texels[3u * mr->offset + 1u], 100.0f / 255.0f, 1e-7);
+    assert_float_equal(s.tex.texels[3u * bc->offset + 1u], sr_srgb_decode8(100), 1e-7);
+    const sr_texture *al = &s.tex.items[m->alpha_tex - 1u];
+    assert_float_equal(s.tex.texels[3u * (al->offset + 1u)], 128.0f / 255.0f, 1e-7);
+    for (uint32_t i = 0; i < s.prim_count; i++)
+        assert_int_equal(s.attrs[i].flags & (SR_ATTR_NORMAL_MAP | SR_ATTR_CUTOUT), SR_ATTR_NORMAL_MAP | SR_ATTR_CUTOUT);
+    sr_scene_free(&s);
+}
+
 /* An embedded image that is not an image stops the scene (exit 2) naming the file, the image
  * and the material, as an image file would. */
 static void test_embedded_garbage_refused(void **state)
@@ -322,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_alpha_mask_shows_behind),
         cmocka_unit_test(test_alpha_blend_coverage),
         cmocka_unit_test(test_embedded_garbage_refused),
+        cmocka_unit_test(test_maps_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
