@@ -417,6 +417,10 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
     return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
 }
 
+static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                             const sr_gltf_materials *gm, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
+                             sr_error *err);
+
 static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                            sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
 {
@@ -438,7 +442,24 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     if (!strcmp(ext, ".obj") && (mem = sr_obj_mtl_check(path, err))) return mem;
     if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, size, err))) return mem;
     if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_data_check(path, ext, size, err))) return mem;
+    /* What assimp does not pass on of a glTF's materials, read from its JSON before the
+     * import (so the two are never held at once). */
+    sr_gltf_materials gm;
+    memset(&gm, 0, sizeof gm);
+    if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_materials_read(path, ext, size, &gm, err)))
+        return mem;
+    mem = mesh_import(path, xf, material, opts, &gm, prims, count, attrs, err);
+    sr_gltf_materials_free(&gm);
+    return mem;
+}
 
+/* The import itself (mesh_load has checked the file and read gm, a glTF's material fields). */
+static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                             const sr_gltf_materials *gm, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
+                             sr_error *err)
+{
+    sr_status mem;
+    char *what;
     unsigned flags = SR_MESH_FLAGS;
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (opts->normals == SR_NORMALS_SMOOTH) {
@@ -516,17 +537,9 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     }
     sr_tri_attr *at = attrs ? *attrs : NULL;
 
-    /* What assimp does not pass on of a glTF's materials, read from its JSON. */
-    const bool is_gltf = !strcmp(ext, ".gltf") || !strcmp(ext, ".glb");
-    sr_gltf_materials gm;
-    memset(&gm, 0, sizeof gm);
-    if (is_gltf && (mem = sr_gltf_materials_read(path, ext, size, &gm, err))) {
-        aiReleaseImport(sc);
-        return mem;
-    }
+    const bool is_gltf = gm->is_gltf != 0;
     unsigned char *used_images = calloc(sc->mNumTextures + 1u, 1);
     if (!used_images) {
-        sr_gltf_materials_free(&gm);
         aiReleaseImport(sc);
         return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
     }
@@ -535,11 +548,10 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
         sr_file_material *fm = calloc(nm, sizeof *fm);
         bool ok = fm != NULL;
         for (unsigned k = 0; ok && k < sc->mNumMaterials; k++)
-            ok &= file_material(sc, sc->mMaterials[k], path, is_gltf, k < gm.count ? &gm.mats[k] : NULL, used_images, &fm[k]);
+            ok &= file_material(sc, sc->mMaterials[k], path, is_gltf, k < gm->count ? &gm->mats[k] : NULL, used_images, &fm[k]);
         if (ok && !sc->mNumMaterials) ok &= file_material(sc, NULL, path, is_gltf, NULL, used_images, &fm[0]);
         if (!ok) {
             sr_file_materials_free(fm, nm);
-            sr_gltf_materials_free(&gm);
             free(used_images);
             aiReleaseImport(sc);
             return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
@@ -579,7 +591,7 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
                     a.flags |= SR_ATTR_NORMALS;
                 if (use_uv && mesh->mTextureCoords[0]) {
                     /* a glTF material's KHR_texture_transform, baked into the UVs */
-                    const sr_gltf_material *gx = mesh->mMaterialIndex < gm.count ? &gm.mats[mesh->mMaterialIndex] : NULL;
+                    const sr_gltf_material *gx = mesh->mMaterialIndex < gm->count ? &gm->mats[mesh->mMaterialIndex] : NULL;
                     for (int k = 0; k < 3; k++) {
                         const struct aiVector3D uv = mesh->mTextureCoords[0][ix[k]];
                         a.uv[2 * k] = isfinite(uv.x) ? uv.x : 0.0f;
@@ -602,9 +614,8 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
         }
     }
     if (opts->notice && opts->notice_cap)
-        unused_notice(sc, opts, use_normals, use_uv, used_images, &gm, opts->notice, opts->notice_cap);
+        unused_notice(sc, opts, use_normals, use_uv, used_images, gm, opts->notice, opts->notice_cap);
     free(used_images);
-    sr_gltf_materials_free(&gm);
     aiReleaseImport(sc);
 
     if (kept == *count)
