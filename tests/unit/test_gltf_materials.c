@@ -307,6 +307,22 @@ static void test_maps_read(void **state)
     sr_scene_free(&s);
 }
 
+/* MTL's Ks has no counterpart in the pbr model: it is named, not dropped silently. */
+static void test_mtl_ks_noticed(void **state)
+{
+    (void)state;
+    char obj[1024], mtl[1024], json[4096];
+    sr_test_write_file(mtl, sizeof mtl, "gm_ks.mtl", "newmtl shiny\nKd 0.5 0.5 0.5\nKs 0.8 0.8 0.8\nNs 200\n");
+    sr_test_write_file(obj, sizeof obj, "gm_ks.obj", "mtllib gm_ks.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl shiny\nf 1 2 3\n");
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0]},\"image\":{\"width\":8,\"height\":8},"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", obj);
+    sr_scene s;
+    sr_test_parse("gm_ks.json", json, &s);
+    if (!s.notices || !strstr(s.notices, "specular colour Ks (1 material")) fail_msg("%s", s.notices ? s.notices : "no notice");
+    sr_scene_free(&s);
+}
+
 /* An embedded image that is not an image stops the scene (exit 2) naming the file, the image
  * and the material, as an image file would. */
 static void test_embedded_garbage_refused(void **state)
@@ -363,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_alpha_blend_coverage),
         cmocka_unit_test(test_embedded_garbage_refused),
         cmocka_unit_test(test_maps_read),
+        cmocka_unit_test(test_mtl_ks_noticed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
