@@ -165,12 +165,11 @@ SR_HD uint32_t sr_float_bits(float f)
 /* Whether the hit at t on bounded prim i (BVH order) is cut away by its material's alpha:
  * alpha-tested (MASK: kept where alpha >= the cutoff) or coverage (BLEND: kept with
  * probability alpha, by a hash of the ray and the prim, so that the CPU and GPU agree and
- * every ray draws anew). Traversal calls it only in scenes with cutouts (s->cutouts), and it
- * reads the prim's attributes only then: scenes without cutouts pay one uniform test per
- * candidate hit, and the builds without assets nothing. */
-SR_HD bool sr_cut_away(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
+ * every ray draws anew). Only the CPU and the GPU's maps build have it (SR_NO_MAPS): the
+ * other GPU builds pay nothing, and there it reads the prim's attributes only in scenes with
+ * cutouts (s->cutouts). */
+SR_HD bool sr_cut_away_test(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
 {
-    if (SR_NO_ASSETS || !s->cutouts) return false;
     const sr_tri_attr *a = &s->attrs[i];
     if (!(a->flags & SR_ATTR_CUTOUT)) return false;
     const sr_prim *p = &s->prims[i];
@@ -191,6 +190,11 @@ SR_HD bool sr_cut_away(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d,
     h = sr_hash32(h ^ sr_float_bits(d.y)) ^ sr_float_bits(d.z);
     h = sr_hash32(h);
     return !((float)(h >> 8) * (1.0f / 16777216.0f) < alpha);
+}
+
+SR_HD bool sr_cut_away(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
+{
+    return !SR_NO_ASSETS && !SR_NO_MAPS && s->cutouts && sr_cut_away_test(s, i, o, d, t);
 }
 
 /* ---- boxes ------------------------------------------------------------------------- */

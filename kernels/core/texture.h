@@ -39,13 +39,14 @@ SR_HD bool sr_hit_uv(const sr_scene_view *s, uint32_t hit_prim, const sr_prim *p
 SR_HD const sr_material *sr_material_at(const sr_scene_view *s, const sr_material *m, uint32_t hit_prim,
                                         const sr_prim *prim, sr_vec3 x, sr_material *out)
 {
-    if (SR_NO_ASSETS || !(m->color_tex | m->rough_tex | m->metal_tex | m->emit_tex)) return m;
+    if (SR_NO_ASSETS || !(m->color_tex | m->rough_tex | (SR_NO_MAPS ? 0u : m->metal_tex | m->emit_tex))) return m;
     float u = 0.0f, v = 0.0f;
     if (!sr_hit_uv(s, hit_prim, prim, x, &u, &v)) return m;
     *out = *m;
     if (m->color_tex) out->color = sr_mul(m->color, sr_tex_sample(s, &s->textures[m->color_tex - 1u], u, v));
     if (m->rough_tex)
         out->roughness = sr_clampf(m->roughness * sr_tex_sample(s, &s->textures[m->rough_tex - 1u], u, v).y, 0.0f, 1.0f);
+    if (SR_NO_MAPS) return out;   /* (the GPU's builds without maps: the scene has none) */
     if (m->metal_tex)
         out->metallic = sr_clampf(m->metallic * sr_tex_sample(s, &s->textures[m->metal_tex - 1u], u, v).z, 0.0f, 1.0f);
     if (m->emit_tex) out->color2 = sr_mul(m->color2, sr_tex_sample(s, &s->textures[m->emit_tex - 1u], u, v));

@@ -92,7 +92,8 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
     *xs = x;
     if (SR_NO_ASSETS || !s->attrs || (hit_prim & SR_HIT_PLANE_BIT)) return n;
     const sr_tri_attr *a = &s->attrs[hit_prim];
-    if (!(a->flags & (SR_ATTR_NORMALS | SR_ATTR_NORMAL_MAP))) return n;
+    const uint32_t mapped = SR_NO_MAPS ? 0u : a->flags & SR_ATTR_NORMAL_MAP;   /* (maps build, CPU) */
+    if (!(a->flags & SR_ATTR_NORMALS) && !mapped) return n;
     float wb, wc;
     sr_tri_bary(prim, x, &wb, &wc);
     const float wa = 1.0f - wb - wc;
@@ -108,7 +109,7 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
     if (!(len > 0.0f)) return n;
     ns = sr_scale(ns, 1.0f / len);
     const float side = sr_dot(ns, n) < 0.0f ? -1.0f : 1.0f;
-    if (a->flags & SR_ATTR_NORMAL_MAP) ns = sr_normal_mapped(s, prim, a, wa, wb, wc, ns);
+    if (mapped) ns = sr_normal_mapped(s, prim, a, wa, wb, wc, ns);
     ns = sr_scale(ns, side);
     /* the lifted point: each vertex's tangent plane pushes x out by how far x lies below it */
     const sr_vec3 n0 = sr_scale(a->n[0], side), n1 = sr_scale(a->n[1], side), n2 = sr_scale(a->n[2], side);
