@@ -346,6 +346,42 @@ static void test_embedded_garbage_refused(void **state)
         fail_msg("%s", err.msg);
 }
 
+/* The GPU build a scene runs on: the maps build only for scenes with normal maps, cutouts,
+ * metallic or emission textures; a base colour texture alone keeps the general build. */
+static sr_build build_of(const char *json)
+{
+    sr_scene s;
+    sr_test_parse("gm_build.json", json, &s);
+    sr_error err = { SR_OK, "" };
+    sr_backend be;
+    assert_int_equal(sr_backend_create(SR_BACKEND_CPU, 0, &be, NULL, 0, &err), SR_OK);
+    sr_renderer r;
+    sr_frame f;
+    sr_frame_from_scene(&f, &s);
+    assert_int_equal(sr_renderer_prepare(&r, &s, &be, &f, &err), SR_OK);
+    const sr_build b = r.scene_build;
+    sr_renderer_free(&r);
+    sr_backend_destroy(&be);
+    sr_scene_free(&s);
+    return b;
+}
+
+static void test_maps_build_chosen(void **state)
+{
+    (void)state;
+    char json[4096];
+    const unsigned char texel[3] = { 200, 90, 220 };
+    const float l[3] = { 0, 0, 1 };
+    sr_gltf_normal_map_scene(json, sizeof json, "gm_bnm", texel, l, "whitted");
+    assert_int_equal(build_of(json), SR_BUILD_MAPS);
+    sr_gltf_alpha_scene(json, sizeof json, "gm_bmask", 1, 1, 1);
+    assert_int_equal(build_of(json), SR_BUILD_MAPS);
+    sr_gltf_textured_scene(json, sizeof json, "gm_btex", SR_GLTF_GLB, 1, "whitted");
+    assert_int_equal(build_of(json), SR_BUILD_GENERAL);
+    sr_gltf_normal_map_scene(json, sizeof json, "gm_bflat", NULL, l, "whitted");
+    assert_int_equal(build_of(json), SR_BUILD_GENERAL);   /* UVs and normals: attributes, no maps */
+}
+
 /* glTF's UV transform in its own convention (v down), through assimp's flipped v. */
 static void test_uv_transform_math(void **state)
 {
@@ -380,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_embedded_garbage_refused),
         cmocka_unit_test(test_maps_read),
         cmocka_unit_test(test_mtl_ks_noticed),
+        cmocka_unit_test(test_maps_build_chosen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
