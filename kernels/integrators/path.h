@@ -370,8 +370,8 @@ SR_HD sr_vec3 sr_path_emitted(const sr_scene_view *s, const sr_prim *prim, const
     const sr_vec3 e = sr_emission(m);
     if (!(front || m->two_sided) || !(sr_max3(e) > 0.0f)) return sr_v3s(0.0f);
     float w = 1.0f;
-    if (prev_pdf > 0.0f && !(s->path_flags & SR_PATH_NO_NEE) && !(hit_prim & SR_HIT_PLANE_BIT) &&
-        s->emitter_power > 0.0f) {
+    if (!SR_NO_LIGHTS && prev_pdf > 0.0f && !(s->path_flags & SR_PATH_NO_NEE) && !(hit_prim & SR_HIT_PLANE_BIT) &&
+        s->emitter_power > 0.0f) {   /* (the plain build has no emitters) */
         /* the table's material: m itself where no texture changes the emission (builds without maps) */
         const sr_material *mt = SR_NO_MAPS ? m : &s->materials[prim->material];
         float pl = sr_emitter_power(prim, mt) / s->emitter_power * sr_emitter_pdf(prim, o, d, t, ng);
