@@ -15,6 +15,7 @@
 #  define SR_DEVICE_CODE 0
 #endif
 
+
 /* The kernels' second and third builds (kernels/frames/plain.cuh) set these: the per-ray code then
  * takes the features as absent at compile time. SR_NO_ASSETS: textures, the environment map,
  * vertex attributes. SR_NO_LIGHTS: point and directional lights, area emitters. */
@@ -23,6 +24,12 @@
 #endif
 #ifndef SR_NO_LIGHTS
 #define SR_NO_LIGHTS 0
+#endif
+/* SR_NO_MAPS: the glTF material maps (normal maps, alpha cutouts in traversal, metallic and
+ * emission textures). The general GPU build leaves them out and the maps build has them
+ * (kernels/frames/plain.cuh); the CPU backend has everything. */
+#ifndef SR_NO_MAPS
+#define SR_NO_MAPS SR_NO_ASSETS
 #endif
 
 /* Rays per stencil word, and the warp width the CPU frame imitates. */

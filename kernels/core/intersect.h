@@ -8,6 +8,8 @@
 #define SR_INTERSECT_H
 
 #include "types.h"
+#include "texel.h"
+#include "rng.h"
 
 /* Widening factor for a box's exit distance: (lo - o) * (1/d) carries at most three roundings
  * on each slab distance, so scaling the exit by 1 + 2*gamma(3) (about 3.6e-7; a few ulps more
@@ -147,6 +149,54 @@ SR_HD void sr_tri_bary(const sr_prim *p, sr_vec3 x, float *wb, float *wc)
     *wc = (d11 * v2 - d12 * v1) * inv;
 }
 
+/* ---- alpha cutouts --------------------------------------------------------------------- */
+
+SR_HD uint32_t sr_float_bits(float f)
+{
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(f);
+#else
+    union { float f; uint32_t u; } v;
+    v.f = f;
+    return v.u;
+#endif
+}
+
+/* Whether the hit at t on bounded prim i (BVH order) is cut away by its material's alpha:
+ * alpha-tested (MASK: kept where alpha >= the cutoff) or coverage (BLEND: kept with
+ * probability alpha, by a hash of the ray and the prim, so that the CPU and GPU agree and
+ * every ray draws anew). Only the CPU and the GPU's maps build have it (SR_NO_MAPS): the
+ * other GPU builds pay nothing, and there it reads the prim's attributes only in scenes with
+ * cutouts (s->cutouts). */
+SR_HD bool sr_cut_away_test(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
+{
+    const sr_tri_attr *a = &s->attrs[i];
+    if (!(a->flags & SR_ATTR_CUTOUT)) return false;
+    const sr_prim *p = &s->prims[i];
+    const sr_material *m = &s->materials[p->material];
+    float alpha = m->alpha;
+    if (m->alpha_tex && (a->flags & SR_ATTR_UV)) {
+        float wb, wc;
+        sr_tri_bary(p, sr_madd(o, d, t), &wb, &wc);
+        const float wa = 1.0f - wb - wc;
+        const float u = a->uv[0] * wa + a->uv[2] * wb + a->uv[4] * wc;
+        const float v = a->uv[1] * wa + a->uv[3] * wb + a->uv[5] * wc;
+        alpha = alpha * sr_tex_sample(s, &s->textures[m->alpha_tex - 1u], u, v).x;
+    }
+    if (m->alpha_mode == SR_ALPHA_MASK) return !(alpha >= m->alpha_cutoff);
+    uint32_t h = sr_hash32(i ^ 0x68e31da4u);
+    h = sr_hash32(h ^ sr_float_bits(o.x)) ^ sr_float_bits(o.y);
+    h = sr_hash32(h ^ sr_float_bits(o.z)) ^ sr_float_bits(d.x);
+    h = sr_hash32(h ^ sr_float_bits(d.y)) ^ sr_float_bits(d.z);
+    h = sr_hash32(h);
+    return !((float)(h >> 8) * (1.0f / 16777216.0f) < alpha);
+}
+
+SR_HD bool sr_cut_away(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
+{
+    return !SR_NO_ASSETS && !SR_NO_MAPS && s->cutouts && sr_cut_away_test(s, i, o, d, t);
+}
+
 /* ---- boxes ------------------------------------------------------------------------- */
 
 /* Slab test with the near/far slab of each axis picked by the sign of inv_d rather than by
@@ -240,7 +290,7 @@ SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float 
     sr_isect_planes(s, o, d, tmin, &h);
     for (uint32_t i = 0; i < s->prim_count; i++) {
         float t;
-        if (sr_intersect_prim(&s->prims[i], o, d, tmin, h.t, &t)) {
+        if (sr_intersect_prim(&s->prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
             h.t = t;
             h.prim = i;
         }
@@ -279,7 +329,7 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
         if (count > 0) {
             for (uint32_t i = index, end = index + count; i < end; i++) {
                 float t;
-                if (sr_intersect_prim(&prims[i], o, d, tmin, h.t, &t)) {
+                if (sr_intersect_prim(&prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
                     h.t = t;
                     h.prim = i;
                 }
@@ -348,7 +398,7 @@ SR_HD bool sr_trace_occluded(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float
     for (;;) {
         if (count > 0) {
             for (uint32_t i = index, end = index + count; i < end; i++)
-                if (sr_intersect_prim(&prims[i], o, d, tmin, tmax, &t)) return true;
+                if (sr_intersect_prim(&prims[i], o, d, tmin, tmax, &t) && !sr_cut_away(s, i, o, d, t)) return true;
         } else {
             sr_vec3 llo, lhi, rlo, rhi;
             uint32_t li, lc, ri, rc, rid = index;

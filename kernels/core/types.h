@@ -30,7 +30,24 @@ typedef struct sr_material {
     uint32_t two_sided;   /* emissive: 1 = emits from both sides                        */
     uint32_t color_tex;   /* 1 + texture index multiplying `color` (albedo, reflectance); 0 = none */
     uint32_t rough_tex;   /* 1 + texture index multiplying `roughness` (its green channel); 0 = none */
+    uint32_t metal_tex;   /* 1 + texture index multiplying `metallic` (its blue channel, glTF's); 0 = none */
+    uint32_t emit_tex;    /* pbr: 1 + texture index multiplying the emission `color2`; 0 = none */
+    uint32_t norm_tex;    /* 1 + texture index of a tangent-space normal map (linear); 0 = none.
+                             Read where a prim's attributes carry SR_ATTR_NORMAL_MAP         */
+    float normal_scale;   /* the normal map's X and Y scale (glTF's normalTexture.scale)     */
+    /* Coverage (glTF's alphaMode), tested in traversal on prims whose attributes carry
+     * SR_ATTR_CUTOUT: alpha = `alpha` x the alpha texture's red channel. */
+    uint32_t alpha_mode;  /* SR_ALPHA_*                                                      */
+    float alpha;          /* the base colour factor's alpha                                  */
+    float alpha_cutoff;   /* SR_ALPHA_MASK: a hit counts where alpha >= this                 */
+    uint32_t alpha_tex;   /* 1 + texture index holding alpha (in every channel); 0 = none    */
 } sr_material;
+
+/* sr_material.alpha_mode: opaque; alpha-tested (a hit counts where alpha >= alpha_cutoff);
+ * coverage (a hit counts with probability alpha: stochastic transparency). */
+#define SR_ALPHA_OPAQUE 0u
+#define SR_ALPHA_MASK 1u
+#define SR_ALPHA_BLEND 2u
 
 /* An image texture: width x height linear RGB float texels, row 0 at the top, starting at
  * texel `offset` of the scene's texel array. */
@@ -64,6 +81,8 @@ typedef struct sr_prim {
  * the scene carries one entry per bounded prim, in the same (BVH) order, or none at all. */
 #define SR_ATTR_NORMALS 1u   /* n[] holds unit shading normals at a, b, c                     */
 #define SR_ATTR_UV 2u        /* uv[] holds texture coordinates (u, v) at a, b, c              */
+#define SR_ATTR_NORMAL_MAP 4u /* with SR_ATTR_UV: the prim's material has a normal map (norm_tex) */
+#define SR_ATTR_CUTOUT 8u    /* the prim's material is not opaque: traversal tests its alpha   */
 typedef struct sr_tri_attr {
     sr_vec3 n[3];
     float uv[6];
@@ -135,6 +154,7 @@ typedef struct sr_scene_view {
     const sr_texture *textures;  /* materials' color_tex / rough_tex index these          */
     const float *texels;         /* every texture's texels, RGB                           */
     uint32_t texture_count;
+    uint32_t cutouts;            /* 1: some prim has SR_ATTR_CUTOUT (traversal tests alpha)  */
     uint32_t prim_count, node_count, plane_count, material_count, light_count, emitter_count;
     float emitter_power;         /* sum of sr_emitter_power over emitters                */
     sr_camera camera;

@@ -1,5 +1,9 @@
 /* bounce.cu: kernel frames around the shared stages (stages.h), one launch per stage and
  * bounce, and the megakernel baseline. The stage bodies are the CPU backend's too. */
+/* Every build but the maps build leaves the material maps out (plain.cuh). */
+#ifndef SR_NO_MAPS
+#define SR_NO_MAPS 1
+#endif
 #include "launch.h"
 #include "../integrators/stages.h"
 #include "split_frame.h"

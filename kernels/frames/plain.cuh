@@ -1,6 +1,9 @@
 /* plain.cuh: the kernels' builds for scenes that use fewer features.
  *
- * wave.cu and bounce.cu are compiled three times. The general build runs every scene. The
+ * wave.cu and bounce.cu are compiled four times. The maps build (wave_maps.cu, bounce_maps.cu)
+ * runs every scene, and is the only one with the glTF material maps (SR_NO_MAPS: normal maps,
+ * alpha cutouts, metallic and emission textures; sr_scene_maps). The general build runs every
+ * scene without them: inlined, they cost its bounce loop registers. The
  * no-assets build (wave_noassets.cu, bounce_noassets.cu: SR_NO_ASSETS) runs scenes without
  * textures, an environment map or per-vertex attributes (sr_scene_no_assets, stages.h); the
  * plain build (wave_plain.cu, bounce_plain.cu: SR_NO_ASSETS and SR_NO_LIGHTS) runs path-traced
@@ -24,6 +27,8 @@
 #define SR_K(name) name##_plain
 #elif SR_NO_ASSETS
 #define SR_K(name) name##_noassets
+#elif !SR_NO_MAPS
+#define SR_K(name) name##_maps
 #else
 #define SR_K(name) name
 #endif

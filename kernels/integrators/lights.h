@@ -72,17 +72,28 @@ SR_HD float sr_prim_area(const sr_prim *p)
     }
 }
 
+/* The radiance a material emits: an emissive material's colour, a pbr material's emission
+ * (color2, before its emission texture; the same for file materials and JSON ones). */
+SR_HD sr_vec3 sr_emission(const sr_material *m)
+{
+    return m->kind == SR_MAT_PBR ? m->color2 : m->color;
+}
+
+/* Emissive surfaces are light-sampled: emissive materials and pbr materials that emit (a
+ * glTF file's emissive triangles among them). */
 SR_HD bool sr_is_emitter(const sr_material *m)
 {
-    return m->kind == SR_MAT_EMISSIVE && sr_max3(m->color) > 0.0f;
+    return (m->kind == SR_MAT_EMISSIVE || m->kind == SR_MAT_PBR) && sr_max3(sr_emission(m)) > 0.0f;
 }
 
 /* What an emitter is picked in proportion to: area x mean radiance (x 2 when it emits from
- * both sides). The host builds the pick CDF with this function and the stages divide by the
+ * both sides); an emission texture is not part of it (any positive weight keeps the estimate
+ * unbiased). The host builds the pick CDF with this function and the stages divide by the
  * total, so both sides agree on the probabilities. */
 SR_HD float sr_emitter_power(const sr_prim *p, const sr_material *m)
 {
-    float mean = (m->color.x + m->color.y + m->color.z) * (1.0f / 3.0f);
+    const sr_vec3 e = sr_emission(m);
+    float mean = (e.x + e.y + e.z) * (1.0f / 3.0f);
     return sr_prim_area(p) * mean * (m->two_sided ? 2.0f : 1.0f);
 }
 

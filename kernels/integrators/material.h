@@ -36,14 +36,49 @@ SR_HD sr_vec3 sr_offset_origin(sr_vec3 p, sr_vec3 n_out)
     return sr_madd(p, n_out, 1e-4f * (1.0f + mag));
 }
 
+/* Unit normal ns (on the prim's front side) bent by the prim's normal map at barycentrics
+ * (wa, wb, wc). The tangent frame is the triangle's own: T along +u (dP/du from its positions
+ * and UVs), made orthogonal to ns, and B = sign * cross(ns, T), the sign saying whether the
+ * UVs are mirrored, so that B runs along +v (v up, as assimp gives glTF's UVs: up in the
+ * image, the +Y of glTF's and MikkTSpace's normal maps). A map texel c is the tangent-space
+ * normal (2c - 1), X and Y times normal_scale. ns itself where the UVs are degenerate. */
+SR_HD sr_vec3 sr_normal_mapped(const sr_scene_view *s, const sr_prim *prim, const sr_tri_attr *a, float wa, float wb,
+                               float wc, sr_vec3 ns)
+{
+    const sr_material *m = &s->materials[prim->material];
+    const sr_vec3 e1 = sr_sub(prim->b, prim->a), e2 = sr_sub(prim->c, prim->a);
+    const float du1 = a->uv[2] - a->uv[0], dv1 = a->uv[3] - a->uv[1];
+    const float du2 = a->uv[4] - a->uv[0], dv2 = a->uv[5] - a->uv[1];
+    const float det = du1 * dv2 - du2 * dv1;
+    if (!m->norm_tex || !(det != 0.0f)) return ns;
+    const sr_vec3 dpdu = sr_scale(sr_sub(sr_scale(e1, dv2), sr_scale(e2, dv1)), 1.0f / det);
+    const sr_vec3 dpdv = sr_scale(sr_sub(sr_scale(e2, du1), sr_scale(e1, du2)), 1.0f / det);
+    sr_vec3 t = sr_sub(dpdu, sr_scale(ns, sr_dot(ns, dpdu)));
+    const float tl = sr_length(t);
+    if (!(tl > 0.0f)) return ns;
+    t = sr_scale(t, 1.0f / tl);
+    sr_vec3 b = sr_cross(ns, t);
+    if (sr_dot(b, dpdv) < 0.0f) b = sr_neg(b);
+    const float u = a->uv[0] * wa + a->uv[2] * wb + a->uv[4] * wc;
+    const float v = a->uv[1] * wa + a->uv[3] * wb + a->uv[5] * wc;
+    const sr_vec3 c = sr_tex_sample(s, &s->textures[m->norm_tex - 1u], u, v);
+    const float k = m->normal_scale;
+    const sr_vec3 bent = sr_add(sr_add(sr_scale(t, (2.0f * c.x - 1.0f) * k), sr_scale(b, (2.0f * c.y - 1.0f) * k)),
+                                sr_scale(ns, 2.0f * c.z - 1.0f));
+    const float len = sr_length(bent);
+    return len > 0.0f ? sr_scale(bent, 1.0f / len) : ns;
+}
+
 /* The shading normal at x on the prim hit (index hit_prim, BVH order), given n, the unit
  * geometric normal turned to the side the ray came from (wo = -d points there too): the
- * vertex normals interpolated by barycentrics when the prim has them, else n. As in pbrt-v4
- * the geometric normal keeps deciding the side: the result is flipped into n's hemisphere
- * (a file's normals may disagree with its winding). Where the viewer would be below the
- * smooth surface (silhouettes of coarse meshes) it falls back to n, so no sample starts
- * inside the surface. *smooth says whether it differs from n (callers then check sampled
- * directions against n: nothing may leave through the geometric surface).
+ * vertex normals interpolated by barycentrics when the prim has them, else n, bent by the
+ * material's normal map when the prim has one (sr_normal_mapped, on the front-side normal).
+ * As in pbrt-v4 the geometric normal keeps deciding the side: the result is flipped into n's
+ * hemisphere (a file's normals may disagree with its winding). Where the viewer would be
+ * below the shading normal (silhouettes of coarse meshes, steep normal maps) it falls back
+ * to n, so no sample starts inside the surface. *smooth says whether it differs from n
+ * (callers then check sampled directions against n: nothing may leave through the geometric
+ * surface).
  *
  * *xs is where rays leaving on n's side start from (before sr_offset_origin): x itself, or on
  * a smooth triangle x lifted towards the curved surface its normals describe (Hanika, "Hacking
@@ -57,15 +92,24 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
     *xs = x;
     if (SR_NO_ASSETS || !s->attrs || (hit_prim & SR_HIT_PLANE_BIT)) return n;
     const sr_tri_attr *a = &s->attrs[hit_prim];
-    if (!(a->flags & SR_ATTR_NORMALS)) return n;
+    const uint32_t mapped = SR_NO_MAPS ? 0u : a->flags & SR_ATTR_NORMAL_MAP;   /* (maps build, CPU) */
+    if (!(a->flags & SR_ATTR_NORMALS) && !mapped) return n;
     float wb, wc;
     sr_tri_bary(prim, x, &wb, &wc);
     const float wa = 1.0f - wb - wc;
+    if (!(a->flags & SR_ATTR_NORMALS)) {   /* a normal map on a flat triangle */
+        sr_vec3 ns = sr_normal_mapped(s, prim, a, wa, wb, wc, sr_prim_normal(prim, x));
+        if (sr_dot(ns, n) < 0.0f) ns = sr_neg(ns);
+        if (!(sr_dot(ns, wo) > 1e-4f)) return n;
+        *smooth = true;
+        return ns;
+    }
     sr_vec3 ns = sr_add(sr_add(sr_scale(a->n[0], wa), sr_scale(a->n[1], wb)), sr_scale(a->n[2], wc));
     const float len = sr_length(ns);
     if (!(len > 0.0f)) return n;
     ns = sr_scale(ns, 1.0f / len);
     const float side = sr_dot(ns, n) < 0.0f ? -1.0f : 1.0f;
+    if (mapped) ns = sr_normal_mapped(s, prim, a, wa, wb, wc, ns);
     ns = sr_scale(ns, side);
     /* the lifted point: each vertex's tangent plane pushes x out by how far x lies below it */
     const sr_vec3 n0 = sr_scale(a->n[0], side), n1 = sr_scale(a->n[1], side), n2 = sr_scale(a->n[2], side);

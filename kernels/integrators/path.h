@@ -326,7 +326,8 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
 
     const uint32_t seed = p->seed, sample = p->sample;
     uint32_t k = sr_emitter_pick(s, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_PICK));
-    const sr_prim *e = &s->prims[s->emitters[k].prim];
+    const uint32_t ek = s->emitters[k].prim;
+    const sr_prim *e = &s->prims[ek];
     const sr_material *em = &s->materials[e->material];
     sr_vec3 xl;
     if (!sr_emitter_sample(e, origin, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_U),
@@ -349,32 +350,41 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     float sdist = sr_length(sd);
     if (!(sdist > 0.0f) || sr_dot(sd, wi) <= 0.0f) return sum;
     if (sr_trace_occluded(s, origin, sr_scale(sd, 1.0f / sdist), 0.0f, sdist)) return sum;
-    return sr_add(sum, sr_mul(f, sr_scale(em->color, sr_path_nee_weight(pl, pdf, wi, ng) / pl)));
+    sr_vec3 le = sr_emission(em);
+    if (!SR_NO_MAPS && em->emit_tex) {   /* a textured emission, at the sampled point */
+        sr_material textured;
+        le = sr_material_at(s, em, ek, e, xl, &textured)->color2;
+    }
+    return sr_add(sum, sr_mul(f, sr_scale(le, sr_path_nee_weight(pl, pdf, wi, ng) / pl)));
 }
 
-/* Radiance an emitter hit at distance t along (o, d) sends back: its colour on the front (or
- * both sides), weighted by MIS against light sampling when the direction was BSDF-sampled
- * with solid-angle pdf `prev_pdf` at a vertex that also sampled the emitters (0: specular or
- * camera, full weight). Planes are not in the emitter list, so nothing else finds them. */
+/* Radiance an emitter hit at distance t along (o, d) sends back: its emission (sr_emission of
+ * m, the material with its textures applied) on the front (or both sides), weighted by MIS
+ * against light sampling when the direction was BSDF-sampled with solid-angle pdf `prev_pdf`
+ * at a vertex that also sampled the emitters (0: specular or camera, full weight); the pick
+ * probability is the untextured material's, as the table has it. Planes are not in the
+ * emitter list, so nothing else finds them. */
 SR_HD sr_vec3 sr_path_emitted(const sr_scene_view *s, const sr_prim *prim, const sr_material *m, uint32_t hit_prim,
                               sr_vec3 o, sr_vec3 d, float t, sr_vec3 ng, bool front, float prev_pdf)
 {
-    if (!(front || m->two_sided)) return sr_v3s(0.0f);
+    const sr_vec3 e = sr_emission(m);
+    if (!(front || m->two_sided) || !(sr_max3(e) > 0.0f)) return sr_v3s(0.0f);
     float w = 1.0f;
-    if (prev_pdf > 0.0f && !(s->path_flags & SR_PATH_NO_NEE) && !(hit_prim & SR_HIT_PLANE_BIT) &&
-        s->emitter_power > 0.0f) {
-        float pl = sr_emitter_power(prim, m) / s->emitter_power * sr_emitter_pdf(prim, o, d, t, ng);
+    if (!SR_NO_LIGHTS && prev_pdf > 0.0f && !(s->path_flags & SR_PATH_NO_NEE) && !(hit_prim & SR_HIT_PLANE_BIT) &&
+        s->emitter_power > 0.0f) {   /* (the plain build has no emitters) */
+        /* the table's material: m itself where no texture changes the emission (builds without maps) */
+        const sr_material *mt = SR_NO_MAPS ? m : &s->materials[prim->material];
+        float pl = sr_emitter_power(prim, mt) / s->emitter_power * sr_emitter_pdf(prim, o, d, t, ng);
         w = sr_mis_power(prev_pdf, pl);
     }
-    return sr_scale(m->color, w);
+    return sr_scale(e, w);
 }
 
 /* What the last vertex's continuation (o, wi, sampled with solid-angle pdf `pdf`) finds, hit
  * h: only the emission or sky is added, so every kind of light reaches the camera along at
  * most max_depth + 1 segments (docs/scene-format.md, "Integrators"). Emission as sr_path_vertex adds it:
- * an emissive material's radiance (MIS-weighted), or a pbr material's `emission` (color2)
- * from its front, in full (pbr emitters are not light-sampled); no texture changes color2,
- * so the material needs no sr_material_at here. */
+ * an emissive material's radiance or a pbr material's `emission` (color2, times its emission
+ * texture) from its front, MIS-weighted against light sampling. */
 SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_vec3 o, sr_vec3 wi, float pdf, sr_hit h)
 {
     const sr_scene_view *s = &p->scene;
@@ -385,13 +395,12 @@ SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_v
     const sr_prim *prim = sr_hit_prim(s, h);
     const sr_material *m = &s->materials[prim->material];
     if (m->kind != SR_MAT_EMISSIVE && m->kind != SR_MAT_PBR) return;
-    const sr_vec3 ng = sr_prim_normal(prim, sr_madd(o, wi, h.t));
+    const sr_vec3 x = sr_madd(o, wi, h.t);
+    const sr_vec3 ng = sr_prim_normal(prim, x);
     const bool front = sr_dot(wi, ng) < 0.0f;
-    /* Both kinds through one add (a pbr surface that does not emit adds 0): a branch of its
-     * own for pbr makes the path wave kernels spill more (docs/experiments.md). */
-    const sr_vec3 le = m->kind == SR_MAT_PBR ? (front ? m->color2 : sr_v3s(0.0f))
-                                             : sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, front, pdf);
-    sr_path_film_add(p, pixel, sr_mul(tp, le));
+    sr_material textured;
+    if (!SR_NO_MAPS && m->emit_tex) m = sr_material_at(s, m, h.prim, prim, x, &textured);
+    sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, wi, h.t, ng, front, pdf)));
 }
 
 /* One path vertex of ray *r, hit h, at bounce `bounce` (0 = the camera ray's hit). Returns
@@ -423,9 +432,12 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
 
     sr_vec3 albedo = m->color;
     bool specular = false;
+    /* Emission, both kinds through one add (a pbr surface that does not emit adds 0): a branch
+     * of its own for pbr makes the path wave kernels spill more (docs/experiments.md). */
+    if (m->kind == SR_MAT_EMISSIVE || m->kind == SR_MAT_PBR)
+        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, d, h.t, ng, front, prev_pdf)));
     switch (m->kind) {
     case SR_MAT_EMISSIVE:
-        sr_path_film_add(p, pixel, sr_mul(tp, sr_path_emitted(s, prim, m, h.prim, o, d, h.t, ng, front, prev_pdf)));
         albedo = m->color2;   /* an emitter that also reflects, diffusely */
         if (!(sr_max3(albedo) > 0.0f)) return SR_PATH_END;
         break;
@@ -435,8 +447,7 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
     case SR_MAT_METAL:
         specular = m->roughness <= 0.0f;
         break;
-    case SR_MAT_PBR:   /* emits from its front, and is never specular (alpha >= 1e-3) */
-        if (front && sr_max3(m->color2) > 0.0f) sr_path_film_add(p, pixel, sr_mul(tp, m->color2));
+    case SR_MAT_PBR:   /* its emission is added above; never specular (alpha >= 1e-3) */
         break;
     default:   /* mirror, glass */
         specular = true;

@@ -85,12 +85,16 @@ typedef enum sr_kernel {
  * the narrower ones drop features a scene does not use (the same image, less code). The frame
  * driver picks the narrowest that fits the scene and the frame's integrator (render.c,
  * sr_build_of) and names it in every launch; the CPU backend runs one build and ignores it.
- * 0, the general build, is correct for any scene. */
+ * 0, the general build, is correct for any scene without material maps; the maps build for
+ * any scene. */
 typedef enum sr_build {
     SR_BUILD_GENERAL = 0,   /* every scene                                                     */
     SR_BUILD_NO_ASSETS,     /* no textures, environment map or per-vertex attributes
                                (sr_scene_no_assets, kernels/integrators/stages.h)              */
     SR_BUILD_PLAIN,         /* no assets, no lights or emitters, path traced (sr_scene_plain)  */
+    SR_BUILD_MAPS,          /* every scene, with the glTF material maps the general build leaves
+                               out (sr_scene_maps: normal maps, alpha cutouts, metallic and
+                               emission textures)                                              */
     SR_BUILDS
 } sr_build;
 

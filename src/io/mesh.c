@@ -7,6 +7,7 @@
 #include "../base/mem_limits.h"
 #include "mesh_check.h"
 #include "mesh_direct.h"
+#include "gltf_materials.h"
 #include "../base/interrupt.h"
 #include "outpath.h"
 #include "../base/rotation.h"
@@ -183,10 +184,50 @@ static bool mat_float(const struct aiMaterial *mat, const char *key, unsigned ty
     return true;
 }
 
-/* The project material for one of the file's: glTF's metallic-roughness factors (the file
- * has a base colour or a metallic factor) or OBJ/MTL's Kd, Ks/Ns, Ke, Ni and d. false: out of
- * memory for its texture path. */
-static bool file_material(const struct aiMaterial *mat, const char *mesh_path, sr_file_material *out)
+/* An image of type `type` that the material names, into *out: a file beside the mesh, or an
+ * image embedded in the file ("*N": assimp's aiScene::mTextures[N], compressed bytes) copied
+ * out of the import and marked in used[N]. A reference to no embedded image is left out.
+ * false: out of memory. */
+static bool file_texture(const struct aiScene *sc, const struct aiMaterial *mat, enum aiTextureType type,
+                         const char *mesh_path, unsigned char *used, sr_file_texture *out)
+{
+    struct aiString tex;
+    if (aiGetMaterialTextureCount(mat, type) == 0) return true;
+    if (aiGetMaterialTexture(mat, type, 0, &tex, NULL, NULL, NULL, NULL, NULL, NULL) != aiReturn_SUCCESS) return true;
+    const char *t = tex.data;
+    if (!t[0]) return true;
+    if (t[0] == '*') {
+        char *end = NULL;
+        const unsigned long k = strtoul(t + 1, &end, 10);
+        if (!end || *end || end == t + 1 || k >= sc->mNumTextures || !sc->mTextures[k]) return true;
+        const struct aiTexture *et = sc->mTextures[k];
+        /* glTF images are PNG or JPEG bytes (mHeight 0: mWidth bytes of a compressed image) */
+        if (et->mHeight != 0 || !et->pcData || et->mWidth == 0) return true;
+        out->bytes = malloc(et->mWidth);
+        if (!out->bytes) return false;
+        memcpy(out->bytes, et->pcData, et->mWidth);
+        out->len = et->mWidth;
+        snprintf(out->name, sizeof out->name, "embedded image %lu", k);
+        used[k] = 1;
+        return true;
+    }
+    /* resolved against the mesh file's folder, as long as it is */
+    const char *slash = strrchr(mesh_path, '/');
+    const size_t dir = (t[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
+    out->path = malloc(dir + tex.length + 1);
+    if (!out->path) return false;
+    memcpy(out->path, mesh_path, dir);
+    memcpy(out->path + dir, t, tex.length);
+    out->path[dir + tex.length] = '\0';
+    return true;
+}
+
+/* The project material for one of the file's: glTF's metallic-roughness (the file is glTF:
+ * gx holds what assimp does not pass on, or the file has a base colour or a metallic factor)
+ * with its base colour, metallic-roughness and emission images, or OBJ/MTL's Kd, Ns, Ke, Ni
+ * and d with map_Kd. used[N]: embedded image N is used. false: out of memory. */
+static bool file_material(const struct aiScene *sc, const struct aiMaterial *mat, const char *mesh_path,
+                          bool is_gltf, const sr_gltf_material *gx, unsigned char *used, sr_file_material *out)
 {
     memset(out, 0, sizeof *out);
     sr_material *m = &out->m;
@@ -204,11 +245,13 @@ static bool file_material(const struct aiMaterial *mat, const char *mesh_path, s
     }
     sr_vec3 c;
     float f;
-    const bool gltf = mat_color(mat, AI_MATKEY_BASE_COLOR, &c) || mat_float(mat, AI_MATKEY_METALLIC_FACTOR, &f);
+    const bool gltf = is_gltf || mat_color(mat, AI_MATKEY_BASE_COLOR, &c) || mat_float(mat, AI_MATKEY_METALLIC_FACTOR, &f);
     if (gltf) {
+        m->color = sr_v3s(1.0f);   /* glTF's defaults */
+        m->metallic = 1.0f;
+        m->roughness = 1.0f;
         if (mat_color(mat, AI_MATKEY_BASE_COLOR, &c)) m->color = c;
         if (mat_float(mat, AI_MATKEY_METALLIC_FACTOR, &f)) m->metallic = fminf(fmaxf(f, 0.0f), 1.0f);
-        m->roughness = 1.0f;   /* glTF's default */
         if (mat_float(mat, AI_MATKEY_ROUGHNESS_FACTOR, &f)) m->roughness = fminf(fmaxf(f, 0.0f), 1.0f);
         float tr = 0.0f;
         if (mat_float(mat, AI_MATKEY_TRANSMISSION_FACTOR, &tr) && tr >= 0.5f) m->kind = SR_MAT_GLASS;
@@ -221,41 +264,59 @@ static bool file_material(const struct aiMaterial *mat, const char *mesh_path, s
     }
     if (mat_float(mat, AI_MATKEY_REFRACTI, &f) && f >= 1.0f && f < 10.0f) m->ior = f;
     if (mat_color(mat, AI_MATKEY_COLOR_EMISSIVE, &c) && m->kind == SR_MAT_PBR) {
-        float k = 1.0f;
-        if (mat_float(mat, AI_MATKEY_EMISSIVE_INTENSITY, &f) && f >= 0.0f) k = f;
+        /* glTF: KHR_materials_emissive_strength from the JSON (assimp 5.2 drops it) */
+        float k = gx ? gx->emissive_strength : 1.0f;
+        if (!gltf && mat_float(mat, AI_MATKEY_EMISSIVE_INTENSITY, &f) && f >= 0.0f) k = f;
         m->color2 = sr_scale(c, k);
     }
     if (m->kind == SR_MAT_GLASS) return true;   /* glass takes no texture: the tint is the colour */
-    struct aiString tex;
-    enum aiTextureType types[2] = { aiTextureType_BASE_COLOR, aiTextureType_DIFFUSE };
-    for (int k = 0; k < 2; k++) {
-        if (aiGetMaterialTextureCount(mat, types[k]) == 0) continue;
-        if (aiGetMaterialTexture(mat, types[k], 0, &tex, NULL, NULL, NULL, NULL, NULL, NULL) != aiReturn_SUCCESS) continue;
-        const char *t = tex.data;
-        if (t[0] == '*') break;   /* embedded in the file (.glb): reported as unused */
-        /* resolved against the mesh file's folder, as long as it is */
-        const char *slash = strrchr(mesh_path, '/');
-        const size_t dir = (t[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
-        out->texture = malloc(dir + tex.length + 1);
-        if (!out->texture) return false;
-        memcpy(out->texture, mesh_path, dir);
-        memcpy(out->texture + dir, t, tex.length);
-        out->texture[dir + tex.length] = '\0';
-        if (!gltf) m->color = sr_v3s(1.0f);   /* MTL: map_Kd replaces Kd (glTF multiplies) */
-        break;
+    sr_file_texture *base = &out->tex[SR_FTEX_BASE];
+    if (!file_texture(sc, mat, aiTextureType_BASE_COLOR, mesh_path, used, base)) return false;
+    if (!base->path && !base->bytes && !file_texture(sc, mat, aiTextureType_DIFFUSE, mesh_path, used, base)) return false;
+    if ((base->path || base->bytes) && !gltf) m->color = sr_v3s(1.0f);   /* MTL: map_Kd replaces Kd (glTF multiplies) */
+    if (gltf) {
+        sr_file_texture *mr = &out->tex[SR_FTEX_MR];
+        if (!file_texture(sc, mat, aiTextureType_UNKNOWN, mesh_path, used, mr)) return false;
+        if (!mr->path && !mr->bytes && !file_texture(sc, mat, aiTextureType_METALNESS, mesh_path, used, mr)) return false;
+        if (sr_max3(m->color2) > 0.0f &&
+            !file_texture(sc, mat, aiTextureType_EMISSIVE, mesh_path, used, &out->tex[SR_FTEX_EMIT]))
+            return false;
+        if (!file_texture(sc, mat, aiTextureType_NORMALS, mesh_path, used, &out->tex[SR_FTEX_NORMAL])) return false;
+        m->normal_scale = gx ? gx->normal_scale : 1.0f;
+        /* alphaMode: alpha is the base colour factor's times its image's alpha channel */
+        struct aiColor4D bc;
+        m->alpha = 1.0f;
+        if (aiGetMaterialColor(mat, AI_MATKEY_BASE_COLOR, &bc) == aiReturn_SUCCESS && isfinite(bc.a))
+            m->alpha = fminf(fmaxf(bc.a, 0.0f), 1.0f);
+        m->alpha_mode = gx ? (uint32_t)gx->alpha_mode : SR_ALPHA_OPAQUE;
+        m->alpha_cutoff = gx ? gx->alpha_cutoff : 0.5f;
+        if (m->alpha_mode != SR_ALPHA_OPAQUE && (base->path || base->bytes)) {
+            sr_file_texture *al = &out->tex[SR_FTEX_ALPHA];
+            if (base->path && !(al->path = strdup(base->path))) return false;
+            if (base->bytes) {
+                if (!(al->bytes = malloc(base->len))) return false;
+                memcpy(al->bytes, base->bytes, base->len);
+                al->len = base->len;
+                memcpy(al->name, base->name, sizeof al->name);
+            }
+        }
     }
     return true;
 }
 
 void sr_file_materials_free(sr_file_material *fm, uint32_t n)
 {
-    for (uint32_t k = 0; fm && k < n; k++) free(fm[k].texture);
+    for (uint32_t k = 0; fm && k < n; k++)
+        for (int t = 0; t < SR_FTEX_COUNT; t++) {
+            free(fm[k].tex[t].path);
+            free(fm[k].tex[t].bytes);
+        }
     free(fm);
 }
 
 /* One line listing what the file holds that is not used. */
-static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool used_normals, bool used_uv, char *buf,
-                          size_t cap)
+static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool used_normals, bool used_uv,
+                          const unsigned char *used_images, const sr_gltf_materials *gm, char *buf, size_t cap)
 {
     buf[0] = '\0';
     unsigned colours = 0, uv2 = 0, uvs = 0, normals = 0, bones = 0, morphs = 0;
@@ -280,7 +341,9 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
     if (sc->mNumCameras && !o->scene_read) note(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
     if (sc->mNumAnimations && !o->scene_read)
         note(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
-    if (sc->mNumTextures) note(buf, cap, "%u embedded texture%s", sc->mNumTextures, plural(sc->mNumTextures));
+    unsigned images = 0;
+    for (unsigned k = 0; k < sc->mNumTextures; k++) images += !used_images[k];
+    if (images) note(buf, cap, "%u embedded texture%s", images, plural(images));
     unsigned named = 0;
     for (unsigned k = 0; k < sc->mNumMaterials; k++) {
         struct aiString name;
@@ -288,23 +351,42 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
             strcmp(name.data, "DefaultMaterial") != 0)
             named++;
     }
+    if (gm->unsupported[0]) note(buf, cap, "glTF extensions %s", gm->unsupported);
     if (!o->file_mats) {
         if (named) note(buf, cap, "%u material%s (\"material\": \"file\" uses them)", named, plural(named));
         return;
     }
-    /* with the file's materials: the maps and factors that have no counterpart here */
-    static const struct { enum aiTextureType type; const char *what; } maps[] = {
-        { aiTextureType_NORMALS, "normal map" }, { aiTextureType_EMISSIVE, "emission map" },
-        { aiTextureType_METALNESS, "metallic map" }, { aiTextureType_DIFFUSE_ROUGHNESS, "roughness map" },
-        { aiTextureType_LIGHTMAP, "occlusion map" }, { aiTextureType_SPECULAR, "specular map" },
-        { aiTextureType_OPACITY, "opacity map" }, { aiTextureType_HEIGHT, "bump map" },
-        { aiTextureType_UNKNOWN, "other map" },
+    /* with the file's materials: the maps and factors that have no counterpart here. A glTF's
+     * metallic-roughness image (assimp: UNKNOWN, METALNESS, DIFFUSE_ROUGHNESS) and emission
+     * image are used; an OBJ's are not. */
+    const bool gltf = gm->is_gltf;
+    static const struct { enum aiTextureType type; const char *what; int gltf_used; } maps[] = {
+        { aiTextureType_NORMALS, "normal map", 1 }, { aiTextureType_EMISSIVE, "emission map", 1 },
+        { aiTextureType_METALNESS, "metallic map", 1 }, { aiTextureType_DIFFUSE_ROUGHNESS, "roughness map", 1 },
+        { aiTextureType_LIGHTMAP, "occlusion map", 0 }, { aiTextureType_SPECULAR, "specular map", 0 },
+        { aiTextureType_OPACITY, "opacity map", 0 }, { aiTextureType_HEIGHT, "bump map", 0 },
+        { aiTextureType_UNKNOWN, "other map", 1 },
     };
     for (size_t t = 0; t < sizeof maps / sizeof maps[0]; t++) {
+        if (gltf && maps[t].gltf_used) continue;
         unsigned n = 0;
         for (unsigned k = 0; k < sc->mNumMaterials; k++) n += aiGetMaterialTextureCount(sc->mMaterials[k], maps[t].type) > 0;
         if (n) note(buf, cap, "%s%s (%u material%s)", maps[t].what, plural(n), n, plural(n));
     }
+    unsigned ks = 0, texcoord = 0, other_xf = 0;
+    for (unsigned k = 0; !gltf && k < sc->mNumMaterials; k++) {
+        sr_vec3 c;
+        ks += mat_color(sc->mMaterials[k], AI_MATKEY_COLOR_SPECULAR, &c) && sr_max3(c) > 0.0f;
+    }
+    for (uint32_t k = 0; k < gm->count; k++) {
+        texcoord += gm->mats[k].other_texcoord != 0;
+        other_xf += gm->mats[k].other_xf != 0;
+    }
+    if (ks) note(buf, cap, "specular colour Ks (%u material%s; the specular lobe follows Ns)", ks, plural(ks));
+    if (texcoord) note(buf, cap, "texture coordinate sets other than TEXCOORD_0 (%u material%s)", texcoord, plural(texcoord));
+    if (other_xf)
+        note(buf, cap, "texture transforms other than the base colour's (%u material%s; the base colour's is used)",
+             other_xf, plural(other_xf));
 }
 
 /* Grow *attrs (when it exists or `need`) to `total` entries, zeroing from `from`. */
@@ -515,6 +597,10 @@ static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t si
     return SR_OK;
 }
 
+static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                             const sr_gltf_materials *gm, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
+                             sr_error *err);
+
 static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                            sr_prim **prims, uint32_t *count, sr_tri_attr **attrs, sr_error *err)
 {
@@ -539,7 +625,24 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     if (!strcmp(ext, ".obj") && (mem = sr_obj_mtl_check(path, err))) return mem;
     if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, size, err))) return mem;
     if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_data_check(path, ext, size, err))) return mem;
+    /* What assimp does not pass on of a glTF's materials, read from its JSON before the
+     * import (so the two are never held at once). */
+    sr_gltf_materials gm;
+    memset(&gm, 0, sizeof gm);
+    if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_materials_read(path, ext, size, &gm, err)))
+        return mem;
+    mem = mesh_import(path, xf, material, opts, &gm, prims, count, attrs, err);
+    sr_gltf_materials_free(&gm);
+    return mem;
+}
 
+/* The import itself (mesh_load has checked the file and read gm, a glTF's material fields). */
+static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
+                             const sr_gltf_materials *gm, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
+                             sr_error *err)
+{
+    sr_status mem;
+    char *what;
     unsigned flags = SR_MESH_FLAGS;
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (opts->normals == SR_NORMALS_SMOOTH) {
@@ -617,18 +720,22 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     }
     sr_tri_attr *at = attrs ? *attrs : NULL;
 
+    const bool is_gltf = gm->is_gltf != 0;
+    unsigned char *used_images = calloc(sc->mNumTextures + 1u, 1);
+    if (!used_images) {
+        aiReleaseImport(sc);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
+    }
     if (opts->file_mats) {
         const unsigned nm = sc->mNumMaterials ? sc->mNumMaterials : 1;
         sr_file_material *fm = calloc(nm, sizeof *fm);
-        if (!fm) {
-            aiReleaseImport(sc);
-            return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
-        }
-        bool ok = true;
-        for (unsigned k = 0; k < sc->mNumMaterials; k++) ok &= file_material(sc->mMaterials[k], path, &fm[k]);
-        if (!sc->mNumMaterials) ok &= file_material(NULL, path, &fm[0]);
+        bool ok = fm != NULL;
+        for (unsigned k = 0; ok && k < sc->mNumMaterials; k++)
+            ok &= file_material(sc, sc->mMaterials[k], path, is_gltf, k < gm->count ? &gm->mats[k] : NULL, used_images, &fm[k]);
+        if (ok && !sc->mNumMaterials) ok &= file_material(sc, NULL, path, is_gltf, NULL, used_images, &fm[0]);
         if (!ok) {
             sr_file_materials_free(fm, nm);
+            free(used_images);
             aiReleaseImport(sc);
             return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
         }
@@ -636,6 +743,7 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
         *opts->file_mat_count = nm;
     }
 
+    const bool mapped = opts->file_mats && *opts->file_mats;   /* file materials, some maybe normal-mapped */
     xform t = xform_make(xf);
     size_t kept = *count;
     for (unsigned m = 0; m < sc->mNumMeshes; m++) {
@@ -665,20 +773,32 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
                     xform_normal(&t, mesh->mNormals[ix[1]], &a.n[1]) && xform_normal(&t, mesh->mNormals[ix[2]], &a.n[2]))
                     a.flags |= SR_ATTR_NORMALS;
                 if (use_uv && mesh->mTextureCoords[0]) {
+                    /* a glTF material's KHR_texture_transform, baked into the UVs */
+                    const sr_gltf_material *gx = mesh->mMaterialIndex < gm->count ? &gm->mats[mesh->mMaterialIndex] : NULL;
                     for (int k = 0; k < 3; k++) {
                         const struct aiVector3D uv = mesh->mTextureCoords[0][ix[k]];
                         a.uv[2 * k] = isfinite(uv.x) ? uv.x : 0.0f;
                         a.uv[2 * k + 1] = isfinite(uv.y) ? uv.y : 0.0f;
+                        if (gx && gx->has_uv_xf) sr_gltf_uv_apply(gx->uv_xf, &a.uv[2 * k], &a.uv[2 * k + 1]);
                     }
                     a.flags |= SR_ATTR_UV;
+                    if (mapped && mesh->mMaterialIndex < *opts->file_mat_count) {
+                        const sr_file_texture *nt = &(*opts->file_mats)[mesh->mMaterialIndex].tex[SR_FTEX_NORMAL];
+                        if (nt->path || nt->bytes) a.flags |= SR_ATTR_NORMAL_MAP;
+                    }
                 }
+                if (mapped && mesh->mMaterialIndex < *opts->file_mat_count &&
+                    (*opts->file_mats)[mesh->mMaterialIndex].m.alpha_mode != SR_ALPHA_OPAQUE)
+                    a.flags |= SR_ATTR_CUTOUT;
                 if (!(a.flags & SR_ATTR_NORMALS)) memset(a.n, 0, sizeof a.n);
                 at[kept] = a;
             }
             grown[kept++] = p;
         }
     }
-    if (opts->notice && opts->notice_cap) unused_notice(sc, opts, use_normals, use_uv, opts->notice, opts->notice_cap);
+    if (opts->notice && opts->notice_cap)
+        unused_notice(sc, opts, use_normals, use_uv, used_images, gm, opts->notice, opts->notice_cap);
+    free(used_images);
     aiReleaseImport(sc);
 
     if (kept == *count)

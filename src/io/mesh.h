@@ -25,12 +25,29 @@ typedef enum sr_mesh_normals {
     SR_NORMALS_SMOOTH,     /* generated: vertex normals averaged over faces within crease_deg */
 } sr_mesh_normals;
 
+/* An image a file material uses: a file (resolved against the mesh file's folder) or an image
+ * embedded in the file (a GLB buffer view or a data URI), copied out of the import. */
+typedef struct sr_file_texture {
+    char *path;            /* malloc'd, or NULL                                           */
+    unsigned char *bytes;  /* malloc'd embedded image (PNG or JPEG), or NULL              */
+    size_t len;
+    char name[64];         /* an embedded image's name in messages: "embedded image 2"    */
+} sr_file_texture;
+
+/* The images of a file material, by what they stand for. */
+enum { SR_FTEX_BASE = 0,   /* base colour / diffuse (sRGB)                                  */
+       SR_FTEX_MR,         /* glTF metallic-roughness: G = roughness, B = metallic (linear)   */
+       SR_FTEX_EMIT,       /* emission (sRGB)                                                 */
+       SR_FTEX_NORMAL,     /* glTF tangent-space normal map (linear)                          */
+       SR_FTEX_ALPHA,      /* glTF alpha (MASK, BLEND): the base colour image's alpha channel  */
+       SR_FTEX_COUNT };
+
 /* A material read from a mesh file ("material": "file"): the project material it becomes and
- * the image its base colour comes from, if any (resolved against the mesh file's folder). */
+ * the images its colour, metallic-roughness and emission come from, if any. */
 typedef struct sr_file_material {
     char name[96];
     sr_material m;
-    char *texture;         /* malloc'd, NULL = none (sr_file_materials_free frees it)  */
+    sr_file_texture tex[SR_FTEX_COUNT];   /* sr_file_materials_free frees them */
 } sr_file_material;
 
 /* Free n file materials (what sr_mesh_opts.file_mats received) and the texture paths they own. */

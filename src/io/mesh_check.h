@@ -59,6 +59,12 @@ sr_status sr_gltf_data_check(const char *path, const char *ext, uint64_t file_si
 sr_status sr_gltf_sparse_check(const char *path, const char *json, size_t len, uint64_t bin_at, uint64_t bin_len,
                                sr_error *err);
 
+/* The JSON of a .gltf (the file) or a .glb (its JSON chunk, the header checked against
+ * file_size) into *json (malloc'd, *json_len bytes, not NUL-terminated); *json stays NULL
+ * when the file does not open. */
+sr_status sr_gltf_json_read(const char *path, const char *ext, uint64_t file_size, char **json, size_t *json_len,
+                            sr_error *err);
+
 /* The material files an OBJ pulls in, read as assimp reads them (once they are budgeted). */
 sr_status sr_obj_mtl_check(const char *path, sr_error *err);
 

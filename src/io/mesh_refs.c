@@ -492,3 +492,10 @@ sr_status sr_gltf_data_check(const char *path, const char *ext, uint64_t file_si
 }
 
 sr_status sr_obj_mtl_check(const char *path, sr_error *err) { return sr_obj_mtllibs(path, NULL, err); }
+
+sr_status sr_gltf_json_read(const char *path, const char *ext, uint64_t file_size, char **json, size_t *json_len,
+                            sr_error *err)
+{
+    uint64_t bin_at, bin_len;
+    return sr_gltf_read_json(path, ext, file_size, json, json_len, &bin_at, &bin_len, err);
+}

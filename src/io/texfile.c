@@ -361,18 +361,23 @@ static sr_status load_stb(const char *path, const unsigned char *bytes, int len,
             return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: %s (a truncated or damaged file?)", path,
                            stb_reason());
         }
-        for (uint64_t i = 0; i < texels * 3u; i++) out[i] = isfinite(px[i]) && px[i] > 0.0f ? px[i] : 0.0f;
+        for (uint64_t i = 0; i < texels * 3u; i++)
+            out[i] = srgb == SR_DECODE_ALPHA ? 1.0f : isfinite(px[i]) && px[i] > 0.0f ? px[i] : 0.0f;
         stbi_image_free(px);
     } else {
-        unsigned char *px = stbi_load_from_memory(bytes, len, &lw, &lh, &lc, 3);
+        const int alpha = srgb == SR_DECODE_ALPHA;
+        unsigned char *px = stbi_load_from_memory(bytes, len, &lw, &lh, &lc, alpha ? 4 : 3);
         if (!px || lw != w || lh != h) {
             if (px) stbi_image_free(px);
             return sr_fail(err, SR_ERR_INPUT, "cannot decode texture file %s: %s (a truncated or damaged file?)", path,
                            stb_reason());
         }
         float lut[256];
-        for (int k = 0; k < 256; k++) lut[k] = srgb ? sr_srgb_decode8((uint8_t)k) : (float)k / 255.0f;
-        for (uint64_t i = 0; i < texels * 3u; i++) out[i] = lut[px[i]];
+        for (int k = 0; k < 256; k++) lut[k] = srgb == 1 ? sr_srgb_decode8((uint8_t)k) : (float)k / 255.0f;
+        if (alpha)   /* the alpha channel (255 where the image has none), in every channel */
+            for (uint64_t i = 0; i < texels; i++) out[3u * i] = out[3u * i + 1u] = out[3u * i + 2u] = lut[px[4u * i + 3u]];
+        else
+            for (uint64_t i = 0; i < texels * 3u; i++) out[i] = lut[px[i]];
         stbi_image_free(px);
     }
     commit_texture((uint32_t)w, (uint32_t)h, wrap, filter, set, index);
@@ -384,7 +389,8 @@ static const sr_texture_source *find_source(const sr_texture_set *set, const str
 {
     for (uint32_t k = 0; k < set->source_count; k++) {
         const sr_texture_source *s = &set->sources[k];
-        if (s->dev == (uint64_t)st->st_dev && s->ino == (uint64_t)st->st_ino && (s->decode < 0 || s->decode == srgb))
+        if (s->dev == (uint64_t)st->st_dev && s->ino == (uint64_t)st->st_ino &&
+            ((s->decode < 0 && srgb != SR_DECODE_ALPHA) || s->decode == srgb))
             return s;
     }
     return NULL;
@@ -461,7 +467,17 @@ sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t fi
     status = load_stb(path, bytes, (int)st.st_size, srgb, wrap, filter, set, index, err);
     const int linear = !status && stbi_is_hdr_from_memory(bytes, (int)st.st_size);
     free(bytes);
-    return status ? status : add_source(path, &st, linear ? -1 : srgb, *index, set, err);
+    return status ? status : add_source(path, &st, linear && srgb != SR_DECODE_ALPHA ? -1 : srgb, *index, set, err);
+}
+
+sr_status sr_texture_load_memory(const char *name, const unsigned char *bytes, size_t len, int srgb, uint32_t wrap,
+                                 uint32_t filter, sr_texture_set *set, uint32_t *index, sr_error *err)
+{
+    if (len > SR_MAX_TEXTURE_FILE_BYTES || len > (size_t)INT32_MAX)
+        return sr_fail(err, SR_ERR_INPUT, "texture %s is %.1f MiB; at most %.0f MiB are supported", name,
+                       (double)len / 1048576.0, (double)SR_MAX_TEXTURE_FILE_BYTES / 1048576.0);
+    if (!bytes || !len) return sr_fail(err, SR_ERR_INPUT, "texture %s is empty; expected a PNG or JPEG image", name);
+    return load_stb(name, bytes, (int)len, srgb, wrap, filter, set, index, err);
 }
 
 void sr_texture_set_free(sr_texture_set *set)

@@ -3,6 +3,7 @@
 #ifndef SR_TEXTURE_FILE_H
 #define SR_TEXTURE_FILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "../base/status.h"
 #include "../../kernels/core/types.h"
@@ -30,15 +31,26 @@ typedef struct sr_texture_set {
     uint32_t source_count;
 } sr_texture_set;
 
+/* srgb = SR_DECODE_ALPHA: the image's alpha channel (/ 255; 1 where it has none), in every
+ * channel. */
+#define SR_DECODE_ALPHA 2
+
 /* Decode the image at `path` and append it: srgb = 1 for colour maps (8-bit values are sRGB
- * encoded and decoded to linear here), 0 for data maps (values / 255); Radiance HDR files are
- * linear floats either way. *index gets its position. A file already in the set (the same
+ * encoded and decoded to linear here), 0 for data maps (values / 255), SR_DECODE_ALPHA for
+ * its alpha; Radiance HDR files are linear floats either way. *index gets its position. A file already in the set (the same
  * file, however it is named, decoded the same way) is not decoded again: the new texture
  * shares its texels, and one with the same wrap and filter is the same texture. Each new
  * image is budgeted together with the texels already in the set. A missing, unreadable,
  * truncated or oversized file is SR_ERR_INPUT with a message that names it. */
 sr_status sr_texture_load(const char *path, int srgb, uint32_t wrap, uint32_t filter, sr_texture_set *set,
                           uint32_t *index, sr_error *err);
+
+/* The same for an image already in memory (a glTF's embedded image: a GLB buffer view or a
+ * data URI), with the same checks and budgets; `name` stands for the file in messages (a
+ * name ending in .tga is decoded as TGA, any other only as PNG, JPEG or Radiance HDR). Never
+ * shared with another texture. */
+sr_status sr_texture_load_memory(const char *name, const unsigned char *bytes, size_t len, int srgb, uint32_t wrap,
+                                 uint32_t filter, sr_texture_set *set, uint32_t *index, sr_error *err);
 
 /* The linear value of an 8-bit sRGB code (IEC 61966-2-1), as the loader uses it. */
 float sr_srgb_decode8(uint8_t code);

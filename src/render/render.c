@@ -71,8 +71,13 @@ static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error 
     r->attrs = (sr_tri_attr *)malloc(sizeof(sr_tri_attr) * r->bvh.prim_count);
     if (!r->attrs) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for the attributes of %u triangles",
                                   r->bvh.prim_count);
-    for (uint32_t i = 0; i < r->bvh.prim_count; i++) r->attrs[i] = scene->attrs[r->bvh.order[i]];
+    uint32_t cut = 0;   /* alpha-tested or coverage prims: traversal tests them (sr_cut_away) */
+    for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        r->attrs[i] = scene->attrs[r->bvh.order[i]];
+        cut |= r->attrs[i].flags & SR_ATTR_CUTOUT;
+    }
     r->view.attrs = r->attrs;
+    r->view.cutouts = cut ? 1u : 0u;
     return SR_OK;
 }
 
@@ -125,8 +130,9 @@ static void sr_renderer_forget(sr_renderer *r)
 static sr_build sr_scene_build(const sr_scene_view *v)
 {
 #if SR_MEASURE
-    if (getenv("SR_NO_PLAIN_KERNELS")) return SR_BUILD_GENERAL;
+    if (getenv("SR_NO_PLAIN_KERNELS")) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
 #endif
+    if (sr_scene_maps(v)) return SR_BUILD_MAPS;
     if (!sr_scene_no_assets(v)) return SR_BUILD_GENERAL;
     return sr_scene_plain(v) ? SR_BUILD_PLAIN : SR_BUILD_NO_ASSETS;
 }

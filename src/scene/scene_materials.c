@@ -269,7 +269,34 @@ sr_status sr_scene_lookup_material(sr_json_doc *c, const cJSON *obj, const char 
 
 bool sr_scene_textured(const sr_scene *s, uint32_t mat)
 {
-    return (s->materials[mat].color_tex | s->materials[mat].rough_tex) != 0;
+    const sr_material *m = &s->materials[mat];
+    return (m->color_tex | m->rough_tex | m->metal_tex | m->emit_tex | m->norm_tex) != 0;
+}
+
+/* One image of a file material into the scene's textures (a file, or bytes embedded in the
+ * mesh file); *tex gets 1 + its index, or stays 0 when the material has no such image. */
+static sr_status add_file_texture(sr_json_doc *c, const cJSON *file, const char *fjp, sr_scene *s, const char *mesh,
+                                  const sr_file_material *fm, const sr_file_texture *t, int srgb, uint32_t *tex)
+{
+    if (!t->path && !t->bytes) return SR_OK;
+    sr_error terr;
+    memset(&terr, 0, sizeof terr);
+    uint32_t index = 0;
+    sr_status st;
+    if (t->bytes) {
+        char *name = sr_format("%s (%s)", mesh, t->name);
+        if (!name) return sr_json_oom(c);
+        st = sr_texture_load_memory(name, t->bytes, t->len, srgb, SR_WRAP_REPEAT, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
+        free(name);
+    } else {
+        st = sr_texture_load(t->path, srgb, SR_WRAP_REPEAT, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
+    }
+    char clean[sizeof terr.msg];
+    sr_sanitize(clean, sizeof clean, terr.msg);
+    if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, fjp, "material \"%s\" of the mesh file: %s", fm->name, clean);
+    if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+    *tex = index + 1u;
+    return SR_OK;
 }
 
 sr_status sr_scene_add_file_materials(sr_json_doc *c, const cJSON *file, const char *fjp, sr_scene *s, const char *mesh,
@@ -286,19 +313,16 @@ sr_status sr_scene_add_file_materials(sr_json_doc *c, const cJSON *file, const c
     for (uint32_t k = 0; k < n; k++) {
         s->material_names[s->material_count] = sr_format("%s:%s", base, fm[k].name[0] ? fm[k].name : "unnamed");
         if (!s->material_names[s->material_count]) return sr_json_oom(c);
-        s->materials[s->material_count] = fm[k].m;
+        sr_material *m = &s->materials[s->material_count];
+        *m = fm[k].m;
         s->material_count++;
-        if (!fm[k].texture) continue;
-        sr_error terr;
-        memset(&terr, 0, sizeof terr);
-        uint32_t index = 0;
-        sr_status st = sr_texture_load(fm[k].texture, 1, SR_WRAP_REPEAT, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
-        char clean[sizeof terr.msg];
-        sr_sanitize(clean, sizeof clean, terr.msg);
-        if (st == SR_ERR_INPUT)
-            return sr_json_fail_val(c, file, fjp, "material \"%s\" of the mesh file: %s", fm[k].name, clean);
-        if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
-        s->materials[s->material_count - 1u].color_tex = index + 1u;
+        SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_BASE], 1, &m->color_tex));
+        /* glTF's metallic-roughness image: roughness from G, metallic from B (linear data) */
+        SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_MR], 0, &m->rough_tex));
+        m->metal_tex = m->rough_tex;
+        SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_EMIT], 1, &m->emit_tex));
+        SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_NORMAL], 0, &m->norm_tex));
+        SR_TRY(add_file_texture(c, file, fjp, s, mesh, &fm[k], &fm[k].tex[SR_FTEX_ALPHA], SR_DECODE_ALPHA, &m->alpha_tex));
     }
     return SR_OK;
 }

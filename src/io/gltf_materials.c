@@ -1,0 +1,156 @@
+/* gltf_materials.c: the glTF material fields assimp 5.2 does not pass on (gltf_materials.h),
+ * read from the file's JSON with cJSON. assimp 5.2 reads KHR_texture_transform into its own
+ * aiUVTransform, rotated about a different centre and with its offset converted for its V
+ * flip; reading glTF's numbers directly keeps the transform exactly as the spec writes it. */
+#include "gltf_materials.h"
+#include "mesh_check.h"
+
+#include <cJSON.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The extensions whose material fields are used (the lights of KHR_lights_punctual are
+ * reported with the file's lights, by count). */
+static const char *const supported[] = {
+    "KHR_materials_emissive_strength", "KHR_texture_transform", "KHR_materials_transmission", "KHR_materials_ior",
+    "KHR_lights_punctual", NULL,
+};
+
+static int is_supported(const char *name)
+{
+    for (int k = 0; supported[k]; k++)
+        if (!strcmp(name, supported[k])) return 1;
+    return 0;
+}
+
+/* Add `name` to the ", "-separated list unless it is there or supported. */
+static void add_unsupported(char *list, size_t cap, const char *name)
+{
+    if (!name || !name[0] || is_supported(name)) return;
+    char clean[96];
+    size_t n = 0;
+    for (const char *p = name; *p && n + 1 < sizeof clean; p++)   /* the file's words reach the terminal */
+        clean[n++] = (*p >= 0x21 && *p <= 0x7e) ? *p : '?';
+    clean[n] = '\0';
+    for (const char *at = strstr(list, clean); at; at = strstr(at + 1, clean)) {
+        const size_t l = strlen(clean);
+        if ((at == list || at[-1] == ' ') && (at[l] == ',' || at[l] == '\0')) return;
+    }
+    const size_t have = strlen(list);
+    if (have + strlen(clean) + 3 >= cap) return;
+    snprintf(list + have, cap - have, "%s%s", have ? ", " : "", clean);
+}
+
+static float num(const cJSON *v, float def)
+{
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? (float)v->valuedouble : def;
+}
+
+/* A textureInfo's KHR_texture_transform as a 2x3 matrix (T * R * S, glTF's order); 0 without
+ * one. *texcoord: the set it reads (the transform's texCoord overrides the textureInfo's). */
+static int texture_xf(const cJSON *info, float xf[6], int *texcoord)
+{
+    *texcoord = (int)num(cJSON_GetObjectItemCaseSensitive(info, "texCoord"), 0.0f);
+    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(info, "extensions");
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(ext, "KHR_texture_transform");
+    if (!cJSON_IsObject(t)) return 0;
+    const cJSON *off = cJSON_GetObjectItemCaseSensitive(t, "offset");
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(t, "scale");
+    const float ox = num(cJSON_GetArrayItem(off, 0), 0.0f), oy = num(cJSON_GetArrayItem(off, 1), 0.0f);
+    const float sx = num(cJSON_GetArrayItem(sc, 0), 1.0f), sy = num(cJSON_GetArrayItem(sc, 1), 1.0f);
+    const double r = num(cJSON_GetObjectItemCaseSensitive(t, "rotation"), 0.0f);
+    const float c = (float)cos(r), s = (float)sin(r);
+    xf[0] = c * sx, xf[1] = s * sy, xf[2] = ox;
+    xf[3] = -s * sx, xf[4] = c * sy, xf[5] = oy;
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(t, "texCoord");
+    if (cJSON_IsNumber(tc)) *texcoord = (int)num(tc, 0.0f);
+    return 1;
+}
+
+static void read_material(const cJSON *m, sr_gltf_material *out, char *unsupported, size_t cap)
+{
+    const cJSON *pbr = cJSON_GetObjectItemCaseSensitive(m, "pbrMetallicRoughness");
+    const cJSON *base = cJSON_GetObjectItemCaseSensitive(pbr, "baseColorTexture");
+    int tc = 0;
+    if (cJSON_IsObject(base)) {
+        out->has_uv_xf = texture_xf(base, out->uv_xf, &tc);
+        out->other_texcoord |= tc != 0;
+    }
+    const cJSON *others[] = {
+        cJSON_GetObjectItemCaseSensitive(pbr, "metallicRoughnessTexture"),
+        cJSON_GetObjectItemCaseSensitive(m, "normalTexture"),
+        cJSON_GetObjectItemCaseSensitive(m, "occlusionTexture"),
+        cJSON_GetObjectItemCaseSensitive(m, "emissiveTexture"),
+    };
+    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
+        if (!cJSON_IsObject(others[k])) continue;
+        float xf[6] = { 1, 0, 0, 0, 1, 0 };
+        const int has = texture_xf(others[k], xf, &tc);
+        out->other_texcoord |= tc != 0;
+        if (has != out->has_uv_xf || (has && memcmp(xf, out->uv_xf, sizeof xf))) out->other_xf = 1;
+    }
+    out->normal_scale = num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "normalTexture"), "scale"), 1.0f);
+    const cJSON *mode = cJSON_GetObjectItemCaseSensitive(m, "alphaMode");
+    if (cJSON_IsString(mode))
+        out->alpha_mode = !strcmp(mode->valuestring, "MASK") ? SR_ALPHA_MASK
+                        : !strcmp(mode->valuestring, "BLEND") ? SR_ALPHA_BLEND : SR_ALPHA_OPAQUE;
+    out->alpha_cutoff = num(cJSON_GetObjectItemCaseSensitive(m, "alphaCutoff"), 0.5f);
+    const cJSON *ext = cJSON_GetObjectItemCaseSensitive(m, "extensions");
+    const cJSON *es = cJSON_GetObjectItemCaseSensitive(ext, "KHR_materials_emissive_strength");
+    const float k = num(cJSON_GetObjectItemCaseSensitive(es, "emissiveStrength"), 1.0f);
+    if (k >= 0.0f) out->emissive_strength = k;
+    for (const cJSON *e = ext ? ext->child : NULL; e; e = e->next) add_unsupported(unsupported, cap, e->string);
+}
+
+sr_status sr_gltf_materials_read(const char *path, const char *ext, uint64_t size, sr_gltf_materials *out, sr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->is_gltf = 1;
+    char *json = NULL;
+    size_t len = 0;
+    sr_status st = sr_gltf_json_read(path, ext, size, &json, &len, err);
+    if (st || !json) return st;
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    free(json);
+    if (!root) return SR_OK;
+    const cJSON *used = cJSON_GetObjectItemCaseSensitive(root, "extensionsUsed");
+    for (const cJSON *e = cJSON_IsArray(used) ? used->child : NULL; e; e = e->next)
+        if (cJSON_IsString(e)) add_unsupported(out->unsupported, sizeof out->unsupported, e->valuestring);
+    const cJSON *mats = cJSON_GetObjectItemCaseSensitive(root, "materials");
+    const int n = cJSON_IsArray(mats) ? cJSON_GetArraySize(mats) : 0;
+    if (n > 0) {
+        out->mats = calloc((size_t)n, sizeof *out->mats);
+        if (!out->mats) {
+            cJSON_Delete(root);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
+        }
+        out->count = (uint32_t)n;
+        int k = 0;
+        for (const cJSON *m = mats->child; m; m = m->next, k++) {
+            out->mats[k].emissive_strength = 1.0f;
+            out->mats[k].alpha_cutoff = 0.5f;
+            out->mats[k].normal_scale = 1.0f;
+            if (cJSON_IsObject(m)) read_material(m, &out->mats[k], out->unsupported, sizeof out->unsupported);
+        }
+    }
+    cJSON_Delete(root);
+    return SR_OK;
+}
+
+void sr_gltf_materials_free(sr_gltf_materials *gm)
+{
+    if (!gm) return;
+    free(gm->mats);
+    gm->mats = NULL;
+    gm->count = 0;
+}
+
+void sr_gltf_uv_apply(const float xf[6], float *u, float *v)
+{
+    const float gu = *u, gv = 1.0f - *v;   /* glTF's v runs down the image; assimp flipped it */
+    *u = xf[0] * gu + xf[1] * gv + xf[2];
+    *v = 1.0f - (xf[3] * gu + xf[4] * gv + xf[5]);
+}

@@ -1,0 +1,51 @@
+/* gltf_materials.h: what a glTF file's materials say that assimp 5.2 (Debian 12) does not pass
+ * on, read from the file's JSON: KHR_materials_emissive_strength (assimp 5.2 drops it),
+ * KHR_texture_transform in glTF's own convention, alphaMode, the texCoord sets the textures
+ * use, and the extensions the file uses that the renderer does not support (for the notice).
+ *
+ *   sr_gltf_materials gm;
+ *   if (sr_gltf_materials_read(path, ".glb", size, &gm, err) == SR_OK) { ... gm.mats[k] ...;
+ *       sr_gltf_materials_free(&gm); }
+ *
+ * Material k of the file is material k of assimp's import (assimp appends its default
+ * material after the file's). */
+#ifndef SR_GLTF_MATERIALS_H
+#define SR_GLTF_MATERIALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "../base/status.h"
+#include "../../kernels/core/types.h"   /* SR_ALPHA_* */
+
+
+typedef struct sr_gltf_material {
+    float emissive_strength;   /* KHR_materials_emissive_strength; 1 without it              */
+    /* KHR_texture_transform of the base colour texture as glTF defines it, on glTF's UVs
+     * (v down): u' = uv_xf[0] u + uv_xf[1] v + uv_xf[2], v' = uv_xf[3] u + uv_xf[4] v + uv_xf[5] */
+    int has_uv_xf;
+    float uv_xf[6];
+    int other_xf;              /* another texture's transform differs from the base colour's  */
+    int other_texcoord;        /* a texture reads a texCoord set other than 0                 */
+    float normal_scale;        /* normalTexture.scale; 1 without it                           */
+    uint32_t alpha_mode;       /* SR_ALPHA_*                                                  */
+    float alpha_cutoff;        /* MASK: 0.5 unless given                                      */
+} sr_gltf_material;
+
+typedef struct sr_gltf_materials {
+    int is_gltf;               /* read from a glTF file (0: all empty)                         */
+    sr_gltf_material *mats;    /* malloc'd, `count` of them: the file's "materials" in order   */
+    uint32_t count;
+    char unsupported[512];     /* the extensions used that are not supported, ", "-separated   */
+} sr_gltf_materials;
+
+/* Read them from the .gltf or .glb at path (ext: ".gltf" or ".glb", size: its size, already
+ * checked by sr_mesh_inputs_check). JSON that cJSON cannot parse leaves everything at its
+ * defaults (assimp reports the file); SR_ERR_RUNTIME only when memory runs out. */
+sr_status sr_gltf_materials_read(const char *path, const char *ext, uint64_t size, sr_gltf_materials *out, sr_error *err);
+
+void sr_gltf_materials_free(sr_gltf_materials *gm);
+
+/* UV (u, v) in assimp's convention (v up, as the stages read it) through a glTF transform. */
+void sr_gltf_uv_apply(const float xf[6], float *u, float *v);
+
+#endif
