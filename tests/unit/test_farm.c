@@ -251,6 +251,8 @@ static void test_frames_render_and_resume(void **state)
     /* Frame 3 as one frame of its own (--frames 3) is the same image. */
     char single[512];
     sr_test_tmp_path(single, sizeof single, "seq_single_%03d.png");
+    snprintf(name, sizeof name, single, 3);
+    unlink(name);   /* an earlier run's frame would be kept (resuming), not rendered again */
     const char *one[] = { "render", scene, "--backend", "cpu", "--width", "24", "--height", "24", "--spp", "2",
                           "--frames", "3", "-o", single, "--device", "0,0", NULL };
     assert_int_equal(sr_test_run_cli(one, err, sizeof err), 0);
