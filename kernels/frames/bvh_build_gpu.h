@@ -17,6 +17,25 @@ extern "C" {
 cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nodes, sr_prim *out_prims,
                               uint32_t *order, uint32_t *node_count, uint32_t *depth, cudaStream_t stream);
 
+/* The build's stages, timed by CUDA events when asked (sr_cuda_bvh_build_with's stage_ms):
+ * the work memory's allocation, the centroid bounds and Morton codes, CUB's sort, Karras's
+ * internal nodes, the bottom-up pass (boxes, SAH collapse and the treelets in one kernel),
+ * the wait for the depth (the fallback's test), the layout (depth-first nodes and prims).
+ * With the fallback, the stages of the second tree replace the first's. */
+enum {
+    SR_LBVH_STAGE_ALLOC = 0, SR_LBVH_STAGE_MORTON, SR_LBVH_STAGE_SORT, SR_LBVH_STAGE_KARRAS,
+    SR_LBVH_STAGE_BOTTOM_UP, SR_LBVH_STAGE_DEPTH, SR_LBVH_STAGE_LAYOUT, SR_LBVH_GPU_STAGES
+};
+#define SR_LBVH_STAGE_NAMES { "alloc", "morton", "sort", "karras", "bottom-up", "depth", "layout" }
+
+/* The same with `treelets` one of SR_LBVH_TREELETS_NONE, _INORDER, _REORDER
+ * (kernels/core/bvh_build.h; sr_cuda_bvh_build uses SR_LBVH_TREELETS_DEFAULT, as the CPU
+ * does), and, unless stage_ms is NULL, each stage's device time in milliseconds in
+ * stage_ms[SR_LBVH_GPU_STAGES] (measurement: the events cost a little). */
+cudaError_t sr_cuda_bvh_build_with(const sr_prim *prims, uint32_t n, int treelets, sr_bvh_node *nodes,
+                                   sr_prim *out_prims, uint32_t *order, uint32_t *node_count, uint32_t *depth,
+                                   float *stage_ms, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif
