@@ -46,6 +46,12 @@
 #ifndef SR_LBVH_TREELETS_DEFAULT
 #define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_INORDER   /* both backends' builds */
 #endif
+#ifndef SR_LBVH_ROUNDS
+#define SR_LBVH_ROUNDS 1u         /* bottom-up passes of reordering treelets                */
+#endif
+#ifndef SR_LBVH_ANY_MIN
+#define SR_LBVH_ANY_MIN 0u        /* smaller nodes get the in-order treelet instead          */
+#endif
 #ifndef SR_LBVH_TREELET_ANY
 #define SR_LBVH_TREELET_ANY 7u    /* leaves of a reordering treelet (3 .. 8): 2^7 subsets   */
 #endif
@@ -439,14 +445,17 @@ SR_HD void sr_lbvh_treelet_any(const sr_lbvh *b, uint32_t p)
         }
         area[m] = sr_lbvh_area(x);
         cnt[m] = c;
-        const uint32_t low = m & (0u - m);
+        /* each split once: d, the half holding the lowest leaf, takes every proper subset
+         * of the other leaves, from the most to none */
+        const uint32_t low = m & (0u - m), rest = m ^ low;
         float best = 0.0f;
         uint32_t at = 0, off_at = 0;
-        for (uint32_t d = (m - 1u) & m; d; d = (d - 1u) & m) {
-            if (!(d & low)) continue;   /* each split once: the half holding the lowest leaf */
+        for (uint32_t e = (rest - 1u) & rest;; e = (e - 1u) & rest) {
+            const uint32_t d = low | e;
             const float v = cost[d] + cost[m ^ d];
             const uint32_t l1 = cnt[d], r1 = cnt[m ^ d], off = l1 > r1 ? l1 - r1 : r1 - l1;
             if (!at || v < best || (v == best && off < off_at)) { best = v; at = d; off_at = off; }
+            if (!e) break;
         }
         const float split = SR_LBVH_COST_TRAVERSE * area[m] + best;
         const float as_leaf = SR_LBVH_COST_INTERSECT * area[m] * (float)c;
@@ -495,6 +504,9 @@ SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i, int treelets)
         if (sr_lbvh_arrive(&b->visits[p])) return;
         sr_lbvh_finish(b, p);
         if (treelets == SR_LBVH_TREELETS_INORDER) sr_lbvh_treelet(b, p);
+#if SR_LBVH_ANY_MIN > 0
+        else if (treelets == SR_LBVH_TREELETS_REORDER && SR_LBVH_LDU(&b->count[p]) < SR_LBVH_ANY_MIN) sr_lbvh_treelet(b, p);
+#endif
         else if (treelets == SR_LBVH_TREELETS_REORDER) sr_lbvh_treelet_any(b, p);
         node = p;
     }

@@ -114,8 +114,10 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
                                 cudaStream_t stream)
 {
     const uint32_t n = b->n;
-    const uint32_t init[6] = { UINT32_MAX, UINT32_MAX, UINT32_MAX, 0u, 0u, 0u };
-    cudaError_t e = cudaMemcpyAsync(bounds, init, sizeof init, cudaMemcpyHostToDevice, stream);
+    /* lo = UINT32_MAX, hi = 0: set on the device (a copy from the host's stack would be
+     * staged through pageable memory) */
+    cudaError_t e = cudaMemsetAsync(bounds, 0xff, 3u * sizeof(uint32_t), stream);
+    if (!e) e = cudaMemsetAsync(bounds + 3, 0, 3u * sizeof(uint32_t), stream);
     if (e) return e;
     unsigned grid = sr_lbvh_grid(n);
     srk_lbvh_bounds<<<grid < 1024u ? grid : 1024u, SR_LBVH_BLOCK, 0, stream>>>(b->prims, n, bounds);
@@ -130,6 +132,10 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
     if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
     sr_lbvh_mark(m, SR_LBVH_STAGE_KARRAS + 1, stream);
     srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b, treelets);
+    for (uint32_t round = 1; treelets == SR_LBVH_TREELETS_REORDER && round < SR_LBVH_ROUNDS; round++) {
+        if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
+        srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b, treelets);
+    }
     if ((e = cudaGetLastError())) return e;
     sr_lbvh_mark(m, SR_LBVH_STAGE_BOTTOM_UP + 1, stream);
     /* the depth, for the fallback, and the node count of a reordered tree: one wait */

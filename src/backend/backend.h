@@ -248,6 +248,13 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err);
 int sr_cuda_device_count(char *why, size_t cap);
 /* SR_ERR_INPUT "needs a CUDA device: ..." unless device `device` exists (for GPU-only tools). */
 sr_status sr_cuda_require_device(int device, sr_error *err);
+/* The linear BVH's treelet restructuring that both backends' builds use
+ * (kernels/core/bvh_build.h): SR_LBVH_TREELETS_DEFAULT, unless the test switch
+ * $SR_BVH_TREELETS says none, inorder or reorder (to compare the trees in one binary; both
+ * backends read it, so their trees stay the same bytes). */
+#define SR_BVH_TREELETS_ENV "SR_BVH_TREELETS"
+int sr_bvh_treelets(void);
+
 /* Opening a CUDA device first creates its context and loads the kernels (a few hundred ms).
  * sr_backend_warm_begin starts that on a thread for the GPU workers among `workers` (CPU and
  * AUTO entries: AUTO opens CUDA where a device exists, so it is warmed too; CPU ones are

@@ -79,12 +79,17 @@ static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, u
     memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
 #pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
     for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i, treelets);
+    for (uint32_t round = 1; treelets == SR_LBVH_TREELETS_REORDER && round < SR_LBVH_ROUNDS; round++) {
+        memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
+#pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
+        for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i, treelets);
+    }
     return b->height[0];
 }
 
 sr_status sr_cpu_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err)
 {
-    return sr_cpu_bvh_build_with(prims, n, 0, SR_LBVH_TREELETS_DEFAULT, out, err);
+    return sr_cpu_bvh_build_with(prims, n, 0, sr_bvh_treelets(), out, err);
 }
 
 sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, int treelets, sr_bvh *out,
