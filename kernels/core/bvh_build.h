@@ -449,12 +449,20 @@ SR_HD void sr_lbvh_treelet_any(const sr_lbvh *b, uint32_t p)
          * of the other leaves, from the most to none */
         const uint32_t low = m & (0u - m), rest = m ^ low;
         float best = 0.0f;
-        uint32_t at = 0, off_at = 0;
+        uint32_t at = 0, off_at = SR_LBVH_NONE;   /* the imbalance of `at`, found on a tie */
         for (uint32_t e = (rest - 1u) & rest;; e = (e - 1u) & rest) {
             const uint32_t d = low | e;
             const float v = cost[d] + cost[m ^ d];
-            const uint32_t l1 = cnt[d], r1 = cnt[m ^ d], off = l1 > r1 ? l1 - r1 : r1 - l1;
-            if (!at || v < best || (v == best && off < off_at)) { best = v; at = d; off_at = off; }
+            if (!at || v < best) {
+                best = v; at = d; off_at = SR_LBVH_NONE;
+            } else if (v == best) {
+                const uint32_t l1 = cnt[d], r1 = cnt[m ^ d], off = l1 > r1 ? l1 - r1 : r1 - l1;
+                if (off_at == SR_LBVH_NONE) {
+                    const uint32_t l0 = cnt[at], r0 = cnt[m ^ at];
+                    off_at = l0 > r0 ? l0 - r0 : r0 - l0;
+                }
+                if (off < off_at) { at = d; off_at = off; }
+            }
             if (!e) break;
         }
         const float split = SR_LBVH_COST_TRAVERSE * area[m] + best;
