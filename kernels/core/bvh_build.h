@@ -16,10 +16,13 @@
  *   3. a stable sort of (code, prim index) by code, ascending: ties stay in index order;
  *   4. sr_lbvh_internal for i in [0, n-1): children, parents and ranges;
  *   5. sr_lbvh_bottom_up for every leaf (visits zeroed first): boxes, costs, collapse,
- *      and each node's treelet restructured (sr_lbvh_treelet);
+ *      and each node's treelet restructured: in order (sr_lbvh_treelet) or reordering
+ *      (sr_lbvh_treelet_any, SR_LBVH_ROUNDS passes), as `treelets` says;
  *   6. sr_lbvh_chain for every node (chain zeroed first), an exclusive sum of chain into
  *      base, then sr_lbvh_emit for every node: the flattened tree, base[n-1] + chain[n-1]
- *      nodes, the prims in key order, depth = height[0].
+ *      nodes, the prims in key order, depth = height[0]; after reordering treelets
+ *      instead sr_lbvh_emit_placed for every node and sr_lbvh_gather_placed for every
+ *      sorted position: size[0] nodes.
  * If the depth exceeds SR_BVH_STACK (possible with the fine codes or the treelets), the
  * driver builds again with SR_LBVH_BITS_COARSE and no treelets: 30-bit codes and 31-bit
  * indices give at most 61 prefix lengths, so at most 62 levels. */
