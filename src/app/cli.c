@@ -348,8 +348,8 @@ static int sr_render_main(int argc, char **argv)
         if (stat(name, &sb) == 0 && S_ISREG(sb.st_mode)) todo.skipped++;   /* written whole by an earlier run */
         else todo.n[todo.count++] = k;
     }
-    sr_backend_warm_end(warm);   /* the contexts' time left over after the read counts in the set-up */
     double t_setup = sr_now();
+    sr_backend_warm_end(warm);   /* the contexts' time left over after the read counts in the set-up */
     /* Everything the host will allocate, checked before any of it is (render.h). */
     if (!code && sr_farm_check_memory(&scene, frame, specs, nw, frames_text ? name : out, &err)) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);
