@@ -17,7 +17,8 @@
  *   4. sr_lbvh_internal for i in [0, n-1): children, parents and ranges;
  *   5. sr_lbvh_bottom_up for every leaf (visits zeroed first): boxes, costs, collapse,
  *      and each node's treelet restructured: in order (sr_lbvh_treelet) or reordering
- *      (sr_lbvh_treelet_any, SR_LBVH_ROUNDS passes), as `treelets` says;
+ *      (sr_lbvh_treelet_any; with SR_LBVH_TREELETS_REORDER2 the pass runs twice), as
+ *      `treelets` says;
  *   6. sr_lbvh_chain for every node (chain zeroed first), an exclusive sum of chain into
  *      base, then sr_lbvh_emit for every node: the flattened tree, base[n-1] + chain[n-1]
  *      nodes, the prims in key order, depth = height[0]; after reordering treelets
@@ -42,21 +43,19 @@
 #endif
 /* Treelet restructuring (the bottom-up pass's `treelets`): none, trees over the leaves in
  * their Morton order (every node a contiguous range), or any tree over the leaves
- * (Karras and Aila's subset DP: leaves move, so the layout takes the place pass). */
+ * (Karras and Aila's subset DP: leaves move, so the layout takes the place pass), in one
+ * bottom-up pass or two. */
 #define SR_LBVH_TREELETS_NONE 0
 #define SR_LBVH_TREELETS_INORDER 1
 #define SR_LBVH_TREELETS_REORDER 2
+#define SR_LBVH_TREELETS_REORDER2 3
 #ifndef SR_LBVH_TREELETS_DEFAULT
-#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_INORDER   /* both backends' builds */
+#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_REORDER   /* both backends' builds */
 #endif
-#ifndef SR_LBVH_ROUNDS
-#define SR_LBVH_ROUNDS 1u         /* bottom-up passes of reordering treelets                */
-#endif
-#ifndef SR_LBVH_ANY_MIN
-#define SR_LBVH_ANY_MIN 0u        /* smaller nodes get the in-order treelet instead          */
-#endif
+/* Leaves of a reordering treelet (3 .. 8): 5 costs about what the in-order treelet of 8
+ * does and gives most of 7's gain (docs/design.md has the figures). */
 #ifndef SR_LBVH_TREELET_ANY
-#define SR_LBVH_TREELET_ANY 7u    /* leaves of a reordering treelet (3 .. 8): 2^7 subsets   */
+#define SR_LBVH_TREELET_ANY 5u
 #endif
 #define SR_LBVH_MAX_LEAF 8u       /* a collapsed leaf holds at most this many prims        */
 /* The cost of a node visit against a primitive test, as the SAH weighs them. */
@@ -385,6 +384,18 @@ SR_HD void sr_lbvh_treelet(const sr_lbvh *b, uint32_t p)
     for (uint32_t k = nm; k-- > 0;) sr_lbvh_finish(b, made[k]);
 }
 
+/* Do these treelets move leaves (the layout is then sr_lbvh_emit_placed's)? And how many
+ * bottom-up passes do they take? */
+SR_HD int sr_lbvh_reorders(int treelets)
+{
+    return treelets == SR_LBVH_TREELETS_REORDER || treelets == SR_LBVH_TREELETS_REORDER2;
+}
+
+SR_HD uint32_t sr_lbvh_passes(int treelets)
+{
+    return treelets == SR_LBVH_TREELETS_REORDER2 ? 2u : 1u;
+}
+
 /* Step 5b, reordering: p's treelet (grown as in sr_lbvh_treelet, to SR_LBVH_TREELET_ANY
  * leaves) rebuilt as the cheapest binary tree over any grouping of its leaves (Karras and
  * Aila, "Fast Parallel Construction of High-Quality Bounding Volume Hierarchies", HPG
@@ -515,10 +526,7 @@ SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i, int treelets)
         if (sr_lbvh_arrive(&b->visits[p])) return;
         sr_lbvh_finish(b, p);
         if (treelets == SR_LBVH_TREELETS_INORDER) sr_lbvh_treelet(b, p);
-#if SR_LBVH_ANY_MIN > 0
-        else if (treelets == SR_LBVH_TREELETS_REORDER && SR_LBVH_LDU(&b->count[p]) < SR_LBVH_ANY_MIN) sr_lbvh_treelet(b, p);
-#endif
-        else if (treelets == SR_LBVH_TREELETS_REORDER) sr_lbvh_treelet_any(b, p);
+        else if (sr_lbvh_reorders(treelets)) sr_lbvh_treelet_any(b, p);
         node = p;
     }
 }
@@ -573,7 +581,7 @@ SR_HD void sr_lbvh_emit(const sr_lbvh *b, uint32_t node)
     b->out[at] = o;
 }
 
-/* The layout of a tree whose leaves have moved (SR_LBVH_TREELETS_REORDER), in place of steps
+/* The layout of a tree whose leaves have moved (sr_lbvh_reorders), in place of steps
  * 6a and 6b: a kept node's place in the depth-first order and its prims' offset, from a walk
  * to the root (at most the tree's depth in steps, which the stack bounds): each ancestor
  * reached from its right child puts its left subtree's nodes and prims before. */

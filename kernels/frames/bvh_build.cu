@@ -132,7 +132,7 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
     if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
     sr_lbvh_mark(m, SR_LBVH_STAGE_KARRAS + 1, stream);
     srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b, treelets);
-    for (uint32_t round = 1; treelets == SR_LBVH_TREELETS_REORDER && round < SR_LBVH_ROUNDS; round++) {
+    for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
         if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
         srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b, treelets);
     }
@@ -227,7 +227,7 @@ cudaError_t sr_cuda_bvh_build_with(const sr_prim *prims, uint32_t n, int treelet
                                      m, stream));
         }
         const uint32_t h = top[0];
-        if (treelets == SR_LBVH_TREELETS_REORDER) {
+        if (sr_lbvh_reorders(treelets)) {
             srk_lbvh_emit_placed<<<sr_lbvh_grid(all), SR_LBVH_BLOCK, 0, stream>>>(b);
             srk_lbvh_gather_placed<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(b);
             SR_LBVH_TRY(cudaGetLastError());

@@ -15,6 +15,7 @@ int sr_bvh_treelets(void)
     if (env && !strcmp(env, "none")) return SR_LBVH_TREELETS_NONE;
     if (env && !strcmp(env, "inorder")) return SR_LBVH_TREELETS_INORDER;
     if (env && !strcmp(env, "reorder")) return SR_LBVH_TREELETS_REORDER;
+    if (env && !strcmp(env, "reorder2")) return SR_LBVH_TREELETS_REORDER2;
     return SR_LBVH_TREELETS_DEFAULT;
 }
 

@@ -60,7 +60,7 @@ static void test_trees_identical(void **state)
     same_tree(NULL, 0, "no prims");
 }
 
-/* Every treelet variant (none, in order, reordering) on both builders directly: the same
+/* Every treelet variant (none, in order, reordering in one pass or two) on both builders directly: the same
  * bytes, the reordering tree's layout (sr_lbvh_place) included. */
 static void same_variant(const sr_prim *in, uint32_t n, int treelets, const char *what)
 {
@@ -100,7 +100,8 @@ static void test_variants_identical(void **state)
 {
     (void)state;
     const uint32_t sizes[] = { 2, 3, 9, 100, 5000, 70000 };
-    const int variants[] = { SR_LBVH_TREELETS_NONE, SR_LBVH_TREELETS_INORDER, SR_LBVH_TREELETS_REORDER };
+    const int variants[] = { SR_LBVH_TREELETS_NONE, SR_LBVH_TREELETS_INORDER, SR_LBVH_TREELETS_REORDER,
+                             SR_LBVH_TREELETS_REORDER2 };
     for (int k = 0; k < SR_MESH_KINDS; k++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {

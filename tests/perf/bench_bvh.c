@@ -128,6 +128,7 @@ int main(int argc, char **argv)
     const struct { const char *name; uint32_t bits; int treelets; } cpu[] = {
         { "CPU linear + in-order treelets", 0, SR_LBVH_TREELETS_INORDER },
         { "CPU linear + reordering treelets", 0, SR_LBVH_TREELETS_REORDER },
+        { "CPU linear + reordering x2", 0, SR_LBVH_TREELETS_REORDER2 },
         { "CPU linear, 63-bit", 21, SR_LBVH_TREELETS_NONE }, { "CPU linear, 30-bit", 10, SR_LBVH_TREELETS_NONE } };
     for (int k = 0; k < (int)(sizeof cpu / sizeof cpu[0]); k++) {
         for (int r = 0; r < runs; r++) {
@@ -185,7 +186,7 @@ int main(int argc, char **argv)
             cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
         const struct { const char *name; int treelets; } gv[] = {
             { "in-order treelets", SR_LBVH_TREELETS_INORDER }, { "reordering treelets", SR_LBVH_TREELETS_REORDER },
-            { "no treelets", SR_LBVH_TREELETS_NONE } };
+            { "reordering treelets, 2 passes", SR_LBVH_TREELETS_REORDER2 }, { "no treelets", SR_LBVH_TREELETS_NONE } };
         const char *stage_names[] = SR_LBVH_STAGE_NAMES;
         double *st = malloc(sizeof(double) * (size_t)runs * SR_LBVH_GPU_STAGES);
         if (!st) return 1;
@@ -214,7 +215,7 @@ int main(int argc, char **argv)
             printf("\n");
             /* the GPU's tree weighed and traced like the CPU's (the same bytes as the CPU
              * build of this variant: test_gpu_bvh) */
-            if (v < 2) {
+            if (gv[v].treelets != SR_LBVH_TREELETS_NONE) {
                 sr_bvh g;
                 memset(&g, 0, sizeof g);
                 g.nodes = malloc(sizeof(sr_bvh_node) * count);

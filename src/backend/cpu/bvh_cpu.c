@@ -79,7 +79,7 @@ static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, u
     memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
 #pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
     for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i, treelets);
-    for (uint32_t round = 1; treelets == SR_LBVH_TREELETS_REORDER && round < SR_LBVH_ROUNDS; round++) {
+    for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
         memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
 #pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
         for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i, treelets);
@@ -144,7 +144,7 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
             depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, SR_LBVH_BITS_COARSE, treelets);
         }
         const int64_t all = (int64_t)nodes;
-        if (treelets == SR_LBVH_TREELETS_REORDER) {
+        if (sr_lbvh_reorders(treelets)) {
             out->node_count = b.size[0];
 #pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
             for (int64_t i = 0; i < all; i++) sr_lbvh_emit_placed(&b, (uint32_t)i);
