@@ -47,10 +47,24 @@ __global__ void srk_lbvh_internal(sr_lbvh b)
     if (i < b.n - 1u) sr_lbvh_internal(&b, i);
 }
 
-__global__ void srk_lbvh_bottom_up(sr_lbvh b, int treelets)
+/* One kernel a treelet variant: each keeps only its own treelet's local arrays (the
+ * in-order treelet's interval tables are 2.4 KB a thread, the 5-leaf subset DP's 0.5 KB),
+ * and the device reserves local memory for every resident thread by the largest. */
+template <int TREELETS> __global__ void srk_lbvh_bottom_up(sr_lbvh b)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < b.n) sr_lbvh_bottom_up(&b, i, treelets);
+    if (i < b.n) sr_lbvh_bottom_up(&b, i, TREELETS);
+}
+
+static void sr_lbvh_bottom_up_launch(const sr_lbvh *b, int treelets, cudaStream_t stream)
+{
+    const unsigned grid = sr_lbvh_grid(b->n);
+    if (treelets == SR_LBVH_TREELETS_INORDER)
+        srk_lbvh_bottom_up<SR_LBVH_TREELETS_INORDER><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
+    else if (sr_lbvh_reorders(treelets))
+        srk_lbvh_bottom_up<SR_LBVH_TREELETS_REORDER><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
+    else
+        srk_lbvh_bottom_up<SR_LBVH_TREELETS_NONE><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
 }
 
 __global__ void srk_lbvh_chain(sr_lbvh b)
@@ -131,10 +145,10 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
     srk_lbvh_internal<<<sr_lbvh_grid(n - 1u), SR_LBVH_BLOCK, 0, stream>>>(*b);
     if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
     sr_lbvh_mark(m, SR_LBVH_STAGE_KARRAS + 1, stream);
-    srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b, treelets);
+    sr_lbvh_bottom_up_launch(b, treelets, stream);
     for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
         if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
-        srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b, treelets);
+        sr_lbvh_bottom_up_launch(b, treelets, stream);
     }
     if ((e = cudaGetLastError())) return e;
     sr_lbvh_mark(m, SR_LBVH_STAGE_BOTTOM_UP + 1, stream);
