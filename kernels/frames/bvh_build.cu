@@ -160,16 +160,9 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
     return e;
 }
 
-cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nodes, sr_prim *out_prims,
-                              uint32_t *order, uint32_t *node_count, uint32_t *depth, cudaStream_t stream)
-{
-    return sr_cuda_bvh_build_with(prims, n, SR_LBVH_TREELETS_DEFAULT, nodes, out_prims, order, node_count, depth, NULL,
-                                  stream);
-}
-
-cudaError_t sr_cuda_bvh_build_with(const sr_prim *prims, uint32_t n, int treelets, sr_bvh_node *nodes,
-                                   sr_prim *out_prims, uint32_t *order, uint32_t *node_count, uint32_t *depth,
-                                   float *stage_ms, cudaStream_t stream)
+cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, int treelets, sr_bvh_node *nodes, sr_prim *out_prims,
+                              uint32_t *order, uint32_t *node_count, uint32_t *depth, float *stage_ms,
+                              cudaStream_t stream)
 {
     if (stage_ms)
         for (int k = 0; k < SR_LBVH_GPU_STAGES; k++) stage_ms[k] = 0.0f;

@@ -10,14 +10,7 @@
 extern "C" {
 #endif
 
-/* Build over the n device prims (finite, bounded: the host checks) into device memory:
- * nodes (room for 2n - 1), out_prims and order (n each). node_count and depth (host) get
- * the tree's size. Its work memory comes from the stream-ordered allocator and goes back
- * before it returns; it waits for the stream. */
-cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nodes, sr_prim *out_prims,
-                              uint32_t *order, uint32_t *node_count, uint32_t *depth, cudaStream_t stream);
-
-/* The build's stages, timed by CUDA events when asked (sr_cuda_bvh_build_with's stage_ms):
+/* The build's stages, timed by CUDA events when asked (sr_cuda_bvh_build's stage_ms):
  * the work memory's allocation, the centroid bounds and Morton codes, CUB's sort, Karras's
  * internal nodes, the bottom-up pass (boxes, SAH collapse and the treelets in one kernel),
  * the wait for the depth (the fallback's test), the layout (depth-first nodes and prims).
@@ -28,13 +21,16 @@ enum {
 };
 #define SR_LBVH_STAGE_NAMES { "alloc", "morton", "sort", "karras", "bottom-up", "depth", "layout" }
 
-/* The same with `treelets` one of SR_LBVH_TREELETS_NONE, _INORDER, _REORDER
- * (kernels/core/bvh_build.h; sr_cuda_bvh_build uses SR_LBVH_TREELETS_DEFAULT, as the CPU
- * does), and, unless stage_ms is NULL, each stage's device time in milliseconds in
- * stage_ms[SR_LBVH_GPU_STAGES] (measurement: the events cost a little). */
-cudaError_t sr_cuda_bvh_build_with(const sr_prim *prims, uint32_t n, int treelets, sr_bvh_node *nodes,
-                                   sr_prim *out_prims, uint32_t *order, uint32_t *node_count, uint32_t *depth,
-                                   float *stage_ms, cudaStream_t stream);
+/* Build over the n device prims (finite, bounded: the host checks) into device memory:
+ * nodes (room for 2n - 1), out_prims and order (n each), with the treelets `treelets`
+ * (SR_LBVH_TREELETS_*, kernels/core/bvh_build.h; the backend passes sr_bvh_treelets(), as
+ * the CPU's build does). node_count and depth (host) get the tree's size; unless stage_ms is
+ * NULL, stage_ms[SR_LBVH_GPU_STAGES] each stage's device time in milliseconds (measurement:
+ * the events cost a little). Its work memory comes from the stream-ordered allocator and
+ * goes back before it returns; it waits for the stream. */
+cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, int treelets, sr_bvh_node *nodes, sr_prim *out_prims,
+                              uint32_t *order, uint32_t *node_count, uint32_t *depth, float *stage_ms,
+                              cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -77,7 +77,7 @@ static void same_variant(const sr_prim *in, uint32_t n, int treelets, const char
     assert_int_equal(cudaMalloc((void **)&dord, sizeof(uint32_t) * n), cudaSuccess);
     assert_int_equal(cudaMemcpy(dp, in, sizeof(sr_prim) * n, cudaMemcpyHostToDevice), cudaSuccess);
     float stage[SR_LBVH_GPU_STAGES];
-    assert_int_equal(sr_cuda_bvh_build_with(dp, n, treelets, dn, dout, dord, &count, &depth, stage, 0), cudaSuccess);
+    assert_int_equal(sr_cuda_bvh_build(dp, n, treelets, dn, dout, dord, &count, &depth, stage, 0), cudaSuccess);
     printf("  %s, treelets %d: %u nodes, depth %u\n", what, treelets, count, depth);
     assert_int_equal(count, cpu.node_count);
     assert_int_equal(depth, cpu.depth);

@@ -193,7 +193,7 @@ int main(int argc, char **argv)
         for (size_t v = 0; v < sizeof gv / sizeof gv[0]; v++) {
             for (int r = 0; r < runs + 1; r++) {   /* the first warms the allocator and the kernels */
                 cudaEventRecord(e0, 0);
-                cudaError_t e = sr_cuda_bvh_build_with(dp, n, gv[v].treelets, dn, dout, dord, &count, &depth, NULL, 0);
+                cudaError_t e = sr_cuda_bvh_build(dp, n, gv[v].treelets, dn, dout, dord, &count, &depth, NULL, 0);
                 cudaEventRecord(e1, 0);
                 cudaEventSynchronize(e1);
                 if (e) { fprintf(stderr, "bench_bvh: %s\n", cudaGetErrorString(e)); return 1; }
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
             /* the stages, in separate runs: their events cost a little */
             for (int r = 0; r < runs; r++) {
                 float stage[SR_LBVH_GPU_STAGES];
-                cudaError_t e = sr_cuda_bvh_build_with(dp, n, gv[v].treelets, dn, dout, dord, &count, &depth, stage, 0);
+                cudaError_t e = sr_cuda_bvh_build(dp, n, gv[v].treelets, dn, dout, dord, &count, &depth, stage, 0);
                 if (e) { fprintf(stderr, "bench_bvh: %s\n", cudaGetErrorString(e)); return 1; }
                 for (int k = 0; k < SR_LBVH_GPU_STAGES; k++) st[(size_t)k * runs + r] = stage[k];
             }
