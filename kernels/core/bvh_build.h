@@ -78,20 +78,9 @@ typedef struct sr_lbvh {
 
 /* An unsigned order that agrees with < on finite floats (-0 sorts before +0, which the
  * centroid's "+ 0.0f" rules out), and its inverse: min and max by it are exact. */
-SR_HD uint32_t sr_lbvh_bits(float f)
-{
-#if defined(__CUDA_ARCH__)
-    return __float_as_uint(f);
-#else
-    union { float f; uint32_t u; } v;
-    v.f = f;
-    return v.u;
-#endif
-}
-
 SR_HD uint32_t sr_lbvh_ord(float f)
 {
-    const uint32_t u = sr_lbvh_bits(f);
+    const uint32_t u = sr_float_bits(f);   /* intersect.h */
     return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
 }
 

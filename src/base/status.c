@@ -86,3 +86,14 @@ void sr_sanitize(char *dst, size_t cap, const char *src)
     for (unsigned char *p = (unsigned char *)dst; *p; p++)
         if (*p < 32 || *p == 127) *p = '?';
 }
+
+void sr_list_append(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    if (n + 3 >= cap) return;
+    if (n) { buf[n++] = ','; buf[n++] = ' '; buf[n] = '\0'; }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, cap - n, fmt, ap);
+    va_end(ap);
+}

@@ -36,6 +36,9 @@ void sr_fit_middle(char *dst, size_t cap, const char *src);
 
 /* A formatted string on the heap (free it), sized to fit; NULL when out of memory. */
 char *sr_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Append ", " (unless buf is empty) and the formatted item to buf (cap bytes), for one-line
+ * lists such as notices; an item that does not fit is cut. */
+void sr_list_append(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 char *sr_vformat(const char *fmt, va_list ap);
 
 /* Return the status of x from the calling function unless it is SR_OK. */

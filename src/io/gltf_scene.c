@@ -86,16 +86,6 @@ static bool sr_affine_dir(const sr_affine *a, double x, double y, double z, sr_v
     return true;
 }
 
-static void sr_note(char *buf, size_t cap, const char *fmt, ...)
-{
-    size_t n = strlen(buf);
-    if (n + 3 >= cap) return;
-    if (n) { buf[n++] = ','; buf[n++] = ' '; buf[n] = '\0'; }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, cap - n, fmt, ap);
-    va_end(ap);
-}
 
 static const char *sr_s(int n) { return n == 1 ? "" : "s"; }
 
@@ -112,12 +102,12 @@ static void sr_scene_notice(const cJSON *root, sr_gltf_scene *g, int ortho, int 
     const size_t cap = sizeof g->notice;
     const int anims = cJSON_GetArraySize(sr_field(root, "animations")), skins = cJSON_GetArraySize(sr_field(root, "skins"));
     const int scenes = cJSON_GetArraySize(sr_field(root, "scenes"));
-    if (ortho) sr_note(b, cap, "%d orthographic camera%s (perspective only)", ortho, sr_s(ortho));
-    if (unplaced) sr_note(b, cap, "%d camera%s no node of the scene places", unplaced, sr_s(unplaced));
-    if (ranged) sr_note(b, cap, "the \"range\" of %d light%s (lights reach everywhere)", ranged, sr_s(ranged));
-    if (anims) sr_note(b, cap, "%d animation%s (the rest pose is rendered)", anims, sr_s(anims));
-    if (skins) sr_note(b, cap, "%d skin%s", skins, sr_s(skins));
-    if (scenes > 1) sr_note(b, cap, "%d other scene%s (only \"scene\" is rendered)", scenes - 1, sr_s(scenes - 1));
+    if (ortho) sr_list_append(b, cap, "%d orthographic camera%s (perspective only)", ortho, sr_s(ortho));
+    if (unplaced) sr_list_append(b, cap, "%d camera%s no node of the scene places", unplaced, sr_s(unplaced));
+    if (ranged) sr_list_append(b, cap, "the \"range\" of %d light%s (lights reach everywhere)", ranged, sr_s(ranged));
+    if (anims) sr_list_append(b, cap, "%d animation%s (the rest pose is rendered)", anims, sr_s(anims));
+    if (skins) sr_list_append(b, cap, "%d skin%s", skins, sr_s(skins));
+    if (scenes > 1) sr_list_append(b, cap, "%d other scene%s (only \"scene\" is rendered)", scenes - 1, sr_s(scenes - 1));
     const cJSON *e;
     cJSON_ArrayForEach(e, sr_field(root, "extensionsUsed")) {
         if (!cJSON_IsString(e) || sr_scene_ext_known(e->valuestring)) continue;
@@ -126,7 +116,7 @@ static void sr_scene_notice(const cJSON *root, sr_gltf_scene *g, int ortho, int 
         for (const char *p = e->valuestring; *p && k + 1 < sizeof clean; p++)
             clean[k++] = isprint((unsigned char)*p) ? *p : '?';
         clean[k] = '\0';
-        sr_note(b, cap, "extension %s", clean);
+        sr_list_append(b, cap, "extension %s", clean);
     }
 }
 

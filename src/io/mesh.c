@@ -151,18 +151,6 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
 
 /* ---- materials and what is not used --------------------------------------------------- */
 
-/* Append ", " (unless buf is empty) and the formatted item. */
-static void note(char *buf, size_t cap, const char *fmt, ...)
-{
-    size_t n = strlen(buf);
-    if (n + 3 >= cap) return;
-    if (n) { buf[n++] = ','; buf[n++] = ' '; buf[n] = '\0'; }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, cap - n, fmt, ap);
-    va_end(ap);
-}
-
 static const char *plural(unsigned n) { return n == 1 ? "" : "s"; }
 static const char *plural_es(unsigned n) { return n == 1 ? "" : "es"; }
 
@@ -330,20 +318,20 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
         bones += mesh->mNumBones;
         morphs += mesh->mNumAnimMeshes;
     }
-    if (colours) note(buf, cap, "vertex colours (%u mesh%s)", colours, plural_es(colours));
-    if (uvs && !used_uv) note(buf, cap, "texture coordinates (%u mesh%s; no textured material)", uvs, plural_es(uvs));
-    if (uv2) note(buf, cap, "second texture coordinate sets (%u mesh%s)", uv2, plural_es(uv2));
+    if (colours) sr_list_append(buf, cap, "vertex colours (%u mesh%s)", colours, plural_es(colours));
+    if (uvs && !used_uv) sr_list_append(buf, cap, "texture coordinates (%u mesh%s; no textured material)", uvs, plural_es(uvs));
+    if (uv2) sr_list_append(buf, cap, "second texture coordinate sets (%u mesh%s)", uv2, plural_es(uv2));
     if (normals && !used_normals && o->normals == SR_NORMALS_FLAT)
-        note(buf, cap, "vertex normals (%u mesh%s; \"normals\": \"flat\")", normals, plural_es(normals));
-    if (bones) note(buf, cap, "%u bone%s", bones, plural(bones));
-    if (morphs) note(buf, cap, "%u morph target%s", morphs, plural(morphs));
-    if (sc->mNumLights && !o->scene_read) note(buf, cap, "%u light%s", sc->mNumLights, plural(sc->mNumLights));
-    if (sc->mNumCameras && !o->scene_read) note(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
+        sr_list_append(buf, cap, "vertex normals (%u mesh%s; \"normals\": \"flat\")", normals, plural_es(normals));
+    if (bones) sr_list_append(buf, cap, "%u bone%s", bones, plural(bones));
+    if (morphs) sr_list_append(buf, cap, "%u morph target%s", morphs, plural(morphs));
+    if (sc->mNumLights && !o->scene_read) sr_list_append(buf, cap, "%u light%s", sc->mNumLights, plural(sc->mNumLights));
+    if (sc->mNumCameras && !o->scene_read) sr_list_append(buf, cap, "%u camera%s", sc->mNumCameras, plural(sc->mNumCameras));
     if (sc->mNumAnimations && !o->scene_read)
-        note(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
+        sr_list_append(buf, cap, "%u animation%s", sc->mNumAnimations, plural(sc->mNumAnimations));
     unsigned images = 0;
     for (unsigned k = 0; k < sc->mNumTextures; k++) images += !used_images[k];
-    if (images) note(buf, cap, "%u embedded texture%s", images, plural(images));
+    if (images) sr_list_append(buf, cap, "%u embedded texture%s", images, plural(images));
     unsigned named = 0;
     for (unsigned k = 0; k < sc->mNumMaterials; k++) {
         struct aiString name;
@@ -351,9 +339,9 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
             strcmp(name.data, "DefaultMaterial") != 0)
             named++;
     }
-    if (gm->unsupported[0]) note(buf, cap, "glTF extensions %s", gm->unsupported);
+    if (gm->unsupported[0]) sr_list_append(buf, cap, "glTF extensions %s", gm->unsupported);
     if (!o->file_mats) {
-        if (named) note(buf, cap, "%u material%s (\"material\": \"file\" uses them)", named, plural(named));
+        if (named) sr_list_append(buf, cap, "%u material%s (\"material\": \"file\" uses them)", named, plural(named));
         return;
     }
     /* with the file's materials: the maps and factors that have no counterpart here. A glTF's
@@ -371,7 +359,7 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
         if (gltf && maps[t].gltf_used) continue;
         unsigned n = 0;
         for (unsigned k = 0; k < sc->mNumMaterials; k++) n += aiGetMaterialTextureCount(sc->mMaterials[k], maps[t].type) > 0;
-        if (n) note(buf, cap, "%s%s (%u material%s)", maps[t].what, plural(n), n, plural(n));
+        if (n) sr_list_append(buf, cap, "%s%s (%u material%s)", maps[t].what, plural(n), n, plural(n));
     }
     unsigned ks = 0, texcoord = 0, other_xf = 0;
     for (unsigned k = 0; !gltf && k < sc->mNumMaterials; k++) {
@@ -382,10 +370,10 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
         texcoord += gm->mats[k].other_texcoord != 0;
         other_xf += gm->mats[k].other_xf != 0;
     }
-    if (ks) note(buf, cap, "specular colour Ks (%u material%s; the specular lobe follows Ns)", ks, plural(ks));
-    if (texcoord) note(buf, cap, "texture coordinate sets other than TEXCOORD_0 (%u material%s)", texcoord, plural(texcoord));
+    if (ks) sr_list_append(buf, cap, "specular colour Ks (%u material%s; the specular lobe follows Ns)", ks, plural(ks));
+    if (texcoord) sr_list_append(buf, cap, "texture coordinate sets other than TEXCOORD_0 (%u material%s)", texcoord, plural(texcoord));
     if (other_xf)
-        note(buf, cap, "texture transforms other than the base colour's (%u material%s; the base colour's is used)",
+        sr_list_append(buf, cap, "texture transforms other than the base colour's (%u material%s; the base colour's is used)",
              other_xf, plural(other_xf));
 }
 
@@ -588,7 +576,7 @@ static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t si
     sr_direct_loads++;
     if (opts->notice && opts->notice_cap) {
         opts->notice[0] = '\0';
-        if (has_normals) note(opts->notice, opts->notice_cap, "vertex normals (1 mesh; \"normals\": \"flat\")");
+        if (has_normals) sr_list_append(opts->notice, opts->notice_cap, "vertex normals (1 mesh; \"normals\": \"flat\")");
     }
     if (kept == *count)
         return sr_fail(err, SR_ERR_INPUT,

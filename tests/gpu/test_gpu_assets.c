@@ -14,24 +14,6 @@
 
 #include <stb_image_write.h>
 
-/* Render on both backends with two masks; every image byte-equal to the CPU's. */
-static void assert_bit_identical(const sr_scene *s, const char *label)
-{
-    const size_t bytes = sizeof(float) * 3u * s->width * s->height;
-    float *cpu = sr_test_render(s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, 7, NULL);
-    static const sr_mask masks[] = { SR_MASK_WAVE, SR_MASK_COMPACT };
-    for (size_t k = 0; k < 2; k++) {
-        float *gpu = sr_test_render(s, SR_BACKEND_CUDA, masks[k], 0.5f, 7, NULL);
-        assert_non_null(gpu);
-        size_t diff = 0;
-        for (size_t i = 0; i < bytes / sizeof(float); i++) diff += memcmp(&cpu[i], &gpu[i], sizeof(float)) != 0;
-        printf("%s, %s mask: %zu of %zu values differ\n", label, sr_mask_name(masks[k]), diff, bytes / sizeof(float));
-        if (diff) fail_msg("%s: the GPU image differs from the CPU's in %zu values", label, diff);
-        free(gpu);
-    }
-    free(cpu);
-}
-
 static void smooth_scene(const char *integrator, sr_scene *s)
 {
     char vn[512], plain[512], json[4096];
@@ -67,7 +49,7 @@ static void test_smooth_normals_match(void **state)
         sr_scene s;
         smooth_scene(integrators[k], &s);
         assert_non_null(s.attrs);
-        assert_bit_identical(&s, integrators[k]);
+        sr_test_assert_gpu_matches_cpu(&s, integrators[k]);
         sr_scene_free(&s);
     }
 }
@@ -122,7 +104,7 @@ static void test_textures_match(void **state)
          * file decoded the same way with the same wrap and filter, so one texture; the tiles
          * (nearest, clamp) and the roughness (data, not sRGB) are textures of their own */
         assert_int_equal(s.tex.count, 3);
-        assert_bit_identical(&s, integrators[k]);
+        sr_test_assert_gpu_matches_cpu(&s, integrators[k]);
         sr_scene_free(&s);
     }
 }
@@ -155,7 +137,7 @@ static void test_environment_matches(void **state)
         sr_scene s;
         sr_test_parse("gpu_env.json", json, &s);
         assert_true(s.env_tex > 0);
-        assert_bit_identical(&s, integrators[k]);
+        sr_test_assert_gpu_matches_cpu(&s, integrators[k]);
         sr_scene_free(&s);
     }
 }
@@ -169,7 +151,7 @@ static void test_showcase_matches(void **state)
     s.width = 192;
     s.height = 108;
     s.spp = 2;
-    assert_bit_identical(&s, "scenes/showcase.json");
+    sr_test_assert_gpu_matches_cpu(&s, "scenes/showcase.json");
     sr_scene_free(&s);
 }
 

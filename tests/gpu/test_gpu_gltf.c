@@ -11,24 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Render on both backends with two masks; every image byte-equal to the CPU's. */
-static void assert_bit_identical(const sr_scene *s, const char *label)
-{
-    const size_t bytes = sizeof(float) * 3u * s->width * s->height;
-    float *cpu = sr_test_render(s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, 7, NULL);
-    static const sr_mask masks[] = { SR_MASK_WAVE, SR_MASK_COMPACT };
-    for (size_t k = 0; k < 2; k++) {
-        float *gpu = sr_test_render(s, SR_BACKEND_CUDA, masks[k], 0.5f, 7, NULL);
-        assert_non_null(gpu);
-        size_t diff = 0;
-        for (size_t i = 0; i < bytes / sizeof(float); i++) diff += memcmp(&cpu[i], &gpu[i], sizeof(float)) != 0;
-        printf("%s, %s mask: %zu of %zu values differ\n", label, sr_mask_name(masks[k]), diff, bytes / sizeof(float));
-        if (diff) fail_msg("%s: the GPU image differs from the CPU's in %zu values", label, diff);
-        free(gpu);
-    }
-    free(cpu);
-}
-
 static void load(const char *path, sr_scene *s)
 {
     sr_error e;
@@ -67,7 +49,7 @@ static void test_gltf_lights_match(void **state)
         load(gl, &s);
         assert_int_equal(s.light_count, 3);
         s.integrator = integrators[k];
-        assert_bit_identical(&s, k ? "glTF lights, path" : "glTF lights, whitted");
+        sr_test_assert_gpu_matches_cpu(&s, k ? "glTF lights, path" : "glTF lights, whitted");
         sr_scene_free(&s);
     }
 }
@@ -83,7 +65,7 @@ static void test_gltf_framing_and_sky_match(void **state)
     sr_scene s;
     load(gl, &s);
     assert_true(s.has_sky);
-    assert_bit_identical(&s, "glTF framing camera and default sky, path");
+    sr_test_assert_gpu_matches_cpu(&s, "glTF framing camera and default sky, path");
     sr_scene_free(&s);
 }
 
@@ -110,7 +92,7 @@ static void test_json_spot_and_transform_match(void **state)
         sr_scene s;
         load(sc, &s);
         s.integrator = integrators[k];
-        assert_bit_identical(&s, k ? "JSON spot and transforms, path" : "JSON spot and transforms, whitted");
+        sr_test_assert_gpu_matches_cpu(&s, k ? "JSON spot and transforms, path" : "JSON spot and transforms, whitted");
         sr_scene_free(&s);
     }
 }

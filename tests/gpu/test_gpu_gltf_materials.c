@@ -15,19 +15,7 @@ static void assert_bit_identical(const char *json, const char *label)
 {
     sr_scene s;
     sr_test_parse("gpu_gltf.json", json, &s);
-    const size_t n = 3u * s.width * s.height;
-    float *cpu = sr_test_render(&s, SR_BACKEND_CPU, SR_MASK_COMPACT, 0.5f, 7, NULL);
-    static const sr_mask masks[] = { SR_MASK_WAVE, SR_MASK_COMPACT };
-    for (size_t k = 0; k < 2; k++) {
-        float *gpu = sr_test_render(&s, SR_BACKEND_CUDA, masks[k], 0.5f, 7, NULL);
-        assert_non_null(gpu);
-        size_t diff = 0;
-        for (size_t i = 0; i < n; i++) diff += memcmp(&cpu[i], &gpu[i], sizeof(float)) != 0;
-        printf("%s, %s mask: %zu of %zu values differ\n", label, sr_mask_name(masks[k]), diff, n);
-        if (diff) fail_msg("%s: the GPU image differs from the CPU's in %zu values", label, diff);
-        free(gpu);
-    }
-    free(cpu);
+    sr_test_assert_gpu_matches_cpu(&s, label);
     sr_scene_free(&s);
 }
 

@@ -86,6 +86,9 @@ void sr_test_write_sphere_scene(const char *path, int count);
  * line under `label`, fail unless every pixel is bit-identical and the rays entering every
  * bounce are the same number. Returns 0 without a CUDA device (nothing checked), else 1. */
 int sr_test_gpu_matches_cpu(const sr_scene *scene, const char *label);
+/* The same check on the GPU's wave and compact masks (seed 7, no ray counts): fails unless
+ * each GPU image is byte-equal to the CPU's (compact mask); one line per mask under label. */
+void sr_test_assert_gpu_matches_cpu(const sr_scene *scene, const char *label);
 
 /* Write a unit UV sphere as OBJ to path: segs around the y axis, rings pole to pole, faces
  * counter-clockwise from outside; with_vn: exact unit vertex normals; with_vt: texture
