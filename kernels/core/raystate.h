@@ -106,6 +106,14 @@ typedef struct sr_params {
     float *hit_t;
     uint32_t *hit_prim;
     float *film;           /* width*height*3 linear radiance sums, indexed by pixel     */
+    /* The Whitted split (whitted.h): with it a pixel's rays are several, so their radiance
+     * goes to film_fix, this sample's sums in fixed point (integer adds commute: the same
+     * sums in any order), folded into the film once a sample (sr_film_fold). NULL: no split. */
+    unsigned long long *film_fix;
+    uint32_t *split;       /* [SR_SPLIT_CTL] the split's counters (camera.h); NULL: no split */
+    uint32_t split_base;   /* the stage masks: spawned rays are appended at slots split_base.. */
+    uint32_t split_end;    /* ..up to split_end (the pool's end); beyond it they are dropped  */
+    uint32_t split_stack;  /* the most pending rays a lane keeps (<= SR_SPLIT_STACK)          */
     uint32_t *ray_count;   /* [SR_MAX_DEPTH] rays that entered intersect, per bounce    */
     uint32_t n;            /* rays in the pool (slots [0, n))                           */
     uint32_t sample;       /* which sample of every pixel this pass traces              */

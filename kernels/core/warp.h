@@ -17,6 +17,9 @@
  *                             CPU: the 32 values)
  *   SR_LANE_REF(name)         a pointer to the lane's value (GPU) or to the 32 values (CPU),
  *                             for a function that fills a per-lane variable
+ *   SR_LANE_OUT(type, name)   a per-lane parameter passed by SR_LANE_REF, which the function
+ *                             reads and writes: SR_LO(name) inside SR_FOR_LANES, and
+ *                             SR_LANE_FWD(name) to pass it on as an SR_LANE_IN
  *   SR_UNIFORM(name)          a per-lane value whose lanes agree (or the part they agree on,
  *                             e.g. slot >> 5), read in warp-uniform code (CPU: lane 0's)
  *
@@ -38,6 +41,9 @@
 #define SR_L(name) (name)
 #define SR_LANE_REF(name) (&(name))
 #define SR_UNIFORM(name) (name)
+#define SR_LANE_OUT(type, name) type *name
+#define SR_LO(name) (*(name))
+#define SR_LANE_FWD(name) (*(name))
 /* One pass, the lane's own (a segment need not use `lane`). */
 #define SR_FOR_LANES for ([[maybe_unused]] uint32_t lane = threadIdx.x & 31u, sr_lane_pass_ = 1u; sr_lane_pass_; sr_lane_pass_ = 0u)
 #define SR_LEADER ((threadIdx.x & 31u) == 0u)
@@ -48,6 +54,9 @@
 #define SR_L(name) ((name)[lane])
 #define SR_LANE_REF(name) (name)
 #define SR_UNIFORM(name) ((name)[0])
+#define SR_LANE_OUT(type, name) type *name
+#define SR_LO(name) ((name)[lane])
+#define SR_LANE_FWD(name) (name)
 #define SR_FOR_LANES for (uint32_t lane = 0; lane < SR_WARP; lane++)
 #define SR_LEADER true
 #endif

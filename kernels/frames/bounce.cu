@@ -6,6 +6,7 @@
 #endif
 #include "launch.h"
 #include "../integrators/stages.h"
+#include "split_frame.h"
 #include "plain.cuh"
 #include "stencil.cuh"
 
@@ -62,6 +63,16 @@ __device__ __forceinline__ void sr_flags_stage(const sr_params &p, uint32_t *fla
     flags[i] = stage(i) ? 1u : 0u;
 }
 
+/* The Whitted split's shade (split_frame.h): spawned rays appended to the pool. */
+extern "C" __global__ void SR_K(srk_shade_split)(sr_params p, uint32_t *mask, uint32_t bounce)
+{
+    sr_split_shade_stencil(&p, mask, blockIdx.x * blockDim.x + threadIdx.x, bounce);
+}
+extern "C" __global__ void SR_K(srk_shade_split_flags)(sr_params p, uint32_t *mask, uint32_t bounce)
+{
+    sr_split_shade_flags(&p, mask, blockIdx.x * blockDim.x + threadIdx.x, bounce);
+}
+
 /* The launches' names stay plain C (the fault switch and the profiler name them). */
 #define SR_STAGE_ARGS sr_params p, uint32_t *mask, uint32_t bounce
 extern "C" __global__ void SR_K(srk_generate)(SR_STAGE_ARGS) { sr_stencil_stage<SRK_GENERATE>(p, mask, bounce); }
@@ -89,18 +100,19 @@ extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_
  * with the register budget of the wave mask's kernel without a queue (56 at 9 blocks of 128
  * on sm_90), which measured faster than nvcc's own choice in 46 of 48 benchmark cells (3-21 %;
  * docs/experiments.md, "The megakernel's launch bounds"). */
-#define SR_MEGAKERNEL(NAME, PATH)                                                             \
+#define SR_MEGAKERNEL(NAME, PATH, SPLIT)                                                      \
     extern "C" __global__ void __launch_bounds__(SR_STAGE_BLOCK, SR_MIN_BLOCKS(9u, SR_STAGE_BLOCK)) \
         SR_K(NAME)(sr_params p)                                                               \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
-        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH) : 0u;                  \
+        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH, SPLIT) : 0u;           \
         for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 
-SR_MEGAKERNEL(srk_megakernel, false)
-SR_MEGAKERNEL(srk_megakernel_path, true)
+SR_MEGAKERNEL(srk_megakernel, false, false)
+SR_MEGAKERNEL(srk_megakernel_path, true, false)
+SR_MEGAKERNEL(srk_megakernel_split, false, true)   /* Whitted with the split: a stack of pending rays */
 
 static uint32_t sr_blocks(uint32_t n, uint32_t block) { return (n + block - 1u) / block; }
 
@@ -116,6 +128,7 @@ extern "C" cudaError_t SR_K(sr_launch_stage)(int stage, const sr_params *p, uint
         case SRK_INTERSECT: SR_K(srk_intersect)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce); break;
         default:
             if (path) SR_K(srk_shade_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
+            else if (p->split) SR_K(srk_shade_split)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
             else SR_K(srk_shade)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, stencil, bounce);
             break;
         }
@@ -125,6 +138,7 @@ extern "C" cudaError_t SR_K(sr_launch_stage)(int stage, const sr_params *p, uint
         case SRK_INTERSECT: SR_K(srk_intersect_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce); break;
         default:
             if (path) SR_K(srk_shade_path_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
+            else if (p->split) SR_K(srk_shade_split_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
             else SR_K(srk_shade_flags)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p, flags, bounce);
             break;
         }
@@ -148,6 +162,7 @@ extern "C" cudaError_t SR_K(sr_launch_megakernel)(const sr_params *p, cudaStream
     if (p->n == 0) return cudaSuccess;
     const uint32_t grid = sr_blocks(p->n, SR_STAGE_BLOCK);
     if (p->scene.integrator == SR_INTEGRATOR_PATH) SR_K(srk_megakernel_path)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
+    else if (p->split) SR_K(srk_megakernel_split)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     else SR_K(srk_megakernel)<<<grid, SR_STAGE_BLOCK, 0, stream>>>(*p);
     return cudaGetLastError();
 }

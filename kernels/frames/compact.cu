@@ -160,3 +160,12 @@ extern "C" cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint3
     srk_count_live<<<(threads + 255u) / 256u, 256, 0, stream>>>(stencil, flags, n, out);
     return cudaGetLastError();
 }
+
+/* *dst = value (the live count after the Whitted split's appends, set before a compaction). */
+extern "C" __global__ void srk_set_count(uint32_t *dst, uint32_t value) { *dst = value; }
+
+extern "C" cudaError_t sr_launch_set_count(uint32_t *dst, uint32_t value, cudaStream_t stream)
+{
+    srk_set_count<<<1, 1, 0, stream>>>(dst, value);
+    return cudaGetLastError();
+}

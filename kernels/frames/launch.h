@@ -112,6 +112,11 @@ cudaError_t sr_launch_stencil_prefix(uint32_t *stencil, uint32_t words, const ui
 cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint32_t *flags, uint32_t n,
                                  uint32_t *out, cudaStream_t stream);
 
+/* The Whitted split: film[i] += fix[i] (fixed point, kernels/integrators/camera.h) and fix[i]
+ * = 0, for i < count (film.cu). */
+cudaError_t sr_launch_film_fold(float *film, unsigned long long *fix, uint32_t count, cudaStream_t stream);
+/* *dst = value on the device (compact.cu): the live count after the split's appends. */
+cudaError_t sr_launch_set_count(uint32_t *dst, uint32_t value, cudaStream_t stream);
 /* dst[i] = film[i] * scale for i < count (film.cu: the film resolve into e.g. a mapped GL buffer). */
 cudaError_t sr_launch_film_scale(const float *film, float *dst, uint32_t count, float scale, cudaStream_t stream);
 /* The viewer's frame (display.cu): film (sums of a width x height image) times scale, then

@@ -197,29 +197,37 @@ __device__ __forceinline__ void sr_wave_end(const sr_wave_args *w, bool order, u
 
 /* The parameters stay in parameter memory (__grid_constant__: no copy is made). Counts go to
  * the block's copy of the counters (launch.h). */
-#define SR_WAVE_KERNEL(NAME, PATH, MODE, ORDER, MINB)                                                 \
+#define SR_WAVE_KERNEL(NAME, PATH, SPLIT, MODE, ORDER, MINB)                                          \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
-        sr_wave_frame(&p, &w, sr_count_copy(p.ray_count), PATH, MODE, ORDER, 0u);                       \
+        sr_wave_frame(&p, &w, sr_count_copy(p.ray_count), PATH, SPLIT, MODE, ORDER, 0u);                \
     }
-SR_WAVE_KERNEL(srk_wave, false, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
-SR_WAVE_KERNEL(srk_wave_path, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
-SR_WAVE_KERNEL(srk_wave_ordered, false, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
-SR_WAVE_KERNEL(srk_wave_path_ordered, true, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
-SR_WAVE_KERNEL(srk_wave_drain, false, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)   /* resident warps */
-SR_WAVE_KERNEL(srk_wave_drain_path, true, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave, false, false, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path, true, false, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_ordered, false, false, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_path_ordered, true, false, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_drain, false, false, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)   /* resident warps */
+SR_WAVE_KERNEL(srk_wave_drain_path, true, false, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)
+/* Whitted with the split (kernels/integrators/whitted.h): spawned rays into the queue or the
+ * lanes' stacks. Kernels of their own, so that Whitted scenes without glass run the ones
+ * above, which carry no stack. */
+SR_WAVE_KERNEL(srk_wave_split, false, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_ordered_split, false, true, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_drain_split, false, true, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)
 /* The kernels without a queue: no repacking. */
-#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, ORDER, MINB)                                              \
+#define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, SPLIT, ORDER, MINB)                                       \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
         SR_K(NAME)(const __grid_constant__ sr_params p, const __grid_constant__ sr_wave_args w)        \
     {                                                                                                  \
-        sr_wave_direct(&p, &w, sr_count_copy(p.ray_count), PATH, ORDER, 0u);                           \
+        sr_wave_direct(&p, &w, sr_count_copy(p.ray_count), PATH, SPLIT, ORDER, 0u);                    \
     }
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, false, SR_WAVE_BLOCKS_NO_QUEUE)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, false, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered, false, true, SR_WAVE_BLOCKS_NO_QUEUE)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_ordered, true, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, false, false, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, false, false, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered, false, false, true, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_ordered, true, false, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_split, false, true, false, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered_split, false, true, true, SR_WAVE_BLOCKS_NO_QUEUE)
 
 
 extern "C" cudaError_t SR_K(sr_wave_drain_blocks)(int device, int path, uint32_t *blocks)
@@ -231,7 +239,7 @@ extern "C" cudaError_t SR_K(sr_wave_drain_blocks)(int device, int path, uint32_t
 extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_args *w, int queue, uint32_t drain_blocks,
                                             cudaStream_t stream)
 {
-    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH;
+    const bool path = p->scene.integrator == SR_INTEGRATOR_PATH, split = !path && p->split != NULL;
     const bool ordered = w->take != NULL;
     /* In launch order, block (bx, by) covers tiles bx * 4 .. bx * 4 + 3 of tile row by;
      * ordered, block b the b-th group of the order (sr_wave_first). */
@@ -240,10 +248,12 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
 #define SR_WAVE_LAUNCH(NAME) SR_K(NAME)<<<grid, SR_WAVE_BLOCK, 0, stream>>>(*p, *w)
     if (!queue) {
         if (path) ordered ? SR_WAVE_LAUNCH(srk_wave_no_queue_path_ordered) : SR_WAVE_LAUNCH(srk_wave_no_queue_path);
+        else if (split) ordered ? SR_WAVE_LAUNCH(srk_wave_no_queue_ordered_split) : SR_WAVE_LAUNCH(srk_wave_no_queue_split);
         else ordered ? SR_WAVE_LAUNCH(srk_wave_no_queue_ordered) : SR_WAVE_LAUNCH(srk_wave_no_queue);
         return cudaGetLastError();
     }
     if (path) ordered ? SR_WAVE_LAUNCH(srk_wave_path_ordered) : SR_WAVE_LAUNCH(srk_wave_path);
+    else if (split) ordered ? SR_WAVE_LAUNCH(srk_wave_ordered_split) : SR_WAVE_LAUNCH(srk_wave_split);
     else ordered ? SR_WAVE_LAUNCH(srk_wave_ordered) : SR_WAVE_LAUNCH(srk_wave);
 #undef SR_WAVE_LAUNCH
     cudaError_t e = cudaGetLastError();
@@ -253,6 +263,7 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
      * count is on the device; a grid per chunk would wait for it). */
     const uint32_t blocks = drain_blocks;
     if (path) SR_K(srk_wave_drain_path)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    else if (split) SR_K(srk_wave_drain_split)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);   /* (the same bounds: grid) */
     else SR_K(srk_wave_drain)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
     return cudaGetLastError();
 }

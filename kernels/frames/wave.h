@@ -42,6 +42,18 @@ SR_HD uint64_t sr_pool_slots(uint32_t width, uint32_t height, uint32_t align)
     return (slots + align - 1u) / align * align;
 }
 
+/* A pool half's slots: `factor` times the image's (sr_pool_slots). For a scene with glass the
+ * frame driver asks for SR_SPLIT_POOL_FACTOR: three times the image's slots again are the room
+ * (the budget, known before the frame) into which the stage masks put the Whitted split's
+ * spawned rays (kernels/frames/split_frame.h); past it they are dropped and counted. Four
+ * nested glass spheres at depth 16 peak at 2.7 live rays a pixel (tests/unit/test_whitted_split.c).
+ * Other scenes: 1. */
+#define SR_SPLIT_POOL_FACTOR 4u
+SR_HD uint64_t sr_pool_half_slots(uint32_t width, uint32_t height, uint32_t align, uint32_t factor)
+{
+    return (uint64_t)(factor ? factor : 1u) * sr_pool_slots(width, height, align);
+}
+
 /* A wave launch's memory, as the frame (wave_frame.h) takes it: the GPU's (backend_cuda.c),
  * or the CPU's (backend_cpu.c: the queue its pool's other half, no order, no timeline). */
 typedef struct sr_wave_args {

@@ -44,12 +44,27 @@
 /* The first launch (its tiles, pushing its sparse warps' rays) or the drain of the queue. */
 enum { SR_WAVE_QUEUE = 1, SR_WAVE_DRAIN };
 
-/* One bounce of the ray *r; whether it lives on. `path` is a constant where the GPU kernels
- * call it, so each is built for one integrator. */
-SR_WARP_FN bool sr_wave_trace(const sr_params *p, bool path, sr_ray *r, uint32_t bounce)
+/* One bounce of the ray *r; whether it lives on (and, Whitted's split, whether it spawned
+ * *spawn). `path` is a constant where the GPU kernels call it, so each is built for one
+ * integrator. */
+SR_WARP_FN bool sr_wave_trace(const sr_params *p, bool path, sr_ray *r, uint32_t bounce, sr_ray *spawn, bool *spawns)
 {
     if (SR_WAVE_STOP()) return false;
-    return path ? sr_trace_path_deferred(p, r, bounce) : sr_trace_whitted(p, r, bounce);
+    return path ? sr_trace_path_deferred(p, r, bounce) : sr_trace_whitted(p, r, bounce, spawn, spawns);
+}
+
+/* A lane whose ray ended takes its next pending ray (the Whitted split's, whitted.h), if it
+ * has one: the ended ray's bounces [first_bounce, bounce) are counted here, one atomic each
+ * (the warp's count at the word's end sees only the lane's last ray). */
+SR_WARP_FN bool sr_wave_next_pending(uint32_t *count, sr_split_stack *st, sr_ray *r, uint32_t *bounce,
+                                     uint32_t *first_bounce, uint32_t max_depth)
+{
+    if (st->n == 0) return false;
+    const uint32_t hi = *bounce < max_depth ? *bounce : max_depth;
+    for (uint32_t b = *first_bounce; b < hi; b++) sr_atomic_add(&count[b], 1u);
+    sr_split_pop(st, r, bounce);
+    *first_bounce = *bounce;
+    return true;
 }
 
 /* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
@@ -88,6 +103,30 @@ SR_WAVE_PUSH_FN bool sr_wave_push(const sr_params *p, const sr_wave_args *w, uin
     return fits;
 }
 
+/* The Whitted split after a bounce of the warp's lanes: spawned rays go to the queue by
+ * ballot partitioning (sr_wave_push: one atomicAdd for the warp, each at its rank) when
+ * `to_queue` (the first launch, where the sparse rays go too), else, or when the queue is
+ * full (then the warp finishes its rays here: *finish), to the lane's stack; a lane whose ray
+ * ended takes its next pending one. */
+SR_WARP_FN void sr_wave_split(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool to_queue, bool *finish,
+                              SR_LANE_IN(bool, spawns), SR_LANE_IN(sr_ray, spawn), SR_LANE_OUT(bool, alive),
+                              SR_LANE_OUT(uint32_t, bounce), SR_LANE_OUT(uint32_t, first_bounce), SR_LANE_OUT(sr_ray, r),
+                              SR_LANE_OUT(sr_split_stack, st))
+{
+    const uint32_t s = sr_warp_ballot(spawns);
+    bool pushed = false;
+    if (to_queue && s != 0) {   /* (a spawned ray's bounce is the lane's next) */
+        pushed = sr_wave_push(p, w, s, spawns, SR_LANE_FWD(bounce), spawn);
+        if (!pushed) *finish = true;
+    }
+    SR_FOR_LANES {
+        if (SR_L(spawns) && !pushed) sr_split_keep(p, &SR_LO(st), &SR_L(spawn), SR_LO(bounce));
+        if (!SR_LO(alive))
+            SR_LO(alive) = sr_wave_next_pending(count, &SR_LO(st), &SR_LO(r), &SR_LO(bounce), &SR_LO(first_bounce),
+                                                p->scene.max_depth);
+    }
+}
+
 /* Rays entering intersect per bounce, for the warp's lanes that traced bounces [b0, b1): a
  * vote per bounce level and one add from the leader into `count` (the GPU: the block's copy
  * of the counts, launch.h), when the warp is done with a stencil word. (The lanes' paths are
@@ -122,9 +161,10 @@ SR_WARP_FN uint32_t sr_wave_claim(const sr_wave_args *w)
  * drain (SR_WAVE_DRAIN): queue chunks claimed one after another, each run to its end. Each
  * pass is the kernel frame: the stencil test, the bounces, the ballot write-back through the
  * single exit. One loop, so that the stages are inlined once. `warp` is the CPU's warp (its
- * tile); `path`, `mode` and `order` are constants where the GPU kernels call it. */
-SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, int mode, bool order,
-                              uint32_t warp)
+ * tile); `path`, `split` (the Whitted split is on: p->split set), `mode` and `order` are
+ * constants where the GPU kernels call it. */
+SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, bool split, int mode,
+                              bool order, uint32_t warp)
 {
     const bool queue = mode == SR_WAVE_QUEUE;
     uint32_t word = 0, started = 0, rank = 0;   /* (rank: lane 0's on the GPU) */
@@ -135,9 +175,13 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
     SR_LANE_VAR(uint32_t, first_bounce);
     SR_LANE_VAR(bool, alive);
     SR_LANE_VAR(sr_ray, r);
+    SR_LANE_VAR(sr_ray, spawn);
+    SR_LANE_VAR(bool, spawns);
+    SR_LANE_VAR(sr_split_stack, st);
     SR_FOR_LANES {
         SR_L(i) = SR_L(bounce) = SR_L(first_bounce) = 0;
         SR_L(alive) = false;
+        SR_L(st).n = 0;
     }
     if (!queue) {
         if ((take = sr_wave_claim(w)) == SR_NO_CHUNK) return;
@@ -164,11 +208,15 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
         uint32_t m = sr_warp_ballot(alive);
         while (m != 0 && (finish || sr_popc(m) >= w->dense_min)) {
             SR_FOR_LANES {
+                SR_L(spawns) = false;
                 if (SR_L(alive)) {
-                    SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce));
+                    SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce), split ? &SR_L(spawn) : (sr_ray *)0, &SR_L(spawns));
                     SR_L(bounce)++;
                 }
             }
+            if (!path && split)   /* (constants on the GPU: kernels without the split carry none of it) */
+                sr_wave_split(p, w, count, queue && !finish, &finish, spawns, spawn, SR_LANE_REF(alive),
+                              SR_LANE_REF(bounce), SR_LANE_REF(first_bounce), SR_LANE_REF(r), SR_LANE_REF(st));
             m = sr_warp_ballot(alive);
         }
         if (queue && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
@@ -187,8 +235,8 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
  * each other's bounce); then the ballot write-back and the counts. Its own function: the
  * queue's state kept alive across the bounces cost this loop registers. (The timeline is a
  * GPU measurement build's, wave.cu.) */
-SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, bool order,
-                               uint32_t warp)
+SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, bool split,
+                               bool order, uint32_t warp)
 {
     uint32_t word, started, rank;
     SR_LANE_VAR(uint32_t, i);
@@ -196,6 +244,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
     SR_LANE_VAR(uint32_t, first_bounce);
     SR_LANE_VAR(bool, alive);
     SR_LANE_VAR(sr_ray, r);
+    SR_LANE_VAR(sr_split_stack, st);
 #if SR_WAVE_TIMELINE && SR_DEVICE_CODE   /* the warp timeline is the GPU's (wave.cu) */
     const unsigned long long timeline_start = sr_globaltimer();
 #endif
@@ -203,9 +252,17 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
         return;
     SR_FOR_LANES {
         SR_L(bounce) = SR_L(first_bounce) = 0;
+        SR_L(st).n = 0;
         while (SR_L(alive)) {
-            SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce));
+            sr_ray spawn;
+            bool spawns = false;
+            SR_L(alive) = sr_wave_trace(p, path, &SR_L(r), SR_L(bounce), split ? &spawn : (sr_ray *)0, &spawns);
             SR_L(bounce)++;
+            if (path || !split) continue;   /* (constants on the GPU: those kernels carry no stack) */
+            if (spawns) sr_split_keep(p, &SR_L(st), &spawn, SR_L(bounce));
+            if (!SR_L(alive))
+                SR_L(alive) = sr_wave_next_pending(count, &SR_L(st), &SR_L(r), &SR_L(bounce), &SR_L(first_bounce),
+                                                   p->scene.max_depth);
         }
     }
 #if SR_WAVE_TIMELINE && SR_DEVICE_CODE

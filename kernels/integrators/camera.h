@@ -9,10 +9,45 @@
 #include "../core/envmap.h"
 #include "../frames/wave.h"
 
-/* Add radiance to the film. One ray per pixel is in flight per sample pass, so no two
- * live rays share a film entry and a plain add is race-free, in any order. */
+/* The Whitted split's fixed-point film (sr_params.film_fix): a contribution v is stored as
+ * the integer trunc(v * 2^32) (a quantum of 2.3e-10, below a float's step of 1.2e-7 at 1.0),
+ * clamped to +-2^30 (NaN: 0), summed with 64-bit integer atomics: the sum of a sample's
+ * contributions is exact whatever their order, so both backends get the same bits. A pixel's
+ * sample holds up to 2^31 in all before it wraps. */
+#define SR_FILM_FIX_SCALE 4294967296.0f      /* 2^32 */
+#define SR_FILM_FIX_UNSCALE 2.3283064e-10f   /* 2^-32, exact */
+#define SR_FILM_FIX_MAX 1073741824.0f        /* 2^30 */
+SR_HD unsigned long long sr_film_fix(float v)
+{
+    v = v > SR_FILM_FIX_MAX ? SR_FILM_FIX_MAX : v < -SR_FILM_FIX_MAX ? -SR_FILM_FIX_MAX : v == v ? v : 0.0f;
+    return (unsigned long long)(long long)(v * SR_FILM_FIX_SCALE);
+}
+SR_HD void sr_film_fix_add(unsigned long long *a, float v)
+{
+#ifdef __CUDA_ARCH__
+    atomicAdd(a, sr_film_fix(v));
+#else
+    __atomic_fetch_add(a, sr_film_fix(v), __ATOMIC_RELAXED);
+#endif
+}
+/* A sample's fixed-point sums of one film entry i into the film, and cleared for the next:
+ * one rounding to float, then the same add as without the split. */
+SR_HD void sr_film_fold(float *film, unsigned long long *fix, uint32_t i)
+{
+    film[i] += (float)(long long)fix[i] * SR_FILM_FIX_UNSCALE;
+    fix[i] = 0;
+}
+
+/* Add radiance to the film. Without the split one ray per pixel is in flight per sample
+ * pass, so no two live rays share a film entry and a plain add is race-free, in any order;
+ * with it, the fixed-point film. */
 SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
 {
+    if (p->film_fix) {
+        unsigned long long *f = p->film_fix + 3u * pixel;
+        sr_film_fix_add(f + 0, c.x); sr_film_fix_add(f + 1, c.y); sr_film_fix_add(f + 2, c.z);
+        return;
+    }
     float *f = p->film + 3u * pixel;
     f[0] += c.x; f[1] += c.y; f[2] += c.z;
 }

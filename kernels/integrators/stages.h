@@ -38,12 +38,18 @@ SR_HD sr_hit sr_stored_hit(const sr_params *p, uint32_t slot)
 
 /* Shade stages for one stage per launch: the ray and its hit come from the pool, and the
  * continuation goes back there. */
-SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
+SR_HD bool sr_stage_shade_whitted_split(const sr_params *p, uint32_t slot, uint32_t bounce, sr_ray *spawn,
+                                        bool *spawns)
 {
     sr_ray r = sr_ray_load(p->ray, slot);
-    const bool next = sr_shade_whitted(p, &r, bounce, sr_stored_hit(p, slot));
+    const bool next = sr_shade_whitted(p, &r, bounce, sr_stored_hit(p, slot), spawn, spawns);
     if (next) sr_ray_store_next(p->ray, slot, &r, false);
     return next;
+}
+/* Without the split (p->split NULL) nothing is spawned. */
+SR_HD bool sr_stage_shade_whitted(const sr_params *p, uint32_t slot, uint32_t bounce)
+{
+    return sr_stage_shade_whitted_split(p, slot, bounce, (sr_ray *)0, (bool *)0);
 }
 SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounce)
 {
@@ -55,9 +61,9 @@ SR_HD bool sr_stage_shade_path(const sr_params *p, uint32_t slot, uint32_t bounc
 
 /* One whole bounce of ray *r, intersect then shade, ray and hit in registers (the megakernel
  * and the wave mask). Same arithmetic as the stages through the pool, so the same image. */
-SR_HD bool sr_trace_whitted(const sr_params *p, sr_ray *r, uint32_t bounce)
+SR_HD bool sr_trace_whitted(const sr_params *p, sr_ray *r, uint32_t bounce, sr_ray *spawn, bool *spawns)
 {
-    return sr_shade_whitted(p, r, bounce, sr_trace_closest(&p->scene, r->o, r->d, 0.0f, SR_INF));
+    return sr_shade_whitted(p, r, bounce, sr_trace_closest(&p->scene, r->o, r->d, 0.0f, SR_INF), spawn, spawns);
 }
 SR_HD bool sr_trace_path(const sr_params *p, sr_ray *r, uint32_t bounce)
 {
@@ -77,14 +83,33 @@ SR_HD bool sr_trace_path_deferred(const sr_params *p, sr_ray *r, uint32_t bounce
 }
 /* One pixel's whole path in one thread, every bounce in a loop and the ray in registers (the
  * megakernel mask, both backends; the pool is not used); returns the segments traced. `path`
- * is a constant where the GPU kernels call it, so each is built for one integrator. */
-SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path)
+ * and `split` are constants where the GPU kernels call it, so each is built for one
+ * integrator, and Whitted's without the split carries no stack. With the split (p->split
+ * set), the spawned rays wait on the thread's stack (whitted.h) and are traced after the
+ * branch before them, each to the depth limit. */
+SR_HD uint32_t sr_megakernel_pixel(const sr_params *p, uint32_t pixel, bool path, bool split)
 {
     sr_ray r = sr_camera_pixel(p, pixel);
     uint32_t segments = 0;
-    for (uint32_t b = 0; b < p->scene.max_depth; b++) {
+    if (path || !split) {
+        for (uint32_t b = 0; b < p->scene.max_depth; b++) {
+            segments++;
+            if (!(path ? sr_trace_path(p, &r, b) : sr_trace_whitted(p, &r, b, (sr_ray *)0, (bool *)0))) break;
+        }
+        return segments;
+    }
+    sr_split_stack st;
+    st.n = 0;
+    uint32_t b = 0;
+    for (;;) {
         segments++;
-        if (!(path ? sr_trace_path(p, &r, b) : sr_trace_whitted(p, &r, b))) break;
+        sr_ray spawn;
+        bool spawns = false;
+        const bool next = sr_trace_whitted(p, &r, b, &spawn, &spawns);
+        b++;
+        if (spawns) sr_split_keep(p, &st, &spawn, b);
+        if (next) continue;   /* (a continuation exists only below the depth limit) */
+        if (!sr_split_pop(&st, &r, &b)) break;
     }
     return segments;
 }
@@ -115,10 +140,10 @@ SR_HD bool sr_scene_plain(const sr_scene_view *s)
 }
 
 /* One bounce of the wave mask's loop: path tracing's last segment is a bounce of its own. */
-SR_HD bool sr_trace_wave(const sr_params *p, sr_ray *r, uint32_t bounce)
+SR_HD bool sr_trace_wave(const sr_params *p, sr_ray *r, uint32_t bounce, sr_ray *spawn, bool *spawns)
 {
     return p->scene.integrator == SR_INTEGRATOR_PATH ? sr_trace_path_deferred(p, r, bounce)
-                                                     : sr_trace_whitted(p, r, bounce);
+                                                     : sr_trace_whitted(p, r, bounce, spawn, spawns);
 }
 
 /* The shade stage of the scene's integrator. The CUDA frames call the two bodies from

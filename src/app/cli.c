@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <omp.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,8 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
         cJSON_AddNumberToObject(o, "mrays_per_s", w->busy_s > 0 ? (double)w->rays / w->busy_s / 1e6 : 0.0);
         cJSON_AddItemToArray(workers, o);
     }
+    /* Whitted glass's spawned rays that found no room (kernels/integrators/whitted.h) */
+    cJSON_AddNumberToObject(root, "dropped_rays", (double)r->st->dropped);
     return sr_textout_json(path, root, err);
 }
 
@@ -207,6 +210,7 @@ static void sr_render_stats_of(const sr_farm_stats *fs, uint64_t samples, sr_ren
     st->seconds = fs->seconds;
     st->rays = fs->rays;
     for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) st->bounce_rays[b] = fs->bounce_rays[b];
+    st->dropped = fs->dropped;
     st->samples = (uint32_t)samples;
 }
 
@@ -218,6 +222,7 @@ static sr_status sr_render_reduce(sr_film_sum *sum, sr_farm_stats *fs, sr_error 
     sum->samples = sr_ranks_sum_u64(sum->samples);
     fs->rays = sr_ranks_sum_u64(fs->rays);
     for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) fs->bounce_rays[b] = sr_ranks_sum_u64(fs->bounce_rays[b]);
+    fs->dropped = sr_ranks_sum_u64(fs->dropped);
     return s;
 }
 
@@ -507,6 +512,9 @@ static int sr_render_main(int argc, char **argv)
                         "BVH %.3f, upload %.3f) | %.2f M rays, %.1f Mrays/s -> %s\n", sr_backend_kind_name(be->kind),
                         where, frame->width, frame->height, frame->spp, frame->depth, mask, st.seconds, t_setup,
                         c.read_s, build_s, upload_s, (double)st.rays / 1e6, sr_mrays_per_s(&st), out);
+            if (!c.quiet && st.dropped)   /* the split's rays beyond the pool's room: the image misses them */
+                fprintf(line, "%" PRIu64 " spawned rays dropped: the pool had no room for them (Whitted glass's "
+                        "split, docs/design.md)\n", st.dropped);
             if (!c.quiet && nw > 1)
                 for (uint32_t i = 0; i < nw; i++)
                     fprintf(stderr, "stencilray: worker %u (%s): %u passes, %llu samples, busy %.3f s\n", i,

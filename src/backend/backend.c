@@ -19,7 +19,7 @@ uint32_t sr_wave_queue_limit(uint32_t slots)
 
 static const char *const sr_kernel_names[SR_KERNELS] = { "generate", "intersect", "shade", "stencil fill", "compact",
                                                          "count_live", "sort keys", "sort", "megakernel", "wave",
-                                                         "film resolve" };
+                                                         "film resolve", "film fold", "set live" };
 
 const char *sr_kernel_name(sr_kernel k) { return (unsigned)k < SR_KERNELS ? sr_kernel_names[k] : "?"; }
 
@@ -66,6 +66,12 @@ sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
     p.hit_t = k->hit_t;
     p.hit_prim = k->hit_prim;
     p.film = k->film;
+    if (k->split) {
+        p.film_fix = k->film_fix;
+        p.split = k->split_ctl;
+        p.split_end = k->slots;
+        p.split_stack = k->split_stack;
+    }
     p.ray_count = ray_count;
     p.n = k->n;
     p.sample = k->sample;

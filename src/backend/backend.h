@@ -32,6 +32,9 @@ typedef enum sr_buffer {
     SR_BUFFER_RAY_COUNTS,     /* read: SR_MAX_DEPTH uint32, the rays that entered intersect at
                                  each bounce of the sample; cleared once a sample, at its start */
     SR_BUFFER_COUNTER,        /* one uint32: count_live's result                                */
+    SR_BUFFER_SPLIT,          /* SR_SPLIT_CTL uint32 (kernels/integrators/whitted.h): the Whitted
+                                 split's rays appended by the last shade launch, and rays
+                                 dropped; fill clears both                                       */
     SR_BUFFER_LIVE_COUNT,     /* one uint32: the device-side live count (read only; a read is a
                                  round trip, so only the first sample's measurement reads it)  */
     SR_BUFFER_TILE_ORDER,     /* read: sr_tiled_slots / 32 uint32, the tiles in the order the
@@ -71,6 +74,10 @@ typedef enum sr_kernel {
                                  over n = sr_tiled_slots of the image                          */
     SR_KERNEL_FILM_RESOLVE,   /* the film times `scale` as RGB floats into device memory at dst
                                  (a CUDA-mapped GL pixel buffer); the CPU has none: refused    */
+    SR_KERNEL_FILM_FOLD,      /* the Whitted split: the sample's fixed-point sums added into the
+                                 film and cleared (kernels/integrators/camera.h)               */
+    SR_KERNEL_SET_LIVE,       /* the live count of the current half becomes a->n (the Whitted
+                                 split's appended rays, before a compaction)                    */
     SR_KERNELS
 } sr_kernel;
 
@@ -119,6 +126,9 @@ typedef struct sr_launch_args {
                             (how many rays a thread moves; any value is correct)             */
     int sort_algo;       /* sort: sr_sort_algo (kernels/frames/sortkey.h)                            */
     int sort_key;        /* sort keys, sort: sr_sort_key                                      */
+    uint32_t split_base; /* shade with the Whitted split: the slot its spawned rays are
+                            appended from (after the launch's slots, a whole word on)...    */
+    uint32_t split_end;  /* ...up to this one (the pool's end, or the budget's)             */
     float *dst;          /* film resolve: where to (device memory, width*height*3 floats)     */
     float scale;         /* film resolve: 1 / samples                                         */
     int fault;           /* set by sr_backend_launch alone: the sr_fault_kind (fault.h) the test
@@ -208,6 +218,18 @@ typedef struct sr_pool_state {
     float *hit_t;
     uint32_t *hit_prim, *stencil, *flags;
     float *film;
+    /* The Whitted split (kernels/integrators/whitted.h), used while `split` is set (by the
+     * driver, per frame): the sample's fixed-point film (kept zero between samples by the
+     * fold) and the split's counters. slots: a pool half's slots (the image's and as many
+     * again, the spawned rays' room: sr_pool_half_slots). */
+    unsigned long long *film_fix;
+    uint32_t *split_ctl;
+    int split;
+    uint32_t split_stack;      /* the pending rays a lane keeps (sr_params.split_stack)      */
+    uint32_t pool_factor;      /* set by the driver before resize: a half's slots are this
+                                  many times the image's (kernels/frames/wave.h); the film_fix
+                                  is allocated only above 1, for scenes with glass           */
+    uint32_t slots;
     uint32_t capacity, words, n, sample, seed;
 } sr_pool_state;
 

@@ -39,9 +39,9 @@ sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *he
 
 /* Bytes the CPU backend allocates for a w x h image: both pool halves, hits, stencil,
  * flags and the film (cpu_upload in backend_cpu.c). */
-uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h);
+uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h, uint32_t factor);
 /* The same on the device (cuda_upload in backend_cuda.c): pools rounded up to 256 rays. */
-uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h);
+uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h, uint32_t factor);
 /* Peak host bytes of a BVH build over n primitives on the CPU (the larger builder's). */
 uint64_t sr_bvh_build_bytes(uint64_t n);
 /* Bytes sr_image_write needs for a w x h image written to `path` (.png, .hdr or .exr). */

@@ -189,7 +189,8 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
         row->times.total += t.total;
     }
     sr_bench_frame_stats(frame_ms, b->frames, row);
-    row->rays_per_frame = (double)st.rays / b->frames;
+    row->rays_per_frame = (double)st.rays / b->frames;   /* (the Whitted split's spawned rays counted) */
+    row->dropped_per_frame = (double)st.dropped / b->frames;
     row->mrays_per_s = row->median_ms > 0 ? row->rays_per_frame / (row->median_ms * 1e3) : 0.0;
     row->compactions = st.compactions / b->frames;
     o->times = NULL;   /* t is gone */

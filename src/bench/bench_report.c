@@ -75,6 +75,11 @@ void sr_bench_print_table(FILE *f, const sr_bench_row *rows, uint32_t n)
                 sr_mask_name(r->mask), sr_sort_algo_name(r->sort), r->median_ms, r->fps, r->min_ms, r->max_ms,
                 100.0 * r->spread, r->noisy ? '!' : ' ', r->rays_per_frame, r->mrays_per_s, live);
     }
+    for (uint32_t i = 0; i < n; i++)
+        if (rows[i].dropped_per_frame > 0.0)
+            fprintf(f, "depth %u, %s: %.0f spawned rays a frame dropped for want of room in the pool (Whitted glass's "
+                       "split): that row's frames miss them\n", rows[i].depth, sr_mask_name(rows[i].mask),
+                    rows[i].dropped_per_frame);
     if (noisy)
         fprintf(f, "! noisy: the middle half of the frame times spans more than %.0f %% of the median (a busy "
                 "machine, or a clock that changed); rerun on an idle machine or with more --frames before comparing "
@@ -192,6 +197,7 @@ sr_status sr_bench_write_json(const char *path, const sr_bench_setup *setup, con
         cJSON_AddBoolToObject(o, "noisy", r->noisy);
         cJSON_AddNumberToObject(o, "rays_per_frame", r->rays_per_frame);
         cJSON_AddNumberToObject(o, "mrays_per_s", r->mrays_per_s);
+        cJSON_AddNumberToObject(o, "dropped_rays_per_frame", r->dropped_per_frame);
         if (r->way) cJSON_AddStringToObject(o, "wave_way", r->way);
         cJSON *live = cJSON_AddArrayToObject(o, "live_after_bounce");
         if (r->mask != SR_MASK_MEGAKERNEL)

@@ -24,6 +24,7 @@ typedef struct sr_bench_row {
     double spread;                       /* (q3 - q1) / median: 0.05 = the middle half within 5 % */
     int noisy;                           /* spread > SR_BENCH_NOISY_SPREAD                       */
     double fps, rays_per_frame, mrays_per_s;
+    double dropped_per_frame;            /* Whitted glass's spawned rays dropped (whitted.h)      */
     double live_after[SR_MAX_DEPTH];     /* live fraction after bounce b (flags/stencil/compact) */
     sr_stage_times times;                /* summed over timed frames (--breakdown)              */
     uint32_t frames, compactions;

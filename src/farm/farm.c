@@ -117,6 +117,7 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     w->st.samples += s1 - s0;
     w->st.rays += rs.rays;
     for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) w->st.bounce_rays[b] += rs.bounce_rays[b];
+    w->st.dropped += rs.dropped;
     return SR_OK;
 }
 
@@ -371,6 +372,7 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, u
         st->w[i] = w->st;
         st->rays += w->st.rays;
         for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) st->bounce_rays[b] += w->st.bounce_rays[b];
+        st->dropped += w->st.dropped;
         /* A failure outranks a stop; the first failing worker in order is the one named. */
         if (w->status && w->status != SR_INTERRUPTED && (s == SR_OK || s == SR_INTERRUPTED)) {
             s = w->status;
@@ -397,7 +399,7 @@ sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const s
     for (uint32_t i = 0; i < n; i++) cpu += specs[i].kind != SR_BACKEND_CUDA;   /* AUTO may be the CPU */
     const uint64_t per_worker = sr_bvh_build_bytes(scene->prim_count) +
                                 (scene->attrs ? (uint64_t)scene->prim_count * sizeof(sr_tri_attr) : 0) + px * 12u;
-    const uint64_t pools = cpu * sr_cpu_pool_bytes(f->width, f->height);
+    const uint64_t pools = cpu * sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(scene));
     const uint64_t sum = px * 3u * sizeof(int64_t), rgb = px * 12u;
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
     const uint64_t need = per_worker * n + pools + sum + rgb + enc;

@@ -49,6 +49,7 @@ typedef struct sr_farm_worker_stats {
     uint64_t samples;       /* samples per pixel in them                                    */
     uint64_t rays;          /* rays that entered intersect                                  */
     uint64_t bounce_rays[SR_MAX_DEPTH];
+    uint64_t dropped;       /* the Whitted split's spawned rays with no room (render.h)     */
     double busy_s;          /* time spent rendering and reading back its passes             */
 } sr_farm_worker_stats;
 
@@ -56,6 +57,7 @@ typedef struct sr_farm_stats {
     double seconds;         /* wall time of the frame                                       */
     uint64_t rays;
     uint64_t bounce_rays[SR_MAX_DEPTH];
+    uint64_t dropped;
     uint64_t samples;       /* samples per pixel rendered here (this share)                 */
     uint32_t passes;
     uint32_t workers;

@@ -20,6 +20,15 @@ double sr_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A pool half's size in images (kernels/frames/wave.h): a scene with glass has the Whitted
+ * split's room (whichever integrator: the viewer switches without a resize). */
+uint32_t sr_pool_factor(const sr_scene *scene)
+{
+    for (uint32_t i = 0; i < scene->material_count; i++)
+        if (scene->materials[i].kind == SR_MAT_GLASS) return SR_SPLIT_POOL_FACTOR;
+    return 1u;
+}
+
 /* The emissive bounded prims of the BVH order, with the CDF the path integrator picks one by
  * (sr_emitter_power, summed in double and normalised; the last entry is exactly 1). */
 static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
@@ -150,6 +159,9 @@ sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
         sr_renderer_forget(r);
     }
     sr_view_set_frame(&r->be->state->view, f);
+    /* Whitted glass follows both rays (kernels/integrators/whitted.h): the split. */
+    r->be->state->split = f->integrator != SR_INTEGRATOR_PATH && r->has_glass;
+    r->be->state->split_stack = r->split_budget < SR_SPLIT_STACK ? r->split_budget : SR_SPLIT_STACK;
     r->build = sr_build_of(r->scene_build, f->integrator);
     return SR_OK;
 }
@@ -179,6 +191,12 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
     r->scene_build = sr_scene_build(&r->view);
+    r->has_glass = sr_pool_factor(scene) > 1u;
+    /* The test switch $SR_SPLIT_BUDGET=N: a lane keeps at most N pending rays and a shade
+     * launch appends at most N (tests: rays dropped and counted). */
+    const char *budget = getenv(SR_SPLIT_BUDGET_ENV);
+    r->split_budget = budget && *budget ? (uint32_t)strtoul(budget, NULL, 10) : UINT32_MAX;
+    be->state->pool_factor = sr_pool_factor(scene);   /* before the pool is sized (apply) */
 #if SR_MEASURE   /* what the order gains (docs/design.md): every sample in launch order */
     r->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
 #endif
@@ -376,7 +394,26 @@ static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, ui
     ps->n = n;
     ps->sample = sample;
     ps->seed = seed;
-    return r->be->ops->fill(r->be->impl, SR_BUFFER_RAY_COUNTS, 0, SR_WHOLE, err);
+    sr_status s = r->be->ops->fill(r->be->impl, SR_BUFFER_RAY_COUNTS, 0, SR_WHOLE, err);
+    if (!s && ps->split) s = r->be->ops->fill(r->be->impl, SR_BUFFER_SPLIT, 0, SR_WHOLE, err);
+    return s;
+}
+
+/* The Whitted split's counters after a launch (one round trip), cleared for the next: the rays
+ * dropped go to the stats; the rays a shade launch appended (from a->split_base, up to the
+ * pool's end) extend the next launches' slots (a->n). */
+static sr_status sr_split_appended(sr_renderer *r, sr_launch_args *a, uint32_t *appended, sr_render_stats *st,
+                                   sr_error *err)
+{
+    uint32_t ctl[SR_SPLIT_CTL];
+    sr_status s = r->be->ops->read(r->be->impl, SR_BUFFER_SPLIT, ctl, err);
+    if (!s) s = r->be->ops->fill(r->be->impl, SR_BUFFER_SPLIT, 0, SR_WHOLE, err);
+    if (s) return s;
+    const uint32_t end = a->split_end, room = a->split_base < end ? end - a->split_base : 0u;
+    *appended = ctl[SR_SPLIT_APPENDED] < room ? ctl[SR_SPLIT_APPENDED] : room;
+    if (*appended) a->n = a->split_base + *appended;
+    if (st) st->dropped += ctl[SR_SPLIT_DROPPED];
+    return SR_OK;
 }
 
 /* Every launch of the driver: on the frame's build of the kernels. */
@@ -387,12 +424,25 @@ static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a,
     return sr_backend_launch(r->be, k, &on, err);
 }
 
+/* The split's end of a sample: the film fold (the sample's fixed-point sums into the film),
+ * and for the whole masks the rays they dropped. */
+static sr_status sr_split_sample_end(sr_renderer *r, int whole, sr_render_stats *st, sr_error *err)
+{
+    if (!r->be->state->split) return SR_OK;
+    sr_launch_args fold;
+    memset(&fold, 0, sizeof fold);
+    uint32_t unused;
+    sr_status s = whole ? sr_split_appended(r, &fold, &unused, st, err) : SR_OK;
+    if (!s) s = sr_launch(r, SR_KERNEL_FILM_FOLD, &fold, err);
+    return s;
+}
+
 /* The megakernel and wave masks: the whole sample in one launch. The wave mask's schedule is
  * decided here: the queue or none (sr_wave_queued), the order of the tiles or the launch
  * order, and the parity and order slot the backend addresses its buffers by, counted over
  * the samples launched on this pool. */
 static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_render_opts *o, uint32_t sample,
-                                 sr_error *err)
+                                 sr_render_stats *st, sr_error *err)
 {
     const bool wave = o->mask == SR_MASK_WAVE;
     sr_launch_args a;
@@ -420,6 +470,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_ren
     }
     sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
+    if (!s) s = sr_split_sample_end(r, 1, st, err);
     if (!s && wave) {   /* the next sample's stencils and order: this one refilled and placed them */
         r->wave_parity ^= 1u;
         if (a.ordered) r->wave_order_slot = (r->wave_order_slot + 1u) % SR_WAVE_ORDER_SLOTS;
@@ -459,6 +510,8 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_re
     a.n = n;
     sr_status s = sr_sample_start(r, n, sample, o->seed, err);
     if (s) return s;
+    const int split = ps->split;   /* spawned rays appended to the pool (split_frame.h) */
+    if (o->mask == SR_MASK_FLAGS && split && (s = ops->fill(be, SR_BUFFER_FLAGS, 0, SR_WHOLE, err))) return s;
     if (o->mask == SR_MASK_FLAGS)   /* any non-zero flag is alive: 0x01010101 will do */
         s = ops->fill(be, SR_BUFFER_FLAGS, 1, n, err);
     else
@@ -471,12 +524,25 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_re
     for (uint32_t b = 0; b < f->depth; b++) {
         if (sr_interrupt_pending()) return SR_INTERRUPTED;   /* queued kernels finish */
         a.bounce = b;
-        a.n = a.over_live ? forecast : n;
+        if (!split) a.n = a.over_live ? forecast : n;   /* (the split's: the host's count, below) */
         if ((s = sr_launch(r, SR_KERNEL_INTERSECT, &a, err))) return s;
         if ((s = sr_mark(r, o, marks, SR_STAGE_INTERSECT, b, err))) return s;
+        if (split) {   /* the appends start a word past the launch's, up to the pool's end or the budget */
+            a.split_base = (a.n + 31u) & ~31u;
+            const uint64_t end = (uint64_t)a.split_base + r->split_budget;
+            a.split_end = end < ps->slots ? (uint32_t)end : ps->slots;
+        }
         if ((s = sr_launch(r, SR_KERNEL_SHADE, &a, err))) return s;
         if ((s = sr_mark(r, o, marks, SR_STAGE_SHADE, b, err))) return s;
+        uint32_t appended = 0;
+        if (split && (s = sr_split_appended(r, &a, &appended, st, err))) return s;
         if (o->mask != SR_MASK_COMPACT || b + 1 >= f->depth) continue;
+        if (split) {   /* the appended rays join the live ones: compaction counts them on the host */
+            a.over_live = 0;
+            r->have_history = 0;
+            if ((s = sr_launch(r, SR_KERNEL_SET_LIVE, &a, err))) return s;
+            ps->n = forecast = a.n;
+        }
         /* flags and stencil launch over the whole pool every bounce, as they would; the
          * compact strategy shrinks the pool when enough rays have died to pay for it. */
         bool measure = !r->have_history;
@@ -490,7 +556,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_re
             live_frac = r->live_after[b];
             expected = (uint32_t)(live_frac * 1.05f * (float)n) + 256u;
         }
-        const bool sort_now = o->sort != SR_SORT_NONE;
+        const bool sort_now = o->sort != SR_SORT_NONE && !split;   /* (the sort's pool is the image's) */
         const bool compact_now = sr_should_compact(o, live_frac, pool_frac);
         sr_launch_args live_args = a;          /* over the device-side live count */
         live_args.over_live = 1;
@@ -511,6 +577,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_re
             if (measure) {                     /* the exact count: one more sync */
                 if ((s = ops->read(be, SR_BUFFER_LIVE_COUNT, &live, err))) return s;
                 ps->n = forecast = live;
+                if (split) a.n = live, a.over_live = 0;   /* the split's launches: over the host's count */
             }
             if (st) st->compactions++;
             pool_frac = live_frac;
@@ -523,7 +590,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_re
             if ((s = sr_mark(r, o, marks, SR_STAGE_SORT, b, err))) return s;
         }
     }
-    return SR_OK;
+    return sr_split_sample_end(r, 0, st, err);
 }
 
 sr_status sr_render_sample(sr_renderer *r, const sr_frame *f, uint32_t sample,
@@ -550,7 +617,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_frame *f, uint32_t sample,
     }
     if (tuning && (s = ops->mark(be, SR_MAX_MARKS - 2u, err))) return s;
     if (o->mask == SR_MASK_MEGAKERNEL || o->mask == SR_MASK_WAVE) {
-        s = sr_sample_whole(r, f, o, sample, err);
+        s = sr_sample_whole(r, f, o, sample, st, err);
         if (!s) s = sr_mark(r, o, &marks, SR_STAGE_COUNT, 0, err);
     } else {
         s = sr_sample_stages(r, f, o, sample, &marks, st, err);
@@ -663,7 +730,7 @@ sr_status sr_check_render_memory(const sr_scene *s, const sr_frame *f, sr_backen
                                  sr_error *err)
 {
     const uint64_t bvh = sr_bvh_build_bytes(s->prim_count);
-    const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(f->width, f->height) : 0;
+    const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(s)) : 0;
     const uint64_t rgb = (uint64_t)f->width * f->height * 3u * sizeof(float);
     /* the per-prim attributes again in BVH order (render.c), when the scene has any */
     const uint64_t attrs = s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0;

@@ -32,6 +32,8 @@ typedef struct sr_render_stats {
     uint32_t compactions;
     uint32_t partial_samples;           /* after SR_INTERRUPTED with keep_partial: how many
                                            samples the mean left in rgb has (0: none)      */
+    uint64_t dropped;                   /* the Whitted split's spawned rays dropped for want of
+                                           room in the pool, queue or stack (whitted.h)     */
 } sr_render_stats;
 
 typedef struct sr_renderer {
@@ -74,6 +76,10 @@ typedef struct sr_renderer {
     uint32_t wave_drain_blocks[SR_BUILDS][2];
     uint8_t wave_drain_asked[SR_BUILDS][2];
     int wave_warming;           /* this sample only gives the ordered way its order        */
+    int has_glass;              /* the scene has glass: Whitted frames run the split        */
+    uint32_t split_budget;      /* the split's rays a lane keeps and a launch appends, at most:
+                                   unlimited (UINT32_MAX) but for the test switch
+                                   $SR_SPLIT_BUDGET (render.c)                               */
 } sr_renderer;
 
 /* Build what rendering `scene` needs, once: the BVH over its prims, the emitter table, the
@@ -144,6 +150,9 @@ int sr_wave_measuring(const sr_renderer *r, const sr_frame *f);
 /* Everything `render` allocates on the host after the scene is loaded: the BVH build, the
  * CPU backend's pool and film (when be_kind is CPU) and the image read back for frame f, and
  * its encoding for `out` (NULL: no file). SR_ERR_INPUT with the numbers when it does not fit. */
+/* A pool half's size in images for this scene: the Whitted split's room when it has glass. */
+uint32_t sr_pool_factor(const sr_scene *scene);
+
 sr_status sr_check_render_memory(const sr_scene *scene, const sr_frame *f, sr_backend_kind be_kind, const char *out,
                                  sr_error *err);
 

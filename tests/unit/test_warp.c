@@ -22,10 +22,25 @@ static inline void sr_wave_end(const sr_wave_args *w, bool order, uint32_t rank,
     (void)w; (void)order; (void)rank; (void)started;
 }
 #include "../../kernels/frames/wave_frame.h"
+#include "../../kernels/frames/split_frame.h"
 
 #include <string.h>
 
 #define KNOWN_MASK 0x8f00f0a5u   /* lanes 0 2 5 7 12-15 24-27 31: 13 live */
+
+/* The split's placement (split_frame.h) finds the k-th free lane of a word by the k-th set
+ * bit (the GPU's __fns): against a scan of the bits. */
+static void test_nth_bit(void **state)
+{
+    (void)state;
+    static const uint32_t words[] = { KNOWN_MASK, 0xffffffffu, 0x80000001u, 0x00010000u, 0x5555aaaau };
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        uint32_t k = 0;
+        for (uint32_t bit = 0; bit < 32u; bit++)
+            if ((words[w] >> bit) & 1u) assert_int_equal(sr_nth_bit(words[w], k++), bit);
+        assert_int_equal(k, sr_popc(words[w]));
+    }
+}
 
 static void test_ballot_and_ranks(void **state)
 {
@@ -177,6 +192,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ballot_and_ranks),
+        cmocka_unit_test(test_nth_bit),
         cmocka_unit_test(test_min_max_load),
         cmocka_unit_test(test_push_partitions_into_the_queue),
         cmocka_unit_test(test_counts_per_bounce),

@@ -7,6 +7,7 @@
 #include "../../../kernels/frames/wave.h"
 #include "../../../kernels/core/warp.h"
 #include "../../../kernels/frames/stencil_frame.h"
+#include "../../../kernels/frames/split_frame.h"
 #include "../fault.h"
 #include "../../base/interrupt.h"
 #include "../../base/mem_limits.h"
@@ -92,6 +93,7 @@ typedef struct sr_cpu {
     uint32_t queue_cap;        /* the wave mask's queue entries (slots, or a test's limit)   */
     uint32_t ray_count[SR_MAX_DEPTH];
     uint32_t counter;          /* count_live's result                                       */
+    uint32_t split_ctl[SR_SPLIT_CTL];   /* the Whitted split's counters (whitted.h)          */
     uint32_t live;             /* the live count of the current half (the GPU's is on the device) */
     double marks[SR_MAX_MARKS];
     sr_cpu_sorter sorter;      /* the coherence sort's scratch (sort_cpu.c)                  */
@@ -131,6 +133,8 @@ static void cpu_free_pool(sr_cpu *c)
 #undef SR_X_FREE
     }
     free(c->core.hit_t); free(c->core.hit_prim); free(c->core.stencil); free(c->core.flags); free(c->core.film);
+    free(c->core.film_fix);
+    c->core.film_fix = NULL;
     free(c->queue_stencil);
     c->queue_stencil = NULL;
     c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL; c->core.film = NULL;
@@ -165,12 +169,14 @@ static sr_status cpu_resize(void *impl, uint32_t width, uint32_t height, sr_erro
     c->core.view.width = width;
     c->core.view.height = height;
     c->core.capacity = view->width * view->height;
-    c->slots = (uint32_t)sr_pool_slots(view->width, view->height, 1u);
+    const uint32_t factor = c->core.pool_factor ? c->core.pool_factor : 1u;
+    c->slots = c->core.slots = (uint32_t)sr_pool_half_slots(view->width, view->height, 1u, factor);
+    c->core.split_ctl = c->split_ctl;
     c->queue_cap = sr_wave_queue_limit(c->slots);
     c->core.words = (c->slots + 31u) / 32u;
     char what[96];
     snprintf(what, sizeof what, "the CPU backend's ray pool and film for a %ux%u image", view->width, view->height);
-    sr_status mem = sr_check_host_memory(sr_cpu_pool_bytes(view->width, view->height), what, "", err);
+    sr_status mem = sr_check_host_memory(sr_cpu_pool_bytes(view->width, view->height, factor), what, "", err);
     if (mem) { c->core.capacity = c->core.words = c->slots = 0; return mem; }
     bool ok = sr_fault_check(SR_FAULT_ALLOC, NULL) == SR_FAULT_NONE;
     for (int h = 0; h < 2; h++) {
@@ -184,6 +190,9 @@ static sr_status cpu_resize(void *impl, uint32_t width, uint32_t height, sr_erro
     ok = ok && (c->queue_stencil = (uint32_t *)calloc(c->core.words, sizeof(uint32_t))) != NULL;
     ok = ok && (c->core.flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
     ok = ok && (c->core.film = (float *)calloc((size_t)c->core.capacity * 3u, sizeof(float))) != NULL;
+    if (factor > 1u)
+        ok = ok && (c->core.film_fix = (unsigned long long *)calloc((size_t)c->core.capacity * 3u,
+                                                                      sizeof(unsigned long long))) != NULL;
     if (!ok) {
         cpu_free_pool(c);
         return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for a %ux%u ray pool (%.1f MiB)",
@@ -201,6 +210,23 @@ static uint32_t cpu_count_live(const sr_cpu *c, sr_mask mask, uint32_t n)
     return sum;
 }
 
+/* The shade with the Whitted split: split_frame.h's warp body, a warp per word. */
+static sr_status cpu_split_shade(sr_cpu *c, const sr_launch_args *a, sr_params *p)
+{
+    p->split_base = a->split_base;
+    p->split_end = a->split_end;
+    const int64_t words = (int64_t)((p->n + 31u) / 32u);
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t w = 0; w < words; w++) {
+        if (sr_interrupt_pending()) continue;
+        SR_LANE_VAR(uint32_t, i);
+        SR_FOR_LANES SR_L(i) = (uint32_t)w * SR_WARP + lane;
+        if (a->mask == SR_MASK_FLAGS) sr_split_shade_flags(p, c->core.flags, i, a->bounce);
+        else sr_split_shade_stencil(p, c->core.stencil, i, a->bounce);
+    }
+    return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
+}
+
 static sr_status cpu_stage(sr_cpu *c, sr_kernel k, const sr_launch_args *a)
 {
     sr_cpu_call call;
@@ -209,6 +235,7 @@ static sr_status cpu_stage(sr_cpu *c, sr_kernel k, const sr_launch_args *a)
     sr_cpu_stage_fn fn = k == SR_KERNEL_GENERATE ? cpu_generate : k == SR_KERNEL_INTERSECT ? cpu_intersect : cpu_shade;
     /* Rays entering intersect are counted: by the stencil frame a word at a time, as on the GPU. */
     uint32_t *const count = k == SR_KERNEL_INTERSECT && a->bounce < SR_MAX_DEPTH ? &c->ray_count[a->bounce] : NULL;
+    if (k == SR_KERNEL_SHADE && call.p.split) return cpu_split_shade(c, a, &call.p);
     if (a->mask == SR_MASK_FLAGS) {
         if (count) *count += cpu_count_live(c, a->mask, call.p.n);
         sr_cpu_flags_frame(c->core.flags, call.p.n, fn, &call);
@@ -244,7 +271,7 @@ static sr_status cpu_megakernel(sr_cpu *c, const sr_launch_args *a)
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : total)
     for (int64_t i = 0; i < (int64_t)p.n; i++) {
         if (sr_interrupt_pending()) continue;
-        total += sr_megakernel_pixel(&p, (uint32_t)i, path);
+        total += sr_megakernel_pixel(&p, (uint32_t)i, path, p.split != NULL);
     }
     c->ray_count[0] = (uint32_t)total;   /* the megakernel keeps no per-bounce counts */
     return sr_interrupt_pending() ? SR_INTERRUPTED : SR_OK;
@@ -293,16 +320,17 @@ static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
     w.tiles = (a->n + 31u) / 32u;
     sr_params p = cpu_params(c, a);
     p.ray = c->core.pool[1];
-    const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH;
+    const bool path = c->core.view.integrator == SR_INTEGRATOR_PATH, split = p.split != NULL;
     if (!a->queue) {
 #pragma omp parallel for schedule(dynamic, 16)
-        for (int64_t k = 0; k < (int64_t)w.tiles; k++) sr_wave_direct(&p, &w, c->ray_count, path, false, (uint32_t)k);
+        for (int64_t k = 0; k < (int64_t)w.tiles; k++)
+            sr_wave_direct(&p, &w, c->ray_count, path, split, false, (uint32_t)k);
     } else {
 #pragma omp parallel for schedule(dynamic, 16)
         for (int64_t k = 0; k < (int64_t)w.tiles; k++)
-            sr_wave_frame(&p, &w, c->ray_count, path, SR_WAVE_QUEUE, false, (uint32_t)k);
+            sr_wave_frame(&p, &w, c->ray_count, path, split, SR_WAVE_QUEUE, false, (uint32_t)k);
 #pragma omp parallel
-        sr_wave_frame(&p, &w, c->ray_count, path, SR_WAVE_DRAIN, false, 0u);
+        sr_wave_frame(&p, &w, c->ray_count, path, split, SR_WAVE_DRAIN, false, 0u);
     }
     if (sr_interrupt_pending()) {   /* leave the queue's stencil empty for the next render */
         memset(c->queue_stencil, 0, sizeof(uint32_t) * c->core.words);
@@ -318,6 +346,8 @@ static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count,
     switch (b) {
     case SR_BUFFER_FILM:
         memset(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count));
+        /* (an interrupted sample may have left the split's fixed-point sums unfolded) */
+        if (c->core.film_fix) memset(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * (size_t)c->core.capacity);
         return SR_OK;
     case SR_BUFFER_FLAGS:
         memset(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->slots : count));
@@ -327,6 +357,9 @@ static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count,
         return SR_OK;
     case SR_BUFFER_COUNTER:
         memset(&c->counter, byte, sizeof c->counter);
+        return SR_OK;
+    case SR_BUFFER_SPLIT:
+        memset(c->split_ctl, byte, sizeof c->split_ctl);
         return SR_OK;
     default:
         return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot fill buffer %d", (int)b);
@@ -340,6 +373,7 @@ static sr_status cpu_read(void *impl, sr_buffer b, void *host, sr_error *err)
     case SR_BUFFER_FILM: memcpy(host, c->core.film, sizeof(float) * 3u * (size_t)c->core.capacity); return SR_OK;
     case SR_BUFFER_RAY_COUNTS: memcpy(host, c->ray_count, sizeof(uint32_t) * SR_MAX_DEPTH); return SR_OK;
     case SR_BUFFER_COUNTER: memcpy(host, &c->counter, sizeof c->counter); return SR_OK;
+    case SR_BUFFER_SPLIT: memcpy(host, c->split_ctl, sizeof c->split_ctl); return SR_OK;
     case SR_BUFFER_LIVE_COUNT: memcpy(host, &c->live, sizeof c->live); return SR_OK;
     default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot read buffer %d", (int)b);
     }
@@ -405,6 +439,13 @@ static sr_status cpu_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr
     case SR_KERNEL_SORT_KEYS: case SR_KERNEL_SORT: return cpu_sort(c, k, a, err);
     case SR_KERNEL_MEGAKERNEL: return cpu_megakernel(c, a);
     case SR_KERNEL_WAVE: return cpu_wave(c, a);
+    case SR_KERNEL_FILM_FOLD: {
+        const int64_t count = 3 * (int64_t)c->core.capacity;
+#pragma omp parallel for schedule(static)
+        for (int64_t j = 0; j < count; j++) sr_film_fold(c->core.film, c->core.film_fix, (uint32_t)j);
+        return SR_OK;
+    }
+    case SR_KERNEL_SET_LIVE: c->live = a->n; return SR_OK;
     case SR_KERNEL_FILM_RESOLVE:
         return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use sr_backend_read_film");
     default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no kernel %d", (int)k);

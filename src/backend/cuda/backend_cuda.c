@@ -122,7 +122,8 @@ typedef struct sr_cuda {
                                        triangle attributes, texture table, texels, and the
                                        environment map's marginal, conditional and pdf       */
     uint32_t *ray_count, *counter;
-    uint32_t *counter_host;         /* pinned: the compacted count comes back here          */
+    uint32_t *split_ctl;            /* the Whitted split's counters (whitted.h): SR_SPLIT_CTL */
+    uint32_t *counter_host;         /* pinned: the compacted count (or the split's counters) comes back here */
     uint32_t *live_n;               /* [2]: the compact path's device-side live counts, which
                                        compaction ping-pongs (the other one is its counter) */
     int cur_n;                      /* which count is current                               */
@@ -159,7 +160,10 @@ static void cuda_free_pool(sr_cuda *c)
     memset(&c->core.pool[1], 0, sizeof c->core.pool[1]);
     cudaFree(c->core.hit_t); cudaFree(c->core.hit_prim); cudaFree(c->core.stencil); cudaFree(c->core.flags);
     cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->core.film); cudaFree(c->live_n);
+    cudaFree(c->core.film_fix); cudaFree(c->split_ctl);
     c->live_n = NULL;
+    c->core.film_fix = NULL;
+    c->split_ctl = c->core.split_ctl = NULL;
     c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL;
     c->ray_count = NULL; c->counter = NULL; c->core.film = NULL;
     cudaFree(c->wave_first[0]);   /* one allocation for the wave mask's three stencils */
@@ -355,10 +359,12 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
     /* The wave mask's tiled slots overhang the image's edges: size the pool for the larger. */
     const uint32_t tiled = sr_tiled_slots(v->width, v->height);
     c->wave_slots = (tiled + SR_POOL_ALIGN - 1u) / SR_POOL_ALIGN * SR_POOL_ALIGN;
-    c->aligned = (uint32_t)sr_pool_slots(v->width, v->height, SR_POOL_ALIGN);
+    const uint32_t factor = c->core.pool_factor ? c->core.pool_factor : 1u;
+    c->aligned = c->core.slots = (uint32_t)sr_pool_half_slots(v->width, v->height, SR_POOL_ALIGN, factor);
     c->core.words = c->aligned / 32u;
     const size_t order_bytes = sizeof(uint32_t) * SR_WAVE_ORDER_WORDS(sr_tiles(v->width, v->height));
-    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words + order_bytes;
+    size_t need = (size_t)c->aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + 4u + 12u) + 20u * c->core.words + order_bytes +
+                  (factor > 1u ? (size_t)c->core.capacity * 3u * sizeof(unsigned long long) : 0u);   /* the split's film */
     size_t free_b = 0, total_b = 0;
     SR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b), "querying device memory");
     free_b = (size_t)sr_device_memory_cap(free_b);   /* $SR_DEVICE_MEM_LIMIT (mem_limits.h) */
@@ -389,6 +395,15 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
     SR_CUDA_TRY(cudaMalloc((void **)&c->counter, sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->core.film, sizeof(float) * 3u * c->core.capacity), "allocating the film");
+    if (factor > 1u) {   /* a scene with glass: the split's fixed-point film */
+        SR_CUDA_TRY(cudaMalloc((void **)&c->core.film_fix, sizeof(unsigned long long) * 3u * c->core.capacity),
+                    "allocating the film");
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * c->core.capacity, c->stream),
+                    "clearing the film");
+    }
+    SR_CUDA_TRY(cudaMalloc((void **)&c->split_ctl, sizeof(uint32_t) * SR_SPLIT_CTL), "allocating counters");
+    SR_CUDA_TRY(cudaMemsetAsync(c->split_ctl, 0, sizeof(uint32_t) * SR_SPLIT_CTL, c->stream), "clearing counters");
+    c->core.split_ctl = c->split_ctl;
     SR_CUDA_TRY(cudaMemsetAsync(c->core.stencil, 0, sizeof(uint32_t) * c->core.words, c->stream), "clearing the stencil");
     SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, 0, sizeof(uint32_t) * c->aligned, c->stream), "clearing flags");
     /* The wave mask's stencils in one allocation (the two first-word halves, then the queue's),
@@ -567,6 +582,8 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     sr_cuda *c = (sr_cuda *)impl;
     sr_params p = cuda_params(c);
     if (!a->over_live) p.n = a->n;
+    p.split_base = a->split_base;
+    if (a->split_end) p.split_end = a->split_end;
     if ((unsigned)a->build >= SR_BUILDS) return sr_fail(err, SR_ERR_RUNTIME, "no build %d of the kernels", (int)a->build);
     if (a->fault == SR_FAULT_LAUNCH) return cuda_refused_launch(k, a->bounce, err);
     if (a->fault == SR_FAULT_KERNEL) cuda_poison(&p, NULL);
@@ -613,6 +630,13 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
         SR_CUDA_TRY(sr_cuda_builds[a->build].megakernel(&p, c->stream), sr_cuda_doing(k));
         return SR_OK;
     case SR_KERNEL_WAVE: return cuda_wave(c, &p, a, err);
+    case SR_KERNEL_FILM_FOLD:
+        SR_CUDA_TRY(sr_launch_film_fold(c->core.film, c->core.film_fix, 3u * c->core.capacity, c->stream),
+                    sr_cuda_doing(k));
+        return SR_OK;
+    case SR_KERNEL_SET_LIVE:
+        SR_CUDA_TRY(sr_launch_set_count(&c->live_n[c->cur_n], a->n, c->stream), sr_cuda_doing(k));
+        return SR_OK;
     case SR_KERNEL_FILM_RESOLVE:   /* a->n pixels: the film's */
         SR_CUDA_TRY(sr_launch_film_scale(c->core.film, a->dst, a->n * 3u, a->scale, c->stream), sr_cuda_doing(k));
         return SR_OK;
@@ -629,6 +653,13 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
     case SR_BUFFER_FILM:
         SR_CUDA_TRY(cudaMemsetAsync(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count),
                                     c->stream), "clearing the film");
+        /* (an interrupted sample may have left the split's fixed-point sums unfolded) */
+        if (c->core.film_fix)
+            SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * (size_t)c->core.capacity,
+                                        c->stream), "clearing the film");
+        return SR_OK;
+    case SR_BUFFER_SPLIT:
+        SR_CUDA_TRY(cudaMemsetAsync(c->split_ctl, byte, sizeof(uint32_t) * SR_SPLIT_CTL, c->stream), "clearing counters");
         return SR_OK;
     case SR_BUFFER_FLAGS:
         SR_CUDA_TRY(cudaMemsetAsync(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->aligned : count),
@@ -694,6 +725,12 @@ static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
         }
         return SR_OK;
     }
+    case SR_BUFFER_SPLIT:   /* (through the pinned counter: two words) */
+        SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, c->split_ctl, sizeof(uint32_t) * SR_SPLIT_CTL, cudaMemcpyDeviceToHost,
+                                    c->stream), "reading the split's counters");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "running the bounce kernels");
+        memcpy(host, c->counter_host, sizeof(uint32_t) * SR_SPLIT_CTL);
+        return SR_OK;
     case SR_BUFFER_LIVE_COUNT:   /* compaction's count, which stays on the device otherwise */
         SR_CUDA_TRY(cudaMemcpyAsync(c->counter_host, &c->live_n[c->cur_n], sizeof(uint32_t), cudaMemcpyDeviceToHost,
                                     c->stream), "reading the live count");
@@ -813,7 +850,7 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
     cudaError_t e = cudaSetDevice(device);
     if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, device);
     if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
-    if (e == cudaSuccess) e = cudaMallocHost((void **)&c->counter_host, sizeof(uint32_t));
+    if (e == cudaSuccess) e = cudaMallocHost((void **)&c->counter_host, sizeof(uint32_t) * SR_SPLIT_CTL);
     if (e != cudaSuccess) {
         st = sr_fail(err, SR_ERR_RUNTIME, "CUDA error while opening device %d: %s (%s)", device,
                      cudaGetErrorString(e), cudaGetErrorName(e));
