@@ -96,12 +96,13 @@ extern "C" __global__ void srk_compact_live_pairs(sr_ray_soa src, sr_ray_soa dst
     sr_compact_live<2u>(src, dst, stencil, live_n, counter);
 }
 
-/* After srk_compact_live: the first *new_n bits set (only the words the new count uses:
- * nothing reads past them before the next sample refills the stencil), and the old count
+/* After srk_compact_live: the first *new_n bits set and the rest of the `words` the
+ * compaction covered cleared, as the CPU backend does (the Whitted split appends rays past
+ * the new count and ORs in their bits, so no stale bit may stay there), and the old count
  * zeroed, ready to be the next compaction's counter. */
-extern "C" __global__ void srk_stencil_prefix_live(uint32_t *stencil, const uint32_t *new_n, uint32_t *old_n)
+extern "C" __global__ void srk_stencil_prefix_live(uint32_t *stencil, uint32_t words, const uint32_t *new_n, uint32_t *old_n)
 {
-    const uint32_t live = *new_n, words = (live + 31u) / 32u, stride = gridDim.x * blockDim.x;
+    const uint32_t live = *new_n, stride = gridDim.x * blockDim.x;
     for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride)
         stencil[w] = sr_stencil_prefix_word(w, live);
     if (blockIdx.x == 0 && threadIdx.x == 0) *old_n = 0;
@@ -140,7 +141,7 @@ extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, ui
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     const uint32_t words = (expected + 31u) / 32u, prefix_grid = (words + 255u) / 256u;
-    srk_stencil_prefix_live<<<prefix_grid ? prefix_grid : 1u, 256, 0, stream>>>(stencil, counter, live_n);
+    srk_stencil_prefix_live<<<prefix_grid ? prefix_grid : 1u, 256, 0, stream>>>(stencil, words, counter, live_n);
     return cudaGetLastError();
 }
 

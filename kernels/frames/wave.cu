@@ -30,6 +30,7 @@
 #endif
 
 static_assert(SR_WAVE_GROUP * 32u == SR_WAVE_BLOCK, "the order's group is a block's tiles (wave.h)");
+static_assert(SR_WAVE_CTL <= SR_WAVE_BLOCK, "block 0 clears the next sample's queue counters, a thread each");
 
 /* The block's order state, in shared memory rather than in registers the bounce loop needs:
  * the group it runs, the placing warp 0 finishes at its end, and its warps' ends, which
@@ -263,7 +264,13 @@ extern "C" cudaError_t SR_K(sr_launch_wave)(const sr_params *p, const sr_wave_ar
      * count is on the device; a grid per chunk would wait for it). */
     const uint32_t blocks = drain_blocks;
     if (path) SR_K(srk_wave_drain_path)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
-    else if (split) SR_K(srk_wave_drain_split)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);   /* (the same bounds: grid) */
-    else SR_K(srk_wave_drain)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    else if (!split) SR_K(srk_wave_drain)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, *w);
+    else   /* a drain per generation of the queue, each over the rays the one before spawned (wave.h) */
+        for (uint32_t g = 0; g < w->generations && g < SR_WAVE_GENERATIONS_MAX; g++) {
+            sr_wave_args wg = *w;
+            wg.generation = g;
+            SR_K(srk_wave_drain_split)<<<blocks, SR_WAVE_BLOCK, 0, stream>>>(*p, wg);   /* (the same bounds: grid) */
+            if ((e = cudaGetLastError()) != cudaSuccess) return e;
+        }
     return cudaGetLastError();
 }

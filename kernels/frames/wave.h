@@ -10,6 +10,7 @@
 #define SR_WAVE_H
 
 #include "../core/compat.h"
+#include "../core/types.h"
 
 /* Samples per way when the renderer measures how to run the wave mask (src/render/render.c), whose
  * median counts: one lucky sample (the fastest of the runs counted before) picked a way
@@ -64,6 +65,9 @@ typedef struct sr_wave_args {
     uint32_t *stencil;      /* the queue's stencil: an entry's bit publishes it; zero
                                between samples (every chunk writes back an empty word)     */
     uint32_t *ctl;          /* [SR_WAVE_CTL] this sample's queue counters (zero at its start) */
+    uint32_t generation;    /* the drain: the generation of the queue it drains (below)      */
+    uint32_t generations;   /* the drains a sample runs: 1, or with the Whitted split up to
+                               depth - 1 (the driver's sr_launch_args.generations)         */
     uint32_t *ctl_next;     /* the next sample's, cleared by this sample's kernel           */
     uint32_t capacity, dense_min;
     uint32_t tiles_x, tiles;     /* the tiled image (wave.h): tiles a row, tiles in all      */
@@ -142,10 +146,22 @@ SR_HD bool sr_wave_queued(uint32_t max_depth, uint32_t dense_min) { return max_d
 /* A queue entry's bounce byte when the warp that reserved it found the queue full: no ray. */
 #define SR_WAVE_TOMBSTONE 0xffu
 
-/* The queue's counters (sr_wave_args.ctl): entries reserved, and chunks the drain claimed. */
+/* The queue's generations. The first launch pushes into generation 0 (its sparse warps' rays
+ * and, with the Whitted split, the rays glass spawns); drain g runs generation g's rays and
+ * pushes the rays they spawn into generation g + 1, which drain g + 1 runs: breadth first, so
+ * a glass pixel's tree of rays is spread over warps instead of waiting in one lane, one ray
+ * after another (that lane's stack made the split 3-4x slower: docs/design.md). Generation
+ * g's entries start at the whole chunk after generation g - 1's last, which is final once
+ * drain g starts (stream order), so each warp finds its region from the counters alone.
+ * Without the split there is one generation and one drain, as before. A generation past
+ * `generations` takes no pushes: the lanes keep those rays (whitted.h's stack). */
+SR_HD uint32_t sr_wave_round_chunk(uint32_t n) { return n > 0xffffffe0u ? 0xffffffe0u : (n + 31u) & ~31u; }
+/* The queue's counters (sr_wave_args.ctl), a pair per generation g: entries reserved
+ * (SR_WAVE_QCOUNT + 2g) and chunks its drain claimed (SR_WAVE_DRAINED + 2g). */
 #define SR_WAVE_QCOUNT 0u
 #define SR_WAVE_DRAINED 1u   /* the drain: queue chunks claimed so far */
-#define SR_WAVE_CTL 4u
+#define SR_WAVE_GENERATIONS_MAX SR_MAX_DEPTH
+#define SR_WAVE_CTL (2u * SR_WAVE_GENERATIONS_MAX)
 
 /* The warp timeline, for measuring where a frame's time goes: a measurement build
  * (-DSR_MEASURE=ON, which sets SR_WAVE_TIMELINE) records, for every warp of the kernel without

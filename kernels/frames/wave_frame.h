@@ -67,12 +67,21 @@ SR_WARP_FN bool sr_wave_next_pending(uint32_t *count, sr_split_stack *st, sr_ray
     return true;
 }
 
-/* Ballot partitioning of the warp's live lanes (ballot m) into the queue: one atomicAdd
- * reserves popc(m) entries, each lane writes its ray r (from registers) at base +
- * popc(m & lanemask_lt), and the entries are published by their stencil bits. Returns
- * false when the queue is full (the entries past its end are not written, the ones before it
- * become tombstones; the rays stay here). On the GPU kept out of line: it is rare, and
- * inlined it costs the bounce loop registers. */
+/* Where generation `gen` of the queue starts (wave.h): the whole chunks of the generations
+ * before it, whose counts are final by then. */
+SR_WARP_FN uint32_t sr_wave_region(const sr_wave_args *w, uint32_t gen)
+{
+    uint32_t start = 0;
+    for (uint32_t g = 0; g < gen && start < w->capacity; g++) start += sr_wave_round_chunk(w->ctl[SR_WAVE_QCOUNT + 2u * g]);
+    return start < w->capacity ? start : w->capacity;
+}
+
+/* Ballot partitioning of the warp's live lanes (ballot m) into generation `gen` of the queue,
+ * which starts at entry `start`: one atomicAdd reserves popc(m) entries, each lane writes its
+ * ray r (from registers) at base + popc(m & lanemask_lt), and the entries are published by
+ * their stencil bits. Returns false when the queue is full (the entries past its end are not
+ * written, the ones before it become tombstones; the rays stay here). On the GPU kept out of
+ * line: it is rare, and inlined it costs the bounce loop registers. */
 #ifndef SR_WAVE_PUSH_INLINE
 #define SR_WAVE_PUSH_INLINE __noinline__
 #endif
@@ -81,12 +90,13 @@ SR_WARP_FN bool sr_wave_next_pending(uint32_t *count, sr_split_stack *st, sr_ray
 #else
 #define SR_WAVE_PUSH_FN static
 #endif
-SR_WAVE_PUSH_FN bool sr_wave_push(const sr_params *p, const sr_wave_args *w, uint32_t m, SR_LANE_IN(bool, alive),
-                                  SR_LANE_IN(uint32_t, bounce), SR_LANE_IN(sr_ray, r))
+SR_WAVE_PUSH_FN bool sr_wave_push(const sr_params *p, const sr_wave_args *w, uint32_t gen, uint32_t start, uint32_t m,
+                                  SR_LANE_IN(bool, alive), SR_LANE_IN(uint32_t, bounce), SR_LANE_IN(sr_ray, r))
 {
     const uint32_t c = sr_popc(m);
-    const uint32_t base = sr_warp_atomic_add(&w->ctl[SR_WAVE_QCOUNT], c);
-    const bool fits = base + c <= w->capacity;
+    const uint32_t reserved = sr_warp_atomic_add(&w->ctl[SR_WAVE_QCOUNT + 2u * gen], c);
+    const uint32_t base = reserved < w->capacity - start ? start + reserved : w->capacity;
+    const bool fits = c <= w->capacity - base;
     SR_FOR_LANES {
         const uint32_t to = base + sr_popc(m & sr_lanemask_lt(lane));
         if (SR_L(alive) && to < w->capacity) {
@@ -104,11 +114,13 @@ SR_WAVE_PUSH_FN bool sr_wave_push(const sr_params *p, const sr_wave_args *w, uin
 }
 
 /* The Whitted split after a bounce of the warp's lanes: spawned rays go to the queue by
- * ballot partitioning (sr_wave_push: one atomicAdd for the warp, each at its rank) when
- * `to_queue` (the first launch, where the sparse rays go too), else, or when the queue is
- * full (then the warp finishes its rays here: *finish), to the lane's stack; a lane whose ray
+ * ballot partitioning (sr_wave_push: one atomicAdd for the warp, each at its rank), into
+ * generation `gen` at `start` when `to_queue` (the first launch's generation 0, where the
+ * sparse rays go too, or the drain's next), else, or when the queue is full (then a
+ * first-launch warp finishes its rays here: *finish), to the lane's stack; a lane whose ray
  * ended takes its next pending one. */
-SR_WARP_FN void sr_wave_split(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool to_queue, bool *finish,
+SR_WARP_FN void sr_wave_split(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool to_queue, uint32_t gen,
+                              uint32_t start, bool *finish,
                               SR_LANE_IN(bool, spawns), SR_LANE_IN(sr_ray, spawn), SR_LANE_OUT(bool, alive),
                               SR_LANE_OUT(uint32_t, bounce), SR_LANE_OUT(uint32_t, first_bounce), SR_LANE_OUT(sr_ray, r),
                               SR_LANE_OUT(sr_split_stack, st))
@@ -116,7 +128,7 @@ SR_WARP_FN void sr_wave_split(const sr_params *p, const sr_wave_args *w, uint32_
     const uint32_t s = sr_warp_ballot(spawns);
     bool pushed = false;
     if (to_queue && s != 0) {   /* (a spawned ray's bounce is the lane's next) */
-        pushed = sr_wave_push(p, w, s, spawns, SR_LANE_FWD(bounce), spawn);
+        pushed = sr_wave_push(p, w, gen, start, s, spawns, SR_LANE_FWD(bounce), spawn);
         if (!pushed) *finish = true;
     }
     SR_FOR_LANES {
@@ -148,21 +160,25 @@ SR_WARP_FN void sr_wave_count(uint32_t *count, SR_LANE_IN(uint32_t, b0), SR_LANE
     }
 }
 
-/* The drain's next chunk (warp-uniform), or SR_NO_CHUNK once every pushed chunk is claimed. */
-SR_WARP_FN uint32_t sr_wave_claim(const sr_wave_args *w)
+/* The drain's next chunk of generation `gen`, which starts at entry `start` (warp-uniform),
+ * or SR_NO_CHUNK once every chunk pushed into it is claimed. */
+SR_WARP_FN uint32_t sr_wave_claim(const sr_wave_args *w, uint32_t gen, uint32_t start)
 {
-    const uint32_t c = sr_warp_atomic_add(&w->ctl[SR_WAVE_DRAINED], 1u);
-    const uint32_t q = w->ctl[SR_WAVE_QCOUNT], n = q < w->capacity ? q : w->capacity;
-    return c < (n + 31u) >> 5 ? c : SR_NO_CHUNK;
+    const uint32_t q = w->ctl[SR_WAVE_QCOUNT + 2u * gen], room = w->capacity - start, n = q < room ? q : room;
+    const uint32_t chunks = (n + 31u) >> 5;
+    if (sr_warp_load(&w->ctl[SR_WAVE_DRAINED + 2u * gen], 0u) >= chunks) return SR_NO_CHUNK;   /* (no atomic: an empty generation's drain is cheap) */
+    const uint32_t c = sr_warp_atomic_add(&w->ctl[SR_WAVE_DRAINED + 2u * gen], 1u);
+    return c < chunks ? c : SR_NO_CHUNK;
 }
 
 /* A warp of the first launch (mode SR_WAVE_QUEUE): its own stencil word of camera rays,
  * bounced while the warp is dense, then its live rays pushed into the queue; or a warp of the
  * drain (SR_WAVE_DRAIN): queue chunks claimed one after another, each run to its end. Each
  * pass is the kernel frame: the stencil test, the bounces, the ballot write-back through the
- * single exit. One loop, so that the stages are inlined once. `warp` is the CPU's warp (its
- * tile); `path`, `split` (the Whitted split is on: p->split set), `mode` and `order` are
- * constants where the GPU kernels call it. */
+ * single exit. One loop, so that the stages are inlined once. A drain runs generation
+ * w->generation of the queue and, with the split, pushes the rays its glass spawns into the
+ * next (wave.h). `warp` is the CPU's warp (its tile); `path`, `split` (the Whitted split is
+ * on: p->split set), `mode` and `order` are constants where the GPU kernels call it. */
 SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_t *count, bool path, bool split, int mode,
                               bool order, uint32_t warp)
 {
@@ -183,8 +199,14 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
         SR_L(alive) = false;
         SR_L(st).n = 0;
     }
+    /* The generation drained (the first launch: none) and the one spawned rays go to. */
+    const uint32_t gen = split && !queue ? w->generation : 0u;
+    const uint32_t start = split && !queue ? sr_wave_region(w, gen) : 0u;
+    const bool push_spawns = queue || gen + 1u < w->generations;
+    const uint32_t spawn_gen = queue ? 0u : gen + 1u;
+    const uint32_t spawn_start = queue || !push_spawns ? 0u : sr_wave_region(w, spawn_gen);
     if (!queue) {
-        if ((take = sr_wave_claim(w)) == SR_NO_CHUNK) return;
+        if ((take = sr_wave_claim(w, gen, start)) == SR_NO_CHUNK) return;
     } else if (!sr_wave_start(p, w, order, warp, SR_LANE_REF(i), &word, SR_LANE_REF(alive), SR_LANE_REF(r), &started,
                               &rank)) {
         return;
@@ -193,7 +215,7 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
         /* The queue's stencil is indexed by slot, like the pool. */
         uint32_t *const stencil = queue ? w->first : w->stencil - (w->queue_base >> 5);
         if (!queue) {   /* the chunk's stencil word and rays (warp-uniform) */
-            SR_FOR_LANES SR_L(i) = w->queue_base + take * 32u + lane;
+            SR_FOR_LANES SR_L(i) = w->queue_base + start + take * 32u + lane;
             word = sr_warp_load(stencil, SR_UNIFORM(i) >> 5);
             SR_FOR_LANES {
                 SR_L(alive) = ((word >> (SR_L(i) & 31u)) & 1u) != 0u;
@@ -215,18 +237,19 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
                 }
             }
             if (!path && split)   /* (constants on the GPU: kernels without the split carry none of it) */
-                sr_wave_split(p, w, count, queue && !finish, &finish, spawns, spawn, SR_LANE_REF(alive),
+                sr_wave_split(p, w, count, push_spawns && !(queue && finish), spawn_gen, spawn_start, &finish, spawns,
+                              spawn, SR_LANE_REF(alive),
                               SR_LANE_REF(bounce), SR_LANE_REF(first_bounce), SR_LANE_REF(r), SR_LANE_REF(st));
             m = sr_warp_ballot(alive);
         }
         if (queue && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
-            if (!sr_wave_push(p, w, m, alive, bounce, r)) { finish = true; continue; }   /* full: finish here */
+            if (!sr_wave_push(p, w, 0u, 0u, m, alive, bounce, r)) { finish = true; continue; }   /* full: finish here */
             SR_FOR_LANES SR_L(alive) = false;   /* moved: this slot no longer holds a live ray */
         }
         sr_stencil_write_back(stencil, SR_UNIFORM(i) >> 5, word, alive);
         if (queue) sr_wave_end(w, order, rank, started);
         sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
-        if (queue || (take = sr_wave_claim(w)) == SR_NO_CHUNK) break;
+        if (queue || (take = sr_wave_claim(w, gen, start)) == SR_NO_CHUNK) break;
     }
 }
 

@@ -119,6 +119,8 @@ typedef struct sr_launch_args {
     uint32_t grid;       /* wave with the queue: the drain's blocks, which claim the queue's
                             chunks until none is left: the most the device holds at once
                             (resident_blocks); the CPU backend runs its threads            */
+    uint32_t generations;/* wave with the queue and the Whitted split: the drains, one per
+                            generation of spawned rays (kernels/frames/wave.h); 0 or 1: one */
     uint32_t parity;     /* wave: the wave samples launched on this pool before this one,
                             mod 2: which of the two stencil and queue-counter pairs is this
                             sample's (it refills the other, the next sample's)              */

@@ -463,6 +463,12 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_ren
                 r->wave_drain_asked[r->build][path] = 1;
             }
             a.grid = r->wave_drain_blocks[r->build][path];
+            /* With the split, a drain per generation of spawned rays (wave.h). Generation
+             * g's rays start at bounce g or later; the few that would reach generation
+             * depth - 1 (every one before at its earliest bounce) stay on their lane's
+             * stack, which saves a drain launch a sample. */
+            if (r->be->state->split && !path)
+                a.generations = f->depth - 1u < SR_WAVE_GENERATIONS_MAX ? f->depth - 1u : SR_WAVE_GENERATIONS_MAX;
         }
         a.ordered = slowest && !r->wave_launch_order;
         a.order_slot = r->wave_order_slot;

@@ -131,7 +131,7 @@ static void test_push_partitions_into_the_queue(void **state)
     SR_LANE_VAR(sr_ray, r);
     /* A warp of 13 live rays: entries 0..12, in lane order, published. */
     warp_rays(100u, KNOWN_MASK, alive, bounce, r);
-    assert_true(sr_wave_push(&q.p, &q.w, KNOWN_MASK, alive, bounce, r));
+    assert_true(sr_wave_push(&q.p, &q.w, 0u, 0u, KNOWN_MASK, alive, bounce, r));
     assert_int_equal(q.ctl[SR_WAVE_QCOUNT], 13u);
     assert_int_equal(q.stencil[0], (1u << 13) - 1u);
     uint32_t k = 0;
@@ -145,7 +145,7 @@ static void test_push_partitions_into_the_queue(void **state)
      * become tombstones and are published (across the word boundary); the rays stay in the
      * warp (false); nothing is written past the end. */
     warp_rays(200u, 0xffffffffu, alive, bounce, r);
-    assert_false(sr_wave_push(&q.p, &q.w, 0xffffffffu, alive, bounce, r));
+    assert_false(sr_wave_push(&q.p, &q.w, 0u, 0u, 0xffffffffu, alive, bounce, r));
     assert_int_equal(q.ctl[SR_WAVE_QCOUNT], 45u);
     assert_int_equal(q.stencil[0], 0xffffffffu);
     assert_int_equal(q.stencil[1], (1u << (CAP - 32u)) - 1u);
@@ -155,10 +155,44 @@ static void test_push_partitions_into_the_queue(void **state)
         if (e >= 13u) assert_int_equal(q.pixel[e], 0u);   /* no ray stored */
     }
     /* The drain claims ceil(min(45, 40) / 32) = 2 chunks, then none. */
-    assert_int_equal(sr_wave_claim(&q.w), 0u);
-    assert_int_equal(sr_wave_claim(&q.w), 1u);
-    assert_int_equal(sr_wave_claim(&q.w), SR_NO_CHUNK);
-    assert_int_equal(sr_wave_claim(&q.w), SR_NO_CHUNK);
+    assert_int_equal(sr_wave_claim(&q.w, 0u, 0u), 0u);
+    assert_int_equal(sr_wave_claim(&q.w, 0u, 0u), 1u);
+    assert_int_equal(sr_wave_claim(&q.w, 0u, 0u), SR_NO_CHUNK);
+    assert_int_equal(sr_wave_claim(&q.w, 0u, 0u), SR_NO_CHUNK);
+}
+
+/* The queue's generations (wave.h): generation 1 starts at the whole chunk after generation
+ * 0's last entry, each is claimed on its own, and a push that runs past the queue's end
+ * fails with tombstones, as in generation 0. */
+static void test_generations_follow_each_other(void **state)
+{
+    (void)state;
+    static queue q;
+    queue_init(&q);
+    SR_LANE_VAR(bool, alive);
+    SR_LANE_VAR(uint32_t, bounce);
+    SR_LANE_VAR(sr_ray, r);
+    warp_rays(100u, KNOWN_MASK, alive, bounce, r);   /* 13 rays into generation 0 */
+    assert_true(sr_wave_push(&q.p, &q.w, 0u, 0u, KNOWN_MASK, alive, bounce, r));
+    assert_int_equal(sr_wave_region(&q.w, 0u), 0u);
+    assert_int_equal(sr_wave_region(&q.w, 1u), 32u);
+    warp_rays(300u, 0x1fu, alive, bounce, r);        /* 5 rays into generation 1: entries 32..36 */
+    assert_true(sr_wave_push(&q.p, &q.w, 1u, 32u, 0x1fu, alive, bounce, r));
+    assert_int_equal(q.ctl[SR_WAVE_QCOUNT + 2u], 5u);
+    assert_int_equal(q.stencil[1], 0x1fu);
+    for (uint32_t e = 0; e < 5u; e++) assert_int_equal(q.pixel[32u + e], 300u + e);
+    /* Generation 2 would start past the end (64 > 40): it has no room. */
+    assert_int_equal(sr_wave_region(&q.w, 2u), CAP);
+    warp_rays(400u, 0xffu, alive, bounce, r);        /* 8 more in generation 1: 37..44, 3 fit */
+    assert_false(sr_wave_push(&q.p, &q.w, 1u, 32u, 0xffu, alive, bounce, r));
+    assert_int_equal(q.stencil[1], 0xffu);
+    for (uint32_t e = 37u; e < CAP; e++) assert_int_equal(q.bounce[e], SR_WAVE_TOMBSTONE);
+    /* Each generation's chunks, claimed on their own. */
+    assert_int_equal(sr_wave_claim(&q.w, 0u, 0u), 0u);
+    assert_int_equal(sr_wave_claim(&q.w, 0u, 0u), SR_NO_CHUNK);
+    assert_int_equal(sr_wave_claim(&q.w, 1u, 32u), 0u);
+    assert_int_equal(sr_wave_claim(&q.w, 1u, 32u), SR_NO_CHUNK);
+    assert_int_equal(sr_wave_claim(&q.w, 2u, CAP), SR_NO_CHUNK);
 }
 
 /* Lane l traced bounces [b0, b1): each bounce below max_depth counts the lanes that traced it. */
@@ -195,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_nth_bit),
         cmocka_unit_test(test_min_max_load),
         cmocka_unit_test(test_push_partitions_into_the_queue),
+        cmocka_unit_test(test_generations_follow_each_other),
         cmocka_unit_test(test_counts_per_bounce),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

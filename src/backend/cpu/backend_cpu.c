@@ -329,8 +329,11 @@ static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
 #pragma omp parallel for schedule(dynamic, 16)
         for (int64_t k = 0; k < (int64_t)w.tiles; k++)
             sr_wave_frame(&p, &w, c->ray_count, path, split, SR_WAVE_QUEUE, false, (uint32_t)k);
+        w.generations = split && a->generations > 1u ? a->generations : 1u;   /* (wave.h: a drain per generation) */
+        for (w.generation = 0; w.generation < w.generations; w.generation++) {
 #pragma omp parallel
-        sr_wave_frame(&p, &w, c->ray_count, path, split, SR_WAVE_DRAIN, false, 0u);
+            sr_wave_frame(&p, &w, c->ray_count, path, split, SR_WAVE_DRAIN, false, 0u);
+        }
     }
     if (sr_interrupt_pending()) {   /* leave the queue's stencil empty for the next render */
         memset(c->queue_stencil, 0, sizeof(uint32_t) * c->core.words);

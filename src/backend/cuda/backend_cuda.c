@@ -542,6 +542,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         .tiles_x = sr_tiles_x(c->core.view.width),
         .tiles = sr_tiles(c->core.view.width, c->core.view.height),
         .timeline = c->wave_timeline,
+        .generations = a->generations > 1u ? a->generations : 1u,
     };
     if (a->ordered) {
         w.take = cuda_order_take(c, w.tiles, s);
