@@ -16,10 +16,14 @@
  *   3. a stable sort of (code, prim index) by code, ascending: ties stay in index order;
  *   4. sr_lbvh_internal for i in [0, n-1): children, parents and ranges;
  *   5. sr_lbvh_bottom_up for every leaf (visits zeroed first): boxes, costs, collapse,
- *      and each node's treelet restructured (sr_lbvh_treelet);
+ *      and each node's treelet restructured: in order (sr_lbvh_treelet) or reordering
+ *      (sr_lbvh_treelet_any; with SR_LBVH_TREELETS_REORDER2 the pass runs twice), as
+ *      `treelets` says;
  *   6. sr_lbvh_chain for every node (chain zeroed first), an exclusive sum of chain into
  *      base, then sr_lbvh_emit for every node: the flattened tree, base[n-1] + chain[n-1]
- *      nodes, the prims in key order, depth = height[0].
+ *      nodes, the prims in key order, depth = height[0]; after reordering treelets
+ *      instead sr_lbvh_emit_placed for every node and sr_lbvh_gather_placed for every
+ *      sorted position: size[0] nodes.
  * If the depth exceeds SR_BVH_STACK (possible with the fine codes or the treelets), the
  * driver builds again with SR_LBVH_BITS_COARSE and no treelets: 30-bit codes and 31-bit
  * indices give at most 61 prefix lengths, so at most 62 levels. */
@@ -36,6 +40,22 @@
 #endif
 #ifndef SR_LBVH_TREELET
 #define SR_LBVH_TREELET 8u        /* leaves of a restructured treelet (3 .. 16)            */
+#endif
+/* Treelet restructuring (the bottom-up pass's `treelets`): none, trees over the leaves in
+ * their Morton order (every node a contiguous range), or any tree over the leaves
+ * (Karras and Aila's subset DP: leaves move, so the layout takes the place pass), in one
+ * bottom-up pass or two. */
+#define SR_LBVH_TREELETS_NONE 0
+#define SR_LBVH_TREELETS_INORDER 1
+#define SR_LBVH_TREELETS_REORDER 2
+#define SR_LBVH_TREELETS_REORDER2 3
+#ifndef SR_LBVH_TREELETS_DEFAULT
+#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_REORDER   /* both backends' builds */
+#endif
+/* Leaves of a reordering treelet (3 .. 8): 5 costs about what the in-order treelet of 8
+ * does and gives most of 7's gain (docs/design.md has the figures). */
+#ifndef SR_LBVH_TREELET_ANY
+#define SR_LBVH_TREELET_ANY 5u
 #endif
 #define SR_LBVH_MAX_LEAF 8u       /* a collapsed leaf holds at most this many prims        */
 /* The cost of a node visit against a primitive test, as the SAH weighs them. */
@@ -60,6 +80,7 @@ typedef struct sr_lbvh {
     uint32_t *height;        /* [n-1] levels of the subtree as collapsed (a leaf: 1)      */
     uint32_t *leaf;          /* [n-1] 1 where the subtree is collapsed to one leaf       */
     uint32_t *visits;        /* [n-1] bottom-up arrivals (zeroed before step 5)           */
+    uint32_t *size;          /* [n-1] nodes of the subtree as collapsed (a leaf: 1)       */
     uint32_t *chain;         /* [n] see sr_lbvh_chain (zeroed before step 6)              */
     uint32_t *base;          /* [n] exclusive sums of chain                               */
     sr_bvh_node *out;        /* [base[n-1] + chain[n-1]] the flattened tree               */
@@ -249,6 +270,9 @@ SR_HD void sr_lbvh_finish(const sr_lbvh *b, uint32_t p)
     b->leaf[p] = leaf;
     b->rank[p] = leaf ? 0u : lrank + 1u;
     b->height[p] = leaf ? 1u : 1u + (lh > rh ? lh : rh);
+    const uint32_t ls = l >= n - 1u ? 1u : SR_LBVH_LDU(&b->size[l]);
+    const uint32_t rs = r >= n - 1u ? 1u : SR_LBVH_LDU(&b->size[r]);
+    b->size[p] = leaf ? 1u : 1u + ls + rs;
 }
 
 /* Step 5b, at a finished internal node p: its treelet (p's children, then the treelet leaf
@@ -349,6 +373,131 @@ SR_HD void sr_lbvh_treelet(const sr_lbvh *b, uint32_t p)
     for (uint32_t k = nm; k-- > 0;) sr_lbvh_finish(b, made[k]);
 }
 
+/* Do these treelets move leaves (the layout is then sr_lbvh_emit_placed's)? And how many
+ * bottom-up passes do they take? */
+SR_HD int sr_lbvh_reorders(int treelets)
+{
+    return treelets == SR_LBVH_TREELETS_REORDER || treelets == SR_LBVH_TREELETS_REORDER2;
+}
+
+SR_HD uint32_t sr_lbvh_passes(int treelets)
+{
+    return treelets == SR_LBVH_TREELETS_REORDER2 ? 2u : 1u;
+}
+
+/* Step 5b, reordering: p's treelet (grown as in sr_lbvh_treelet, to SR_LBVH_TREELET_ANY
+ * leaves) rebuilt as the cheapest binary tree over any grouping of its leaves (Karras and
+ * Aila, "Fast Parallel Construction of High-Quality Bounding Volume Hierarchies", HPG
+ * 2013): dynamic programming over the 2^k subsets of the leaves, each subset split into
+ * every pair of non-empty halves. Subsets are visited in increasing order, so a subset's
+ * halves are done before it; among equal costs the first split, or the one whose halves
+ * hold the most equal numbers of prims, wins, the same on both backends. The old tree is
+ * one of the candidates: the cost never rises. Leaves move, so a node's prims are no
+ * longer a range of the sorted ones: the layout is sr_lbvh_place's. */
+SR_HD void sr_lbvh_treelet_any(const sr_lbvh *b, uint32_t p)
+{
+    const uint32_t n = b->n;
+    uint32_t leaf_of[SR_LBVH_TREELET_ANY], inner[SR_LBVH_TREELET_ANY];
+    uint32_t nl = 2, ni = 1;
+    inner[0] = p;
+    leaf_of[0] = SR_LBVH_LDU(&b->left[p]);
+    leaf_of[1] = SR_LBVH_LDU(&b->right[p]);
+    while (nl < SR_LBVH_TREELET_ANY) {
+        int best = -1;
+        float best_area = -1.0f;
+        for (uint32_t i = 0; i < nl; i++) {
+            const uint32_t x = leaf_of[i];
+            if (x >= n - 1u || SR_LBVH_LDU(&b->leaf[x])) continue;
+            float xb[6];
+            for (int k = 0; k < 6; k++) xb[k] = SR_LBVH_LDF(&b->box[6u * (size_t)x + k]);
+            const float a = sr_lbvh_area(xb);
+            if (a > best_area) { best_area = a; best = (int)i; }
+        }
+        if (best < 0) break;
+        const uint32_t x = leaf_of[best];
+        inner[ni++] = x;
+        leaf_of[best] = SR_LBVH_LDU(&b->left[x]);
+        leaf_of[nl++] = SR_LBVH_LDU(&b->right[x]);
+    }
+    if (nl < 3) return;
+    float lbox[SR_LBVH_TREELET_ANY][6];
+    float cost[1u << SR_LBVH_TREELET_ANY], area[1u << SR_LBVH_TREELET_ANY];
+    uint32_t cnt[1u << SR_LBVH_TREELET_ANY];
+    unsigned char part[1u << SR_LBVH_TREELET_ANY];
+    for (uint32_t a = 0; a < nl; a++) {
+        const uint32_t x = leaf_of[a];
+        for (int k = 0; k < 6; k++) lbox[a][k] = SR_LBVH_LDF(&b->box[6u * (size_t)x + k]);
+        cost[1u << a] = SR_LBVH_LDF(&b->cost[x]);
+        cnt[1u << a] = x >= n - 1u ? 1u : SR_LBVH_LDU(&b->count[x]);
+    }
+    const uint32_t all = (1u << nl) - 1u;
+    for (uint32_t m = 1; m <= all; m++) {
+        if (!(m & (m - 1u))) continue;   /* one leaf: its own cost */
+        uint32_t a0 = 0;
+        while (!(m >> a0 & 1u)) a0++;
+        float x[6];
+        for (int k = 0; k < 6; k++) x[k] = lbox[a0][k];
+        uint32_t c = cnt[1u << a0];
+        for (uint32_t a = a0 + 1u; a < nl; a++) {
+            if (!(m >> a & 1u)) continue;
+            c += cnt[1u << a];
+            for (int k = 0; k < 3; k++) {
+                x[k] = sr_minf(x[k], lbox[a][k]);
+                x[k + 3] = sr_maxf(x[k + 3], lbox[a][k + 3]);
+            }
+        }
+        area[m] = sr_lbvh_area(x);
+        cnt[m] = c;
+        /* each split once: d, the half holding the lowest leaf, takes every proper subset
+         * of the other leaves, from the most to none */
+        const uint32_t low = m & (0u - m), rest = m ^ low;
+        float best = 0.0f;
+        uint32_t at = 0, off_at = SR_LBVH_NONE;   /* the imbalance of `at`, found on a tie */
+        for (uint32_t e = (rest - 1u) & rest;; e = (e - 1u) & rest) {
+            const uint32_t d = low | e;
+            const float v = cost[d] + cost[m ^ d];
+            if (!at || v < best) {
+                best = v; at = d; off_at = SR_LBVH_NONE;
+            } else if (v == best) {
+                const uint32_t l1 = cnt[d], r1 = cnt[m ^ d], off = l1 > r1 ? l1 - r1 : r1 - l1;
+                if (off_at == SR_LBVH_NONE) {
+                    const uint32_t l0 = cnt[at], r0 = cnt[m ^ at];
+                    off_at = l0 > r0 ? l0 - r0 : r0 - l0;
+                }
+                if (off < off_at) { at = d; off_at = off; }
+            }
+            if (!e) break;
+        }
+        const float split = SR_LBVH_COST_TRAVERSE * area[m] + best;
+        const float as_leaf = SR_LBVH_COST_INTERSECT * area[m] * (float)c;
+        cost[m] = c <= SR_LBVH_MAX_LEAF && !(split < as_leaf) ? as_leaf : split;
+        part[m] = (unsigned char)at;
+    }
+    /* the new tree, top down: node k of `made` covers the leaves in mask[k] */
+    uint32_t made[SR_LBVH_TREELET_ANY], mask[SR_LBVH_TREELET_ANY];
+    uint32_t nm = 1, used = 1;
+    made[0] = p; mask[0] = all;
+    for (uint32_t k = 0; k < nm; k++) {
+        const uint32_t node = made[k], half[2] = { part[mask[k]], mask[k] ^ part[mask[k]] };
+        uint32_t child[2];
+        for (int side = 0; side < 2; side++) {
+            if (!(half[side] & (half[side] - 1u))) {
+                uint32_t a = 0;
+                while (!(half[side] >> a & 1u)) a++;
+                child[side] = leaf_of[a];
+            } else {
+                child[side] = inner[used++];
+                made[nm] = child[side]; mask[nm] = half[side]; nm++;
+            }
+            b->parent[child[side]] = node;
+        }
+        b->left[node] = child[0];
+        b->right[node] = child[1];
+        b->count[node] = cnt[mask[k]];
+    }
+    for (uint32_t k = nm; k-- > 0;) sr_lbvh_finish(b, made[k]);
+}
+
 /* Step 5, from the leaf at sorted position i up: each internal node is finished by the
  * second of its children to arrive, then its treelet restructured (with `treelets`). */
 SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i, int treelets)
@@ -365,7 +514,8 @@ SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i, int treelets)
         if (p == SR_LBVH_NONE) return;
         if (sr_lbvh_arrive(&b->visits[p])) return;
         sr_lbvh_finish(b, p);
-        if (treelets) sr_lbvh_treelet(b, p);
+        if (treelets == SR_LBVH_TREELETS_INORDER) sr_lbvh_treelet(b, p);
+        else if (sr_lbvh_reorders(treelets)) sr_lbvh_treelet_any(b, p);
         node = p;
     }
 }
@@ -418,6 +568,64 @@ SR_HD void sr_lbvh_emit(const sr_lbvh *b, uint32_t node)
         o.count = 0;
     }
     b->out[at] = o;
+}
+
+/* The layout of a tree whose leaves have moved (sr_lbvh_reorders), in place of steps
+ * 6a and 6b: a kept node's place in the depth-first order and its prims' offset, from a walk
+ * to the root (at most the tree's depth in steps, which the stack bounds): each ancestor
+ * reached from its right child puts its left subtree's nodes and prims before. */
+SR_HD uint32_t sr_lbvh_nodes_of(const sr_lbvh *b, uint32_t x)
+{
+    return x >= b->n - 1u ? 1u : b->size[x];
+}
+
+SR_HD uint32_t sr_lbvh_prims_of(const sr_lbvh *b, uint32_t x)
+{
+    return x >= b->n - 1u ? 1u : b->count[x];
+}
+
+SR_HD uint32_t sr_lbvh_place(const sr_lbvh *b, uint32_t node, uint32_t *prim_at)
+{
+    uint32_t at = 0, prim = 0;
+    for (uint32_t x = node, p = b->parent[node]; p != SR_LBVH_NONE; x = p, p = b->parent[p]) {
+        const uint32_t l = b->left[p];
+        at += 1u;
+        if (x != l) { at += sr_lbvh_nodes_of(b, l); prim += sr_lbvh_prims_of(b, l); }
+    }
+    *prim_at = prim;
+    return at;
+}
+
+/* Step 6, reordered trees: node `node` written (if kept). */
+SR_HD void sr_lbvh_emit_placed(const sr_lbvh *b, uint32_t node)
+{
+    const uint32_t n = b->n;
+    if (!sr_lbvh_kept(b, node)) return;
+    uint32_t prim = 0;
+    const uint32_t at = sr_lbvh_place(b, node, &prim);
+    const uint32_t internal = node < n - 1u;
+    const float *x = &b->box[6u * (size_t)node];
+    sr_bvh_node o;
+    o.lo = sr_v3(x[0], x[1], x[2]);
+    o.hi = sr_v3(x[3], x[4], x[5]);
+    if (!internal || b->leaf[node]) {
+        o.index = prim;
+        o.count = internal ? b->count[node] : 1u;
+    } else {
+        o.index = at + 1u + sr_lbvh_nodes_of(b, b->left[node]);
+        o.count = 0;
+    }
+    b->out[at] = o;
+}
+
+/* The prim at sorted position i to its place in a reordered tree's leaves. */
+SR_HD void sr_lbvh_gather_placed(const sr_lbvh *b, uint32_t i)
+{
+    uint32_t prim = 0;
+    (void)sr_lbvh_place(b, b->n - 1u + i, &prim);
+    const uint32_t id = b->ids[i];
+    b->out_prims[prim] = b->prims[id];
+    b->order[prim] = id;
 }
 
 /* The prims in leaf order (any step after the sort). */

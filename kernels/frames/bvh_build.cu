@@ -47,10 +47,24 @@ __global__ void srk_lbvh_internal(sr_lbvh b)
     if (i < b.n - 1u) sr_lbvh_internal(&b, i);
 }
 
-__global__ void srk_lbvh_bottom_up(sr_lbvh b, int treelets)
+/* One kernel a treelet variant: each keeps only its own treelet's local arrays (the
+ * in-order treelet's interval tables are 2.4 KB a thread, the 5-leaf subset DP's 0.5 KB),
+ * and the device reserves local memory for every resident thread by the largest. */
+template <int TREELETS> __global__ void srk_lbvh_bottom_up(sr_lbvh b)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < b.n) sr_lbvh_bottom_up(&b, i, treelets);
+    if (i < b.n) sr_lbvh_bottom_up(&b, i, TREELETS);
+}
+
+static void sr_lbvh_bottom_up_launch(const sr_lbvh *b, int treelets, cudaStream_t stream)
+{
+    const unsigned grid = sr_lbvh_grid(b->n);
+    if (treelets == SR_LBVH_TREELETS_INORDER)
+        srk_lbvh_bottom_up<SR_LBVH_TREELETS_INORDER><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
+    else if (sr_lbvh_reorders(treelets))
+        srk_lbvh_bottom_up<SR_LBVH_TREELETS_REORDER><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
+    else
+        srk_lbvh_bottom_up<SR_LBVH_TREELETS_NONE><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
 }
 
 __global__ void srk_lbvh_chain(sr_lbvh b)
@@ -63,6 +77,18 @@ __global__ void srk_lbvh_emit(sr_lbvh b)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < 2u * b.n - 1u) sr_lbvh_emit(&b, i);
+}
+
+__global__ void srk_lbvh_emit_placed(sr_lbvh b)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < 2u * b.n - 1u) sr_lbvh_emit_placed(&b, i);
+}
+
+__global__ void srk_lbvh_gather_placed(sr_lbvh b)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < b.n) sr_lbvh_gather_placed(&b, i);
 }
 
 __global__ void srk_lbvh_gather(sr_lbvh b)
@@ -80,6 +106,17 @@ __global__ void srk_lbvh_single(const sr_prim *prims, sr_bvh_node *out, sr_prim 
     order[0] = 0;
 }
 
+/* Events between the stages when the caller asks for their times (bvh_build_gpu.h). */
+typedef struct sr_lbvh_marks {
+    cudaEvent_t ev[SR_LBVH_GPU_STAGES + 1];
+    int on;
+} sr_lbvh_marks;
+
+static void sr_lbvh_mark(sr_lbvh_marks *m, int stage, cudaStream_t stream)
+{
+    if (m && m->on) cudaEventRecord(m->ev[stage], stream);
+}
+
 static size_t sr_al(size_t x) { return (x + 255u) & ~(size_t)255u; }
 
 #define SR_LBVH_TRY(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { err = e_; goto done; } } while (0)
@@ -87,30 +124,48 @@ static size_t sr_al(size_t x) { return (x + 255u) & ~(size_t)255u; }
 /* Steps 1-5 with `bits` per axis, treelets restructured or not, then the root's height to
  * the host. */
 static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in, uint32_t *ids_in, void *cub_temp,
-                                size_t cub_bytes, uint32_t bits, int treelets, uint32_t *depth, cudaStream_t stream)
+                                size_t cub_bytes, uint32_t bits, int treelets, uint32_t top[2], sr_lbvh_marks *m,
+                                cudaStream_t stream)
 {
     const uint32_t n = b->n;
-    const uint32_t init[6] = { UINT32_MAX, UINT32_MAX, UINT32_MAX, 0u, 0u, 0u };
-    cudaError_t e = cudaMemcpyAsync(bounds, init, sizeof init, cudaMemcpyHostToDevice, stream);
+    /* lo = UINT32_MAX, hi = 0: set on the device (a copy from the host's stack would be
+     * staged through pageable memory) */
+    cudaError_t e = cudaMemsetAsync(bounds, 0xff, 3u * sizeof(uint32_t), stream);
+    if (!e) e = cudaMemsetAsync(bounds + 3, 0, 3u * sizeof(uint32_t), stream);
     if (e) return e;
     unsigned grid = sr_lbvh_grid(n);
     srk_lbvh_bounds<<<grid < 1024u ? grid : 1024u, SR_LBVH_BLOCK, 0, stream>>>(b->prims, n, bounds);
     srk_lbvh_codes<<<grid, SR_LBVH_BLOCK, 0, stream>>>(b->prims, n, bounds, bits, keys_in, ids_in);
     if ((e = cudaGetLastError())) return e;
+    sr_lbvh_mark(m, SR_LBVH_STAGE_MORTON + 1, stream);
     e = cub::DeviceRadixSort::SortPairs(cub_temp, cub_bytes, keys_in, b->keys, ids_in, b->ids, (int)n, 0, (int)(3u * bits),
                                         stream);
     if (e) return e;
+    sr_lbvh_mark(m, SR_LBVH_STAGE_SORT + 1, stream);
     srk_lbvh_internal<<<sr_lbvh_grid(n - 1u), SR_LBVH_BLOCK, 0, stream>>>(*b);
     if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
-    srk_lbvh_bottom_up<<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b, treelets);
+    sr_lbvh_mark(m, SR_LBVH_STAGE_KARRAS + 1, stream);
+    sr_lbvh_bottom_up_launch(b, treelets, stream);
+    for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
+        if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
+        sr_lbvh_bottom_up_launch(b, treelets, stream);
+    }
     if ((e = cudaGetLastError())) return e;
-    if ((e = cudaMemcpyAsync(depth, b->height, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream))) return e;
-    return cudaStreamSynchronize(stream);
+    sr_lbvh_mark(m, SR_LBVH_STAGE_BOTTOM_UP + 1, stream);
+    /* the depth, for the fallback, and the node count of a reordered tree: one wait */
+    if ((e = cudaMemcpyAsync(&top[0], b->height, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream))) return e;
+    if ((e = cudaMemcpyAsync(&top[1], b->size, sizeof(uint32_t), cudaMemcpyDeviceToHost, stream))) return e;
+    e = cudaStreamSynchronize(stream);
+    sr_lbvh_mark(m, SR_LBVH_STAGE_DEPTH + 1, stream);
+    return e;
 }
 
-cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nodes, sr_prim *out_prims,
-                              uint32_t *order, uint32_t *node_count, uint32_t *depth, cudaStream_t stream)
+cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, int treelets, sr_bvh_node *nodes, sr_prim *out_prims,
+                              uint32_t *order, uint32_t *node_count, uint32_t *depth, float *stage_ms,
+                              cudaStream_t stream)
 {
+    if (stage_ms)
+        for (int k = 0; k < SR_LBVH_GPU_STAGES; k++) stage_ms[k] = 0.0f;
     *node_count = 0;
     *depth = 0;
     if (n == 0) return cudaSuccess;
@@ -133,8 +188,17 @@ cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nod
                          sr_al(8u * 4u * in) + sr_al(4u * all) + sr_al(24u * all) + sr_al(4u * all) +
                          2u * sr_al(4u * (size_t)n) + sr_al(cub_bytes);
     char *mem = NULL;
+    sr_lbvh_marks marks, *m = NULL;
+    if (stage_ms) {
+        m = &marks;
+        marks.on = 1;
+        for (int k = 0; k <= SR_LBVH_GPU_STAGES; k++)
+            if (cudaEventCreate(&marks.ev[k])) { while (k-- > 0) cudaEventDestroy(marks.ev[k]); m = NULL; break; }
+    }
+    sr_lbvh_mark(m, SR_LBVH_STAGE_ALLOC, stream);
     err = cudaMallocAsync((void **)&mem, bytes, stream);
-    if (err) return err;
+    if (err) goto marks_done;
+    sr_lbvh_mark(m, SR_LBVH_STAGE_ALLOC + 1, stream);
     {
         char *at = mem;
 #define SR_TAKE(type, count) ((type *)((at += sr_al(sizeof(type) * (count))) - sr_al(sizeof(type) * (count))))
@@ -147,9 +211,10 @@ cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nod
         b.keys = SR_TAKE(uint64_t, n);
         uint32_t *ids_in = SR_TAKE(uint32_t, n);
         b.ids = SR_TAKE(uint32_t, n);
-        b.left = SR_TAKE(uint32_t, 8u * in);
+        b.left = SR_TAKE(uint32_t, 9u * in);
         b.right = b.left + in; b.first = b.left + 2u * in; b.count = b.left + 3u * in; b.rank = b.left + 4u * in;
         b.height = b.left + 5u * in; b.leaf = b.left + 6u * in; b.visits = b.left + 7u * in;
+        b.size = b.left + 8u * in;
         b.parent = SR_TAKE(uint32_t, all);
         b.box = SR_TAKE(float, 6u * all);
         b.cost = SR_TAKE(float, all);
@@ -160,10 +225,25 @@ cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nod
         b.out = nodes;
         b.out_prims = out_prims;
         b.order = order;
-        uint32_t h = 0, tail[2] = { 0u, 0u };
-        SR_LBVH_TRY(sr_lbvh_tree(&b, bounds, keys_in, ids_in, cub_temp, cub_bytes, SR_LBVH_BITS_FINE, 1, &h, stream));
-        if (h > SR_BVH_STACK)
-            SR_LBVH_TRY(sr_lbvh_tree(&b, bounds, keys_in, ids_in, cub_temp, cub_bytes, SR_LBVH_BITS_COARSE, 0, &h, stream));
+        uint32_t top[2] = { 0u, 0u }, tail[2] = { 0u, 0u };
+        SR_LBVH_TRY(sr_lbvh_tree(&b, bounds, keys_in, ids_in, cub_temp, cub_bytes, SR_LBVH_BITS_FINE, treelets, top, m,
+                                 stream));
+        if (top[0] > SR_BVH_STACK) {
+            treelets = SR_LBVH_TREELETS_NONE;
+            SR_LBVH_TRY(sr_lbvh_tree(&b, bounds, keys_in, ids_in, cub_temp, cub_bytes, SR_LBVH_BITS_COARSE, treelets, top,
+                                     m, stream));
+        }
+        const uint32_t h = top[0];
+        if (sr_lbvh_reorders(treelets)) {
+            srk_lbvh_emit_placed<<<sr_lbvh_grid(all), SR_LBVH_BLOCK, 0, stream>>>(b);
+            srk_lbvh_gather_placed<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(b);
+            SR_LBVH_TRY(cudaGetLastError());
+            sr_lbvh_mark(m, SR_LBVH_STAGE_LAYOUT + 1, stream);
+            SR_LBVH_TRY(cudaStreamSynchronize(stream));
+            *node_count = top[1];
+            *depth = h;
+            goto done;
+        }
         SR_LBVH_TRY(cudaMemsetAsync(b.chain, 0, sizeof(uint32_t) * n, stream));
         srk_lbvh_chain<<<sr_lbvh_grid(all), SR_LBVH_BLOCK, 0, stream>>>(b);
         SR_LBVH_TRY(cudaGetLastError());
@@ -172,6 +252,7 @@ cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nod
         srk_lbvh_emit<<<sr_lbvh_grid(all), SR_LBVH_BLOCK, 0, stream>>>(b);
         srk_lbvh_gather<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(b);
         SR_LBVH_TRY(cudaGetLastError());
+        sr_lbvh_mark(m, SR_LBVH_STAGE_LAYOUT + 1, stream);
         SR_LBVH_TRY(cudaMemcpyAsync(&tail[0], b.base + (n - 1u), 4u, cudaMemcpyDeviceToHost, stream));
         SR_LBVH_TRY(cudaMemcpyAsync(&tail[1], b.chain + (n - 1u), 4u, cudaMemcpyDeviceToHost, stream));
         SR_LBVH_TRY(cudaStreamSynchronize(stream));
@@ -181,5 +262,16 @@ cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh_node *nod
     cudaError_t err_free;
 done:
     err_free = cudaFreeAsync(mem, stream);
-    return err ? err : err_free;
+    if (!err) err = err_free;
+marks_done:
+    if (m) {
+        if (!err) err = cudaEventSynchronize(m->ev[SR_LBVH_GPU_STAGES]);
+        /* each stage from the previous mark (the depth's wait included in "depth") */
+        for (int k = 0; k < SR_LBVH_GPU_STAGES && !err; k++) {
+            float ms = 0.0f;
+            if (cudaEventElapsedTime(&ms, m->ev[k], m->ev[k + 1]) == cudaSuccess) stage_ms[k] = ms;
+        }
+        for (int k = 0; k <= SR_LBVH_GPU_STAGES; k++) cudaEventDestroy(m->ev[k]);
+    }
+    return err;
 }

@@ -307,15 +307,20 @@ static int sr_render_main(int argc, char **argv)
     const sr_image_opts io = { .exposure = c.frame.exposure, .tonemap = c.frame.tonemap, .exr_type = exr_type };
     sr_scene scene;
     sr_interrupt_install();   /* Ctrl-C from here on stops the render cleanly (interrupt.h) */
-    int code = sr_open_scene(&c, "render", &scene);
-    if (code) return code;
-    sr_frame *frame = &c.frame;   /* the render's settings, the scene's values where no option gave one */
-    sr_error err = { SR_OK, "" };
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];
     uint32_t nw = 0;
+    int code = sr_parse_workers(&c, "render", specs, &nw);   /* its error is reported after the scene's (ranks agree) */
+    /* The GPUs' contexts are made while the scene is read (backend.h). */
+    sr_backend_warm *warm = code ? NULL : sr_backend_warm_begin(specs, nw);
+    const int scene_code = sr_open_scene(&c, "render", &scene);
+    if (scene_code) {
+        sr_backend_warm_end(warm);
+        return scene_code;
+    }
+    sr_frame *frame = &c.frame;   /* the render's settings, the scene's values where no option gave one */
+    sr_error err = { SR_OK, "" };
     sr_frame_list todo = { NULL, 0, 0 };
     char name[PATH_MAX];
-    code = sr_parse_workers(&c, "render", specs, &nw);
     if (!code && frames_text && scene.camera_path_count == 0) {
         fprintf(stderr, "stencilray render: %s has no \"camera_path\"; --frames renders the frames of one "
                         "(docs/scene-format.md#camera_path)\n", c.scene_path);
@@ -349,6 +354,7 @@ static int sr_render_main(int argc, char **argv)
         else todo.n[todo.count++] = k;
     }
     double t_setup = sr_now();
+    sr_backend_warm_end(warm);   /* the contexts' time left over after the read counts in the set-up */
     /* Everything the host will allocate, checked before any of it is (render.h). */
     if (!code && sr_farm_check_memory(&scene, frame, specs, nw, frames_text ? name : out, &err)) {
         fprintf(stderr, "stencilray render: %s\n", err.msg);

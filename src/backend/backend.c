@@ -4,9 +4,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "../../kernels/frames/wave.h"
+#include "../../kernels/core/bvh_build.h"
 #include <string.h>
 
 static const char *const sr_mask_names[SR_MASK_COUNT] = { "flags", "stencil", "compact", "wave", "megakernel" };
+
+int sr_bvh_treelets(void)
+{
+    const char *env = getenv(SR_BVH_TREELETS_ENV);
+    if (env && !strcmp(env, "none")) return SR_LBVH_TREELETS_NONE;
+    if (env && !strcmp(env, "inorder")) return SR_LBVH_TREELETS_INORDER;
+    if (env && !strcmp(env, "reorder")) return SR_LBVH_TREELETS_REORDER;
+    if (env && !strcmp(env, "reorder2")) return SR_LBVH_TREELETS_REORDER2;
+    return SR_LBVH_TREELETS_DEFAULT;
+}
 
 uint32_t sr_wave_queue_limit(uint32_t slots)
 {

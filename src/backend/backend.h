@@ -276,6 +276,27 @@ sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err);
 int sr_cuda_device_count(char *why, size_t cap);
 /* SR_ERR_INPUT "needs a CUDA device: ..." unless device `device` exists (for GPU-only tools). */
 sr_status sr_cuda_require_device(int device, sr_error *err);
+/* The linear BVH's treelet restructuring that both backends' builds use
+ * (kernels/core/bvh_build.h): SR_LBVH_TREELETS_DEFAULT, unless the test switch
+ * $SR_BVH_TREELETS says none, inorder, reorder or reorder2 (to compare the trees in one binary; both
+ * backends read it, so their trees stay the same bytes). */
+#define SR_BVH_TREELETS_ENV "SR_BVH_TREELETS"
+int sr_bvh_treelets(void);
+
+/* Opening a CUDA device first creates its context and loads the kernels (a few hundred ms).
+ * sr_backend_warm_begin starts that on a thread for the GPU workers among `workers` (CPU and
+ * AUTO entries: AUTO opens CUDA where a device exists, so it is warmed too; CPU ones are
+ * skipped), so that it overlaps reading the scene; sr_backend_warm_end waits for that thread
+ * (call it before the backends open, and on every way out) and returns how long it waited.
+ * NULL, and 0 s, where there is nothing to warm or no CUDA in the build. Errors are left to
+ * the backend's open. */
+typedef struct sr_worker_device {
+    sr_backend_kind kind;
+    int device;
+} sr_worker_device;
+typedef struct sr_backend_warm sr_backend_warm;
+sr_backend_warm *sr_backend_warm_begin(const sr_worker_device *workers, uint32_t n);
+double sr_backend_warm_end(sr_backend_warm *w);
 /* "NVIDIA <model>, driver 580.159.04, SM 1980 MHz (max 1980), memory 3201 MHz" for one
  * device; the driver and clocks come from NVML when libnvidia-ml can be loaded. */
 void sr_cuda_gpu_summary(int device, char *buf, size_t cap);

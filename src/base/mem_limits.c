@@ -149,9 +149,9 @@ uint64_t sr_bvh_build_bytes(uint64_t n)
 {
     /* the linear BVH's build on the CPU (src/backend/cpu/bvh_cpu.c), the larger of the two
      * builders: per node of the 2n-1 (the result's 32 B, parent, box, cost) 64 B; per prim
-     * (the prims in leaf order, order, keys and ids twice, the internal nodes' eight words,
-     * chain and base) 112 B. The host SAH build takes 152 B a prim. */
-    return (n ? 2u * n - 1u : 0u) * 64u + n * 112u;
+     * (the prims in leaf order, order, keys and ids twice, the internal nodes' nine words,
+     * chain and base) 116 B. The host SAH build takes 152 B a prim. */
+    return (n ? 2u * n - 1u : 0u) * 64u + n * 116u;
 }
 
 uint64_t sr_image_write_bytes(uint32_t w, uint32_t h, const char *path)

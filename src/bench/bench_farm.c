@@ -14,7 +14,10 @@ int sr_bench_farm(sr_common *c, uint32_t depth, uint32_t warmup, uint32_t frames
     int code = sr_parse_workers(c, "bench", specs, &n);
     if (code) return code;
     sr_scene scene;
-    if ((code = sr_open_scene(c, "bench", &scene))) return code;
+    sr_backend_warm *warm = sr_backend_warm_begin(specs, n);   /* the contexts made while the scene is read */
+    code = sr_open_scene(c, "bench", &scene);
+    sr_backend_warm_end(warm);
+    if (code) return code;
     sr_frame f = c->frame;
     f.depth = depth;
     f.spp = SR_BENCH_FARM_SPP;

@@ -37,10 +37,7 @@
 
 /* One worker: a backend kind (SR_BACKEND_CUDA or SR_BACKEND_CPU, or AUTO: CUDA if a device is
  * present) and the CUDA device. The same device may be named twice: two workers share it. */
-typedef struct sr_worker_spec {
-    sr_backend_kind kind;
-    int device;
-} sr_worker_spec;
+typedef sr_worker_device sr_worker_spec;   /* a worker's backend kind and device (backend.h) */
 
 typedef struct sr_farm_worker_stats {
     char device_name[256];

@@ -338,7 +338,10 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];
     uint32_t workers = 0;
     int code = sr_parse_workers(c, cmd, specs, &workers);   /* before the scene: a bad --device fails at once */
-    if (!code) code = sr_open_scene(c, cmd, scene);
+    if (code) return code;
+    sr_backend_warm *warm = sr_backend_warm_begin(specs, workers);   /* the contexts made while the scene is read */
+    code = sr_open_scene(c, cmd, scene);
+    sr_backend_warm_end(warm);
     return code ? code : sr_open_backend(c, cmd, scene, be);
 }
 

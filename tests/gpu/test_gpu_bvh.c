@@ -8,6 +8,10 @@
 #include "../unit/bvhmeshes.h"
 #include "../../src/backend/backend.h"
 #include "../../src/render/bvh.h"
+#include "../../src/backend/cpu/bvh_cpu.h"
+#ifdef SR_HAVE_CUDA
+#include "../../kernels/frames/bvh_build_gpu.h"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +60,61 @@ static void test_trees_identical(void **state)
     same_tree(NULL, 0, "no prims");
 }
 
+/* Every treelet variant (none, in order, reordering in one pass or two) on both builders directly: the same
+ * bytes, the reordering tree's layout (sr_lbvh_place) included. */
+static void same_variant(const sr_prim *in, uint32_t n, int treelets, const char *what)
+{
+    sr_error err;
+    memset(&err, 0, sizeof err);
+    sr_bvh cpu;
+    if (sr_cpu_bvh_build_with(in, n, 0, treelets, &cpu, &err)) fail_msg("CPU build: %s", err.msg);
+    sr_prim *dp = NULL, *dout = NULL;
+    sr_bvh_node *dn = NULL;
+    uint32_t *dord = NULL, count = 0, depth = 0;
+    assert_int_equal(cudaMalloc((void **)&dp, sizeof(sr_prim) * n), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&dout, sizeof(sr_prim) * n), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&dn, sizeof(sr_bvh_node) * (2u * (size_t)n - 1u)), cudaSuccess);
+    assert_int_equal(cudaMalloc((void **)&dord, sizeof(uint32_t) * n), cudaSuccess);
+    assert_int_equal(cudaMemcpy(dp, in, sizeof(sr_prim) * n, cudaMemcpyHostToDevice), cudaSuccess);
+    float stage[SR_LBVH_GPU_STAGES];
+    assert_int_equal(sr_cuda_bvh_build(dp, n, treelets, dn, dout, dord, &count, &depth, stage, 0), cudaSuccess);
+    printf("  %s, treelets %d: %u nodes, depth %u\n", what, treelets, count, depth);
+    assert_int_equal(count, cpu.node_count);
+    assert_int_equal(depth, cpu.depth);
+    sr_bvh_node *nodes = malloc(sizeof(sr_bvh_node) * count);
+    sr_prim *prims = malloc(sizeof(sr_prim) * n);
+    uint32_t *order = malloc(sizeof(uint32_t) * n);
+    assert_non_null(nodes); assert_non_null(prims); assert_non_null(order);
+    assert_int_equal(cudaMemcpy(nodes, dn, sizeof(sr_bvh_node) * count, cudaMemcpyDeviceToHost), cudaSuccess);
+    assert_int_equal(cudaMemcpy(prims, dout, sizeof(sr_prim) * n, cudaMemcpyDeviceToHost), cudaSuccess);
+    assert_int_equal(cudaMemcpy(order, dord, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost), cudaSuccess);
+    assert_memory_equal(nodes, cpu.nodes, sizeof(sr_bvh_node) * count);
+    assert_memory_equal(prims, cpu.prims, sizeof(sr_prim) * n);
+    assert_memory_equal(order, cpu.order, sizeof(uint32_t) * n);
+    free(nodes); free(prims); free(order);
+    cudaFree(dp); cudaFree(dout); cudaFree(dn); cudaFree(dord);
+    sr_bvh_free(&cpu);
+}
+
+static void test_variants_identical(void **state)
+{
+    (void)state;
+    const uint32_t sizes[] = { 2, 3, 9, 100, 5000, 70000 };
+    const int variants[] = { SR_LBVH_TREELETS_NONE, SR_LBVH_TREELETS_INORDER, SR_LBVH_TREELETS_REORDER,
+                             SR_LBVH_TREELETS_REORDER2 };
+    for (int k = 0; k < SR_MESH_KINDS; k++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+                uint32_t n = 0;
+                sr_prim *in = sr_mesh_make(k, sizes[s], &n);
+                assert_non_null(in);
+                char what[96];
+                snprintf(what, sizeof what, "%s (%u)", sr_mesh_names[k], sizes[s]);
+                same_variant(in, n, variants[v], what);
+                free(in);
+            }
+}
+
 /* A mesh above the renderer's host-SAH size (render.c) is built on each backend: the CPU's
  * and the GPU's images must still agree bit for bit. A UV sphere of 2 x 256 x 128 triangles. */
 static void test_render_large_mesh(void **state)
@@ -86,6 +145,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trees_identical),
         cmocka_unit_test(test_render_large_mesh),
+        cmocka_unit_test(test_variants_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,8 +8,9 @@
  * (sr_bvh_sah_cost), and the CPU's trace rate through it on one thread: rays from a sphere
  * around the scene at points inside its box (primary-like), and rays leaving the first hits
  * in random directions (bounce-like). Builders: the linear BVH on the CPU backend with
- * 63-bit codes (the default) and 30-bit codes, the host SAH builder, and the GPU's build
- * when a device is present. A measuring tool, not a test: nothing here fails on a number. */
+ * in-order treelets, reordering treelets (kernels/core/bvh_build.h) and none (63-bit and
+ * 30-bit codes), the host SAH builder, and the GPU's build of each treelet variant when a
+ * device is present, with its stages' device times on one line. A measuring tool, not a test: nothing here fails on a number. */
 #include "../../src/render/bvh.h"
 #include "../../src/backend/cpu/bvh_cpu.h"
 #include "../../src/scene/scene.h"
@@ -125,8 +126,11 @@ int main(int argc, char **argv)
     double *ms = malloc(sizeof(double) * (size_t)runs);
     sr_bvh b;
     const struct { const char *name; uint32_t bits; int treelets; } cpu[] = {
-        { "CPU linear + treelets", 0, 1 }, { "CPU linear, 63-bit", 21, 0 }, { "CPU linear, 30-bit", 10, 0 } };
-    for (int k = 0; k < 3; k++) {
+        { "CPU linear + in-order treelets", 0, SR_LBVH_TREELETS_INORDER },
+        { "CPU linear + reordering treelets", 0, SR_LBVH_TREELETS_REORDER },
+        { "CPU linear + reordering x2", 0, SR_LBVH_TREELETS_REORDER2 },
+        { "CPU linear, 63-bit", 21, SR_LBVH_TREELETS_NONE }, { "CPU linear, 30-bit", 10, SR_LBVH_TREELETS_NONE } };
+    for (int k = 0; k < (int)(sizeof cpu / sizeof cpu[0]); k++) {
         for (int r = 0; r < runs; r++) {
             t0 = sr_now();
             if (sr_cpu_bvh_build_with(scene.prims, n, cpu[k].bits, cpu[k].treelets, &b, &err)) { fprintf(stderr, "bench_bvh: %s\n", err.msg); return 1; }
@@ -173,18 +177,62 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_bvh: CUDA allocation failed\n");
             return 1;
         }
-        for (int r = 0; r < runs + 1; r++) {   /* the first warms the allocator and the kernels */
-            cudaEventRecord(e0, 0);
-            cudaError_t e = sr_cuda_bvh_build(dp, n, dn, dout, dord, &count, &depth, 0);
-            cudaEventRecord(e1, 0);
-            cudaEventSynchronize(e1);
-            if (e) { fprintf(stderr, "bench_bvh: %s\n", cudaGetErrorString(e)); return 1; }
-            float f = 0;
-            cudaEventElapsedTime(&f, e0, e1);
-            if (r > 0) ms[r - 1] = f;
+        /* The build's work memory comes from the device's default pool; kept in the pool
+         * between runs (as OptiX's caller keeps its temporary buffer), not given back to the
+         * driver at each wait. */
+        cudaMemPool_t pool;
+        uint64_t keep = UINT64_MAX;
+        if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess)
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        const struct { const char *name; int treelets; } gv[] = {
+            { "in-order treelets", SR_LBVH_TREELETS_INORDER }, { "reordering treelets", SR_LBVH_TREELETS_REORDER },
+            { "reordering treelets, 2 passes", SR_LBVH_TREELETS_REORDER2 }, { "no treelets", SR_LBVH_TREELETS_NONE } };
+        const char *stage_names[] = SR_LBVH_STAGE_NAMES;
+        double *st = malloc(sizeof(double) * (size_t)runs * SR_LBVH_GPU_STAGES);
+        if (!st) return 1;
+        for (size_t v = 0; v < sizeof gv / sizeof gv[0]; v++) {
+            for (int r = 0; r < runs + 1; r++) {   /* the first warms the allocator and the kernels */
+                cudaEventRecord(e0, 0);
+                cudaError_t e = sr_cuda_bvh_build(dp, n, gv[v].treelets, dn, dout, dord, &count, &depth, NULL, 0);
+                cudaEventRecord(e1, 0);
+                cudaEventSynchronize(e1);
+                if (e) { fprintf(stderr, "bench_bvh: %s\n", cudaGetErrorString(e)); return 1; }
+                float f = 0;
+                cudaEventElapsedTime(&f, e0, e1);
+                if (r > 0) ms[r - 1] = f;
+            }
+            printf("GPU build alone, %s (device time, prims on the device): %.3f ms (median of %d), %u nodes, "
+                   "depth %u\n", gv[v].name, median(ms, runs), runs, count, depth);
+            /* the stages, in separate runs: their events cost a little */
+            for (int r = 0; r < runs; r++) {
+                float stage[SR_LBVH_GPU_STAGES];
+                cudaError_t e = sr_cuda_bvh_build(dp, n, gv[v].treelets, dn, dout, dord, &count, &depth, stage, 0);
+                if (e) { fprintf(stderr, "bench_bvh: %s\n", cudaGetErrorString(e)); return 1; }
+                for (int k = 0; k < SR_LBVH_GPU_STAGES; k++) st[(size_t)k * runs + r] = stage[k];
+            }
+            printf("  stages (ms, median of %d):", runs);
+            for (int k = 0; k < SR_LBVH_GPU_STAGES; k++) printf(" %s %.3f", stage_names[k], median(st + (size_t)k * runs, runs));
+            printf("\n");
+            /* the GPU's tree weighed and traced like the CPU's (the same bytes as the CPU
+             * build of this variant: test_gpu_bvh) */
+            if (gv[v].treelets != SR_LBVH_TREELETS_NONE) {
+                sr_bvh g;
+                memset(&g, 0, sizeof g);
+                g.nodes = malloc(sizeof(sr_bvh_node) * count);
+                g.prims = malloc(sizeof(sr_prim) * n);
+                g.order = malloc(sizeof(uint32_t) * n);
+                if (!g.nodes || !g.prims || !g.order ||
+                    cudaMemcpy(g.nodes, dn, sizeof(sr_bvh_node) * count, cudaMemcpyDeviceToHost) ||
+                    cudaMemcpy(g.prims, dout, sizeof(sr_prim) * n, cudaMemcpyDeviceToHost) ||
+                    cudaMemcpy(g.order, dord, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost)) return 1;
+                g.node_count = count; g.prim_count = n; g.depth = depth;
+                char what[64];
+                snprintf(what, sizeof what, "GPU %s", gv[v].name);
+                report(what, median(ms, runs), &g, prim_rays, bounce_rays, rays);
+                sr_bvh_free(&g);
+            }
         }
-        printf("GPU build alone (device time, prims on the device): %.3f ms (median of %d), %u nodes, depth %u\n",
-               median(ms, runs), runs, count, depth);
+        free(st);
         cudaFree(dp); cudaFree(dout); cudaFree(dn); cudaFree(dord);
         sr_backend_destroy(&be);
     }

@@ -4,7 +4,8 @@
 # triangles as binary PLY; for each, tests/bench_bvh (every builder: build time, the GPU's
 # device time with the prims on the device, nodes, depth, SAH cost, CPU trace rates) and
 # `stencilray render --depth 1` on the default backend and on the CPU (wall time to the
-# written PNG, and the summary's setup). Everything printed lands in OUT_DIR/bvh_bench.txt.
+# written PNG, and the summary's setup), and on the default backend with the reordering
+# treelets ($SR_BVH_TREELETS=reorder). Everything printed lands in OUT_DIR/bvh_bench.txt.
 #
 # usage: tests/perf/bench_bvh.sh BUILD_DIR OUT_DIR   ($SR_BVH_BENCH_SIDES: other N, e.g. "100")
 set -euo pipefail
@@ -30,4 +31,9 @@ for n in ${SR_BVH_BENCH_SIDES:-100 708 1416}; do   # 2 N^2 triangles: 20,000, 1,
         end=$(date +%s.%N)
         awk -v a="$start" -v b="$end" 'BEGIN { printf "wall %.3f s\n", b - a }' | tee -a "$log"
     done
+    say "render --depth 1, reordering treelets (SR_BVH_TREELETS=reorder), N = $n"
+    start=$(date +%s.%N)
+    SR_BVH_TREELETS=reorder "$build/stencilray" render "$scene" --depth 1 -o "$tmp/out.png" 2>&1 | tee -a "$log"
+    end=$(date +%s.%N)
+    awk -v a="$start" -v b="$end" 'BEGIN { printf "wall %.3f s\n", b - a }' | tee -a "$log"
 done

@@ -79,12 +79,17 @@ static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, u
     memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
 #pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
     for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i, treelets);
+    for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
+        memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
+#pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
+        for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i, treelets);
+    }
     return b->height[0];
 }
 
 sr_status sr_cpu_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err)
 {
-    return sr_cpu_bvh_build_with(prims, n, 0, 1, out, err);
+    return sr_cpu_bvh_build_with(prims, n, 0, sr_bvh_treelets(), out, err);
 }
 
 sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, int treelets, sr_bvh *out,
@@ -106,7 +111,7 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
     const size_t in = n - 1u;   /* internal nodes */
     b.keys = malloc(2u * (size_t)n * sizeof *b.keys);
     b.ids = malloc(2u * (size_t)n * sizeof *b.ids);
-    b.left = malloc((in ? in : 1u) * 8u * sizeof(uint32_t));
+    b.left = malloc((in ? in : 1u) * 9u * sizeof(uint32_t));
     b.parent = malloc(nodes * sizeof *b.parent);
     b.box = malloc(nodes * 6u * sizeof *b.box);
     b.cost = malloc(nodes * sizeof *b.cost);
@@ -121,6 +126,7 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
     }
     b.right = b.left + in; b.first = b.left + 2u * in; b.count = b.left + 3u * in; b.rank = b.left + 4u * in;
     b.height = b.left + 5u * in; b.leaf = b.left + 6u * in; b.visits = b.left + 7u * in;
+    b.size = b.left + 8u * in;
     b.base = b.chain + n;
 
     uint32_t depth = 1;
@@ -133,8 +139,19 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
         out->node_count = 1;
     } else {
         depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, bits ? bits : SR_LBVH_BITS_FINE, treelets);
-        if (!bits && depth > SR_BVH_STACK) depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, SR_LBVH_BITS_COARSE, 0);
+        if (!bits && depth > SR_BVH_STACK) {
+            treelets = SR_LBVH_TREELETS_NONE;
+            depth = sr_cpu_lbvh_tree(&b, b.keys + n, b.ids + n, SR_LBVH_BITS_COARSE, treelets);
+        }
         const int64_t all = (int64_t)nodes;
+        if (sr_lbvh_reorders(treelets)) {
+            out->node_count = b.size[0];
+#pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
+            for (int64_t i = 0; i < all; i++) sr_lbvh_emit_placed(&b, (uint32_t)i);
+#pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
+            for (int64_t i = 0; i < (int64_t)n; i++) sr_lbvh_gather_placed(&b, (uint32_t)i);
+            goto built;
+        }
         memset(b.chain, 0, (size_t)n * sizeof *b.chain);
 #pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
         for (int64_t i = 0; i < all; i++) sr_lbvh_chain(&b, (uint32_t)i);
@@ -146,6 +163,7 @@ sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits,
 #pragma omp parallel for schedule(static) if (n > SR_CPU_BVH_SERIAL)
         for (int64_t i = 0; i < (int64_t)n; i++) sr_lbvh_gather(&b, (uint32_t)i);
     }
+built:
     free(b.keys); free(b.ids); free(b.left); free(b.parent); free(b.box); free(b.cost); free(b.chain);
     sr_bvh_node *shrunk = realloc(out->nodes, (size_t)out->node_count * sizeof *out->nodes);
     if (shrunk) out->nodes = shrunk;

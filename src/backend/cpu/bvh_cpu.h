@@ -4,13 +4,15 @@
 #define SR_BVH_CPU_H
 
 #include "../backend.h"
+#include "../../../kernels/core/bvh_build.h"
 
 /* Build over prims[0..n) (finite, bounded: the caller checks) into host memory: nodes,
  * prims in leaf order, order, depth. n may be 0 (an empty tree). SR_ERR_RUNTIME when out
  * of memory. */
 sr_status sr_cpu_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err);
-/* The same with `bits` per axis of the Morton codes (1..21), treelets restructured or not,
- * and no fallback, whatever the depth (measurement and tests); bits 0 and treelets 1 is
+/* The same with `bits` per axis of the Morton codes (1..21) and `treelets` one of
+ * SR_LBVH_TREELETS_NONE, _INORDER, _REORDER (kernels/core/bvh_build.h); with bits 1..21 no
+ * fallback, whatever the depth (measurement and tests). bits 0 and sr_bvh_treelets() is
  * sr_cpu_bvh_build. */
 sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, int treelets, sr_bvh *out,
                                 sr_error *err);

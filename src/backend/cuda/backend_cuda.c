@@ -261,7 +261,8 @@ static sr_status cuda_build_bvh(void *impl, const sr_prim *prims, uint32_t n, in
     if (!e) e = cudaMalloc((void **)&c->bvh_prims, sizeof(sr_prim) * n);
     if (!e) e = cudaMalloc((void **)&c->bvh_nodes, sizeof(sr_bvh_node) * (2u * (size_t)n - 1u));
     if (!e) e = cudaMemcpyAsync(in, prims, sizeof(sr_prim) * n, cudaMemcpyHostToDevice, c->stream);
-    if (!e) e = sr_cuda_bvh_build(in, n, c->bvh_nodes, c->bvh_prims, order, &node_count, &depth, c->stream);
+    if (!e) e = sr_cuda_bvh_build(in, n, sr_bvh_treelets(), c->bvh_nodes, c->bvh_prims, order, &node_count, &depth, NULL,
+                                  c->stream);
     if (!e) e = cudaMemcpy(out->order, order, sizeof(uint32_t) * n, cudaMemcpyDeviceToHost);
     cudaFree(in);
     cudaFree(order);

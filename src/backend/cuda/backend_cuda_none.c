@@ -22,3 +22,15 @@ void sr_cuda_gpu_summary(int device, char *buf, size_t cap)
     (void)device;
     snprintf(buf, cap, "no GPU (built without CUDA)");
 }
+
+sr_backend_warm *sr_backend_warm_begin(const sr_worker_device *workers, uint32_t n)
+{
+    (void)workers; (void)n;
+    return NULL;
+}
+
+double sr_backend_warm_end(sr_backend_warm *w)
+{
+    (void)w;
+    return 0.0;
+}
