@@ -184,8 +184,10 @@ cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, int treelets, sr
     err = cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, (const uint32_t *)NULL, (uint32_t *)NULL, (int)n, stream);
     if (err) return err;
     const size_t cub_bytes = sort_bytes > scan_bytes ? sort_bytes : scan_bytes;
+    /* The per-internal-node arrays: left, right, first, count, rank, height, leaf, visits, size. */
+    enum { SR_LBVH_INTERNAL_ARRAYS = 9 };
     const size_t bytes = sr_al(6u * 4u) + 2u * sr_al(8u * (size_t)n) + 2u * sr_al(4u * (size_t)n) +
-                         sr_al(8u * 4u * in) + sr_al(4u * all) + sr_al(24u * all) + sr_al(4u * all) +
+                         sr_al(SR_LBVH_INTERNAL_ARRAYS * 4u * in) + sr_al(4u * all) + sr_al(24u * all) + sr_al(4u * all) +
                          2u * sr_al(4u * (size_t)n) + sr_al(cub_bytes);
     char *mem = NULL;
     sr_lbvh_marks marks, *m = NULL;
@@ -211,7 +213,7 @@ cudaError_t sr_cuda_bvh_build(const sr_prim *prims, uint32_t n, int treelets, sr
         b.keys = SR_TAKE(uint64_t, n);
         uint32_t *ids_in = SR_TAKE(uint32_t, n);
         b.ids = SR_TAKE(uint32_t, n);
-        b.left = SR_TAKE(uint32_t, 9u * in);
+        b.left = SR_TAKE(uint32_t, SR_LBVH_INTERNAL_ARRAYS * in);
         b.right = b.left + in; b.first = b.left + 2u * in; b.count = b.left + 3u * in; b.rank = b.left + 4u * in;
         b.height = b.left + 5u * in; b.leaf = b.left + 6u * in; b.visits = b.left + 7u * in;
         b.size = b.left + 8u * in;
