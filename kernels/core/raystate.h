@@ -106,10 +106,12 @@ typedef struct sr_params {
     float *hit_t;
     uint32_t *hit_prim;
     float *film;           /* width*height*3 linear radiance sums, indexed by pixel     */
-    /* The Whitted split (whitted.h): with it a pixel's rays are several, so their radiance
-     * goes to film_fix, this sample's sums in fixed point (integer adds commute: the same
-     * sums in any order), folded into the film once a sample (sr_film_fold). NULL: no split. */
+    /* The Whitted split (whitted.h): the rays of a pixel that split are several, so their
+     * radiance goes to film_fix, this sample's sums in fixed point (integer adds commute: the
+     * same sums in any order), folded into the film once a sample (sr_film_fold_word,
+     * camera.h). NULL: no split. */
     unsigned long long *film_fix;
+    uint32_t *film_marks;  /* the pixels that split this sample, a bit each (camera.h)      */
     uint32_t *split;       /* [SR_SPLIT_CTL] the split's counters (camera.h); NULL: no split */
     uint32_t split_base;   /* the stage masks: spawned rays are appended at slots split_base.. */
     uint32_t split_end;    /* ..up to split_end (the pool's end); beyond it they are dropped  */

@@ -97,12 +97,13 @@ extern "C" __global__ void srk_compact_live_pairs(sr_ray_soa src, sr_ray_soa dst
 }
 
 /* After srk_compact_live: the first *new_n bits set and the rest of the `words` the
- * compaction covered cleared, as the CPU backend does (the Whitted split appends rays past
+ * compaction covered (the host's forecast) cleared, as the CPU backend does (the Whitted split appends rays past
  * the new count and ORs in their bits, so no stale bit may stay there), and the old count
  * zeroed, ready to be the next compaction's counter. */
 extern "C" __global__ void srk_stencil_prefix_live(uint32_t *stencil, uint32_t words, const uint32_t *new_n, uint32_t *old_n)
 {
-    const uint32_t live = *new_n, stride = gridDim.x * blockDim.x;
+    const uint32_t live = *new_n, stride = gridDim.x * blockDim.x, live_words = (live + 31u) / 32u;
+    if (live_words > words) words = live_words;   /* (a short forecast: the count is the device's) */
     for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride)
         stencil[w] = sr_stencil_prefix_word(w, live);
     if (blockIdx.x == 0 && threadIdx.x == 0) *old_n = 0;

@@ -17,16 +17,17 @@ extern "C" cudaError_t sr_launch_film_scale(const float *film, float *dst, uint3
     return cudaGetLastError();
 }
 
-/* The Whitted split's fold (camera.h): a sample's fixed-point sums into the film, cleared. */
-extern "C" __global__ void srk_film_fold(float *film, unsigned long long *fix, uint32_t count)
+/* The Whitted split's fold (camera.h): the sample's fixed-point sums of the pixels that
+ * split into the film, cleared; a thread a mark word, most of them zero. */
+extern "C" __global__ void srk_film_fold(float *film, unsigned long long *fix, uint32_t pixels)
 {
-    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) sr_film_fold(film, fix, i);
+    const uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+    if (w < (pixels + 31u) / 32u) sr_film_fold_word(film, fix, sr_film_marks(fix, pixels), w);
 }
 
-extern "C" cudaError_t sr_launch_film_fold(float *film, unsigned long long *fix, uint32_t count, cudaStream_t stream)
+extern "C" cudaError_t sr_launch_film_fold(float *film, unsigned long long *fix, uint32_t pixels, cudaStream_t stream)
 {
-    if (count == 0) return cudaSuccess;
-    srk_film_fold<<<(count + 255u) / 256u, 256, 0, stream>>>(film, fix, count);
+    if (pixels == 0) return cudaSuccess;
+    srk_film_fold<<<((pixels + 31u) / 32u + 255u) / 256u, 256, 0, stream>>>(film, fix, pixels);
     return cudaGetLastError();
 }

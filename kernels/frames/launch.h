@@ -114,7 +114,7 @@ cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint32_t *flags,
 
 /* The Whitted split: film[i] += fix[i] (fixed point, kernels/integrators/camera.h) and fix[i]
  * = 0, for i < count (film.cu). */
-cudaError_t sr_launch_film_fold(float *film, unsigned long long *fix, uint32_t count, cudaStream_t stream);
+cudaError_t sr_launch_film_fold(float *film, unsigned long long *fix, uint32_t pixels, cudaStream_t stream);
 /* *dst = value on the device (compact.cu): the live count after the split's appends. */
 cudaError_t sr_launch_set_count(uint32_t *dst, uint32_t value, cudaStream_t stream);
 /* dst[i] = film[i] * scale for i < count (film.cu: the film resolve into e.g. a mapped GL buffer). */

@@ -9,7 +9,12 @@
 #include "../core/envmap.h"
 #include "../frames/wave.h"
 
-/* The Whitted split's fixed-point film (sr_params.film_fix): a contribution v is stored as
+/* The Whitted split's fixed-point film (sr_params.film_fix), for the pixels whose rays split
+ * this sample: while a pixel has one ray in flight its radiance goes straight to the film, as
+ * without the split; once its tree splits (whitted.h marks the pixel and its rays), every ray
+ * of it adds here, and the sample's fold adds the sums to the film after the sample's direct
+ * adds, so the film sees the same additions in the same order on both backends. A
+ * contribution v is stored as
  * the integer trunc(v * 2^32) (a quantum of 2.3e-10, below a float's step of 1.2e-7 at 1.0),
  * clamped to +-2^30 (NaN: 0), summed with 64-bit integer atomics: the sum of a sample's
  * contributions is exact whatever their order, so both backends get the same bits. A pixel's
@@ -30,20 +35,52 @@ SR_HD void sr_film_fix_add(unsigned long long *a, float v)
     __atomic_fetch_add(a, sr_film_fix(v), __ATOMIC_RELAXED);
 #endif
 }
-/* A sample's fixed-point sums of one film entry i into the film, and cleared for the next:
- * one rounding to float, then the same add as without the split. */
-SR_HD void sr_film_fold(float *film, unsigned long long *fix, uint32_t i)
+/* The fixed-point film's words for `pixels` pixels: three sums a pixel, then the marks of
+ * the pixels that split this sample, a bit each (sr_film_marks). */
+SR_HD uint64_t sr_film_fix_words(uint32_t pixels) { return 3u * (uint64_t)pixels + (pixels + 63u) / 64u; }
+SR_HD uint32_t *sr_film_marks(unsigned long long *fix, uint32_t pixels) { return (uint32_t *)(fix + 3u * (uint64_t)pixels); }
+
+/* A ray's mark that its pixel's tree has split this sample (whitted.h): Whitted rays carry no
+ * pdf (only path tracing's MIS reads it), so the field holds it. */
+#define SR_RAY_SPLIT 1.0f
+
+/* Marks `pixel` as split this sample. */
+SR_HD void sr_film_mark(const sr_params *p, uint32_t pixel)
 {
-    film[i] += (float)(long long)fix[i] * SR_FILM_FIX_UNSCALE;
-    fix[i] = 0;
+    uint32_t *w = &p->film_marks[pixel >> 5];
+#ifdef __CUDA_ARCH__
+    atomicOr(w, 1u << (pixel & 31u));
+#else
+    __atomic_fetch_or(w, 1u << (pixel & 31u), __ATOMIC_RELAXED);
+#endif
 }
 
-/* Add radiance to the film. Without the split one ray per pixel is in flight per sample
- * pass, so no two live rays share a film entry and a plain add is race-free, in any order;
- * with it, the fixed-point film. */
-SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
+/* The fold of mark word w: each marked pixel's fixed-point sums into the film (one rounding
+ * to float, then the same add as a direct one) and cleared, the marks cleared. */
+SR_HD void sr_film_fold_word(float *film, unsigned long long *fix, uint32_t *marks, uint32_t w)
 {
-    if (p->film_fix) {
+    uint32_t bits = marks[w];
+    if (bits == 0u) return;
+    marks[w] = 0u;
+    for (; bits; bits &= bits - 1u) {
+#ifdef __CUDA_ARCH__
+        const uint32_t i = 32u * w + (uint32_t)(__ffs((int)bits) - 1);
+#else
+        const uint32_t i = 32u * w + (uint32_t)__builtin_ctz(bits);
+#endif
+        for (uint32_t k = 3u * i; k < 3u * i + 3u; k++) {
+            film[k] += (float)(long long)fix[k] * SR_FILM_FIX_UNSCALE;
+            fix[k] = 0;
+        }
+    }
+}
+
+/* Add radiance to the film. One ray per pixel is in flight per sample pass, so no two live
+ * rays share a film entry and a plain add is race-free, in any order; with the Whitted split,
+ * the rays of a pixel that split (`shared`) add to the fixed-point film instead. */
+SR_HD void sr_film_add_shared(const sr_params *p, uint32_t pixel, bool shared, sr_vec3 c)
+{
+    if (shared && p->film_fix) {
         unsigned long long *f = p->film_fix + 3u * pixel;
         sr_film_fix_add(f + 0, c.x); sr_film_fix_add(f + 1, c.y); sr_film_fix_add(f + 2, c.z);
         return;
@@ -51,6 +88,7 @@ SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c)
     float *f = p->film + 3u * pixel;
     f[0] += c.x; f[1] += c.y; f[2] += c.z;
 }
+SR_HD void sr_film_add(const sr_params *p, uint32_t pixel, sr_vec3 c) { sr_film_add_shared(p, pixel, false, c); }
 
 /* Radiance of a ray that escapes in direction d (unit): the environment map, the uniform
  * background, or the sky gradient by d.y: horizon at y = 0 to zenith at y = 1, and to ground

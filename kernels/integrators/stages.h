@@ -43,7 +43,7 @@ SR_HD bool sr_stage_shade_whitted_split(const sr_params *p, uint32_t slot, uint3
 {
     sr_ray r = sr_ray_load(p->ray, slot);
     const bool next = sr_shade_whitted(p, &r, bounce, sr_stored_hit(p, slot), spawn, spawns);
-    if (next) sr_ray_store_next(p->ray, slot, &r, false);
+    if (next) sr_ray_store_next(p->ray, slot, &r, spawn != (sr_ray *)0);   /* (the split's mark: camera.h) */
     return next;
 }
 /* Without the split (p->split NULL) nothing is spawned. */

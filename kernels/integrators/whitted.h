@@ -112,11 +112,13 @@ SR_HD bool sr_whitted_next(const sr_params *p, sr_ray *r, uint32_t bounce, uint3
                     if (wr < SR_SPLIT_MIN_WEIGHT && wr <= wt) reflects = false;
                     else if (wt < SR_SPLIT_MIN_WEIGHT && wt < wr) refracts = false;
                 }
-                if (refracts && reflects) {
+                if (refracts && reflects) {   /* the pixel's rays are two from here: both marked, the pixel too */
+                    if (r->pdf != SR_RAY_SPLIT) sr_film_mark(p, pixel);
+                    r->pdf = SR_RAY_SPLIT;
                     spawn->o = sr_offset_origin(xs, n);
                     spawn->d = rd;
                     spawn->tp = tp_r;
-                    spawn->pdf = 0.0f;
+                    spawn->pdf = SR_RAY_SPLIT;
                     spawn->pixel = pixel;
                     *spawns = true;
                 }
@@ -174,8 +176,9 @@ SR_HD bool sr_shade_whitted(const sr_params *p, sr_ray *r, uint32_t bounce, sr_h
     const sr_scene_view *s = &p->scene;
     const sr_vec3 tp = r->tp, d = r->d;
     const uint32_t pixel = r->pixel;
+    const bool shared = r->pdf == SR_RAY_SPLIT;   /* (camera.h: the pixel's tree has split) */
     if (h.prim == SR_NO_HIT) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_sky(s, d)));
+        sr_film_add_shared(p, pixel, shared, sr_mul(tp, sr_sky(s, d)));
         return false;
     }
     sr_vec3 x = sr_madd(r->o, d, h.t);
@@ -191,11 +194,11 @@ SR_HD bool sr_shade_whitted(const sr_params *p, sr_ray *r, uint32_t bounce, sr_h
     m = sr_material_at(s, m, h.prim, prim, x, &textured);
 
     if (m->kind == SR_MAT_DIFFUSE) {
-        sr_film_add(p, pixel, sr_mul(tp, sr_direct_light_ns(s, xs, n, ns, sr_diffuse_albedo(m, x, n))));
+        sr_film_add_shared(p, pixel, shared, sr_mul(tp, sr_direct_light_ns(s, xs, n, ns, sr_diffuse_albedo(m, x, n))));
         return false;
     }
     if (m->kind == SR_MAT_EMISSIVE) {
-        if (front || m->two_sided) sr_film_add(p, pixel, sr_mul(tp, m->color));
+        if (front || m->two_sided) sr_film_add_shared(p, pixel, shared, sr_mul(tp, m->color));
         return false;
     }
     /* Whitted's approximation of the metallic-roughness model: the diffuse share
@@ -211,7 +214,7 @@ SR_HD bool sr_shade_whitted(const sr_params *p, sr_ray *r, uint32_t bounce, sr_h
         const sr_vec3 kd = sr_scale(sr_mul(sr_sub(sr_v3s(1.0f), pbr_f), m->color), 1.0f - m->metallic);
         sr_vec3 lit = sr_direct_light_ns(s, xs, n, ns, kd);
         if (front) lit = sr_add(lit, m->color2);
-        sr_film_add(p, pixel, sr_mul(tp, lit));
+        sr_film_add_shared(p, pixel, shared, sr_mul(tp, lit));
     }
     return next;
 }

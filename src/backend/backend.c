@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "../../kernels/frames/wave.h"
 #include "../../kernels/core/bvh_build.h"
+#include "../../kernels/integrators/camera.h"
 #include <string.h>
 
 static const char *const sr_mask_names[SR_MASK_COUNT] = { "flags", "stencil", "compact", "wave", "megakernel" };
@@ -79,6 +80,7 @@ sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
     p.film = k->film;
     if (k->split) {
         p.film_fix = k->film_fix;
+        p.film_marks = sr_film_marks(k->film_fix, k->capacity);
         p.split = k->split_ctl;
         p.split_end = k->slots;
         p.split_stack = k->split_stack;

@@ -134,7 +134,7 @@ sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *he
 uint64_t sr_cpu_pool_bytes(uint32_t w, uint32_t h, uint32_t factor)
 {
     const uint64_t n = (uint64_t)w * h, slots = sr_pool_half_slots(w, h, 1u, factor);
-    return slots * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + n * 3u * (sizeof(float) + (factor > 1u ? 8u : 0u)) +
+    return slots * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + n * 3u * (sizeof(float) + (factor > 1u ? 8u : 0u)) + (factor > 1u ? (n + 63u) / 64u * 8u : 0u) +
            3u * ((slots + 31u) / 32u) * sizeof(uint32_t);
 }
 
@@ -142,7 +142,7 @@ uint64_t sr_cuda_pool_bytes(uint32_t w, uint32_t h, uint32_t factor)
 {
     const uint64_t n = (uint64_t)w * h, aligned = sr_pool_half_slots(w, h, 256u, factor);
     return aligned * (2u * SR_RAY_BYTES + SR_HIT_BYTES + sizeof(uint32_t)) + 5u * aligned / 32u * sizeof(uint32_t) +
-           n * 3u * (sizeof(float) + (factor > 1u ? 8u : 0u)) + SR_WAVE_ORDER_WORDS(sr_tiles(w, h)) * sizeof(uint32_t) + 4096u;
+           n * 3u * (sizeof(float) + (factor > 1u ? 8u : 0u)) + (factor > 1u ? (n + 63u) / 64u * 8u : 0u) + SR_WAVE_ORDER_WORDS(sr_tiles(w, h)) * sizeof(uint32_t) + 4096u;
 }
 
 uint64_t sr_bvh_build_bytes(uint64_t n)

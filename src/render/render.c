@@ -424,17 +424,20 @@ static sr_status sr_launch(sr_renderer *r, sr_kernel k, const sr_launch_args *a,
     return sr_backend_launch(r->be, k, &on, err);
 }
 
-/* The split's end of a sample: the film fold (the sample's fixed-point sums into the film),
- * and for the whole masks the rays they dropped. */
+/* The split's end of a sample: the film fold (the split pixels' fixed-point sums into the
+ * film), and for the whole masks the rays they dropped, read once the fold is queued, so the
+ * device has work while the host waits (the next sample's start clears the counters). */
 static sr_status sr_split_sample_end(sr_renderer *r, int whole, sr_render_stats *st, sr_error *err)
 {
     if (!r->be->state->split) return SR_OK;
     sr_launch_args fold;
     memset(&fold, 0, sizeof fold);
-    uint32_t unused;
-    sr_status s = whole ? sr_split_appended(r, &fold, &unused, st, err) : SR_OK;
-    if (!s) s = sr_launch(r, SR_KERNEL_FILM_FOLD, &fold, err);
-    return s;
+    sr_status s = sr_launch(r, SR_KERNEL_FILM_FOLD, &fold, err);
+    if (s || !whole || !st) return s;
+    uint32_t ctl[SR_SPLIT_CTL];
+    if ((s = r->be->ops->read(r->be->impl, SR_BUFFER_SPLIT, ctl, err))) return s;
+    st->dropped += ctl[SR_SPLIT_DROPPED];
+    return SR_OK;
 }
 
 /* The megakernel and wave masks: the whole sample in one launch. The wave mask's schedule is

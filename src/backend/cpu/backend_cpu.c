@@ -191,7 +191,7 @@ static sr_status cpu_resize(void *impl, uint32_t width, uint32_t height, sr_erro
     ok = ok && (c->core.flags = (uint32_t *)calloc(c->slots, sizeof(uint32_t))) != NULL;
     ok = ok && (c->core.film = (float *)calloc((size_t)c->core.capacity * 3u, sizeof(float))) != NULL;
     if (factor > 1u)
-        ok = ok && (c->core.film_fix = (unsigned long long *)calloc((size_t)c->core.capacity * 3u,
+        ok = ok && (c->core.film_fix = (unsigned long long *)calloc(sr_film_fix_words(c->core.capacity),
                                                                       sizeof(unsigned long long))) != NULL;
     if (!ok) {
         cpu_free_pool(c);
@@ -350,7 +350,7 @@ static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count,
     case SR_BUFFER_FILM:
         memset(c->core.film, byte, sizeof(float) * (count == SR_WHOLE ? 3u * (size_t)c->core.capacity : count));
         /* (an interrupted sample may have left the split's fixed-point sums unfolded) */
-        if (c->core.film_fix) memset(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * (size_t)c->core.capacity);
+        if (c->core.film_fix) memset(c->core.film_fix, 0, sizeof(unsigned long long) * sr_film_fix_words(c->core.capacity));
         return SR_OK;
     case SR_BUFFER_FLAGS:
         memset(c->core.flags, byte, sizeof(uint32_t) * (count == SR_WHOLE ? c->slots : count));
@@ -443,9 +443,10 @@ static sr_status cpu_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr
     case SR_KERNEL_MEGAKERNEL: return cpu_megakernel(c, a);
     case SR_KERNEL_WAVE: return cpu_wave(c, a);
     case SR_KERNEL_FILM_FOLD: {
-        const int64_t count = 3 * (int64_t)c->core.capacity;
+        const int64_t words = ((int64_t)c->core.capacity + 31) / 32;
+        uint32_t *marks = sr_film_marks(c->core.film_fix, c->core.capacity);
 #pragma omp parallel for schedule(static)
-        for (int64_t j = 0; j < count; j++) sr_film_fold(c->core.film, c->core.film_fix, (uint32_t)j);
+        for (int64_t w = 0; w < words; w++) sr_film_fold_word(c->core.film, c->core.film_fix, marks, (uint32_t)w);
         return SR_OK;
     }
     case SR_KERNEL_SET_LIVE: c->live = a->n; return SR_OK;

@@ -16,6 +16,7 @@
  * the frame's setting, not a choice. */
 #include "../backend.h"
 #include "../../../kernels/frames/launch.h"
+#include "../../../kernels/integrators/camera.h"
 #include "../../../kernels/frames/sort.h"
 #include "../../../kernels/frames/bvh_build_gpu.h"
 #include "../../../kernels/integrators/stages.h"
@@ -397,10 +398,9 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
     SR_CUDA_TRY(cudaMalloc((void **)&c->live_n, 2 * sizeof(uint32_t)), "allocating counters");
     SR_CUDA_TRY(cudaMalloc((void **)&c->core.film, sizeof(float) * 3u * c->core.capacity), "allocating the film");
     if (factor > 1u) {   /* a scene with glass: the split's fixed-point film */
-        SR_CUDA_TRY(cudaMalloc((void **)&c->core.film_fix, sizeof(unsigned long long) * 3u * c->core.capacity),
-                    "allocating the film");
-        SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * c->core.capacity, c->stream),
-                    "clearing the film");
+        const size_t fix_bytes = sizeof(unsigned long long) * sr_film_fix_words(c->core.capacity);
+        SR_CUDA_TRY(cudaMalloc((void **)&c->core.film_fix, fix_bytes), "allocating the film");
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, fix_bytes, c->stream), "clearing the film");
     }
     SR_CUDA_TRY(cudaMalloc((void **)&c->split_ctl, sizeof(uint32_t) * SR_SPLIT_CTL), "allocating counters");
     SR_CUDA_TRY(cudaMemsetAsync(c->split_ctl, 0, sizeof(uint32_t) * SR_SPLIT_CTL, c->stream), "clearing counters");
@@ -633,7 +633,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
         return SR_OK;
     case SR_KERNEL_WAVE: return cuda_wave(c, &p, a, err);
     case SR_KERNEL_FILM_FOLD:
-        SR_CUDA_TRY(sr_launch_film_fold(c->core.film, c->core.film_fix, 3u * c->core.capacity, c->stream),
+        SR_CUDA_TRY(sr_launch_film_fold(c->core.film, c->core.film_fix, c->core.capacity, c->stream),
                     sr_cuda_doing(k));
         return SR_OK;
     case SR_KERNEL_SET_LIVE:
@@ -657,7 +657,7 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
                                     c->stream), "clearing the film");
         /* (an interrupted sample may have left the split's fixed-point sums unfolded) */
         if (c->core.film_fix)
-            SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * 3u * (size_t)c->core.capacity,
+            SR_CUDA_TRY(cudaMemsetAsync(c->core.film_fix, 0, sizeof(unsigned long long) * sr_film_fix_words(c->core.capacity),
                                         c->stream), "clearing the film");
         return SR_OK;
     case SR_BUFFER_SPLIT:
