@@ -97,13 +97,16 @@ extern "C" __global__ void srk_compact_live_pairs(sr_ray_soa src, sr_ray_soa dst
 }
 
 /* After srk_compact_live: the first *new_n bits set and the rest of the `words` the
- * compaction covered (the host's forecast) cleared, as the CPU backend does (the Whitted split appends rays past
- * the new count and ORs in their bits, so no stale bit may stay there), and the old count
- * zeroed, ready to be the next compaction's counter. */
-extern "C" __global__ void srk_stencil_prefix_live(uint32_t *stencil, uint32_t words, const uint32_t *new_n, uint32_t *old_n)
+ * compaction covered (the host's forecast, within the stencil's `stencil_words`) cleared, as
+ * the CPU backend clears the old count's words: the Whitted split appends rays past the new
+ * count and ORs in their bits, so no stale bit may stay there. The old count zeroed, ready to
+ * be the next compaction's counter. */
+extern "C" __global__ void srk_stencil_prefix_live(uint32_t *stencil, uint32_t words, uint32_t stencil_words,
+                                                   const uint32_t *new_n, uint32_t *old_n)
 {
     const uint32_t live = *new_n, stride = gridDim.x * blockDim.x, live_words = (live + 31u) / 32u;
     if (live_words > words) words = live_words;   /* (a short forecast: the count is the device's) */
+    if (words > stencil_words) words = stencil_words;
     for (uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride)
         stencil[w] = sr_stencil_prefix_word(w, live);
     if (blockIdx.x == 0 && threadIdx.x == 0) *old_n = 0;
@@ -133,7 +136,7 @@ extern "C" __global__ void srk_count_live(const uint32_t *stencil, const uint32_
 
 extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, uint32_t *live_n,
                                               uint32_t *counter, uint32_t expected, float live_share,
-                                              cudaStream_t stream)
+                                              uint32_t stencil_words, cudaStream_t stream)
 {
     const uint32_t grid = (expected + SR_COMPACT_TILE - 1u) / SR_COMPACT_TILE;
     void (*const compact)(sr_ray_soa, sr_ray_soa, const uint32_t *, const uint32_t *, uint32_t *) =
@@ -142,7 +145,7 @@ extern "C" cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, ui
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     const uint32_t words = (expected + 31u) / 32u, prefix_grid = (words + 255u) / 256u;
-    srk_stencil_prefix_live<<<prefix_grid ? prefix_grid : 1u, 256, 0, stream>>>(stencil, words, counter, live_n);
+    srk_stencil_prefix_live<<<prefix_grid ? prefix_grid : 1u, 256, 0, stream>>>(stencil, words, stencil_words, counter, live_n);
     return cudaGetLastError();
 }
 

@@ -41,14 +41,16 @@ cudaError_t sr_launch_stage_live(int stage, const sr_params *p, uint32_t *stenci
 /* Ballot partitioning of src's *live_n slots into dst: *counter (zero before) receives the
  * new count, the stencil's first ceil(count/32) words become the first count bits, and
  * *live_n is zeroed, ready to be the next round's counter (ping-pong the two counts).
- * Words past the new count are left stale: nothing reads them until the next sample
- * refills the stencil. `expected` (an upper estimate of *live_n) sizes the grids, and
+ * Words past the new count are cleared up to the forecast's (within `stencil_words`, the
+ * stencil's size), as the CPU backend does: the Whitted split appends rays past the new count
+ * and ORs in their bits. `expected` (an upper estimate of *live_n) sizes the grids, and
  * live_share (the forecast share of those slots alive) picks how many rays a thread moves
  * at once (two from SR_COMPACT_PAIRS_FROM, measured between 0.1 and 0.5 in bench --micro);
  * any values are correct. Two launches: compaction, then the stencil prefix. */
 #define SR_COMPACT_PAIRS_FROM 0.25f
 cudaError_t sr_launch_compact_live(sr_ray_soa src, sr_ray_soa dst, uint32_t *stencil, uint32_t *live_n,
-                                   uint32_t *counter, uint32_t expected, float live_share, cudaStream_t stream);
+                                   uint32_t *counter, uint32_t expected, float live_share, uint32_t stencil_words,
+                                   cudaStream_t stream);
 /* Blocks for n slots at `block` threads, at least 1 and at most max_grid. */
 static inline uint32_t sr_grid_for(uint32_t n, uint32_t block, uint32_t max_grid)
 {

@@ -167,7 +167,7 @@ static sr_status sr_micro_enqueue(sr_micro *m, sr_micro_method k, sr_error *err)
         break;
     case SR_M_BALLOT:
         SR_CUDA_TRY(sr_launch_compact_live(m->src, m->dst_ballot, m->stencil, &m->counts[SR_C_LIVE_N],
-                                           &m->counts[SR_C_BALLOT], m->n, m->live_share, m->stream),
+                                           &m->counts[SR_C_BALLOT], m->n, m->live_share, m->words, m->stream),
                     "launching the ballot-partition compaction");
         break;
     case SR_M_CUB:

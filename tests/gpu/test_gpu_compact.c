@@ -206,7 +206,7 @@ static void run_case(gpu_pool *g, int d, uint32_t expected, const char *grid_nam
         const uint32_t init[2] = { n, 0 };   /* old count, new count's counter */
         CK(cudaMemcpy(g->counts, init, sizeof init, cudaMemcpyHostToDevice));
         CK(sr_launch_compact_live(g->src, g->dst, g->stencil, &g->counts[0], &g->counts[1], expected,
-                                   pairs ? 1.0f : 0.0f, g->stream));
+                                   pairs ? 1.0f : 0.0f, g->words, g->stream));
         CK(cudaStreamSynchronize(g->stream));
         uint32_t after_counts[2];
         CK(cudaMemcpy(after_counts, g->counts, sizeof after_counts, cudaMemcpyDeviceToHost));
@@ -214,14 +214,17 @@ static void run_case(gpu_pool *g, int d, uint32_t expected, const char *grid_nam
         host_check(g, stencil_host, live, count, who);
         /* Ready for the next round: the old count is zeroed (launch.h). */
         if (after_counts[0]) fail_msg("%s: old count %u left, want 0", who, after_counts[0]);
-        /* The new stencil: its first ceil(count/32) words are the first count bits (launch.h
-         * leaves later words stale: nothing reads them before the next sample refills it). */
+        /* The new stencil: its first ceil(count/32) words are the first count bits, and the
+         * words after them up to the forecast's are clear (launch.h). */
         CK(cudaMemcpy(after, g->stencil, g->words * sizeof(uint32_t), cudaMemcpyDeviceToHost));
         for (uint32_t w = 0; w < (count + 31u) / 32u; w++) {
             const uint32_t first = w * 32u;
             const uint32_t want = count >= first + 32u ? 0xffffffffu : (1u << (count - first)) - 1u;
             if (after[w] != want) fail_msg("%s: new stencil word %u is %08x, want %08x", who, w, after[w], want);
         }
+        const uint32_t cleared = (expected + 31u) / 32u < g->words ? (expected + 31u) / 32u : g->words;
+        for (uint32_t w = (count + 31u) / 32u; w < cleared; w++)
+            if (after[w] != 0u) fail_msg("%s: stencil word %u past the new count is %08x, want 0", who, w, after[w]);
         /* The device check agrees. It needs the old live set on the device, and the ballot has
          * overwritten g->stencil: a copy goes into idx, which the ballot does not use. */
         CK(cudaMemcpy(g->idx, stencil_host, g->words * sizeof(uint32_t), cudaMemcpyHostToDevice));

@@ -603,7 +603,7 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
         if (a->fault == SR_FAULT_KERNEL) cuda_poison(NULL, &dst);
         sr_cuda_launched(SR_KERNEL_COMPACT, a->bounce);
         SR_CUDA_TRY(sr_launch_compact_live(c->core.pool[c->core.current], dst, c->core.stencil, &c->live_n[c->cur_n],
-                                           &c->live_n[1 - c->cur_n], a->n, a->live_share, c->stream),
+                                           &c->live_n[1 - c->cur_n], a->n, a->live_share, c->core.words, c->stream),
                     sr_cuda_doing(k));
         c->cur_n = 1 - c->cur_n;
         return SR_OK;
