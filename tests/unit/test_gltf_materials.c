@@ -4,7 +4,8 @@
  * normal map bends the shading normal as its texel says (the cosine law under directional
  * lights); an emissive glTF lamp with KHR_materials_emissive_strength is a light like the same
  * lamp written in JSON (same image within Monte Carlo error, same per-pixel variance within
- * 10 %); the extensions that are not supported are named once in one notice. */
+ * 10 %); the extensions that are not supported are named once in one notice; a sampler that
+ * clamps both axes clamps the texture, and one that mirrors or mixes modes is noticed. */
 #include "testutil.h"
 #include "gltf_corpus.h"
 
@@ -402,6 +403,68 @@ static void test_uv_transform_math(void **state)
     sr_scene_free(&s);
 }
 
+/* A glTF sampler's wrap: CLAMP_TO_EDGE on both axes clamps the texture; mirrored repeat, or a
+ * different mode per axis, has no counterpart here: it repeats and the notice says so. */
+static uint32_t sampler_wrap(const char *tag, const char *sampler, char *notice, size_t cap)
+{
+    char path[1024], name[64], json[4096];
+    snprintf(name, sizeof name, "%s.gltf", tag);
+    sr_test_tmp_path(path, sizeof path, name);
+    const unsigned char rgb[12] = { 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255 };
+    size_t len = 0;
+    unsigned char *png = sr_gltf_png(rgb, 2, 2, 3, &len);
+    sr_gltf_write_square(path, SR_GLTF_DATA_URI, "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}",
+                         png, len, NULL, NULL);
+    free(png);
+    if (sampler) {   /* give the texture a sampler */
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        char *text = calloc(1u << 16, 1);
+        assert_non_null(text);
+        const size_t n = fread(text, 1, (1u << 16) - 1, f);
+        fclose(f);
+        assert_true(n > 0 && n < (1u << 16) - 1);
+        const char *from = "\"textures\":[{\"source\":0}]";
+        char *at = strstr(text, from);
+        assert_non_null(at);
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        fprintf(f, "%.*s\"textures\":[{\"source\":0,\"sampler\":0}],\"samplers\":[%s]%s", (int)(at - text), text, sampler,
+                at + strlen(from));
+        fclose(f);
+        free(text);
+    }
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0]},\"image\":{\"width\":8,\"height\":8},"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+    sr_scene s;
+    snprintf(name, sizeof name, "%s.json", tag);
+    sr_test_parse(name, json, &s);
+    snprintf(notice, cap, "%s", s.notices ? s.notices : "");
+    const sr_material *m = &s.materials[s.prims[0].material];
+    assert_true(m->color_tex != 0);
+    const uint32_t wrap = s.tex.items[m->color_tex - 1u].wrap;
+    sr_scene_free(&s);
+    return wrap;
+}
+
+static void test_sampler_wrap(void **state)
+{
+    (void)state;
+    char notice[1024];
+    const char *odd = "texture wrap modes other than repeat or clamp on both axes (1 material; they repeat)";
+    assert_int_equal(sampler_wrap("gm_wrap_none", NULL, notice, sizeof notice), SR_WRAP_REPEAT);
+    assert_null(strstr(notice, "wrap"));
+    assert_int_equal(sampler_wrap("gm_wrap_rep", "{\"wrapS\":10497,\"wrapT\":10497}", notice, sizeof notice), SR_WRAP_REPEAT);
+    assert_null(strstr(notice, "wrap"));
+    assert_int_equal(sampler_wrap("gm_wrap_clamp", "{\"wrapS\":33071,\"wrapT\":33071}", notice, sizeof notice), SR_WRAP_CLAMP);
+    assert_null(strstr(notice, "wrap"));
+    assert_int_equal(sampler_wrap("gm_wrap_mirror", "{\"wrapS\":33648,\"wrapT\":33648}", notice, sizeof notice), SR_WRAP_REPEAT);
+    if (!strstr(notice, odd)) fail_msg("%s", notice);
+    assert_int_equal(sampler_wrap("gm_wrap_mixed", "{\"wrapS\":33071,\"wrapT\":10497}", notice, sizeof notice), SR_WRAP_REPEAT);
+    if (!strstr(notice, odd)) fail_msg("%s", notice);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_maps_read),
         cmocka_unit_test(test_mtl_ks_noticed),
         cmocka_unit_test(test_maps_build_chosen),
+        cmocka_unit_test(test_sampler_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
