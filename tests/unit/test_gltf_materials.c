@@ -5,9 +5,11 @@
  * lights); an emissive glTF lamp with KHR_materials_emissive_strength is a light like the same
  * lamp written in JSON (same image within Monte Carlo error, same per-pixel variance within
  * 10 %); the extensions that are not supported are named once in one notice; a sampler that
- * clamps both axes clamps the texture, and one that mirrors or mixes modes is noticed. */
+ * clamps both axes clamps the texture, and one that mirrors or mixes modes is noticed; the
+ * JSON's material fields reach the right materials whatever order assimp numbers them in. */
 #include "testutil.h"
 #include "gltf_corpus.h"
+#include "gltfutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -465,6 +467,50 @@ static void test_sampler_wrap(void **state)
     if (!strstr(notice, odd)) fail_msg("%s", notice);
 }
 
+/* assimp numbers a glTF's materials as its reader meets them (a node's children before its
+ * own mesh; unused materials not at all), not in the file's order: the fields read from the
+ * JSON (here alphaMode) still reach the material the file gives them to. The left square's
+ * node holds the right square's node as a child, and the file lists an unused material first. */
+static void test_material_order_as_assimp_meets_them(void **state)
+{
+    (void)state;
+    char path[1024], json[4096];
+    sr_test_write_file(path, sizeof path, "gm_order.gltf",
+        "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}],\n"
+        "\"nodes\": [{\"mesh\": 0, \"translation\": [-1, 0, 0], \"children\": [1]}, {\"mesh\": 1, \"translation\": [2, 0, 0]}],\n"
+        "\"materials\": [{\"name\": \"unused\", \"alphaMode\": \"BLEND\"}, {\"name\": \"right\"},\n"
+        "               {\"name\": \"left\", \"alphaMode\": \"MASK\", \"alphaCutoff\": 0.25}],\n"
+        "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1, \"material\": 2}]},\n"
+        "           {\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1, \"material\": 1}]}],\n"
+        "\"buffers\": [{\"byteLength\": 60, \"uri\": \"data:application/octet-stream;base64," SR_GLTF_SQUARE_B64 "\"}],\n"
+        "\"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 48}, {\"buffer\": 0, \"byteOffset\": 48, \"byteLength\": 12}],\n"
+        "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\", \"min\": [-0.5, -0.5, 0], \"max\": [0.5, 0.5, 0]},\n"
+        "              {\"bufferView\": 1, \"componentType\": 5123, \"count\": 6, \"type\": \"SCALAR\"}]}\n");
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0]},\"image\":{\"width\":8,\"height\":8},"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+    sr_scene s;
+    sr_test_parse("gm_order.json", json, &s);
+    uint32_t left = 0, right = 0;
+    for (uint32_t i = 0; i < s.prim_count; i++) {
+        const uint32_t k = s.prims[i].material;
+        const sr_material *m = &s.materials[k];
+        if (s.prims[i].a.x < 0.0f) {   /* the left square: "left", MASK at 0.25 */
+            if (!strstr(s.material_names[k], ":left")) fail_msg("left square has %s", s.material_names[k]);
+            assert_int_equal(m->alpha_mode, SR_ALPHA_MASK);
+            assert_float_equal(m->alpha_cutoff, 0.25f, 1e-7);
+            left++;
+        } else {                        /* the right square: "right", opaque */
+            if (!strstr(s.material_names[k], ":right")) fail_msg("right square has %s", s.material_names[k]);
+            assert_int_equal(m->alpha_mode, SR_ALPHA_OPAQUE);
+            right++;
+        }
+    }
+    assert_int_equal(left, 2);
+    assert_int_equal(right, 2);
+    sr_scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -481,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_mtl_ks_noticed),
         cmocka_unit_test(test_maps_build_chosen),
         cmocka_unit_test(test_sampler_wrap),
+        cmocka_unit_test(test_material_order_as_assimp_meets_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
