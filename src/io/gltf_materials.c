@@ -70,6 +70,102 @@ static int texture_xf(const cJSON *info, float xf[6], int *texcoord)
     return 1;
 }
 
+/* assimp 5.2 numbers a glTF's materials in the order its reader first meets them, not the
+ * file's: the default scene's nodes depth first, a node's children before its own mesh, each
+ * mesh's primitives in order; then every skin's joints and every animation's target nodes. A
+ * material met nowhere is not imported. The walk below meets them the same way, so that
+ * material k here is material k of assimp's import (a file whose materials are listed in
+ * another order, e.g. Khronos's TextureTransformTest, had its transforms on other materials). */
+typedef struct mat_walk {
+    const cJSON **nodes, **meshes;
+    int node_count, mesh_count, mat_count;
+    unsigned char *node_seen, *mesh_seen, *mat_seen;
+    int *order;   /* file material index of assimp's material k */
+    int met;
+} mat_walk;
+
+/* An index into an array of `count` as assimp takes one (an unsigned integer), else -1. */
+static int index_of(const cJSON *v, int count)
+{
+    return cJSON_IsNumber(v) && v->valuedouble >= 0.0 && v->valuedouble < (double)count &&
+           v->valuedouble == floor(v->valuedouble) ? (int)v->valuedouble : -1;
+}
+
+static void walk_mesh(mat_walk *w, int m)
+{
+    if (m < 0 || w->mesh_seen[m]) return;
+    w->mesh_seen[m] = 1;
+    const cJSON *prims = cJSON_GetObjectItemCaseSensitive(w->meshes[m], "primitives");
+    for (const cJSON *p = cJSON_IsArray(prims) ? prims->child : NULL; p; p = p->next) {
+        const int k = index_of(cJSON_GetObjectItemCaseSensitive(p, "material"), w->mat_count);
+        if (k >= 0 && !w->mat_seen[k]) {
+            w->mat_seen[k] = 1;
+            w->order[w->met++] = k;
+        }
+    }
+}
+
+/* depth: the structure check has bounded the levels of nodes (and refused cycles); the guard
+ * only keeps a file that skipped it from recursing without end */
+static void walk_node(mat_walk *w, int i, int depth)
+{
+    if (i < 0 || w->node_seen[i] || depth > 2000) return;
+    w->node_seen[i] = 1;
+    const cJSON *children = cJSON_GetObjectItemCaseSensitive(w->nodes[i], "children");
+    for (const cJSON *c = cJSON_IsArray(children) ? children->child : NULL; c; c = c->next)
+        walk_node(w, index_of(c, w->node_count), depth + 1);
+    walk_mesh(w, index_of(cJSON_GetObjectItemCaseSensitive(w->nodes[i], "mesh"), w->mesh_count));
+}
+
+/* Fill order[] with the file's material indices in assimp's order; the count of them, or -1
+ * when memory runs out. */
+static int assimp_material_order(const cJSON *root, int mat_count, int *order)
+{
+    const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes"), *meshes = cJSON_GetObjectItemCaseSensitive(root, "meshes");
+    mat_walk w;
+    memset(&w, 0, sizeof w);
+    w.node_count = cJSON_IsArray(nodes) ? cJSON_GetArraySize(nodes) : 0;
+    w.mesh_count = cJSON_IsArray(meshes) ? cJSON_GetArraySize(meshes) : 0;
+    w.mat_count = mat_count;
+    w.order = order;
+    w.nodes = calloc((size_t)w.node_count + 1, sizeof *w.nodes);
+    w.meshes = calloc((size_t)w.mesh_count + 1, sizeof *w.meshes);
+    w.node_seen = calloc((size_t)w.node_count + 1, 1);
+    w.mesh_seen = calloc((size_t)w.mesh_count + 1, 1);
+    w.mat_seen = calloc((size_t)mat_count + 1, 1);
+    int met = -1;
+    if (w.nodes && w.meshes && w.node_seen && w.mesh_seen && w.mat_seen) {
+        int k = 0;
+        for (const cJSON *n = w.node_count ? nodes->child : NULL; n && k < w.node_count; n = n->next) w.nodes[k++] = n;
+        k = 0;
+        for (const cJSON *m = w.mesh_count ? meshes->child : NULL; m && k < w.mesh_count; m = m->next) w.meshes[k++] = m;
+        const cJSON *scenes = cJSON_GetObjectItemCaseSensitive(root, "scenes");
+        const cJSON *which = cJSON_GetObjectItemCaseSensitive(root, "scene");
+        const int scene = cJSON_IsNumber(which) ? index_of(which, cJSON_IsArray(scenes) ? cJSON_GetArraySize(scenes) : 0) : 0;
+        const cJSON *roots = cJSON_GetObjectItemCaseSensitive(cJSON_IsArray(scenes) ? cJSON_GetArrayItem(scenes, scene) : NULL, "nodes");
+        for (const cJSON *r = cJSON_IsArray(roots) ? roots->child : NULL; r; r = r->next) walk_node(&w, index_of(r, w.node_count), 0);
+        const cJSON *skins = cJSON_GetObjectItemCaseSensitive(root, "skins");
+        for (const cJSON *s = cJSON_IsArray(skins) ? skins->child : NULL; s; s = s->next) {
+            const cJSON *joints = cJSON_GetObjectItemCaseSensitive(s, "joints");
+            for (const cJSON *j = cJSON_IsArray(joints) ? joints->child : NULL; j; j = j->next) walk_node(&w, index_of(j, w.node_count), 0);
+        }
+        const cJSON *anims = cJSON_GetObjectItemCaseSensitive(root, "animations");
+        for (const cJSON *a = cJSON_IsArray(anims) ? anims->child : NULL; a; a = a->next) {
+            const cJSON *channels = cJSON_GetObjectItemCaseSensitive(a, "channels");
+            for (const cJSON *c = cJSON_IsArray(channels) ? channels->child : NULL; c; c = c->next)
+                walk_node(&w, index_of(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(c, "target"), "node"),
+                                       w.node_count), 0);
+        }
+        met = w.met;
+    }
+    free(w.nodes);
+    free(w.meshes);
+    free(w.node_seen);
+    free(w.mesh_seen);
+    free(w.mat_seen);
+    return met;
+}
+
 static void read_material(const cJSON *m, sr_gltf_material *out, char *unsupported, size_t cap)
 {
     const cJSON *pbr = cJSON_GetObjectItemCaseSensitive(m, "pbrMetallicRoughness");
@@ -127,7 +223,6 @@ sr_status sr_gltf_materials_read(const char *path, const char *ext, uint64_t siz
             cJSON_Delete(root);
             return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
         }
-        out->count = (uint32_t)n;
         int k = 0;
         for (const cJSON *m = mats->child; m; m = m->next, k++) {
             out->mats[k].emissive_strength = 1.0f;
@@ -135,6 +230,22 @@ sr_status sr_gltf_materials_read(const char *path, const char *ext, uint64_t siz
             out->mats[k].normal_scale = 1.0f;
             if (cJSON_IsObject(m)) read_material(m, &out->mats[k], out->unsupported, sizeof out->unsupported);
         }
+        /* into assimp's order (assimp_material_order) */
+        int *order = malloc((size_t)n * sizeof *order);
+        sr_gltf_material *sorted = calloc((size_t)n, sizeof *sorted);
+        const int met = order && sorted ? assimp_material_order(root, n, order) : -1;
+        if (met < 0) {
+            free(order);
+            free(sorted);
+            sr_gltf_materials_free(out);
+            cJSON_Delete(root);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading the materials of mesh file %s", path);
+        }
+        for (int i = 0; i < met; i++) sorted[i] = out->mats[order[i]];
+        free(order);
+        free(out->mats);
+        out->mats = sorted;
+        out->count = (uint32_t)met;
     }
     cJSON_Delete(root);
     return SR_OK;

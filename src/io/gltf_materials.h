@@ -7,8 +7,9 @@
  *   if (sr_gltf_materials_read(path, ".glb", size, &gm, err) == SR_OK) { ... gm.mats[k] ...;
  *       sr_gltf_materials_free(&gm); }
  *
- * Material k of the file is material k of assimp's import (assimp appends its default
- * material after the file's). */
+ * mats[k] is material k of assimp's import, which numbers the materials as its reader meets
+ * them from the default scene (not in the file's order, and without the unused ones), and
+ * appends its default material after them. */
 #ifndef SR_GLTF_MATERIALS_H
 #define SR_GLTF_MATERIALS_H
 
@@ -33,7 +34,8 @@ typedef struct sr_gltf_material {
 
 typedef struct sr_gltf_materials {
     int is_gltf;               /* read from a glTF file (0: all empty)                         */
-    sr_gltf_material *mats;    /* malloc'd, `count` of them: the file's "materials" in order   */
+    sr_gltf_material *mats;    /* malloc'd, `count` of them: the file's "materials" that assimp
+                                * imports, in its order                                       */
     uint32_t count;
     char unsupported[512];     /* the extensions used that are not supported, ", "-separated   */
 } sr_gltf_materials;

@@ -174,16 +174,20 @@ static bool mat_float(const struct aiMaterial *mat, const char *key, unsigned ty
 
 /* An image of type `type` that the material names, into *out: a file beside the mesh, or an
  * image embedded in the file ("*N": assimp's aiScene::mTextures[N], compressed bytes) copied
- * out of the import and marked in used[N]. A reference to no embedded image is left out.
- * false: out of memory. */
+ * out of the import and marked in used[N]; with its wrap mode (assimp passes a glTF sampler's
+ * wrapS and wrapT, and MTL's -clamp, as its U and V mapping modes). A reference to no embedded
+ * image is left out. false: out of memory. */
 static bool file_texture(const struct aiScene *sc, const struct aiMaterial *mat, enum aiTextureType type,
                          const char *mesh_path, unsigned char *used, sr_file_texture *out)
 {
     struct aiString tex;
+    enum aiTextureMapMode mode[2] = { aiTextureMapMode_Wrap, aiTextureMapMode_Wrap };
     if (aiGetMaterialTextureCount(mat, type) == 0) return true;
-    if (aiGetMaterialTexture(mat, type, 0, &tex, NULL, NULL, NULL, NULL, NULL, NULL) != aiReturn_SUCCESS) return true;
+    if (aiGetMaterialTexture(mat, type, 0, &tex, NULL, NULL, NULL, NULL, mode, NULL) != aiReturn_SUCCESS) return true;
     const char *t = tex.data;
     if (!t[0]) return true;
+    if (mode[0] == aiTextureMapMode_Clamp && mode[1] == aiTextureMapMode_Clamp) out->wrap = SR_WRAP_CLAMP;
+    else if (mode[0] != aiTextureMapMode_Wrap || mode[1] != aiTextureMapMode_Wrap) out->odd_wrap = 1;
     if (t[0] == '*') {
         char *end = NULL;
         const unsigned long k = strtoul(t + 1, &end, 10);
@@ -287,6 +291,7 @@ static bool file_material(const struct aiScene *sc, const struct aiMaterial *mat
                 al->len = base->len;
                 memcpy(al->name, base->name, sizeof al->name);
             }
+            al->wrap = base->wrap;
         }
     }
     return true;
@@ -361,7 +366,12 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
         for (unsigned k = 0; k < sc->mNumMaterials; k++) n += aiGetMaterialTextureCount(sc->mMaterials[k], maps[t].type) > 0;
         if (n) sr_list_append(buf, cap, "%s%s (%u material%s)", maps[t].what, plural(n), n, plural(n));
     }
-    unsigned ks = 0, texcoord = 0, other_xf = 0;
+    unsigned ks = 0, texcoord = 0, other_xf = 0, odd_wrap = 0;
+    for (uint32_t k = 0; o->file_mat_count && *o->file_mats && k < *o->file_mat_count; k++) {
+        int odd = 0;
+        for (int t = 0; t < SR_FTEX_COUNT; t++) odd |= (*o->file_mats)[k].tex[t].odd_wrap;
+        odd_wrap += odd != 0;
+    }
     for (unsigned k = 0; !gltf && k < sc->mNumMaterials; k++) {
         sr_vec3 c;
         ks += mat_color(sc->mMaterials[k], AI_MATKEY_COLOR_SPECULAR, &c) && sr_max3(c) > 0.0f;
@@ -375,6 +385,9 @@ static void unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool 
     if (other_xf)
         sr_list_append(buf, cap, "texture transforms other than the base colour's (%u material%s; the base colour's is used)",
              other_xf, plural(other_xf));
+    if (odd_wrap)
+        sr_list_append(buf, cap, "texture wrap modes other than repeat or clamp on both axes (%u material%s; they repeat)",
+             odd_wrap, plural(odd_wrap));
 }
 
 /* Grow *attrs (when it exists or `need`) to `total` entries, zeroing from `from`. */

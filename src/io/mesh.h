@@ -32,6 +32,10 @@ typedef struct sr_file_texture {
     unsigned char *bytes;  /* malloc'd embedded image (PNG or JPEG), or NULL              */
     size_t len;
     char name[64];         /* an embedded image's name in messages: "embedded image 2"    */
+    uint32_t wrap;         /* SR_WRAP_*: clamp where the file clamps both axes (a glTF
+                            * sampler's CLAMP_TO_EDGE, MTL -clamp on), else repeat        */
+    int odd_wrap;          /* the file asks for a wrap that is not that (mirrored repeat,
+                            * or a different mode per axis): repeated, and noticed        */
 } sr_file_texture;
 
 /* The images of a file material, by what they stand for. */

@@ -4,9 +4,12 @@
  * normal map bends the shading normal as its texel says (the cosine law under directional
  * lights); an emissive glTF lamp with KHR_materials_emissive_strength is a light like the same
  * lamp written in JSON (same image within Monte Carlo error, same per-pixel variance within
- * 10 %); the extensions that are not supported are named once in one notice. */
+ * 10 %); the extensions that are not supported are named once in one notice; a sampler that
+ * clamps both axes clamps the texture, and one that mirrors or mixes modes is noticed; the
+ * JSON's material fields reach the right materials whatever order assimp numbers them in. */
 #include "testutil.h"
 #include "gltf_corpus.h"
+#include "gltfutil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -402,6 +405,112 @@ static void test_uv_transform_math(void **state)
     sr_scene_free(&s);
 }
 
+/* A glTF sampler's wrap: CLAMP_TO_EDGE on both axes clamps the texture; mirrored repeat, or a
+ * different mode per axis, has no counterpart here: it repeats and the notice says so. */
+static uint32_t sampler_wrap(const char *tag, const char *sampler, char *notice, size_t cap)
+{
+    char path[1024], name[64], json[4096];
+    snprintf(name, sizeof name, "%s.gltf", tag);
+    sr_test_tmp_path(path, sizeof path, name);
+    const unsigned char rgb[12] = { 255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255 };
+    size_t len = 0;
+    unsigned char *png = sr_gltf_png(rgb, 2, 2, 3, &len);
+    sr_gltf_write_square(path, SR_GLTF_DATA_URI, "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0}}}",
+                         png, len, NULL, NULL);
+    free(png);
+    if (sampler) {   /* give the texture a sampler */
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        char *text = calloc(1u << 16, 1);
+        assert_non_null(text);
+        const size_t n = fread(text, 1, (1u << 16) - 1, f);
+        fclose(f);
+        assert_true(n > 0 && n < (1u << 16) - 1);
+        const char *from = "\"textures\":[{\"source\":0}]";
+        char *at = strstr(text, from);
+        assert_non_null(at);
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        fprintf(f, "%.*s\"textures\":[{\"source\":0,\"sampler\":0}],\"samplers\":[%s]%s", (int)(at - text), text, sampler,
+                at + strlen(from));
+        fclose(f);
+        free(text);
+    }
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0]},\"image\":{\"width\":8,\"height\":8},"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+    sr_scene s;
+    snprintf(name, sizeof name, "%s.json", tag);
+    sr_test_parse(name, json, &s);
+    snprintf(notice, cap, "%s", s.notices ? s.notices : "");
+    const sr_material *m = &s.materials[s.prims[0].material];
+    assert_true(m->color_tex != 0);
+    const uint32_t wrap = s.tex.items[m->color_tex - 1u].wrap;
+    sr_scene_free(&s);
+    return wrap;
+}
+
+static void test_sampler_wrap(void **state)
+{
+    (void)state;
+    char notice[1024];
+    const char *odd = "texture wrap modes other than repeat or clamp on both axes (1 material; they repeat)";
+    assert_int_equal(sampler_wrap("gm_wrap_none", NULL, notice, sizeof notice), SR_WRAP_REPEAT);
+    assert_null(strstr(notice, "wrap"));
+    assert_int_equal(sampler_wrap("gm_wrap_rep", "{\"wrapS\":10497,\"wrapT\":10497}", notice, sizeof notice), SR_WRAP_REPEAT);
+    assert_null(strstr(notice, "wrap"));
+    assert_int_equal(sampler_wrap("gm_wrap_clamp", "{\"wrapS\":33071,\"wrapT\":33071}", notice, sizeof notice), SR_WRAP_CLAMP);
+    assert_null(strstr(notice, "wrap"));
+    assert_int_equal(sampler_wrap("gm_wrap_mirror", "{\"wrapS\":33648,\"wrapT\":33648}", notice, sizeof notice), SR_WRAP_REPEAT);
+    if (!strstr(notice, odd)) fail_msg("%s", notice);
+    assert_int_equal(sampler_wrap("gm_wrap_mixed", "{\"wrapS\":33071,\"wrapT\":10497}", notice, sizeof notice), SR_WRAP_REPEAT);
+    if (!strstr(notice, odd)) fail_msg("%s", notice);
+}
+
+/* assimp numbers a glTF's materials as its reader meets them (a node's children before its
+ * own mesh; unused materials not at all), not in the file's order: the fields read from the
+ * JSON (here alphaMode) still reach the material the file gives them to. The left square's
+ * node holds the right square's node as a child, and the file lists an unused material first. */
+static void test_material_order_as_assimp_meets_them(void **state)
+{
+    (void)state;
+    char path[1024], json[4096];
+    sr_test_write_file(path, sizeof path, "gm_order.gltf",
+        "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}],\n"
+        "\"nodes\": [{\"mesh\": 0, \"translation\": [-1, 0, 0], \"children\": [1]}, {\"mesh\": 1, \"translation\": [2, 0, 0]}],\n"
+        "\"materials\": [{\"name\": \"unused\", \"alphaMode\": \"BLEND\"}, {\"name\": \"right\"},\n"
+        "               {\"name\": \"left\", \"alphaMode\": \"MASK\", \"alphaCutoff\": 0.25}],\n"
+        "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1, \"material\": 2}]},\n"
+        "           {\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1, \"material\": 1}]}],\n"
+        "\"buffers\": [{\"byteLength\": 60, \"uri\": \"data:application/octet-stream;base64," SR_GLTF_SQUARE_B64 "\"}],\n"
+        "\"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 48}, {\"buffer\": 0, \"byteOffset\": 48, \"byteLength\": 12}],\n"
+        "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\", \"min\": [-0.5, -0.5, 0], \"max\": [0.5, 0.5, 0]},\n"
+        "              {\"bufferView\": 1, \"componentType\": 5123, \"count\": 6, \"type\": \"SCALAR\"}]}\n");
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0]},\"image\":{\"width\":8,\"height\":8},"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+    sr_scene s;
+    sr_test_parse("gm_order.json", json, &s);
+    uint32_t left = 0, right = 0;
+    for (uint32_t i = 0; i < s.prim_count; i++) {
+        const uint32_t k = s.prims[i].material;
+        const sr_material *m = &s.materials[k];
+        if (s.prims[i].a.x < 0.0f) {   /* the left square: "left", MASK at 0.25 */
+            if (!strstr(s.material_names[k], ":left")) fail_msg("left square has %s", s.material_names[k]);
+            assert_int_equal(m->alpha_mode, SR_ALPHA_MASK);
+            assert_float_equal(m->alpha_cutoff, 0.25f, 1e-7);
+            left++;
+        } else {                        /* the right square: "right", opaque */
+            if (!strstr(s.material_names[k], ":right")) fail_msg("right square has %s", s.material_names[k]);
+            assert_int_equal(m->alpha_mode, SR_ALPHA_OPAQUE);
+            right++;
+        }
+    }
+    assert_int_equal(left, 2);
+    assert_int_equal(right, 2);
+    sr_scene_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +526,8 @@ int main(void)
         cmocka_unit_test(test_maps_read),
         cmocka_unit_test(test_mtl_ks_noticed),
         cmocka_unit_test(test_maps_build_chosen),
+        cmocka_unit_test(test_sampler_wrap),
+        cmocka_unit_test(test_material_order_as_assimp_meets_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
