@@ -66,19 +66,6 @@ static void test_whitted_scenes_match_cpu_every_mask(void **state)
     }
 }
 
-static const char *nested_scene =
-    "{\"camera\":{\"position\":[0,0.6,6],\"look_at\":[0,0.4,0],\"fov\":40},"
-    " \"image\":{\"width\":160,\"height\":120,\"spp\":1,\"max_depth\":16},"
-    " \"background\":[0.5,0.6,0.7], \"ambient\":[0.05,0.05,0.05],"
-    " \"materials\":{\"floor\":{\"type\":\"diffuse\",\"albedo\":[0.8,0.8,0.8],\"checker\":{\"color\":[0.2,0.2,0.2],\"scale\":0.5}},"
-    "   \"g\":{\"type\":\"glass\",\"ior\":1.5,\"tint\":[1,1,1]},"
-    "   \"h\":{\"type\":\"glass\",\"ior\":1.3,\"tint\":[0.9,1,0.9]}},"
-    " \"objects\":[{\"type\":\"plane\",\"point\":[0,-0.6,0],\"normal\":[0,1,0],\"material\":\"floor\"},"
-    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":1.0,\"material\":\"g\"},"
-    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.75,\"material\":\"h\"},"
-    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.5,\"material\":\"g\"},"
-    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.25,\"material\":\"h\"}],"
-    " \"lights\":[{\"type\":\"point\",\"position\":[2,4,3],\"color\":[1,1,1],\"intensity\":40}]}";
 
 /* Nested glass at depth 16: the queue whole and cut to 100 entries (spawned rays that find it
  * full stay on their lanes), every mask; then the room cut to two rays, where the GPU drops
@@ -87,7 +74,7 @@ static void test_nested_glass_matches_cpu(void **state)
 {
     (void)state;
     sr_scene s;
-    sr_test_parse("nested.json", nested_scene, &s);
+    sr_test_nested_glass(&s, 160, 120);
     static const char *const limits[] = { "", "100" };
     for (size_t l = 0; l < 2; l++) {
         setenv("SR_WAVE_QUEUE_LIMIT", limits[l], 1);

@@ -135,28 +135,15 @@ static void test_every_mask_gives_the_same_split_image(void **state)
     sr_scene_free(&s);
 }
 
-/* Four nested glass spheres at depth 16: a deep tree (every hit a split). With the default
- * room nothing is dropped and every mask agrees; with $SR_SPLIT_BUDGET=2 (two pending rays a
+/* Four nested glass spheres at depth 16 (sr_test_nested_glass): a deep tree (every hit a
+ * split). With the default room nothing is dropped and every mask agrees; with $SR_SPLIT_BUDGET=2 (two pending rays a
  * lane, two appended rays a launch) every mask drops rays, counts them, and traces fewer. */
-static const char *nested_scene =
-    "{\"camera\":{\"position\":[0,0.6,6],\"look_at\":[0,0.4,0],\"fov\":40},"
-    " \"image\":{\"width\":48,\"height\":32,\"spp\":1,\"max_depth\":16},"
-    " \"background\":[0.5,0.6,0.7], \"ambient\":[0.05,0.05,0.05],"
-    " \"materials\":{\"floor\":{\"type\":\"diffuse\",\"albedo\":[0.8,0.8,0.8],\"checker\":{\"color\":[0.2,0.2,0.2],\"scale\":0.5}},"
-    "   \"g\":{\"type\":\"glass\",\"ior\":1.5,\"tint\":[1,1,1]},"
-    "   \"h\":{\"type\":\"glass\",\"ior\":1.3,\"tint\":[0.9,1,0.9]}},"
-    " \"objects\":[{\"type\":\"plane\",\"point\":[0,-0.6,0],\"normal\":[0,1,0],\"material\":\"floor\"},"
-    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":1.0,\"material\":\"g\"},"
-    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.75,\"material\":\"h\"},"
-    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.5,\"material\":\"g\"},"
-    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.25,\"material\":\"h\"}],"
-    " \"lights\":[{\"type\":\"point\",\"position\":[2,4,3],\"color\":[1,1,1],\"intensity\":40}]}";
 
 static void test_nested_glass_drops_only_past_the_budget(void **state)
 {
     (void)state;
     sr_scene s;
-    sr_test_parse("nested.json", nested_scene, &s);
+    sr_test_nested_glass(&s, 48, 32);
     unsetenv(SR_SPLIT_BUDGET_ENV);
     sr_render_stats full;
     float *img = sr_test_masks_agree(&s, SR_BACKEND_CPU, 1, &full);

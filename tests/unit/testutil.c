@@ -188,6 +188,26 @@ void sr_test_load_shipped(const char *rel, sr_scene *out)
     if (sr_scene_load(sr_test_source_path(path, sizeof path, rel), out, &err) != SR_OK) fail_msg("%s: %s", rel, err.msg);
 }
 
+void sr_test_nested_glass(sr_scene *out, uint32_t width, uint32_t height)
+{
+    static const char *const json =
+    "{\"camera\":{\"position\":[0,0.6,6],\"look_at\":[0,0.4,0],\"fov\":40},"
+    " \"image\":{\"width\":48,\"height\":32,\"spp\":1,\"max_depth\":16},"
+    " \"background\":[0.5,0.6,0.7], \"ambient\":[0.05,0.05,0.05],"
+    " \"materials\":{\"floor\":{\"type\":\"diffuse\",\"albedo\":[0.8,0.8,0.8],\"checker\":{\"color\":[0.2,0.2,0.2],\"scale\":0.5}},"
+    "   \"g\":{\"type\":\"glass\",\"ior\":1.5,\"tint\":[1,1,1]},"
+    "   \"h\":{\"type\":\"glass\",\"ior\":1.3,\"tint\":[0.9,1,0.9]}},"
+    " \"objects\":[{\"type\":\"plane\",\"point\":[0,-0.6,0],\"normal\":[0,1,0],\"material\":\"floor\"},"
+    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":1.0,\"material\":\"g\"},"
+    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.75,\"material\":\"h\"},"
+    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.5,\"material\":\"g\"},"
+    "   {\"type\":\"sphere\",\"center\":[0,0.4,0],\"radius\":0.25,\"material\":\"h\"}],"
+    " \"lights\":[{\"type\":\"point\",\"position\":[2,4,3],\"color\":[1,1,1],\"intensity\":40}]}";
+    sr_test_parse("nested_glass.json", json, out);
+    out->width = width;
+    out->height = height;
+}
+
 int sr_test_gpu_matches_cpu(const sr_scene *s, const char *label)
 {
     const uint32_t pixels = s->width * s->height;

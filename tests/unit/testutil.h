@@ -79,6 +79,10 @@ static inline double sphere_margin(d3 eye, d3 look, double fov_deg, uint32_t w, 
 
 /* Load a shipped scene, e.g. "scenes/cornell.json"; fails the test (with the message) on error. */
 void sr_test_load_shipped(const char *rel, sr_scene *out);
+
+/* Four nested glass spheres over a checkered floor at depth 16, a point light, 1 spp, width x
+ * height: the Whitted split's deepest trees (every glass hit splits). */
+void sr_test_nested_glass(sr_scene *out, uint32_t width, uint32_t height);
 /* Write a scene of `count` diffuse spheres on a 100 x 100 grid, layer after layer, to path. */
 void sr_test_write_sphere_scene(const char *path, int count);
 
