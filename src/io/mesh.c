@@ -664,6 +664,15 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
         if (has_no_faces(path))
             return sr_fail(err, SR_ERR_INPUT,
                            "mesh file %s has no triangles (no faces at all); expected a mesh with faces", path);
+        if (gm && gm->is_gltf) {   /* its structure passed sr_mesh_check_gltf_struct: likely assimp's limit */
+            char used[600] = "";
+            if (gm->unsupported[0]) snprintf(used, sizeof used, " (it uses %s, which stencilray does not support)", gm->unsupported);
+            return sr_fail(err, SR_ERR_INPUT,
+                           "cannot read glTF file %s: assimp stopped at \"%s\"; the file's structure passed stencilray's "
+                           "checks, so it likely holds something assimp cannot read%s; expected a glTF 2.0 file "
+                           "without it (for example exported without animations)",
+                           path, why, used);
+        }
         return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: %s; expected a well-formed OBJ, PLY, STL, glTF or GLB file",
                        path, why);
     }

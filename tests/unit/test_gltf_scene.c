@@ -445,6 +445,38 @@ static void test_hostile_files(void **state)
     expect_in(load_refused(path), "nodes[1001] is 1001 levels below its root node 0; at most 1000 are supported");
 }
 
+/* A valid file assimp cannot read: a KHR_animation_pointer channel animates a material's
+ * colour (VEC4 keys), which assimp 5.2 reads as a node's translation and refuses. The message
+ * says that the structure was checked and names the extension, instead of calling the file
+ * malformed. (A triangle; accessor 2 holds the two VEC4 keys.) */
+static void test_valid_file_assimp_cannot_read(void **state)
+{
+    (void)state;
+    static const char *text =
+        "{\"asset\": {\"version\": \"2.0\"}, \"extensionsUsed\": [\"KHR_animation_pointer\"],\n"
+        " \"buffers\": [{\"byteLength\": 76, \"uri\": \"data:application/octet-stream;base64,"
+        "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAgD8AAIA/AAAAAAAAAAAAAIA/AAAAAAAAgD8AAAAAAACAPw==\"}],\n"
+        " \"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 36},"
+        " {\"buffer\": 0, \"byteOffset\": 36, \"byteLength\": 8}, {\"buffer\": 0, \"byteOffset\": 44, \"byteLength\": 32}],\n"
+        " \"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 3, \"type\": \"VEC3\","
+        " \"min\": [0, 0, 0], \"max\": [1, 1, 0]},"
+        " {\"bufferView\": 1, \"componentType\": 5126, \"count\": 2, \"type\": \"SCALAR\", \"min\": [0], \"max\": [1]},"
+        " {\"bufferView\": 2, \"componentType\": 5126, \"count\": 2, \"type\": \"VEC4\"}],\n"
+        " \"materials\": [{\"pbrMetallicRoughness\": {\"baseColorFactor\": [1, 1, 1, 1]}}],\n"
+        " \"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"material\": 0}]}],\n"
+        " \"nodes\": [{\"mesh\": 0}], \"scenes\": [{\"nodes\": [0]}], \"scene\": 0,\n"
+        " \"animations\": [{\"samplers\": [{\"input\": 1, \"output\": 2}], \"channels\": [{\"sampler\": 0,"
+        " \"target\": {\"path\": \"pointer\", \"extensions\": {\"KHR_animation_pointer\":"
+        " {\"pointer\": \"/materials/0/pbrMetallicRoughness/baseColorFactor\"}}}}]}]}\n";
+    char path[512];
+    sr_test_write_file(path, sizeof path, "gltf_anim_pointer.gltf", text);
+    const char *msg = load_refused(path);
+    expect_in(msg, path);
+    expect_in(msg, "assimp stopped at");
+    expect_in(msg, "structure passed stencilray's checks");
+    expect_in(msg, "it uses KHR_animation_pointer");
+}
+
 /* Buffers, views and accessors that do not add up (written whole: they differ from the square). */
 static void test_hostile_buffers(void **state)
 {
@@ -594,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_framing_camera),
         cmocka_unit_test(test_notices),
         cmocka_unit_test(test_hostile_files),
+        cmocka_unit_test(test_valid_file_assimp_cannot_read),
         cmocka_unit_test(test_hostile_buffers),
         cmocka_unit_test(test_transform_matrix_equals_trs),
         cmocka_unit_test(test_transform_errors),
