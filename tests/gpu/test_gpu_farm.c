@@ -9,20 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned char *read_bytes(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    const long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)len + 1);
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) { free(b); b = NULL; }
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
 static void render(const char *scene_rel, const char *device, const char *out, const char *spp)
 {
     char scene[4096], err[8192];
@@ -43,7 +29,7 @@ static void same(const char *scene, const char *device, const char *ext, const c
     render(scene, "0", one, spp);
     render(scene, device, many, spp);
     size_t na, nb;
-    unsigned char *a = read_bytes(one, &na), *b = read_bytes(many, &nb);
+    unsigned char *a = sr_test_read_bytes(one, &na), *b = sr_test_read_bytes(many, &nb);
     assert_non_null(a);
     assert_non_null(b);
     if (na != nb || memcmp(a, b, na)) fail_msg("%s --device %s (.%s, %s spp) differs from --device 0", scene, device, ext, spp);

@@ -15,32 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The whole file, and its size (malloc'd). */
-static unsigned char *read_bytes(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)len + 1);
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) { free(b); b = NULL; }
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
-static void assert_same_file(const char *a, const char *b)
-{
-    size_t na = 0, nb = 0;
-    unsigned char *x = read_bytes(a, &na), *y = read_bytes(b, &nb);
-    assert_non_null(x);
-    assert_non_null(y);
-    if (na != nb || memcmp(x, y, na)) fail_msg("%s and %s differ (%zu and %zu bytes)", a, b, na, nb);
-    free(x);
-    free(y);
-}
-
 /* render SCENE --backend cpu with a small frame and the extra arguments, to out. */
 static void render(const char *scene_rel, const char *device, const char *out, const char *integrator, const char *spp)
 {
@@ -69,7 +43,7 @@ static void test_workers_give_the_same_bytes(void **state)
                 snprintf(file, sizeof file, "farm_%d_%s.%s", k + 2, name, exts[e]);
                 sr_test_tmp_path(many, sizeof many, file);
                 render("scenes/cornell_path.json", lists[k], many, name, spp);
-                assert_same_file(one, many);
+                sr_test_assert_same_file(one, many);
             }
         }
     }
@@ -244,7 +218,7 @@ static void test_frames_render_and_resume(void **state)
     char f2[600], f5[600];
     snprintf(f2, sizeof f2, pattern, 2);
     snprintf(f5, sizeof f5, pattern, 5);
-    unsigned char *b2 = read_bytes(f2, &n2), *b5 = read_bytes(f5, &n5);
+    unsigned char *b2 = sr_test_read_bytes(f2, &n2), *b5 = sr_test_read_bytes(f5, &n5);
     assert_true(n2 != n5 || memcmp(b2, b5, n2) != 0);
     free(b2);
     free(b5);
@@ -259,7 +233,7 @@ static void test_frames_render_and_resume(void **state)
     char s3[600], f3[600];
     snprintf(s3, sizeof s3, single, 3);
     snprintf(f3, sizeof f3, pattern, 3);
-    assert_same_file(s3, f3);
+    sr_test_assert_same_file(s3, f3);
     /* Resuming: a frame written already is kept as it is (here: a marker), a missing one made. */
     FILE *m = fopen(f3, "w");
     assert_non_null(m);

@@ -62,30 +62,6 @@ static int run_mpi(int np, const char *env, const char *const *args, char *err, 
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static unsigned char *read_bytes(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    const long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)len + 1);
-    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) { free(b); b = NULL; }
-    fclose(f);
-    *n = (size_t)len;
-    return b;
-}
-
-static void assert_same_file(const char *a, const char *b)
-{
-    size_t na = 0, nb = 0;
-    unsigned char *x = read_bytes(a, &na), *y = read_bytes(b, &nb);
-    if (!x || !y) fail_msg("missing: %s", x ? b : a);
-    if (na != nb || memcmp(x, y, na)) fail_msg("%s and %s differ (%zu and %zu bytes)", a, b, na, nb);
-    free(x);
-    free(y);
-}
-
 static int count(const char *hay, const char *needle)
 {
     int n = 0;
@@ -127,7 +103,7 @@ static void test_ranks_give_the_plain_bytes(void **state)
             argsx[14] = out;
             const int code = run_mpi(np, NULL, argsx, err, sizeof err);
             if (code) fail_msg("mpirun -np %d exited %d: %s", np, code, err);
-            assert_same_file(plain, out);
+            sr_test_assert_same_file(plain, out);
         }
     }
 }
@@ -155,7 +131,7 @@ static void test_sequences_under_mpi(void **state)
         for (int k = 0; k < 6; k++) {
             snprintf(a, sizeof a, plain, k);
             snprintf(b, sizeof b, pat, k);
-            if (k >= runs[r].lo && k <= runs[r].hi) assert_same_file(a, b);
+            if (k >= runs[r].lo && k <= runs[r].hi) sr_test_assert_same_file(a, b);
             else assert_false(sr_test_file_exists(b));
         }
     }

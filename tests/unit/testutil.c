@@ -39,16 +39,35 @@ int sr_test_file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-char *sr_test_read_text(const char *path)
+unsigned char *sr_test_read_bytes(const char *path, size_t *n)
 {
+    *n = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    char *buf = NULL;
-    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) != NULL)
-        buf[fread(buf, 1, (size_t)n, f)] = '\0';
+    unsigned char *buf = NULL;
+    long len = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (len >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)len + 1)) != NULL) {
+        *n = fread(buf, 1, (size_t)len, f);
+        buf[*n] = '\0';
+    }
     fclose(f);
     return buf;
+}
+
+char *sr_test_read_text(const char *path)
+{
+    size_t n;
+    return (char *)sr_test_read_bytes(path, &n);
+}
+
+void sr_test_assert_same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = sr_test_read_bytes(a, &na), *y = sr_test_read_bytes(b, &nb);
+    if (!x || !y) fail_msg("missing: %s", x ? b : a);
+    if (na != nb || memcmp(x, y, na)) fail_msg("%s and %s differ (%zu and %zu bytes)", a, b, na, nb);
+    free(x);
+    free(y);
 }
 
 int sr_test_run_cli(const char *const *argv, char *err_out, size_t cap)

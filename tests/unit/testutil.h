@@ -26,6 +26,12 @@ int sr_test_file_exists(const char *path);
  * be read. */
 char *sr_test_read_text(const char *path);
 
+/* The same with its size in *n (binary files: NUL bytes included). */
+unsigned char *sr_test_read_bytes(const char *path, size_t *n);
+
+/* Fails unless the files at a and b both exist and hold the same bytes. */
+void sr_test_assert_same_file(const char *a, const char *b);
+
 /* A shipped file, e.g. "scenes/default.json", as an absolute path in buf. */
 const char *sr_test_source_path(char *buf, size_t cap, const char *rel);
 
