@@ -399,20 +399,26 @@ static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, ui
     return s;
 }
 
-/* The Whitted split's counters after a launch (one round trip), cleared for the next: the rays
- * dropped go to the stats; the rays a shade launch appended (from a->split_base, up to the
- * pool's end) extend the next launches' slots (a->n). */
+/* The Whitted split's counters (one round trip); the rays dropped go to the stats. */
+static sr_status sr_split_read(sr_renderer *r, uint32_t ctl[SR_SPLIT_CTL], sr_render_stats *st, sr_error *err)
+{
+    sr_status s = r->be->ops->read(r->be->impl, SR_BUFFER_SPLIT, ctl, err);
+    if (!s && st) st->dropped += ctl[SR_SPLIT_DROPPED];
+    return s;
+}
+
+/* The split's counters after a shade launch, cleared for the next: the rays it appended (from
+ * a->split_base, up to the pool's end) extend the next launches' slots (a->n). */
 static sr_status sr_split_appended(sr_renderer *r, sr_launch_args *a, uint32_t *appended, sr_render_stats *st,
                                    sr_error *err)
 {
     uint32_t ctl[SR_SPLIT_CTL];
-    sr_status s = r->be->ops->read(r->be->impl, SR_BUFFER_SPLIT, ctl, err);
+    sr_status s = sr_split_read(r, ctl, st, err);
     if (!s) s = r->be->ops->fill(r->be->impl, SR_BUFFER_SPLIT, 0, SR_WHOLE, err);
     if (s) return s;
     const uint32_t end = a->split_end, room = a->split_base < end ? end - a->split_base : 0u;
     *appended = ctl[SR_SPLIT_APPENDED] < room ? ctl[SR_SPLIT_APPENDED] : room;
     if (*appended) a->n = a->split_base + *appended;
-    if (st) st->dropped += ctl[SR_SPLIT_DROPPED];
     return SR_OK;
 }
 
@@ -435,9 +441,7 @@ static sr_status sr_split_sample_end(sr_renderer *r, int whole, sr_render_stats 
     sr_status s = sr_launch(r, SR_KERNEL_FILM_FOLD, &fold, err);
     if (s || !whole || !st) return s;
     uint32_t ctl[SR_SPLIT_CTL];
-    if ((s = r->be->ops->read(r->be->impl, SR_BUFFER_SPLIT, ctl, err))) return s;
-    st->dropped += ctl[SR_SPLIT_DROPPED];
-    return SR_OK;
+    return sr_split_read(r, ctl, st, err);
 }
 
 /* The megakernel and wave masks: the whole sample in one launch. The wave mask's schedule is
