@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,9 @@ static void test_csv_and_json(void **state)
         assert_int_equal(sscanf(line, "%u,%31[^,],%31[^,],%lf,%lf,%lf,%lf,%lf,%d", &depth, mask, sort, &median, &fps,
                                 &lo, &hi, &spread, &noisy), 9);
         assert_true(lo <= median && median <= hi && spread >= 0);
-        assert_int_equal(noisy, spread > 0.10);
+        /* (spread is printed to 4 decimals: within half a unit of 0.10 the printed value cannot
+         * tell which side the flag was set on, as once happened in CI with 0.1000) */
+        if (fabs(spread - 0.10) > 0.00005) assert_int_equal(noisy, spread > 0.10);
         if (rows % 5 != 2) assert_string_equal(sort, "none");   /* only compact sorts */
         else assert_true(!strcmp(sort, "none") || !strcmp(sort, "merge") || !strcmp(sort, "radix"));
         assert_int_equal(depth, 1u + (unsigned)rows / 5u);              /* depth-major order */
