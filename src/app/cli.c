@@ -113,7 +113,10 @@ typedef struct sr_render_summary {
     const char *out;
     double setup_s;     /* read + the rest of the set-up (the memory check, prepare) */
     double read_s, build_s, upload_s;   /* its parts: the scene and meshes read, the BVH, the upload */
+    double first_frame_s;   /* from sr_cli_main's start to the samples done (the time to first pixel) */
 } sr_render_summary;
+
+static double sr_cli_t0;   /* sr_now() when sr_cli_main starts */
 
 static double sr_mrays_per_s(const sr_render_stats *st)
 {
@@ -144,6 +147,7 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON_AddNumberToObject(root, "read_s", r->read_s);
     cJSON_AddNumberToObject(root, "build_s", r->build_s);
     cJSON_AddNumberToObject(root, "upload_s", r->upload_s);
+    cJSON_AddNumberToObject(root, "first_frame_s", r->first_frame_s);
     cJSON_AddNumberToObject(root, "ms_per_sample", r->st->samples ? 1e3 * r->st->seconds / r->st->samples : 0.0);
     cJSON_AddNumberToObject(root, "rays", (double)r->st->rays);
     cJSON *per = cJSON_AddArrayToObject(root, "rays_per_bounce");
@@ -484,6 +488,7 @@ static int sr_render_main(int argc, char **argv)
     }
     sr_render_stats_of(&fs, sum.samples, &st);
     st.seconds = sr_now() - t_render;   /* under MPI: until every rank's film has reached rank 0 */
+    const double first_frame_s = sr_now() - sr_cli_t0;
     if (rank == 0) {
         sr_film_sum_mean(&sum, rgb);
         char way[64] = "";
@@ -506,7 +511,7 @@ static int sr_render_main(int argc, char **argv)
             if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
             else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.frame.render.mask));
             const sr_render_summary sum_line = { be, &c, &st, &fs, ranks, chose ? way : NULL, out, t_setup,
-                                                  c.read_s, build_s, upload_s };
+                                                  c.read_s, build_s, upload_s, first_frame_s };
             char where[320];
             if (nw == 1 && ranks == 1) snprintf(where, sizeof where, "%s", be->device_name);
             else if (ranks == 1) snprintf(where, sizeof where, "%s and %u more workers", be->device_name, nw - 1);
@@ -659,6 +664,7 @@ static void sr_split_free(sr_split_args *s)
 
 int sr_cli_main(int argc, char **argv)
 {
+    sr_cli_t0 = sr_now();
     signal(SIGPIPE, SIG_IGN);
     sr_split_args split;
     const int ok = sr_split_equals(argc, argv, &split) == 0;

@@ -20,6 +20,12 @@ int sr_bvh_treelets(void)
     return SR_LBVH_TREELETS_DEFAULT;
 }
 
+int sr_bvh_host_always(void)
+{
+    const char *env = getenv(SR_BVH_TREELETS_ENV);
+    return env && !strcmp(env, "host");
+}
+
 uint32_t sr_wave_queue_limit(uint32_t slots)
 {
     const char *env = getenv(SR_WAVE_QUEUE_LIMIT_ENV);

@@ -282,6 +282,9 @@ sr_status sr_cuda_require_device(int device, sr_error *err);
  * backends read it, so their trees stay the same bytes). */
 #define SR_BVH_TREELETS_ENV "SR_BVH_TREELETS"
 int sr_bvh_treelets(void);
+/* 1 when $SR_BVH_TREELETS is "host": the host's binned SAH tree at every size, to measure the
+ * linear BVH's trace speed against it in one binary (render.c, sr_renderer_prepare). */
+int sr_bvh_host_always(void);
 
 /* Opening a CUDA device first creates its context and loads the kernels (a few hundred ms).
  * sr_backend_warm_begin starts that on a thread for the GPU workers among `workers` (CPU and

@@ -182,7 +182,7 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     memset(r, 0, sizeof *r);
     r->be = be;
     double t = sr_now();
-    sr_status st = scene->prim_count <= SR_BVH_HOST_SAH_MAX
+    sr_status st = scene->prim_count <= SR_BVH_HOST_SAH_MAX || sr_bvh_host_always()
                        ? sr_bvh_build_sah(scene->prims, scene->prim_count, &r->bvh, err)
                        : sr_bvh_build_on(be, scene->prims, scene->prim_count, 0, &r->bvh, err);
     if (st) { memset(r, 0, sizeof *r); return st; }

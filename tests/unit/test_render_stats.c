@@ -75,6 +75,8 @@ static void check_stats(const cJSON *root, const char *scene, const char *image,
     const double read = num(root, "read_s"), build = num(root, "build_s"), upload = num(root, "upload_s");
     assert_true(read > 0 && build >= 0 && upload >= 0);
     assert_true(read + build + upload <= num(root, "setup_s") + 1e-9);
+    /* the time to first pixel covers the set-up and the samples */
+    assert_true(num(root, "first_frame_s") >= num(root, "setup_s") + seconds - 1e-9);
     assert_float_equal(num(root, "ms_per_sample"), 1e3 * seconds / spp, 1e-6 * seconds + 1e-9);
     assert_float_equal(num(root, "mrays_per_s"), rays / seconds / 1e6, 1e-6 * rays / seconds);
     const cJSON *per = cJSON_GetObjectItem(root, "rays_per_bounce");
