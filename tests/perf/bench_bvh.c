@@ -1,6 +1,6 @@
 /* bench_bvh.c: the BVH build timed and its tree weighed, on a scene's bounded prims.
  *
- *     build-gpu/tests/bench_bvh SCENE.json [--runs N] [--rays N]
+ *     build-gpu/tests/bench_bvh SCENE.json [--runs N] [--rays N] [--gpu-only]
  *
  * For each builder: the build's wall time (median of N runs; the GPU's also in device time,
  * CUDA events around the build with the prims already on the device, as OptiX's
@@ -10,7 +10,8 @@
  * in random directions (bounce-like). Builders: the linear BVH on the CPU backend with
  * in-order treelets, reordering treelets (kernels/core/bvh_build.h) and none (63-bit and
  * 30-bit codes), the host SAH builder, and the GPU's build of each treelet variant when a
- * device is present, with its stages' device times on one line. A measuring tool, not a test: nothing here fails on a number. */
+ * device is present, with its stages' device times on one line (--gpu-only: those and the
+ * host SAH tree's weight alone, for large meshes on the GPU machine). A measuring tool, not a test: nothing here fails on a number. */
 #include "../../src/render/bvh.h"
 #include "../../src/backend/cpu/bvh_cpu.h"
 #include "../../src/scene/scene.h"
@@ -84,11 +85,13 @@ int main(int argc, char **argv)
     int runs = 5;
     uint32_t rays = 200000;
     const char *path = NULL;
+    int gpu_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--gpu-only")) gpu_only = 1;
         else if (!strcmp(argv[i], "--rays") && i + 1 < argc) rays = (uint32_t)atoi(argv[++i]);
         else if (argv[i][0] != '-' && !path) path = argv[i];
-        else { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N] [--rays N]\n"); return 2; }
+        else { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N] [--rays N] [--gpu-only]\n"); return 2; }
     }
     if (!path || runs < 1 || runs > 100) { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N (1-100)] [--rays N]\n"); return 2; }
     sr_scene scene;
@@ -130,7 +133,7 @@ int main(int argc, char **argv)
         { "CPU linear + reordering treelets", 0, SR_LBVH_TREELETS_REORDER },
         { "CPU linear + reordering x2", 0, SR_LBVH_TREELETS_REORDER2 },
         { "CPU linear, 63-bit", 21, SR_LBVH_TREELETS_NONE }, { "CPU linear, 30-bit", 10, SR_LBVH_TREELETS_NONE } };
-    for (int k = 0; k < (int)(sizeof cpu / sizeof cpu[0]); k++) {
+    for (int k = 0; !gpu_only && k < (int)(sizeof cpu / sizeof cpu[0]); k++) {
         for (int r = 0; r < runs; r++) {
             t0 = sr_now();
             if (sr_cpu_bvh_build_with(scene.prims, n, cpu[k].bits, cpu[k].treelets, &b, &err)) { fprintf(stderr, "bench_bvh: %s\n", err.msg); return 1; }
@@ -140,7 +143,7 @@ int main(int argc, char **argv)
         report(cpu[k].name, median(ms, runs), &b, prim_rays, bounce_rays, rays);
         sr_bvh_free(&b);
     }
-    const int sah_runs = runs < 3 ? runs : 3;
+    const int sah_runs = gpu_only ? 1 : runs < 3 ? runs : 3;
     for (int r = 0; r < sah_runs; r++) {
         t0 = sr_now();
         if (sr_bvh_build_sah(scene.prims, n, &b, &err)) { fprintf(stderr, "bench_bvh: %s\n", err.msg); return 1; }
