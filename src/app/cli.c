@@ -148,6 +148,10 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON_AddNumberToObject(root, "build_s", r->build_s);
     cJSON_AddNumberToObject(root, "upload_s", r->upload_s);
     cJSON_AddNumberToObject(root, "first_frame_s", r->first_frame_s);
+#ifdef SR_HAVE_CUDA
+    cJSON_AddStringToObject(root, "cuda_module_loading", sr_cuda_loading());
+    cJSON_AddStringToObject(root, "cuda_module_loading_from", sr_cuda_loading_source());
+#endif
     cJSON_AddNumberToObject(root, "ms_per_sample", r->st->samples ? 1e3 * r->st->seconds / r->st->samples : 0.0);
     cJSON_AddNumberToObject(root, "rays", (double)r->st->rays);
     cJSON *per = cJSON_AddArrayToObject(root, "rays_per_bounce");

@@ -6,6 +6,6 @@
 int main(int argc, char **argv)
 {
     sr_omp_wait_policy_default(argc, argv);   /* may start the program again (ompenv.h) */
-    sr_cuda_loading_default();                /* every kernel loaded when the device opens */
+    sr_cuda_loading_default(argc, argv);      /* when the kernels load: cudaenv.h */
     return sr_cli_main(argc, argv);
 }

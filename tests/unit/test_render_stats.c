@@ -68,6 +68,12 @@ static void check_stats(const cJSON *root, const char *scene, const char *image,
     assert_int_equal((unsigned)num(root, "spp"), spp);
     assert_int_equal((unsigned)num(root, "depth"), depth);
     assert_string_equal(str(root, "mask"), mask);
+#ifdef SR_HAVE_CUDA
+    /* render keeps CUDA's lazy loading unless the person chose (cudaenv.h) */
+    const char *loading = getenv("CUDA_MODULE_LOADING");
+    assert_string_equal(str(root, "cuda_module_loading"), loading ? loading : "LAZY");
+    assert_string_equal(str(root, "cuda_module_loading_from"), loading ? "environment" : "stencilray");
+#endif
     assert_string_equal(str(root, "integrator"), "whitted");
     const double rays = num(root, "rays"), seconds = num(root, "render_s");
     assert_true(seconds > 0 && num(root, "setup_s") >= 0);

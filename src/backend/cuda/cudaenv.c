@@ -2,15 +2,17 @@
 #include "cudaenv.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define SR_CUDA_LOADING_ENV "CUDA_MODULE_LOADING"
 
 static int sr_cuda_loading_chosen;   /* 1 when stencilray set the variable */
 
-void sr_cuda_loading_default(void)
+void sr_cuda_loading_default(int argc, char **argv)
 {
     if (getenv(SR_CUDA_LOADING_ENV)) return;   /* the person's choice */
-    sr_cuda_loading_chosen = setenv(SR_CUDA_LOADING_ENV, "EAGER", 0) == 0;
+    const int render = argc > 1 && !strcmp(argv[1], "render");
+    sr_cuda_loading_chosen = setenv(SR_CUDA_LOADING_ENV, render ? "LAZY" : "EAGER", 0) == 0;
 }
 
 const char *sr_cuda_loading(void)
