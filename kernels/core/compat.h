@@ -31,6 +31,11 @@
 #ifndef SR_NO_MAPS
 #define SR_NO_MAPS SR_NO_ASSETS
 #endif
+/* SR_NO_INSTANCES: the two-level BVH's second level (meshes placed by instances). Only the
+ * maps build and the CPU backend have it; the frame driver runs instanced scenes there. */
+#ifndef SR_NO_INSTANCES
+#define SR_NO_INSTANCES SR_NO_MAPS
+#endif
 
 /* Rays per stencil word, and the warp width the CPU frame imitates. */
 #define SR_WARP 32u

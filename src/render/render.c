@@ -37,6 +37,7 @@ static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_err
     const uint32_t *order = r->bvh.order;
     uint32_t count = 0;
     for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        if (order[i] >= scene->prim_count) continue;   /* an instance's proxy */
         const sr_prim *p = &prims[order[i]];
         const sr_material *m = &scene->materials[p->material];
         if (sr_is_emitter(m) && sr_emitter_power(p, m) > 0.0f) count++;
@@ -47,6 +48,7 @@ static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_err
     double total = 0.0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        if (order[i] >= scene->prim_count) continue;
         const sr_prim *p = &prims[order[i]];
         const sr_material *m = &scene->materials[p->material];
         float power = sr_is_emitter(m) ? sr_emitter_power(p, m) : 0.0f;
@@ -73,11 +75,29 @@ static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error 
                                   r->bvh.prim_count);
     uint32_t cut = 0;   /* alpha-tested or coverage prims: traversal tests them (sr_cut_away) */
     for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
-        r->attrs[i] = scene->attrs[r->bvh.order[i]];
+        if (r->bvh.order[i] < scene->prim_count) r->attrs[i] = scene->attrs[r->bvh.order[i]];
+        else memset(&r->attrs[i], 0, sizeof r->attrs[i]);   /* an instance's proxy */
         cut |= r->attrs[i].flags & SR_ATTR_CUTOUT;
     }
     r->view.attrs = r->attrs;
     r->view.cutouts = cut ? 1u : 0u;
+    return SR_OK;
+}
+
+/* The view's arrays from the joined levels: top level, then the instanced meshes. */
+static sr_status sr_join_levels(sr_renderer *r, const sr_scene *scene, sr_error *err)
+{
+    sr_status st = sr_levels_join(scene, &r->levels, &r->bvh, r->attrs, err);
+    if (st) return st;
+    const sr_levels *lv = &r->levels;
+    r->view.prims = lv->prims;
+    r->view.prim_count = lv->prim_count;
+    r->view.nodes = lv->nodes;
+    r->view.node_count = lv->node_count;
+    r->view.attrs = lv->attrs;
+    r->view.instances = lv->instances;
+    r->view.instance_count = lv->instance_count;
+    r->view.instance_ids = lv->instance_ids;
     return SR_OK;
 }
 
@@ -182,7 +202,10 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     memset(r, 0, sizeof *r);
     r->be = be;
     double t = sr_now();
-    sr_status st = scene->prim_count <= SR_BVH_HOST_SAH_MAX || sr_bvh_host_always()
+    /* A scene with instances: the two levels, the top one always the host's SAH tree
+     * (instances.h); a scene without keeps the single tree. */
+    sr_status st = scene->instance_count ? sr_levels_build(scene, &r->levels, &r->bvh, err)
+                   : scene->prim_count <= SR_BVH_HOST_SAH_MAX || sr_bvh_host_always()
                        ? sr_bvh_build_sah(scene->prims, scene->prim_count, &r->bvh, err)
                        : sr_bvh_build_on(be, scene->prims, scene->prim_count, 0, &r->bvh, err);
     if (st) { memset(r, 0, sizeof *r); return st; }
@@ -190,6 +213,7 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     r->view = sr_view_of_scene(scene, &r->bvh);
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
+    if (!st && scene->instance_count) st = sr_join_levels(r, scene, err);
     r->scene_build = sr_scene_build(&r->view);
     r->has_glass = sr_pool_factor(scene) > 1u;
     /* The test switch $SR_SPLIT_BUDGET=N: a lane keeps at most N pending rays and a shade
@@ -211,6 +235,7 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
 void sr_renderer_free(sr_renderer *r)
 {
     sr_bvh_free(&r->bvh);
+    sr_levels_free(&r->levels);
     free(r->emitters);
     free(r->attrs);
     memset(r, 0, sizeof *r);
