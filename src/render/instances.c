@@ -177,6 +177,7 @@ sr_status sr_levels_join(const sr_scene *scene, sr_levels *lv, const sr_bvh *top
     }
     free(mesh_node);
     free(mesh_prim);
+    for (uint32_t k = 0; k < lv->mesh_count; k++) sr_bvh_free(&lv->meshes[k]);   /* copied: not needed again */
     lv->prim_count = np;
     lv->node_count = nn;
     return SR_OK;

@@ -34,7 +34,7 @@ sr_status sr_levels_build(const sr_scene *scene, sr_levels *lv, sr_bvh *top, sr_
 
 /* The arrays the stages read: top's prims and nodes, then each mesh's (their node and prim
  * indices moved past what comes before); attributes from top_attrs (the top level's, BVH
- * order, or NULL) and the scene's shared_attrs. */
+ * order, or NULL) and the scene's shared_attrs. The meshes' own trees are freed. */
 sr_status sr_levels_join(const sr_scene *scene, sr_levels *lv, const sr_bvh *top, const sr_tri_attr *top_attrs,
                          sr_error *err);
 

@@ -767,11 +767,18 @@ sr_status sr_render_image(sr_renderer *r, const sr_frame *f, float *rgb,
 sr_status sr_check_render_memory(const sr_scene *s, const sr_frame *f, sr_backend_kind be_kind, const char *out,
                                  sr_error *err)
 {
-    const uint64_t bvh = sr_bvh_build_bytes(s->prim_count);
+    /* with instances: the top level and the meshes' trees, and their joined copy */
+    const uint64_t bvh = sr_bvh_build_bytes(s->prim_count + s->instance_count) +
+                         (s->instance_count ? 2u * sr_bvh_build_bytes(s->shared_prim_count + s->prim_count + s->instance_count) +
+                                                  (uint64_t)s->instance_count * sizeof(sr_instance)
+                                            : 0);
     const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(s)) : 0;
     const uint64_t rgb = (uint64_t)f->width * f->height * 3u * sizeof(float);
     /* the per-prim attributes again in BVH order (render.c), when the scene has any */
-    const uint64_t attrs = s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0;
+    const uint64_t attrs = (s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0) +
+                           (s->instance_count && (s->attrs || s->shared_attrs)
+                                ? (uint64_t)(s->prim_count + s->instance_count + s->shared_prim_count) * sizeof(sr_tri_attr)
+                                : 0);
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
     const uint64_t need = bvh + attrs + pool + rgb + enc;
     char what[512], b1[32], b2[32], b3[32], b4[32];
