@@ -194,29 +194,34 @@ static void test_gltf_mesh_on_two_nodes(void **state)
                   "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}],\n"
                   "\"nodes\": [{\"mesh\": 0, \"translation\": [-1, 0, 0]}, {\"mesh\": 0, \"translation\": [1, 0, 0]}],");
     for (int twice = 0; twice < 2; twice++) {
-        /* 64 x 64, fov 40, 5 from the squares: x = +-1 lands on columns 32 -+ 17.6 */
+        /* 64 x 64, fov 40, 5 from the squares: x = +-1 lands on columns 32 -+ 17.6. Twice:
+         * the file again, 3 higher (out of view), which makes it an instanced mesh, lit by a
+         * point light (an emissive mesh would be flattened) */
         snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0], \"fov\": 40},"
                  " \"image\": {\"width\": 64, \"height\": 64, \"spp\": 1}, \"background\": [0, 0, 0],"
                  " \"materials\": {\"lamp\": {\"type\": \"emissive\", \"radiance\": [1, 1, 1], \"two_sided\": true},"
                  "  \"m\": {\"type\": \"diffuse\"}},"
+                 " \"lights\": [{\"type\": \"point\", \"position\": [0, 0, 4], \"intensity\": 50}],"
                  " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"%s\"}%s%s%s]}",
                  gl, twice ? "m" : "lamp", twice ? ", {\"type\": \"mesh\", \"file\": \"" : "", twice ? gl : "",
-                 twice ? "\", \"material\": \"m\", \"translate\": [0, 0, -50]}" : "");
+                 twice ? "\", \"material\": \"m\", \"translate\": [0, 3, 0]}" : "");
         sr_scene s;
         sr_test_parse("inst_gltf.json", text, &s);
         if (!twice) {
             assert_int_equal(s.prim_count, 4);   /* two triangles on each node */
-            float *img = sr_test_render_cpu(&s, 2);
-            const float left = img[3 * (32 * 64 + 14)], right = img[3 * (32 * 64 + 49)], mid = img[3 * (32 * 64 + 32)];
-            printf("  glTF mesh on two nodes: left %.3f, right %.3f, between %.3f\n", left, right, mid);
-            assert_true(left > 0.9f && right > 0.9f);
-            assert_true(mid == 0.0f);
-            free(img);
         } else {
             assert_int_equal(s.instance_count, 2);
             assert_int_equal(s.shared_prim_count, 4);
             assert_int_equal(s.prim_count, 0);
         }
+        float *img = sr_test_render_cpu(&s, 2);
+        const float left = img[3 * (32 * 64 + 14)], right = img[3 * (32 * 64 + 49)], mid = img[3 * (32 * 64 + 32)];
+        printf("  glTF mesh on two nodes%s: left %.3f, right %.3f, between %.3f\n", twice ? ", the file instanced" : "",
+               left, right, mid);
+        assert_true(left > (twice ? 0.05f : 0.9f) && right > (twice ? 0.05f : 0.9f));
+        assert_true(fabsf(left - right) < 1e-3f);   /* placed symmetrically about the light */
+        assert_true(mid == 0.0f);
+        free(img);
         sr_scene_free(&s);
     }
 }
