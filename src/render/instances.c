@@ -89,7 +89,7 @@ sr_status sr_levels_build(const sr_scene *scene, sr_levels *lv, sr_bvh *top, sr_
     /* the top level's input: the scene's prims, then one proxy per instance */
     if (scene->prim_count) memcpy(in, scene->prims, (size_t)scene->prim_count * sizeof *in);
     for (uint32_t k = 0; !st && k < ni; k++) {
-        const sr_scene_instance *si = &scene->instances[k];
+        const sr_mesh_instance *si = &scene->instances[k];
         sr_instance *o = &lv->instances[k];
         double inv[3][4];
         if (si->mesh >= nm || !affine_inverse(si->m, inv)) {

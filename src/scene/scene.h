@@ -7,6 +7,7 @@
 #include "../base/status.h"
 #include "../../kernels/core/types.h"
 #include "../io/texfile.h"
+#include "../io/mesh.h"   /* sr_shared_mesh, sr_mesh_instance */
 
 typedef struct sr_camera_desc {
     sr_vec3 position, look_at, up;
@@ -29,18 +30,6 @@ typedef struct sr_camera_key {
     sr_vec3 position, look_at;
     float vfov_deg;
 } sr_camera_key;
-
-/* A mesh that several "mesh" objects place (docs/scene-format.md, "Instances"): read once,
- * in its own space, as prims [first, first + count) of the scene's shared_prims. */
-typedef struct sr_shared_mesh {
-    uint32_t first, count;
-} sr_shared_mesh;
-
-/* One placement of a shared mesh: world = m (p, 1), row-major 3x4, invertible. */
-typedef struct sr_scene_instance {
-    uint32_t mesh;               /* index into shared_meshes                              */
-    double m[3][4];
-} sr_scene_instance;
 
 typedef struct sr_scene {
     char *path;                  /* as given, for messages                               */
@@ -67,7 +56,7 @@ typedef struct sr_scene {
      * with shared_attrs when any has normals or UVs) and placed by instances. */
     sr_prim *shared_prims; sr_tri_attr *shared_attrs; uint32_t shared_prim_count;
     sr_shared_mesh *shared_meshes; uint32_t shared_mesh_count;
-    sr_scene_instance *instances; uint32_t instance_count;
+    sr_mesh_instance *instances; uint32_t instance_count;
     /* A glTF file's "meshes": how many nodes place each. Inside one file, a mesh placed by
      * several nodes is copied per node (the file as a whole is what objects instance). */
     uint32_t *mesh_nodes; uint32_t mesh_count;

@@ -190,6 +190,14 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
         mo.file_mat_count = &fm_count;
     }
 
+    /* a glTF file's own repeated meshes become instances, unless this object's mesh is read
+     * in its own space (it is itself instanced: the file's copies stay copies) */
+    sr_mesh_shared sh = { &s->shared_prims, &s->shared_attrs, &s->shared_prim_count, &s->shared_meshes,
+                          &s->shared_mesh_count, &s->instances, &s->instance_count,
+                          !file_materials && (sr_is_emitter(&s->materials[mat]) ||
+                                              s->materials[mat].alpha_mode != SR_ALPHA_OPAQUE) };
+    if (!object_space) mo.shared = &sh;
+    const uint32_t shared_first = s->shared_prim_count;
     char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
     sr_error merr;
@@ -203,16 +211,21 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     free(resolved);
     if (st2 != SR_OK) return st2;
     SR_TRY(sr_scene_loader_fail(c, file, fjp, st, &merr));
-    if (mo.keep_uv)
-        for (uint32_t i = first; i < *prims->count; i++)
-            if (sr_scene_textured(s, (*prims->items)[i].material) &&
-                (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV))) {
-                char clean[sizeof merr.msg];
-                sr_sanitize(clean, sizeof clean, file->valuestring);
-                return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF TEXCOORD_0), "
-                                        "but material \"%s\" has a texture; expected a mesh with UVs or an untextured material",
-                                        clean, s->material_names[(*prims->items)[i].material]);
-            }
+    if (mo.keep_uv)   /* the triangles placed, then those of the file's instanced meshes */
+        for (int pass = 0; pass < 2; pass++) {
+            const sr_prim *items = pass ? s->shared_prims : *prims->items;
+            const sr_tri_attr *at = pass ? s->shared_attrs : *prims->attrs;
+            const uint32_t from = pass ? shared_first : first, to = pass ? s->shared_prim_count : *prims->count;
+            if (pass && object_space) break;   /* (then *prims are the shared prims: checked) */
+            for (uint32_t i = from; i < to; i++)
+                if (sr_scene_textured(s, items[i].material) && (!at || !(at[i].flags & SR_ATTR_UV))) {
+                    char clean[sizeof merr.msg];
+                    sr_sanitize(clean, sizeof clean, file->valuestring);
+                    return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF "
+                                            "TEXCOORD_0), but material \"%s\" has a texture; expected a mesh with UVs or "
+                                            "an untextured material", clean, s->material_names[items[i].material]);
+                }
+        }
     return SR_OK;
 }
 
@@ -319,11 +332,11 @@ static sr_status add_instance(sr_json_doc *c, sr_scene *s, uint32_t mesh, const 
 {
     if ((s->instance_count & (s->instance_count - 1u)) == 0) {   /* 0, 1, 2, 4, ...: grow */
         const size_t cap = s->instance_count ? 2u * (size_t)s->instance_count : 1u;
-        sr_scene_instance *grown = realloc(s->instances, cap * sizeof *grown);
+        sr_mesh_instance *grown = realloc(s->instances, cap * sizeof *grown);
         if (!grown) return sr_json_oom(c);
         s->instances = grown;
     }
-    sr_scene_instance *in = &s->instances[s->instance_count++];
+    sr_mesh_instance *in = &s->instances[s->instance_count++];
     in->mesh = mesh;
     transform_matrix(xf, in->m);
     return SR_OK;

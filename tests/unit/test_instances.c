@@ -226,6 +226,47 @@ static void test_gltf_mesh_on_two_nodes(void **state)
     }
 }
 
+/* A glTF file whose one mesh 1,000 nodes place: read once, placed by 1,000 instances (the
+ * nodes' matrices composed with the object's transform), and every copy drawn. */
+static void test_gltf_thousand_nodes(void **state)
+{
+    (void)state;
+    const size_t cap = 1000u * 120u + 1024u;
+    char *rest = malloc(cap), gl[512], text[2048];
+    assert_non_null(rest);
+    size_t n = (size_t)snprintf(rest, cap, "\"scene\": 0, \"scenes\": [{\"nodes\": [1000]}], \"nodes\": [");
+    for (int k = 0; k < 1000; k++)   /* a 40 x 25 grid of unit squares, 1 apart, facing +Z */
+        n += (size_t)snprintf(rest + n, cap - n, "{\"mesh\": 0, \"translation\": [%d, %d, 0]}, ", k % 40 - 20, k / 40 - 12);
+    /* the root: every square a child, the whole grid scaled by 0.5 */
+    n += (size_t)snprintf(rest + n, cap - n, "{\"scale\": [0.5, 0.5, 0.5], \"children\": [");
+    for (int k = 0; k < 1000; k++) n += (size_t)snprintf(rest + n, cap - n, "%s%d", k ? ", " : "", k);
+    snprintf(rest + n, cap - n, "]}],");
+    sr_gltf_write(gl, sizeof gl, "inst_1000_nodes.gltf", rest);
+    free(rest);
+    /* 80 x 50 pixels over the 20 x 12.5 grid (fov 2 atan(6.25 / 20)): about 2 x 2 per square */
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [-0.25, -0.25, 20], \"look_at\": [-0.25, -0.25, 0],"
+             " \"fov\": 34.70}, \"image\": {\"width\": 80, \"height\": 50, \"spp\": 1}, \"background\": [0, 0, 0],"
+             " \"ambient\": [1, 1, 1], \"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [1, 1, 1]}},"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\", \"translate\": [0, 0, 1]}]}", gl);
+    sr_scene s;
+    sr_test_parse("inst_1000_nodes.json", text, &s);
+    assert_int_equal(s.instance_count, 1000);
+    assert_int_equal(s.shared_mesh_count, 1);
+    assert_int_equal(s.shared_prim_count, 2);   /* the square, once */
+    assert_int_equal(s.prim_count, 0);
+    /* the placement: node k's square centred at 0.5 (x, y) of its translation, then 1 nearer */
+    const sr_mesh_instance *in = &s.instances[41];   /* node 41: translation (-19, -11) */
+    assert_true(in->m[0][0] == 0.5 && in->m[1][1] == 0.5 && in->m[2][2] == 0.5);
+    assert_true(in->m[0][3] == -9.5 && in->m[1][3] == -5.5 && in->m[2][3] == 1.0);
+    float *img = sr_test_render_cpu(&s, 1);
+    uint32_t lit = 0;
+    for (uint32_t i = 0; i < s.width * s.height; i++) lit += img[3 * i] > 0.0f;
+    printf("  1,000 nodes of one glTF mesh: %u of %u pixels lit\n", lit, s.width * s.height);
+    assert_true(lit > s.width * s.height * 9u / 10u);   /* the squares tile the view: gaps are edges only */
+    free(img);
+    sr_scene_free(&s);
+}
+
 /* Every placement's transform is checked where it stands, the first or a later one. */
 static void test_bad_instances_refused(void **state)
 {
@@ -254,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_instanced_renders_as_flattened),
         cmocka_unit_test(test_emissive_mesh_flattened),
         cmocka_unit_test(test_gltf_mesh_on_two_nodes),
+        cmocka_unit_test(test_gltf_thousand_nodes),
         cmocka_unit_test(test_bad_instances_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
