@@ -721,7 +721,9 @@ static void emit_mesh(const emit_ctx *e, const struct aiMesh *mesh, const xform 
 
 /* ---- a glTF file's repeated meshes as instances (sr_mesh_opts.shared) ---------------- */
 
-#define SR_NODE_DEPTH_MAX 1024   /* deeper node hierarchies are refused (the walk recurses) */
+/* Deeper node hierarchies are refused (the walk recurses); glTF's checks (mesh_check_gltf.h)
+ * already bound them at 1000 levels below a root, and assimp adds one above. */
+#define SR_NODE_DEPTH_MAX 1024
 
 /* a (row-major 3x4, affine) times b */
 static void affine_mul(const double a[3][4], const double b[3][4], double out[3][4])

@@ -3,11 +3,13 @@
  * scale, a "transform" matrix) plus 200 small placements of a second, flat-shaded mesh,
  * over a checkered floor plane beside a glass sphere (a top level that holds a world prim
  * and the Whitted split), by both integrators. Instanced scenes run on the maps build
- * (render.c). Images must be bit-identical, with the wave mask and the compact mask. Exits
- * 77 (skipped) without a CUDA device. */
-#include "../unit/testutil.h"
+ * (render.c). And a glTF file whose one mesh 400 nodes place, tilted, under a path-traced sky.
+ * Images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
+ * without a CUDA device. */
+#include "../unit/gltfutil.h"
 #include "../../src/scene/scene.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +68,44 @@ static void test_instances_match(void **state)
     }
 }
 
+static void test_gltf_nodes_match(void **state)
+{
+    (void)state;
+    const size_t cap = 400u * 160u + 4096u;
+    char *rest = malloc(cap), gl[512], text[1024];
+    assert_non_null(rest);
+    size_t n = (size_t)snprintf(rest, cap, "\"scene\": 0, \"scenes\": [{\"nodes\": [400]}], \"nodes\": [");
+    for (int k = 0; k < 400; k++)   /* squares on a 20 x 20 grid, each turned about Y */
+        n += (size_t)snprintf(rest + n, cap - n, "{\"mesh\": 0, \"translation\": [%d, %d, 0], \"rotation\": [0, %.9f, 0, %.9f]}, ",
+                              k % 20 - 10, k / 20 - 10, sin(0.01 * k), cos(0.01 * k));
+    snprintf(rest + n, cap - n, "{\"rotation\": [-0.3826834324, 0, 0, 0.9238795325], \"scale\": [0.4, 0.4, 0.4],"
+             " \"children\": [");
+    n = strlen(rest);
+    for (int k = 0; k < 400; k++) n += (size_t)snprintf(rest + n, cap - n, "%s%d", k ? ", " : "", k);
+    snprintf(rest + n, cap - n, "]}],");
+    sr_gltf_write(gl, sizeof gl, "gpu_inst_nodes.gltf", rest);
+    free(rest);
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 3, 9], \"look_at\": [0, 0, 0]},"
+             " \"integrator\": \"path\", \"sky\": {\"zenith\": [0.3, 0.4, 0.6], \"horizon\": [0.8, 0.8, 0.9]},"
+             " \"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [0.7, 0.6, 0.5]}},"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\"}]}", gl);
+    sr_scene s;
+    sr_test_parse("gpu_inst_nodes.json", text, &s);
+    assert_int_equal(s.instance_count, 400);
+    s.width = 160;
+    s.height = 120;
+    s.spp = 2;
+    sr_test_assert_gpu_matches_cpu(&s, "glTF nodes instanced, path");
+    sr_scene_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     int skip = sr_test_gpu_start(argc, argv);
     if (skip) return skip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_instances_match),
+        cmocka_unit_test(test_gltf_nodes_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

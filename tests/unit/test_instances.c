@@ -267,6 +267,32 @@ static void test_gltf_thousand_nodes(void **state)
     sr_scene_free(&s);
 }
 
+/* A node that squashes its copy flat (scale 0) places nothing; the other node still does. */
+static void test_gltf_flat_node(void **state)
+{
+    (void)state;
+    char gl[512], text[1024];
+    sr_gltf_write(gl, sizeof gl, "inst_flat_node.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"
+                  "\"nodes\": [{\"mesh\": 0, \"scale\": [0, 1, 1]}, {\"mesh\": 0, \"translation\": [1, 0, 0]},"
+                  " {\"mesh\": 0, \"translation\": [-1, 0, 0], \"scale\": [1e-30, 1e-30, 1e-30]}],");
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},"
+             " \"materials\": {\"m\": {\"type\": \"diffuse\"}},"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\"}]}", gl);
+    sr_scene s;
+    sr_test_parse("inst_flat_node.json", text, &s);
+    assert_int_equal(s.shared_prim_count, 2);
+    assert_int_equal(s.instance_count, 2);   /* the flat node's is dropped, the tiny one stays */
+    assert_true(s.instances[0].m[0][3] == 1.0 && s.instances[1].m[0][3] == -1.0);
+    s.width = 32;
+    s.height = 24;
+    s.spp = 1;
+    float *img = sr_test_render_cpu(&s, 1);
+    for (uint32_t i = 0; i < 3u * s.width * s.height; i++) assert_true(isfinite(img[i]));
+    free(img);
+    sr_scene_free(&s);
+}
+
 /* Every placement's transform is checked where it stands, the first or a later one. */
 static void test_bad_instances_refused(void **state)
 {
@@ -296,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_emissive_mesh_flattened),
         cmocka_unit_test(test_gltf_mesh_on_two_nodes),
         cmocka_unit_test(test_gltf_thousand_nodes),
+        cmocka_unit_test(test_gltf_flat_node),
         cmocka_unit_test(test_bad_instances_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
