@@ -169,7 +169,7 @@ SR_HD uint32_t sr_float_bits(float f)
 /* Whether the hit at t on bounded prim i (BVH order) is cut away by its material's alpha:
  * alpha-tested (MASK: kept where alpha >= the cutoff) or coverage (BLEND: kept with
  * probability alpha, by a hash of the ray and the prim, so that the CPU and GPU agree and
- * every ray draws anew). Only the CPU and the GPU's maps build have it (SR_NO_MAPS): the
+ * every ray draws anew). Only the CPU and the GPU's maps and instances builds have it (SR_NO_MAPS): the
  * other GPU builds pay nothing, and there it reads the prim's attributes only in scenes with
  * cutouts (s->cutouts). */
 SR_HD bool sr_cut_away_test(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
@@ -355,17 +355,10 @@ SR_HD void sr_isect_planes(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float t
 
 /* The walk through instance `k`'s mesh (its proxy's leaf was reached): the ray in object
  * space (its direction not renormalised, so t is the world ray's), the mesh's tree from its
- * root, hits numbered by the instance (sr_instance). Returns h with a closer hit, if any (its
- * t, below h.t). any: stop at the first hit (shadow rays). Instanced meshes have no cutouts
- * (the scene copies those), so none is tested. On the GPU kept out of line: inlined, its
- * stack and registers would weigh on every traversal of the maps build. */
-#if defined(__CUDACC__)
-#define SR_ISECT_INSTANCE_FN static __host__ __device__ __noinline__
-#else
-#define SR_ISECT_INSTANCE_FN static inline
-#endif
-SR_ISECT_INSTANCE_FN sr_hit sr_isect_instance(const sr_scene_view *s, uint32_t k, sr_vec3 wo, sr_vec3 wd, float tmin,
-                                              sr_hit h, bool any)
+ * root, hits numbered by the instance (sr_instance). any: stop at the first hit (shadow
+ * rays). Instanced meshes have no cutouts (render.c flattens those), so none is tested. */
+SR_HD bool sr_isect_instance(const sr_scene_view *s, uint32_t k, sr_vec3 wo, sr_vec3 wd, float tmin, sr_hit *h,
+                             bool any)
 {
     const sr_instance *in = &s->instances[k];
     const sr_vec3 o = sr_xf_point(in->to_object, wo), d = sr_xf_dir(in->to_object, wd);
@@ -377,20 +370,22 @@ SR_ISECT_INSTANCE_FN sr_hit sr_isect_instance(const sr_scene_view *s, uint32_t k
     uint32_t stack_node[SR_BVH_STACK];
     float stack_t[SR_BVH_STACK];
     uint32_t sp = 0;
+    bool found = false;
 
     sr_vec3 lo, hi;
     uint32_t id = in->root, index, count;
     float te;
     sr_isect_load_node(&nodes[id], &lo, &hi, &index, &count);
-    if (!sr_isect_slab(o, inv, nx, ny, nz, lo, hi, tmin, h.t, &te)) return h;
+    if (!sr_isect_slab(o, inv, nx, ny, nz, lo, hi, tmin, h->t, &te)) return false;
     for (;;) {
         if (count > 0) {
             for (uint32_t i = index, end = index + count; i < end; i++) {
                 float t;
-                if (sr_intersect_prim(&prims[i], o, d, tmin, h.t, &t)) {
-                    h.t = t;
-                    h.prim = i + shift;
-                    if (any) return h;
+                if (sr_intersect_prim(&prims[i], o, d, tmin, h->t, &t)) {
+                    h->t = t;
+                    h->prim = i + shift;
+                    found = true;
+                    if (any) return true;
                 }
             }
         } else {
@@ -399,8 +394,8 @@ SR_ISECT_INSTANCE_FN sr_hit sr_isect_instance(const sr_scene_view *s, uint32_t k
             float tl, tr;
             sr_isect_load_node(&nodes[id + 1], &llo, &lhi, &li, &lc);
             sr_isect_load_node(&nodes[rid], &rlo, &rhi, &ri, &rc);
-            bool hl = sr_isect_slab(o, inv, nx, ny, nz, llo, lhi, tmin, h.t, &tl);
-            bool hr = sr_isect_slab(o, inv, nx, ny, nz, rlo, rhi, tmin, h.t, &tr);
+            bool hl = sr_isect_slab(o, inv, nx, ny, nz, llo, lhi, tmin, h->t, &tl);
+            bool hr = sr_isect_slab(o, inv, nx, ny, nz, rlo, rhi, tmin, h->t, &tr);
             if (hl && hr) {
                 uint32_t far_id;
                 float far_t;
@@ -422,9 +417,9 @@ SR_ISECT_INSTANCE_FN sr_hit sr_isect_instance(const sr_scene_view *s, uint32_t k
             if (hr) { id = rid; index = ri; count = rc; continue; }
         }
         for (;;) {
-            if (sp == 0) return h;
+            if (sp == 0) return found;
             sp--;
-            if (!(stack_t[sp] > h.t)) break;
+            if (!(stack_t[sp] > h->t)) break;
         }
         id = stack_node[sp];
         sr_isect_load_header(&nodes[id], &index, &count);
@@ -443,7 +438,7 @@ SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float 
     for (uint32_t i = 0; i < n; i++) {
         float t;
         if (!SR_NO_INSTANCES && s->prims[i].kind == SR_PRIM_INSTANCE) {
-            h = sr_isect_instance(s, s->prims[i].material, o, d, tmin, h, false);
+            sr_isect_instance(s, s->prims[i].material, o, d, tmin, &h, false);
             continue;
         }
         if (sr_intersect_prim(&s->prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
@@ -486,7 +481,7 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
             for (uint32_t i = index, end = index + count; i < end; i++) {
                 float t;
                 if (!SR_NO_INSTANCES && s->instance_count && prims[i].kind == SR_PRIM_INSTANCE) {
-                    h = sr_isect_instance(s, prims[i].material, o, d, tmin, h, false);
+                    sr_isect_instance(s, prims[i].material, o, d, tmin, &h, false);
                     continue;
                 }
                 if (sr_intersect_prim(&prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
@@ -562,7 +557,7 @@ SR_HD bool sr_trace_occluded(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float
                     sr_hit ih;
                     ih.t = tmax;
                     ih.prim = SR_NO_HIT;
-                    if (sr_isect_instance(s, prims[i].material, o, d, tmin, ih, true).prim != SR_NO_HIT) return true;
+                    if (sr_isect_instance(s, prims[i].material, o, d, tmin, &ih, true)) return true;
                     continue;
                 }
                 if (sr_intersect_prim(&prims[i], o, d, tmin, tmax, &t) && !sr_cut_away(s, i, o, d, t)) return true;

@@ -122,11 +122,11 @@ SR_HD bool sr_scene_no_assets(const sr_scene_view *s)
     return s->attrs == 0 && s->texture_count == 0u && s->env_tex == 0u;
 }
 
-/* A scene that uses what only the maps build has (SR_NO_MAPS, SR_NO_INSTANCES): normal
- * maps, alpha cutouts, metallic or emission textures, instances. */
+/* A scene whose materials use what only the maps build has (SR_NO_MAPS): normal maps,
+ * alpha cutouts, metallic or emission textures. */
 SR_HD bool sr_scene_maps(const sr_scene_view *s)
 {
-    if (s->cutouts || s->instance_count) return true;
+    if (s->cutouts) return true;
     for (uint32_t i = 0; i < s->material_count; i++) {
         const sr_material *m = &s->materials[i];
         if (m->metal_tex | m->emit_tex | m->norm_tex) return true;

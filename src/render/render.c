@@ -150,8 +150,9 @@ static void sr_renderer_forget(sr_renderer *r)
 static sr_build sr_scene_build(const sr_scene_view *v)
 {
 #if SR_MEASURE
-    if (getenv("SR_NO_PLAIN_KERNELS")) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
+    if (getenv("SR_NO_PLAIN_KERNELS") && !v->instance_count) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
 #endif
+    if (v->instance_count) return SR_BUILD_INSTANCES;   /* the only build with the second level */
     if (sr_scene_maps(v)) return SR_BUILD_MAPS;
     if (!sr_scene_no_assets(v)) return SR_BUILD_GENERAL;
     return sr_scene_plain(v) ? SR_BUILD_PLAIN : SR_BUILD_NO_ASSETS;

@@ -2,7 +2,7 @@
  * smooth-shaded mesh placed three ways (Euler angles and a uniform scale, a non-uniform
  * scale, a "transform" matrix) plus 200 small placements of a second, flat-shaded mesh,
  * over a checkered floor plane beside a glass sphere (a top level that holds a world prim
- * and the Whitted split), by both integrators. Instanced scenes run on the maps build
+ * and the Whitted split), by both integrators. Instanced scenes run on the instances build
  * (render.c). And a glTF file whose one mesh 400 nodes place, tilted, under a path-traced sky.
  * Images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
  * without a CUDA device. */

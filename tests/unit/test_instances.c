@@ -46,6 +46,13 @@ static void test_thousand_instances_hold_one_mesh(void **state)
     const uint32_t mesh_prims = single.prim_count;
     assert_true(mesh_prims > 50);
     assert_int_equal(single.instance_count, 0);   /* placed once: flattened as before */
+    sr_backend be1;
+    sr_renderer r1;
+    prepare(&single, &be1, &r1);
+    assert_int_equal(r1.view.instance_count, 0);
+    assert_true(r1.scene_build != SR_BUILD_INSTANCES);
+    sr_renderer_free(&r1);
+    sr_backend_destroy(&be1);
     sr_scene_free(&single);
 
     const size_t cap = 1000u * 700u + 4096u;
@@ -77,6 +84,7 @@ static void test_thousand_instances_hold_one_mesh(void **state)
     prepare(&s, &be, &r);
     assert_int_equal(r.view.instance_count, 1000);
     assert_int_equal(r.view.instance_ids, 1000);
+    assert_int_equal(r.scene_build, SR_BUILD_INSTANCES);   /* the GPU's only build with the second level */
     assert_int_equal(r.view.prim_count, 1000 + mesh_prims);
     assert_true(r.view.node_count <= 2u * 1000u - 1u + 2u * mesh_prims - 1u);
     const size_t bytes = (size_t)r.view.prim_count * sizeof(sr_prim) + (size_t)r.view.node_count * sizeof(sr_bvh_node) +

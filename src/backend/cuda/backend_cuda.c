@@ -458,6 +458,8 @@ static const sr_cuda_build sr_cuda_builds[SR_BUILDS] = {
                          sr_launch_megakernel_plain, sr_wave_drain_blocks_plain },
     [SR_BUILD_MAPS] = { sr_launch_stage_maps, sr_launch_stage_live_maps, sr_launch_wave_maps, sr_launch_megakernel_maps,
                         sr_wave_drain_blocks_maps },
+    [SR_BUILD_INSTANCES] = { sr_launch_stage_instances, sr_launch_stage_live_instances, sr_launch_wave_instances,
+                             sr_launch_megakernel_instances, sr_wave_drain_blocks_instances },
 };
 
 /* The drain's grid for the driver (backend.h, resident_blocks): the runtime's occupancy. */
