@@ -150,8 +150,10 @@ static void test_instanced_renders_as_flattened(void **state)
         /* The same image but for rounding: the instanced rays meet the sphere in its own
          * space (a transformed ray), the flattened ones meet triangles placed in double and
          * rounded, so a few hits move by an ulp, and a few edge pixels (and the paths
-         * behind them) change. Bound: under 1 % of the values differ by more than 1e-3
-         * and the mean absolute difference is under 1e-3 of the mean. */
+         * behind them) change. Bound: under 0.1 % of the values differ by more than 1e-3
+         * and the mean absolute difference is under 1e-4 of the mean (measured: no value
+         * beyond 1e-3, the mean difference 5e-8 of the mean under Whitted, 3e-6 under path
+         * tracing). */
         const size_t n = 3u * inst.width * inst.height;
         size_t far = 0, same = 0;
         double sum = 0, diff = 0;
@@ -165,8 +167,8 @@ static void test_instanced_renders_as_flattened(void **state)
         printf("  %s: %zu of %zu values bit-identical, %zu differ by more than 1e-3; mean |diff| %.3g of mean %.3g\n",
                integrator ? "path" : "whitted", same, n, far, diff / n, sum / n);
         assert_true(sum > 0.05 * n);                /* something is lit */
-        assert_true(far * 100u < n);
-        assert_true(diff < 1e-3 * sum);
+        assert_true(far * 1000u < n);
+        assert_true(diff < 1e-4 * sum);
         free(fi);
         free(ff);
         sr_scene_free(&inst);
