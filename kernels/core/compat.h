@@ -31,6 +31,12 @@
 #ifndef SR_NO_MAPS
 #define SR_NO_MAPS SR_NO_ASSETS
 #endif
+/* SR_NO_INSTANCES: the two-level BVH's second level (meshes placed by instances). The GPU's
+ * instances build and the CPU backend have it (and any other file, such as the sort keys');
+ * the frame driver runs instanced scenes on that build (kernels/frames/plain.cuh). */
+#ifndef SR_NO_INSTANCES
+#define SR_NO_INSTANCES 0
+#endif
 
 /* Rays per stencil word, and the warp width the CPU frame imitates. */
 #define SR_WARP 32u

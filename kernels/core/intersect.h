@@ -49,6 +49,10 @@ SR_HD void sr_prim_bounds(const sr_prim *p, sr_vec3 *lo, sr_vec3 *hi)
         *lo = sr_vmin(p->a, sr_vmin(p->b, p->c));
         *hi = sr_vmax(p->a, sr_vmax(p->b, p->c));
         break;
+    case SR_PRIM_INSTANCE:   /* its world box, as the host computed it */
+        *lo = p->a;
+        *hi = p->b;
+        break;
     default:   /* planes (unbounded) and unknown kinds: an empty box */
         *lo = sr_v3s(SR_INF);
         *hi = sr_v3s(-SR_INF);
@@ -165,7 +169,7 @@ SR_HD uint32_t sr_float_bits(float f)
 /* Whether the hit at t on bounded prim i (BVH order) is cut away by its material's alpha:
  * alpha-tested (MASK: kept where alpha >= the cutoff) or coverage (BLEND: kept with
  * probability alpha, by a hash of the ray and the prim, so that the CPU and GPU agree and
- * every ray draws anew). Only the CPU and the GPU's maps build have it (SR_NO_MAPS): the
+ * every ray draws anew). Only the CPU and the GPU's maps and instances builds have it (SR_NO_MAPS): the
  * other GPU builds pay nothing, and there it reads the prim's attributes only in scenes with
  * cutouts (s->cutouts). */
 SR_HD bool sr_cut_away_test(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
@@ -259,13 +263,81 @@ SR_HD sr_vec3 sr_isect_inv_dir(sr_vec3 d)
     return sr_v3(1.0f / d.x, 1.0f / d.y, 1.0f / d.z);
 }
 
+/* ---- instances (docs/design.md, "Instances") ------------------------------------------ */
+
+/* m (p, 1) and m v for a row-major 3x4 m, summed left to right (the same bits on both backends). */
+SR_HD sr_vec3 sr_xf_point(const float *m, sr_vec3 p)
+{
+    return sr_v3(m[0] * p.x + m[1] * p.y + m[2] * p.z + m[3], m[4] * p.x + m[5] * p.y + m[6] * p.z + m[7],
+                 m[8] * p.x + m[9] * p.y + m[10] * p.z + m[11]);
+}
+
+SR_HD sr_vec3 sr_xf_dir(const float *m, sr_vec3 v)
+{
+    return sr_v3(m[0] * v.x + m[1] * v.y + m[2] * v.z, m[4] * v.x + m[5] * v.y + m[6] * v.z,
+                 m[8] * v.x + m[9] * v.y + m[10] * v.z);
+}
+
+/* A normal from object to world space: the inverse transpose of to_world, which is the
+ * transpose of to_object's 3x3, made unit length. */
+SR_HD sr_vec3 sr_xf_normal(const float *to_object, sr_vec3 n)
+{
+    const float *m = to_object;
+    const sr_vec3 w = sr_v3(m[0] * n.x + m[4] * n.y + m[8] * n.z, m[1] * n.x + m[5] * n.y + m[9] * n.z,
+                            m[2] * n.x + m[6] * n.y + m[10] * n.z);
+    const float len = sr_length(w);
+    return len > 0.0f ? sr_scale(w, 1.0f / len) : w;
+}
+
+/* Is hit id `id` (not a plane's, not SR_NO_HIT) a prim of an instanced mesh? */
+SR_HD bool sr_hit_instanced(const sr_scene_view *s, uint32_t id)
+{
+    return !SR_NO_INSTANCES && s->instance_count && id >= s->instance_ids;
+}
+
+/* The instance an instanced hit id belongs to: the last whose first_id is at most id. */
+SR_HD const sr_instance *sr_hit_instance(const sr_scene_view *s, uint32_t id)
+{
+    uint32_t lo = 0, hi = s->instance_count - 1u;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo + 1u) / 2u;
+        if (s->instances[mid].first_id <= id) lo = mid;
+        else hi = mid - 1u;
+    }
+    return &s->instances[lo];
+}
+
 /* ---- whole-scene queries ------------------------------------------------------------ */
 
-SR_HD const sr_prim *sr_hit_prim(const sr_scene_view *s, sr_hit h)
+/* The world-space prim of a hit, or NULL for SR_NO_HIT: every shading read of a hit's prim
+ * goes through here. An instanced mesh's triangle is placed into *scratch. */
+SR_HD const sr_prim *sr_hit_prim(const sr_scene_view *s, sr_hit h, sr_prim *scratch)
 {
     if (h.prim == SR_NO_HIT) return 0;
     if (h.prim & SR_HIT_PLANE_BIT) return &s->planes[h.prim & ~SR_HIT_PLANE_BIT];
+    if (sr_hit_instanced(s, h.prim)) {
+        const sr_instance *in = sr_hit_instance(s, h.prim);
+        const sr_prim *p = &s->prims[h.prim - in->id_shift];
+        scratch->kind = p->kind;
+        scratch->material = p->material;
+        scratch->a = sr_xf_point(in->to_world, p->a);
+        scratch->b = sr_xf_point(in->to_world, p->b);
+        scratch->c = sr_xf_point(in->to_world, p->c);
+        return scratch;
+    }
     return &s->prims[h.prim];
+}
+
+/* The per-vertex attributes of bounded hit id `id` (s->attrs is not NULL): an instanced
+ * mesh's are copied to *scratch with their normals turned into world space. */
+SR_HD const sr_tri_attr *sr_hit_attr(const sr_scene_view *s, uint32_t id, sr_tri_attr *scratch)
+{
+    if (!sr_hit_instanced(s, id)) return &s->attrs[id];
+    const sr_instance *in = sr_hit_instance(s, id);
+    *scratch = s->attrs[id - in->id_shift];
+    if (scratch->flags & SR_ATTR_NORMALS)
+        for (int k = 0; k < 3; k++) scratch->n[k] = sr_xf_normal(in->to_object, scratch->n[k]);
+    return scratch;
 }
 
 /* Planes first: they are few, often near (floors, walls), and their hit tightens tmax
@@ -281,15 +353,94 @@ SR_HD void sr_isect_planes(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float t
     }
 }
 
-/* The reference answer: every plane, then every bounded prim, no BVH. */
+/* The walk through instance `k`'s mesh (its proxy's leaf was reached): the ray in object
+ * space (its direction not renormalised, so t is the world ray's), the mesh's tree from its
+ * root, hits numbered by the instance (sr_instance). any: stop at the first hit (shadow
+ * rays). Instanced meshes have no cutouts (render.c flattens those), so none is tested. */
+SR_HD bool sr_isect_instance(const sr_scene_view *s, uint32_t k, sr_vec3 wo, sr_vec3 wd, float tmin, sr_hit *h,
+                             bool any)
+{
+    const sr_instance *in = &s->instances[k];
+    const sr_vec3 o = sr_xf_point(in->to_object, wo), d = sr_xf_dir(in->to_object, wd);
+    const sr_bvh_node *nodes = s->nodes;
+    const sr_prim *prims = s->prims;
+    const uint32_t shift = in->id_shift;
+    sr_vec3 inv = sr_isect_inv_dir(d);
+    bool nx = inv.x < 0.0f, ny = inv.y < 0.0f, nz = inv.z < 0.0f;
+    uint32_t stack_node[SR_BVH_STACK];
+    float stack_t[SR_BVH_STACK];
+    uint32_t sp = 0;
+    bool found = false;
+
+    sr_vec3 lo, hi;
+    uint32_t id = in->root, index, count;
+    float te;
+    sr_isect_load_node(&nodes[id], &lo, &hi, &index, &count);
+    if (!sr_isect_slab(o, inv, nx, ny, nz, lo, hi, tmin, h->t, &te)) return false;
+    for (;;) {
+        if (count > 0) {
+            for (uint32_t i = index, end = index + count; i < end; i++) {
+                float t;
+                if (sr_intersect_prim(&prims[i], o, d, tmin, h->t, &t)) {
+                    h->t = t;
+                    h->prim = i + shift;
+                    found = true;
+                    if (any) return true;
+                }
+            }
+        } else {
+            sr_vec3 llo, lhi, rlo, rhi;
+            uint32_t li, lc, ri, rc, rid = index;
+            float tl, tr;
+            sr_isect_load_node(&nodes[id + 1], &llo, &lhi, &li, &lc);
+            sr_isect_load_node(&nodes[rid], &rlo, &rhi, &ri, &rc);
+            bool hl = sr_isect_slab(o, inv, nx, ny, nz, llo, lhi, tmin, h->t, &tl);
+            bool hr = sr_isect_slab(o, inv, nx, ny, nz, rlo, rhi, tmin, h->t, &tr);
+            if (hl && hr) {
+                uint32_t far_id;
+                float far_t;
+                if (tr < tl) {
+                    far_id = id + 1; far_t = tl;
+                    id = rid; index = ri; count = rc;
+                } else {
+                    far_id = rid; far_t = tr;
+                    id = id + 1; index = li; count = lc;
+                }
+                if (sp < SR_BVH_STACK) {
+                    stack_node[sp] = far_id;
+                    stack_t[sp] = far_t;
+                    sp++;
+                }
+                continue;
+            }
+            if (hl) { id = id + 1; index = li; count = lc; continue; }
+            if (hr) { id = rid; index = ri; count = rc; continue; }
+        }
+        for (;;) {
+            if (sp == 0) return found;
+            sp--;
+            if (!(stack_t[sp] > h->t)) break;
+        }
+        id = stack_node[sp];
+        sr_isect_load_header(&nodes[id], &index, &count);
+    }
+}
+
+/* The reference answer: every plane, then every bounded prim of the top level, no BVH (an
+ * instance's mesh is walked through its own tree). */
 SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float tmin, float tmax)
 {
     sr_hit h;
     h.t = tmax;
     h.prim = SR_NO_HIT;
     sr_isect_planes(s, o, d, tmin, &h);
-    for (uint32_t i = 0; i < s->prim_count; i++) {
+    const uint32_t n = !SR_NO_INSTANCES && s->instance_count ? s->instance_ids : s->prim_count;
+    for (uint32_t i = 0; i < n; i++) {
         float t;
+        if (!SR_NO_INSTANCES && s->prims[i].kind == SR_PRIM_INSTANCE) {
+            sr_isect_instance(s, s->prims[i].material, o, d, tmin, &h, false);
+            continue;
+        }
         if (sr_intersect_prim(&s->prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
             h.t = t;
             h.prim = i;
@@ -329,6 +480,10 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
         if (count > 0) {
             for (uint32_t i = index, end = index + count; i < end; i++) {
                 float t;
+                if (!SR_NO_INSTANCES && s->instance_count && prims[i].kind == SR_PRIM_INSTANCE) {
+                    sr_isect_instance(s, prims[i].material, o, d, tmin, &h, false);
+                    continue;
+                }
                 if (sr_intersect_prim(&prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
                     h.t = t;
                     h.prim = i;
@@ -397,8 +552,16 @@ SR_HD bool sr_trace_occluded(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float
 
     for (;;) {
         if (count > 0) {
-            for (uint32_t i = index, end = index + count; i < end; i++)
+            for (uint32_t i = index, end = index + count; i < end; i++) {
+                if (!SR_NO_INSTANCES && s->instance_count && prims[i].kind == SR_PRIM_INSTANCE) {
+                    sr_hit ih;
+                    ih.t = tmax;
+                    ih.prim = SR_NO_HIT;
+                    if (sr_isect_instance(s, prims[i].material, o, d, tmin, &ih, true)) return true;
+                    continue;
+                }
                 if (sr_intersect_prim(&prims[i], o, d, tmin, tmax, &t) && !sr_cut_away(s, i, o, d, t)) return true;
+            }
         } else {
             sr_vec3 llo, lhi, rlo, rhi;
             uint32_t li, lc, ri, rc, rid = index;

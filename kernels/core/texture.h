@@ -21,7 +21,8 @@ SR_HD bool sr_hit_uv(const sr_scene_view *s, uint32_t hit_prim, const sr_prim *p
         return true;
     }
     if (prim->kind != SR_PRIM_TRIANGLE || !s->attrs) return false;
-    const sr_tri_attr *a = &s->attrs[hit_prim];
+    sr_tri_attr placed;
+    const sr_tri_attr *a = sr_hit_attr(s, hit_prim, &placed);
     if (!(a->flags & SR_ATTR_UV)) return false;
     float wb, wc;
     sr_tri_bary(prim, x, &wb, &wc);

@@ -68,6 +68,7 @@ typedef enum sr_prim_kind {
     SR_PRIM_PLANE,      /* a = a point on it, b = unit normal (unbounded: not in the BVH) */
     SR_PRIM_QUAD,       /* a = corner, b = edge u, c = edge v (parallelogram a+s*b+t*c)  */
     SR_PRIM_TRIANGLE,   /* a, b, c = vertices, counter-clockwise seen from the front     */
+    SR_PRIM_INSTANCE,   /* top level only: a = lo, b = hi of instance `material`'s world box */
     SR_PRIM_KIND_COUNT
 } sr_prim_kind;
 
@@ -101,6 +102,20 @@ typedef struct sr_bvh_node {
 
 #define SR_BVH_STACK 64    /* traversal stack depth; the builder refuses deeper trees   */
 #define SR_NO_HIT 0xffffffffu
+
+/* A placed copy of a mesh stored once (docs/design.md, "Instances"). The mesh's prims and
+ * tree follow the top level's in the scene's arrays, in object space; the instance's proxy
+ * prim (SR_PRIM_INSTANCE) sits in the top-level tree. A hit on the mesh's stored prim i is
+ * numbered i + id_shift: instance k's hits are [first_id, first_id + the mesh's prim count),
+ * numbered after the top level's prims (sr_scene_view.instance_ids) in instance order. */
+typedef struct sr_instance {
+    float to_world[12];   /* row-major 3x4: world = M (p, 1)                                */
+    float to_object[12];  /* its inverse (worked in double on the host, rounded once)      */
+    uint32_t root;        /* node index of the mesh's tree root                          */
+    uint32_t first_id;    /* the hit id of the mesh's first stored prim                  */
+    uint32_t id_shift;    /* first_id - the mesh's first stored prim (modulo 2^32)       */
+    uint32_t pad;
+} sr_instance;
 
 /* ---- lights and camera ---------------------------------------------------------------- */
 typedef enum sr_light_kind { SR_LIGHT_POINT = 0, SR_LIGHT_DIRECTIONAL, SR_LIGHT_SPOT } sr_light_kind;
@@ -171,6 +186,11 @@ typedef struct sr_scene_view {
     uint32_t width, height, spp, max_depth;
     uint32_t integrator;         /* sr_integrator                                        */
     uint32_t path_flags;         /* SR_PATH_NO_NEE | SR_PATH_NO_RR (tests)               */
+    /* Instances (sr_instance): none in a scene where no mesh repeats. prims, nodes and attrs
+     * then hold the top level first, then each instanced mesh's prims and tree. */
+    const sr_instance *instances;
+    uint32_t instance_count;
+    uint32_t instance_ids;       /* the first instanced hit id (the top level's prim count) */
 } sr_scene_view;
 
 /* A ray hit as intersect leaves it for shade. */

@@ -1,8 +1,12 @@
 /* bounce.cu: kernel frames around the shared stages (stages.h), one launch per stage and
  * bounce, and the megakernel baseline. The stage bodies are the CPU backend's too. */
-/* Every build but the maps build leaves the material maps out (plain.cuh). */
+/* Every build but the maps and instances builds leaves the material maps out, every one but
+ * the instances build the instances (plain.cuh). */
 #ifndef SR_NO_MAPS
 #define SR_NO_MAPS 1
+#endif
+#ifndef SR_NO_INSTANCES
+#define SR_NO_INSTANCES 1
 #endif
 #include "launch.h"
 #include "../integrators/stages.h"

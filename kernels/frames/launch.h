@@ -105,6 +105,7 @@ cudaError_t sr_launch_megakernel(const sr_params *p, cudaStream_t stream);
 SR_BUILD_LAUNCHERS(_noassets)
 SR_BUILD_LAUNCHERS(_plain)
 SR_BUILD_LAUNCHERS(_maps)
+SR_BUILD_LAUNCHERS(_instances)
 /* stencil[0..words) = the first `live` bits set, where live = *live_dev if live_dev is not
  * NULL (left on the device by compaction), else live_host; if n_out is not NULL it is set
  * to live_host (the device-side count the persistent kernels read). */

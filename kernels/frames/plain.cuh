@@ -1,8 +1,12 @@
 /* plain.cuh: the kernels' builds for scenes that use fewer features.
  *
- * wave.cu and bounce.cu are compiled four times. The maps build (wave_maps.cu, bounce_maps.cu)
- * runs every scene, and is the only one with the glTF material maps (SR_NO_MAPS: normal maps,
- * alpha cutouts, metallic and emission textures; sr_scene_maps). The general build runs every
+ * wave.cu and bounce.cu are compiled five times. The instances build (wave_instances.cu,
+ * bounce_instances.cu) runs every scene, and is the only one with the two-level BVH's second
+ * level (SR_NO_INSTANCES: meshes placed by instances; the frame driver runs it for scenes
+ * that have any): its second traversal stack would cost every other build stack and spills.
+ * The maps build (wave_maps.cu, bounce_maps.cu) runs every scene without instances, and it
+ * and the instances build are the only ones with the glTF material maps (SR_NO_MAPS: normal
+ * maps, alpha cutouts, metallic and emission textures; sr_scene_maps). The general build runs every
  * scene without them: inlined, they cost its bounce loop registers. The
  * no-assets build (wave_noassets.cu, bounce_noassets.cu: SR_NO_ASSETS) runs scenes without
  * textures, an environment map or per-vertex attributes (sr_scene_no_assets, stages.h); the
@@ -27,6 +31,8 @@
 #define SR_K(name) name##_plain
 #elif SR_NO_ASSETS
 #define SR_K(name) name##_noassets
+#elif !SR_NO_INSTANCES
+#define SR_K(name) name##_instances
 #elif !SR_NO_MAPS
 #define SR_K(name) name##_maps
 #else

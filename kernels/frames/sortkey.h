@@ -100,7 +100,8 @@ SR_HD uint32_t sr_sort_ray_key(const sr_params *p, uint32_t slot, int kind, cons
         sr_hit h;
         h.t = p->hit_t[slot];
         h.prim = p->hit_prim[slot];
-        const sr_prim *prim = sr_hit_prim(&p->scene, h);
+        sr_prim placed;
+        const sr_prim *prim = sr_hit_prim(&p->scene, h, &placed);
         return sr_sort_key_material(prim ? prim->material : 0x3fffu, o, d, b);
     }
     return sr_sort_key_dir_morton(o, d, b);

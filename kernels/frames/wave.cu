@@ -3,9 +3,13 @@
  * launches and their geometry, each warp's start (which tile: launch order, or the order of
  * the tiles, which the frame runs the same either way) and end, and the timeline of a
  * measurement build. */
-/* Every build but the maps build leaves the material maps out (plain.cuh). */
+/* Every build but the maps and instances builds leaves the material maps out, every one but
+ * the instances build the instances (plain.cuh). */
 #ifndef SR_NO_MAPS
 #define SR_NO_MAPS 1
+#endif
+#ifndef SR_NO_INSTANCES
+#define SR_NO_INSTANCES 1
 #endif
 #include "launch.h"
 #include "../integrators/stages.h"

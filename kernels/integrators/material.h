@@ -91,7 +91,8 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
     *smooth = false;
     *xs = x;
     if (SR_NO_ASSETS || !s->attrs || (hit_prim & SR_HIT_PLANE_BIT)) return n;
-    const sr_tri_attr *a = &s->attrs[hit_prim];
+    sr_tri_attr placed;   /* an instanced triangle's, in world space */
+    const sr_tri_attr *a = sr_hit_attr(s, hit_prim, &placed);
     const uint32_t mapped = SR_NO_MAPS ? 0u : a->flags & SR_ATTR_NORMAL_MAP;   /* (maps build, CPU) */
     if (!(a->flags & SR_ATTR_NORMALS) && !mapped) return n;
     float wb, wc;

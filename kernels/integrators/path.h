@@ -392,7 +392,8 @@ SR_HD void sr_path_last_hit(const sr_params *p, uint32_t pixel, sr_vec3 tp, sr_v
         sr_path_film_add(p, pixel, sr_mul(tp, sr_path_escaped(s, wi, pdf)));
         return;
     }
-    const sr_prim *prim = sr_hit_prim(s, h);
+    sr_prim placed;   /* an instanced triangle, in world space */
+    const sr_prim *prim = sr_hit_prim(s, h, &placed);
     const sr_material *m = &s->materials[prim->material];
     if (m->kind != SR_MAT_EMISSIVE && m->kind != SR_MAT_PBR) return;
     const sr_vec3 x = sr_madd(o, wi, h.t);
@@ -419,7 +420,8 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
         return SR_PATH_END;
     }
     const sr_vec3 x = sr_madd(o, d, h.t);
-    const sr_prim *prim = sr_hit_prim(s, h);
+    sr_prim placed;   /* an instanced triangle, in world space */
+    const sr_prim *prim = sr_hit_prim(s, h, &placed);
     const sr_material *m = &s->materials[prim->material];
     const sr_vec3 ng = sr_prim_normal(prim, x);
     const bool front = sr_dot(d, ng) < 0.0f;

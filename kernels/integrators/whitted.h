@@ -182,7 +182,8 @@ SR_HD bool sr_shade_whitted(const sr_params *p, sr_ray *r, uint32_t bounce, sr_h
         return false;
     }
     sr_vec3 x = sr_madd(r->o, d, h.t);
-    const sr_prim *prim = sr_hit_prim(s, h);
+    sr_prim placed;   /* an instanced triangle, in world space */
+    const sr_prim *prim = sr_hit_prim(s, h, &placed);
     const sr_material *m = &s->materials[prim->material];
     sr_vec3 n = sr_prim_normal(prim, x);
     bool front = sr_dot(d, n) < 0.0f;

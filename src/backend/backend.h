@@ -91,8 +91,8 @@ typedef enum sr_kernel {
  * the narrower ones drop features a scene does not use (the same image, less code). The frame
  * driver picks the narrowest that fits the scene and the frame's integrator (render.c,
  * sr_build_of) and names it in every launch; the CPU backend runs one build and ignores it.
- * 0, the general build, is correct for any scene without material maps; the maps build for
- * any scene. */
+ * 0, the general build, is correct for any scene without material maps or instances; the
+ * maps build for any scene without instances; the instances build for any scene. */
 typedef enum sr_build {
     SR_BUILD_GENERAL = 0,   /* every scene                                                     */
     SR_BUILD_NO_ASSETS,     /* no textures, environment map or per-vertex attributes
@@ -101,6 +101,8 @@ typedef enum sr_build {
     SR_BUILD_MAPS,          /* every scene, with the glTF material maps the general build leaves
                                out (sr_scene_maps: normal maps, alpha cutouts, metallic and
                                emission textures)                                              */
+    SR_BUILD_INSTANCES,     /* every scene, with the maps and instances (meshes placed several
+                               times: the two-level BVH's second level)                        */
     SR_BUILDS
 } sr_build;
 

@@ -428,10 +428,12 @@ sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const s
     const uint64_t px = (uint64_t)f->width * f->height;
     uint64_t cpu = 0;
     for (uint32_t i = 0; i < n; i++) cpu += specs[i].kind != SR_BACKEND_CUDA;   /* AUTO may be the CPU */
-    /* each worker: its BVH build and its sum's copy; a CPU worker also its pool and its sum */
-    const uint64_t per_worker = sr_bvh_build_bytes(scene->prim_count) +
+    /* each worker: its BVH builds, instances and its sum's copy; a CPU worker also its pool and its sum */
+    const uint64_t per_worker = sr_bvh_build_bytes(scene->prim_count + scene->instance_count) +
+                                sr_bvh_build_bytes(scene->shared_prim_count) +
                                 (scene->attrs ? (uint64_t)scene->prim_count * sizeof(sr_tri_attr) : 0) +
-                                px * 3u * sizeof(int64_t);
+                                (scene->shared_attrs ? (uint64_t)scene->shared_prim_count * sizeof(sr_tri_attr) : 0) +
+                                (uint64_t)scene->instance_count * sizeof(sr_instance) + px * 3u * sizeof(int64_t);
     const uint64_t pools = cpu * (sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(scene)) + px * 3u * sizeof(int64_t));
     const uint64_t sum = px * 3u * sizeof(int64_t), rgb = px * 12u;
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;

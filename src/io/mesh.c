@@ -2,12 +2,17 @@
  * files of one triangle mesh, through the direct readers (mesh_direct.h), which give the same
  * triangles faster. Node transforms are baked in by assimp (PreTransformVertices); ours (scale,
  * rotate X/Y/Z, translate, or a general affine matrix) is applied in double and then rounded
- * once to float. Points, lines and degenerate triangles are skipped. */
+ * once to float. Points, lines and degenerate triangles are skipped. A glTF file whose nodes
+ * place a mesh more than once, read for a caller that takes instances (sr_mesh_opts.shared),
+ * is walked node by node instead: such a mesh is read once and placed by instances, the rest
+ * placed by each node's matrix composed with ours in double. */
 #include "mesh.h"
 #include "../base/mem_limits.h"
 #include "mesh_check.h"
 #include "mesh_direct.h"
 #include "gltf_materials.h"
+#include "gltf_scene.h"
+#include "../../kernels/integrators/lights.h"
 #include "../base/interrupt.h"
 #include "outpath.h"
 #include "../base/rotation.h"
@@ -599,7 +604,7 @@ static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t si
 }
 
 static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
-                             const sr_gltf_materials *gm, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
+                             const sr_gltf_materials *gm, bool walk, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
                              sr_error *err);
 
 static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
@@ -632,19 +637,318 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     memset(&gm, 0, sizeof gm);
     if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_materials_read(path, ext, size, &gm, err)))
         return mem;
-    mem = mesh_import(path, xf, material, opts, &gm, prims, count, attrs, err);
+    /* a glTF file whose nodes place a mesh more than once, for a caller taking instances */
+    bool walk = false;
+    if (gm.is_gltf && opts->shared) {
+        sr_gltf_scene info;
+        sr_error gerr;
+        memset(&gerr, 0, sizeof gerr);
+        if (sr_gltf_scene_read(path, &info, &gerr) == SR_OK) {
+            for (uint32_t k = 0; k < info.mesh_count; k++) walk |= info.mesh_nodes[k] > 1;
+            sr_gltf_scene_free(&info);
+        }   /* (else the import below says what is wrong) */
+    }
+    mem = mesh_import(path, xf, material, opts, &gm, walk, prims, count, attrs, err);
     sr_gltf_materials_free(&gm);
     return mem;
 }
 
+/* What the triangles of one import share as they are emitted (mesh_import). */
+typedef struct emit_ctx {
+    uint32_t material;
+    const sr_mesh_opts *opts;
+    const sr_gltf_materials *gm;
+    bool use_normals, use_uv, mapped;
+} emit_ctx;
+
+/* mesh's triangles placed by t, onto out[*kept...] (and at, if not NULL); degenerate and
+ * non-finite ones skipped. */
+static void emit_mesh(const emit_ctx *e, const struct aiMesh *mesh, const xform *t, sr_prim *out, sr_tri_attr *at,
+                      size_t *kept)
+{
+    const sr_mesh_opts *opts = e->opts;
+    const sr_gltf_materials *gm = e->gm;
+    const uint32_t material = e->material;
+    const bool use_normals = e->use_normals, use_uv = e->use_uv, mapped = e->mapped;
+    if (!mesh || !mesh->mFaces || !mesh->mVertices) return;
+    for (unsigned fi = 0; fi < mesh->mNumFaces; fi++) {
+        const struct aiFace *face = &mesh->mFaces[fi];
+        if (face->mNumIndices != 3) continue;
+        const unsigned *ix = face->mIndices;
+        if (ix[0] >= mesh->mNumVertices || ix[1] >= mesh->mNumVertices || ix[2] >= mesh->mNumVertices)
+            continue;
+        sr_prim p;
+        memset(&p, 0, sizeof p);
+        p.kind = SR_PRIM_TRIANGLE;
+        p.material = material;
+        if (opts->file_mats && mesh->mMaterialIndex < *opts->file_mat_count) p.material = material + mesh->mMaterialIndex;
+        p.a = xform_apply(t, mesh->mVertices[ix[0]]);
+        p.b = xform_apply(t, mesh->mVertices[ix[1]]);
+        p.c = xform_apply(t, mesh->mVertices[ix[2]]);
+        if (!finite3(p.a) || !finite3(p.b) || !finite3(p.c)) continue;
+        sr_vec3 nrm = sr_cross(sr_sub(p.b, p.a), sr_sub(p.c, p.a));
+        if (!(sr_dot(nrm, nrm) > 0.0f)) continue;   /* zero area (or underflow): no hit */
+        if (at) {
+            sr_tri_attr a;
+            memset(&a, 0, sizeof a);
+            if (use_normals && mesh->mNormals && xform_normal(t, mesh->mNormals[ix[0]], &a.n[0]) &&
+                xform_normal(t, mesh->mNormals[ix[1]], &a.n[1]) && xform_normal(t, mesh->mNormals[ix[2]], &a.n[2]))
+                a.flags |= SR_ATTR_NORMALS;
+            if (use_uv && mesh->mTextureCoords[0]) {
+                /* a glTF material's KHR_texture_transform, baked into the UVs */
+                const sr_gltf_material *gx = mesh->mMaterialIndex < gm->count ? &gm->mats[mesh->mMaterialIndex] : NULL;
+                for (int k = 0; k < 3; k++) {
+                    const struct aiVector3D uv = mesh->mTextureCoords[0][ix[k]];
+                    a.uv[2 * k] = isfinite(uv.x) ? uv.x : 0.0f;
+                    a.uv[2 * k + 1] = isfinite(uv.y) ? uv.y : 0.0f;
+                    if (gx && gx->has_uv_xf) sr_gltf_uv_apply(gx->uv_xf, &a.uv[2 * k], &a.uv[2 * k + 1]);
+                }
+                a.flags |= SR_ATTR_UV;
+                if (mapped && mesh->mMaterialIndex < *opts->file_mat_count) {
+                    const sr_file_texture *nt = &(*opts->file_mats)[mesh->mMaterialIndex].tex[SR_FTEX_NORMAL];
+                    if (nt->path || nt->bytes) a.flags |= SR_ATTR_NORMAL_MAP;
+                }
+            }
+            if (mapped && mesh->mMaterialIndex < *opts->file_mat_count &&
+                (*opts->file_mats)[mesh->mMaterialIndex].m.alpha_mode != SR_ALPHA_OPAQUE)
+                a.flags |= SR_ATTR_CUTOUT;
+            if (!(a.flags & SR_ATTR_NORMALS)) memset(a.n, 0, sizeof a.n);
+            at[*kept] = a;
+        }
+        out[(*kept)++] = p;
+    }
+}
+
+/* ---- a glTF file's repeated meshes as instances (sr_mesh_opts.shared) ---------------- */
+
+/* Deeper node hierarchies are refused (the walk recurses); glTF's checks (mesh_check_gltf.h)
+ * already bound them at 1000 levels below a root, and assimp adds one above. */
+#define SR_NODE_DEPTH_MAX 1024
+
+/* a (row-major 3x4, affine) times b */
+static void affine_mul(const double a[3][4], const double b[3][4], double out[3][4])
+{
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 4; j++)
+            out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + (j == 3 ? a[i][3] : 0.0);
+    }
+}
+
+/* Our transform as a matrix: the general one, or scale, then rotate, then translate. */
+static void xform_matrix(const xform *t, double m[3][4])
+{
+    if (t->affine) {
+        memcpy(m, t->m, sizeof t->m);
+        return;
+    }
+    for (int j = 0; j < 3; j++) {
+        double c[3] = { 0, 0, 0 };
+        c[j] = t->scale;
+        sr_rotation_apply(&t->rot, &c[0], &c[1], &c[2]);
+        for (int i = 0; i < 3; i++) m[i][j] = c[i];
+    }
+    m[0][3] = t->tx;
+    m[1][3] = t->ty;
+    m[2][3] = t->tz;
+}
+
+typedef struct node_walk {
+    const emit_ctx *ec;
+    const struct aiScene *sc;
+    uint32_t *uses;          /* per aiMesh: how many nodes place it                       */
+    int32_t *shared_id;      /* per aiMesh: its shared mesh, -1 not yet read, -2 none      */
+    bool *instanced;         /* per aiMesh: placed by instances                           */
+    sr_mesh_shared *sh;
+    bool with_attrs;         /* the caller keeps attributes (sr_mesh_load_ex's attrs)      */
+    sr_prim *prims; sr_tri_attr *at; size_t *kept;   /* the flattened triangles        */
+    bool placed_any;
+    bool oom;
+} node_walk;
+
+/* Room for one more entry in an array whose capacity is the next power of two at or above
+ * its count (sr_mesh_shared). */
+static bool grow_pow2(void **arr, size_t elem, uint32_t count)
+{
+    if (count & (count - 1u)) return true;
+    void *g = realloc(*arr, (count ? 2u * (size_t)count : 1u) * elem);
+    if (!g) return false;
+    *arr = g;
+    return true;
+}
+
+/* Each node under n (world: its parent's matrix), depth first: count (counting) or place its
+ * meshes. False when the hierarchy is deeper than SR_NODE_DEPTH_MAX. */
+static bool walk_nodes(node_walk *w, const struct aiNode *n, const double parent[3][4], int depth, bool counting)
+{
+    if (!n) return true;
+    if (depth > SR_NODE_DEPTH_MAX) return false;
+    const struct aiMatrix4x4 *l = &n->mTransformation;
+    const double local[3][4] = { { l->a1, l->a2, l->a3, l->a4 }, { l->b1, l->b2, l->b3, l->b4 }, { l->c1, l->c2, l->c3, l->c4 } };
+    double world[3][4];
+    affine_mul(parent, local, world);
+    for (unsigned k = 0; k < n->mNumMeshes && !w->oom; k++) {
+        const unsigned m = n->mMeshes[k];
+        if (m >= w->sc->mNumMeshes) continue;
+        if (counting) {
+            if (w->uses[m] < UINT32_MAX) w->uses[m]++;
+            continue;
+        }
+        const struct aiMesh *mesh = w->sc->mMeshes[m];
+        if (!w->instanced[m]) {   /* copied, placed by this node */
+            sr_mesh_transform mt;
+            memset(&mt, 0, sizeof mt);
+            mt.affine = 1;
+            memcpy(mt.m, world, sizeof mt.m);
+            const double det = world[0][0] * (world[1][1] * world[2][2] - world[1][2] * world[2][1]) -
+                               world[0][1] * (world[1][0] * world[2][2] - world[1][2] * world[2][0]) +
+                               world[0][2] * (world[1][0] * world[2][1] - world[1][1] * world[2][0]);
+            if (!(fabs(det) > 0.0) || !isfinite(det)) continue;   /* flattened to nothing */
+            const xform t = xform_make(&mt);
+            emit_mesh(w->ec, mesh, &t, w->prims, w->at, w->kept);
+            continue;
+        }
+        if (w->shared_id[m] == -1) {   /* first placement: the mesh in its own space */
+            sr_mesh_shared *sh = w->sh;
+            sr_mesh_transform id;
+            memset(&id, 0, sizeof id);
+            id.affine = 1;
+            id.m[0][0] = id.m[1][1] = id.m[2][2] = 1.0;
+            const xform t = xform_make(&id);
+            size_t end = *sh->count;
+            emit_mesh(w->ec, mesh, &t, *sh->prims, w->with_attrs ? *sh->attrs : NULL, &end);
+            if (end == *sh->count) {
+                w->shared_id[m] = -2;   /* nothing with an area: nothing to place */
+                continue;
+            }
+            if (!grow_pow2((void **)sh->meshes, sizeof **sh->meshes, *sh->mesh_count)) {
+                w->oom = true;
+                return true;
+            }
+            (*sh->meshes)[*sh->mesh_count].first = *sh->count;
+            (*sh->meshes)[*sh->mesh_count].count = (uint32_t)(end - *sh->count);
+            *sh->count = (uint32_t)end;
+            w->shared_id[m] = (int32_t)(*sh->mesh_count)++;
+        }
+        if (w->shared_id[m] < 0) continue;
+        const double det = world[0][0] * (world[1][1] * world[2][2] - world[1][2] * world[2][1]) -
+                           world[0][1] * (world[1][0] * world[2][2] - world[1][2] * world[2][0]) +
+                           world[0][2] * (world[1][0] * world[2][1] - world[1][1] * world[2][0]);
+        bool finite = true;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 4; j++) finite &= isfinite(world[i][j]) != 0;
+        if (!(fabs(det) > 0.0) || !isfinite(det) || !finite) continue;   /* a node that squashes it flat */
+        if (!grow_pow2((void **)w->sh->instances, sizeof **w->sh->instances, *w->sh->instance_count)) {
+            w->oom = true;
+            return true;
+        }
+        sr_mesh_instance *in = &(*w->sh->instances)[(*w->sh->instance_count)++];
+        in->mesh = (uint32_t)w->shared_id[m];
+        memcpy(in->m, world, sizeof in->m);
+        w->placed_any = true;
+    }
+    for (unsigned c = 0; c < n->mNumChildren; c++)
+        if (!walk_nodes(w, n->mChildren[c], world, depth + 1, counting)) return false;
+    return true;
+}
+
+/* Whether aiMesh m may be instanced: not emissive, not cut out (as the scene's instances). */
+static bool mesh_instanceable(const emit_ctx *e, const struct aiMesh *mesh)
+{
+    const sr_mesh_opts *o = e->opts;
+    if (o->file_mats && *o->file_mats && mesh->mMaterialIndex < *o->file_mat_count) {
+        const sr_material *m = &(*o->file_mats)[mesh->mMaterialIndex].m;
+        return !sr_is_emitter(m) && m->alpha_mode == SR_ALPHA_OPAQUE;
+    }
+    return !o->shared->material_flattens;
+}
+
+/* The file's nodes, walked (mesh_import without PreTransformVertices): every mesh that two or
+ * more nodes place (and that may be instanced) read once onto the shared prims and placed by
+ * an instance per node (our transform composed with the node's, in double); the others
+ * placed by each node onto *prims. */
+static sr_status place_nodes(const emit_ctx *ec, const struct aiScene *sc, const char *path, const sr_mesh_transform *xf,
+                             bool need_attrs, sr_prim **prims, sr_tri_attr **attrs, size_t *kept, bool *placed_any,
+                             sr_error *err)
+{
+    sr_mesh_shared *sh = ec->opts->shared;
+    const unsigned nm = sc->mNumMeshes;
+    node_walk w;
+    memset(&w, 0, sizeof w);
+    w.ec = ec;
+    w.sc = sc;
+    w.sh = sh;
+    w.uses = calloc(nm + 1u, sizeof *w.uses);
+    w.shared_id = malloc((nm + 1u) * sizeof *w.shared_id);
+    w.instanced = calloc(nm + 1u, sizeof *w.instanced);
+    if (!w.uses || !w.shared_id || !w.instanced) {
+        free(w.uses); free(w.shared_id); free(w.instanced);
+        return sr_fail(err, SR_ERR_RUNTIME, "out of memory placing the nodes of mesh file %s", path);
+    }
+    const xform ours = xform_make(xf);
+    double root[3][4];
+    xform_matrix(&ours, root);
+    sr_status st = SR_OK;
+    if (!walk_nodes(&w, sc->mRootNode, root, 0, true))
+        st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: its node hierarchy is deeper than %d; expected a shallower one",
+                     path, SR_NODE_DEPTH_MAX);
+    /* what goes where: copies (triangles x nodes) and shared meshes (triangles once) */
+    uint64_t flat = 0, shared = 0;
+    for (unsigned m = 0; !st && m < nm; m++) {
+        w.shared_id[m] = -1;
+        const struct aiMesh *mesh = sc->mMeshes[m];
+        if (!mesh || !mesh->mFaces || !mesh->mVertices || !w.uses[m]) continue;
+        uint64_t tris = 0;
+        for (unsigned f = 0; f < mesh->mNumFaces; f++) tris += mesh->mFaces[f].mNumIndices == 3;
+        w.instanced[m] = w.uses[m] > 1 && mesh_instanceable(ec, mesh);
+        if (w.instanced[m]) shared += tris;
+        else flat += tris * w.uses[m];
+    }
+    const uint64_t have = *kept, have_shared = *sh->count;
+    if (!st && (have + flat > SR_MAX_PRIMS || have_shared + shared > SR_MAX_PRIMS))
+        st = sr_fail(err, SR_ERR_INPUT, "mesh file %s places %llu triangles (and %llu more once, instanced); a scene holds "
+                     "at most %u primitives", path, (unsigned long long)flat, (unsigned long long)shared, SR_MAX_PRIMS);
+    if (!st) {
+        const size_t attr_bytes = attrs && (need_attrs || *attrs || *sh->attrs) ? sizeof(sr_tri_attr) : 0;   /* at most */
+        char *what = sr_format("mesh file %s (%llu triangles placed, %llu instanced, then the BVH)", path,
+                               (unsigned long long)flat, (unsigned long long)shared);
+        st = what ? sr_check_host_memory((flat + shared) * (sizeof(sr_prim) + attr_bytes) +
+                                         sr_bvh_build_bytes(have + flat) + sr_bvh_build_bytes(have_shared + shared),
+                                         what, "", err)
+                  : sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+        free(what);
+    }
+    if (!st) {
+        sr_prim *g = realloc(*prims, (size_t)(have + flat ? have + flat : 1u) * sizeof *g);
+        if (g) *prims = g;
+        sr_prim *gs = g ? realloc(*sh->prims, (size_t)(have_shared + shared ? have_shared + shared : 1u) * sizeof *gs) : NULL;
+        if (gs) *sh->prims = gs;
+        const bool ok = g && gs && attrs_grow(attrs, need_attrs, have, have + flat ? have + flat : 1u) &&
+                        (!attrs || attrs_grow(sh->attrs, need_attrs, have_shared,
+                                              have_shared + shared ? have_shared + shared : 1u));
+        if (!ok) st = sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+    }
+    if (!st) {
+        w.prims = *prims;
+        w.at = attrs ? *attrs : NULL;
+        w.kept = kept;
+        w.with_attrs = attrs != NULL;   /* (without, the shared mesh gets none either) */
+        walk_nodes(&w, sc->mRootNode, root, 0, false);
+        if (w.oom) st = sr_fail(err, SR_ERR_RUNTIME, "out of memory placing the nodes of mesh file %s", path);
+    }
+    *placed_any = w.placed_any;
+    free(w.uses);
+    free(w.shared_id);
+    free(w.instanced);
+    return st;
+}
 /* The import itself (mesh_load has checked the file and read gm, a glTF's material fields). */
 static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
-                             const sr_gltf_materials *gm, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
+                             const sr_gltf_materials *gm, bool walk, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
                              sr_error *err)
 {
     sr_status mem;
     char *what;
-    unsigned flags = SR_MESH_FLAGS;
+    unsigned flags = walk ? SR_MESH_FLAGS & ~(unsigned)aiProcess_PreTransformVertices : SR_MESH_FLAGS;
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (opts->normals == SR_NORMALS_SMOOTH) {
         /* assimp's own generator (it merges vertices by position and keeps creases) */
@@ -705,28 +1009,32 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
     const bool use_uv = opts->keep_uv && any_uv;
     const bool need_attrs = use_normals || use_uv;
     const size_t attr_bytes = (attrs && (need_attrs || *attrs)) ? sizeof(sr_tri_attr) : 0;
-    /* The triangles and, later, the BVH over every primitive, before either is allocated. */
-    what = sr_format("mesh file %s (%zu triangles, then a BVH over %zu primitives)", path, n, (size_t)*count + n);
-    if (!what) {
-        aiReleaseImport(sc);
-        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
-    }
-    mem = sr_check_host_memory((uint64_t)n * sizeof(sr_prim) + ((uint64_t)*count + n) * attr_bytes +
-                               sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
-    free(what);
-    if (mem) {
-        aiReleaseImport(sc);
-        return mem;
-    }
-    sr_prim *grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
-    if (!grown) {
-        aiReleaseImport(sc);
-        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
-    }
-    *prims = grown;
-    if (!attrs_grow(attrs, need_attrs, *count, (size_t)*count + n)) {
-        aiReleaseImport(sc);
-        return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
+    /* The triangles and, later, the BVH over every primitive, before either is allocated
+     * (a walk of the nodes sizes its own: place_nodes). */
+    sr_prim *grown = *prims;
+    if (!walk) {
+        what = sr_format("mesh file %s (%zu triangles, then a BVH over %zu primitives)", path, n, (size_t)*count + n);
+        if (!what) {
+            aiReleaseImport(sc);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
+        }
+        mem = sr_check_host_memory((uint64_t)n * sizeof(sr_prim) + ((uint64_t)*count + n) * attr_bytes +
+                                   sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
+        free(what);
+        if (mem) {
+            aiReleaseImport(sc);
+            return mem;
+        }
+        grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
+        if (!grown) {
+            aiReleaseImport(sc);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
+        }
+        *prims = grown;
+        if (!attrs_grow(attrs, need_attrs, *count, (size_t)*count + n)) {
+            aiReleaseImport(sc);
+            return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
+        }
     }
     sr_tri_attr *at = attrs ? *attrs : NULL;
 
@@ -753,65 +1061,26 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
         *opts->file_mat_count = nm;
     }
 
-    const bool mapped = opts->file_mats && *opts->file_mats;   /* file materials, some maybe normal-mapped */
-    xform t = xform_make(xf);
+    const emit_ctx ec = { material, opts, gm, use_normals, use_uv, opts->file_mats && *opts->file_mats };
     size_t kept = *count;
-    for (unsigned m = 0; m < sc->mNumMeshes; m++) {
-        const struct aiMesh *mesh = sc->mMeshes[m];
-        if (!mesh || !mesh->mFaces || !mesh->mVertices) continue;
-        for (unsigned fi = 0; fi < mesh->mNumFaces; fi++) {
-            const struct aiFace *face = &mesh->mFaces[fi];
-            if (face->mNumIndices != 3) continue;
-            const unsigned *ix = face->mIndices;
-            if (ix[0] >= mesh->mNumVertices || ix[1] >= mesh->mNumVertices || ix[2] >= mesh->mNumVertices)
-                continue;
-            sr_prim p;
-            memset(&p, 0, sizeof p);
-            p.kind = SR_PRIM_TRIANGLE;
-            p.material = material;
-            if (opts->file_mats && mesh->mMaterialIndex < *opts->file_mat_count) p.material = material + mesh->mMaterialIndex;
-            p.a = xform_apply(&t, mesh->mVertices[ix[0]]);
-            p.b = xform_apply(&t, mesh->mVertices[ix[1]]);
-            p.c = xform_apply(&t, mesh->mVertices[ix[2]]);
-            if (!finite3(p.a) || !finite3(p.b) || !finite3(p.c)) continue;
-            sr_vec3 nrm = sr_cross(sr_sub(p.b, p.a), sr_sub(p.c, p.a));
-            if (!(sr_dot(nrm, nrm) > 0.0f)) continue;   /* zero area (or underflow): no hit */
-            if (at) {
-                sr_tri_attr a;
-                memset(&a, 0, sizeof a);
-                if (use_normals && mesh->mNormals && xform_normal(&t, mesh->mNormals[ix[0]], &a.n[0]) &&
-                    xform_normal(&t, mesh->mNormals[ix[1]], &a.n[1]) && xform_normal(&t, mesh->mNormals[ix[2]], &a.n[2]))
-                    a.flags |= SR_ATTR_NORMALS;
-                if (use_uv && mesh->mTextureCoords[0]) {
-                    /* a glTF material's KHR_texture_transform, baked into the UVs */
-                    const sr_gltf_material *gx = mesh->mMaterialIndex < gm->count ? &gm->mats[mesh->mMaterialIndex] : NULL;
-                    for (int k = 0; k < 3; k++) {
-                        const struct aiVector3D uv = mesh->mTextureCoords[0][ix[k]];
-                        a.uv[2 * k] = isfinite(uv.x) ? uv.x : 0.0f;
-                        a.uv[2 * k + 1] = isfinite(uv.y) ? uv.y : 0.0f;
-                        if (gx && gx->has_uv_xf) sr_gltf_uv_apply(gx->uv_xf, &a.uv[2 * k], &a.uv[2 * k + 1]);
-                    }
-                    a.flags |= SR_ATTR_UV;
-                    if (mapped && mesh->mMaterialIndex < *opts->file_mat_count) {
-                        const sr_file_texture *nt = &(*opts->file_mats)[mesh->mMaterialIndex].tex[SR_FTEX_NORMAL];
-                        if (nt->path || nt->bytes) a.flags |= SR_ATTR_NORMAL_MAP;
-                    }
-                }
-                if (mapped && mesh->mMaterialIndex < *opts->file_mat_count &&
-                    (*opts->file_mats)[mesh->mMaterialIndex].m.alpha_mode != SR_ALPHA_OPAQUE)
-                    a.flags |= SR_ATTR_CUTOUT;
-                if (!(a.flags & SR_ATTR_NORMALS)) memset(a.n, 0, sizeof a.n);
-                at[kept] = a;
-            }
-            grown[kept++] = p;
+    bool placed_any = false;   /* (a walk: some instance placed) */
+    if (walk) {
+        mem = place_nodes(&ec, sc, path, xf, need_attrs, prims, attrs, &kept, &placed_any, err);
+        if (mem) {
+            free(used_images);
+            aiReleaseImport(sc);
+            return mem;
         }
+    } else {
+        xform t = xform_make(xf);
+        for (unsigned m = 0; m < sc->mNumMeshes; m++) emit_mesh(&ec, sc->mMeshes[m], &t, grown, at, &kept);
     }
     if (opts->notice && opts->notice_cap)
         unused_notice(sc, opts, use_normals, use_uv, used_images, gm, opts->notice, opts->notice_cap);
     free(used_images);
     aiReleaseImport(sc);
 
-    if (kept == *count)
+    if (kept == *count && !placed_any)
         return sr_fail(err, SR_ERR_INPUT,
                        "mesh file %s has no triangles with a non-zero area; expected a mesh with faces", path);
     *count = (uint32_t)kept;

@@ -66,6 +66,30 @@ typedef int (*sr_mesh_progress_fn)(void *ctx, double fraction);
  * file to assimp (tests compare the two). */
 typedef enum sr_mesh_reader { SR_MESH_READER_AUTO = 0, SR_MESH_READER_ASSIMP } sr_mesh_reader;
 
+/* A mesh placed several times (docs/scene-format.md, "Instances"): read once, in its own
+ * space, as prims [first, first + count) of the scene's shared prims. */
+typedef struct sr_shared_mesh {
+    uint32_t first, count;
+} sr_shared_mesh;
+
+/* One placement of a shared mesh: world = m (p, 1), row-major 3x4, invertible. */
+typedef struct sr_mesh_instance {
+    uint32_t mesh;               /* index into the shared meshes                          */
+    double m[3][4];
+} sr_mesh_instance;
+
+/* Where a glTF file's meshes that several of its nodes place go (sr_mesh_opts.shared): each
+ * once, in its own space, onto the shared prims (and attributes, as *attrs in
+ * sr_mesh_load_ex), with one instance per node; the arrays grow to a power of two (the
+ * capacity of n entries is the next power of two at or above n). */
+typedef struct sr_mesh_shared {
+    sr_prim **prims; sr_tri_attr **attrs; uint32_t *count;
+    sr_shared_mesh **meshes; uint32_t *mesh_count;
+    sr_mesh_instance **instances; uint32_t *instance_count;
+    /* the caller's `material` (not the file's) is emissive or cut out: nothing is instanced */
+    int material_flattens;
+} sr_mesh_shared;
+
 typedef struct sr_mesh_opts {
     sr_mesh_normals normals;
     float crease_deg;      /* SR_NORMALS_SMOOTH: faces meeting at a larger angle stay sharp   */
@@ -84,6 +108,9 @@ typedef struct sr_mesh_opts {
     sr_mesh_progress_fn progress;   /* NULL: none                                               */
     void *progress_ctx;
     sr_mesh_reader reader;
+    /* When set, a glTF file's meshes that several of its nodes place are instanced there
+     * (emissive or cut-out ones aside); NULL: every node's copy is a triangle of *prims. */
+    sr_mesh_shared *shared;
 } sr_mesh_opts;
 
 /* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with

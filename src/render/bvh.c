@@ -84,6 +84,7 @@ static const char *kind_name(uint32_t kind)
     case SR_PRIM_PLANE: return "plane";
     case SR_PRIM_QUAD: return "quad";
     case SR_PRIM_TRIANGLE: return "triangle";
+    case SR_PRIM_INSTANCE: return "instance";
     default: return "unknown";
     }
 }
@@ -230,9 +231,10 @@ sr_status sr_bvh_check_prims(const sr_prim *prims, uint32_t n, sr_error *err)
                        "split the scene", n, 0x7fffffffu);
     for (uint32_t i = 0; i < n; i++) {
         const sr_prim *p = &prims[i];
-        if (p->kind != SR_PRIM_SPHERE && p->kind != SR_PRIM_QUAD && p->kind != SR_PRIM_TRIANGLE)
+        if (p->kind != SR_PRIM_SPHERE && p->kind != SR_PRIM_QUAD && p->kind != SR_PRIM_TRIANGLE &&
+            p->kind != SR_PRIM_INSTANCE)
             return sr_fail(err, SR_ERR_INPUT, "BVH: primitive %u is a %s (kind %u); only spheres, "
-                           "quads and triangles go in the BVH", i, kind_name(p->kind), p->kind);
+                           "quads, triangles and instances go in the BVH", i, kind_name(p->kind), p->kind);
         int ok = vec_finite(p->a);
         if (p->kind == SR_PRIM_SPHERE) ok = ok && isfinite(p->b.x);
         else ok = ok && vec_finite(p->b) && vec_finite(p->c);

@@ -37,6 +37,7 @@ static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_err
     const uint32_t *order = r->bvh.order;
     uint32_t count = 0;
     for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        if (order[i] >= scene->prim_count) continue;   /* an instance's proxy */
         const sr_prim *p = &prims[order[i]];
         const sr_material *m = &scene->materials[p->material];
         if (sr_is_emitter(m) && sr_emitter_power(p, m) > 0.0f) count++;
@@ -47,6 +48,7 @@ static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_err
     double total = 0.0;
     uint32_t k = 0;
     for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
+        if (order[i] >= scene->prim_count) continue;
         const sr_prim *p = &prims[order[i]];
         const sr_material *m = &scene->materials[p->material];
         float power = sr_is_emitter(m) ? sr_emitter_power(p, m) : 0.0f;
@@ -73,11 +75,29 @@ static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error 
                                   r->bvh.prim_count);
     uint32_t cut = 0;   /* alpha-tested or coverage prims: traversal tests them (sr_cut_away) */
     for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
-        r->attrs[i] = scene->attrs[r->bvh.order[i]];
+        if (r->bvh.order[i] < scene->prim_count) r->attrs[i] = scene->attrs[r->bvh.order[i]];
+        else memset(&r->attrs[i], 0, sizeof r->attrs[i]);   /* an instance's proxy */
         cut |= r->attrs[i].flags & SR_ATTR_CUTOUT;
     }
     r->view.attrs = r->attrs;
     r->view.cutouts = cut ? 1u : 0u;
+    return SR_OK;
+}
+
+/* The view's arrays from the joined levels: top level, then the instanced meshes. */
+static sr_status sr_join_levels(sr_renderer *r, const sr_scene *scene, sr_error *err)
+{
+    sr_status st = sr_levels_join(scene, &r->levels, &r->bvh, r->attrs, err);
+    if (st) return st;
+    const sr_levels *lv = &r->levels;
+    r->view.prims = lv->prims;
+    r->view.prim_count = lv->prim_count;
+    r->view.nodes = lv->nodes;
+    r->view.node_count = lv->node_count;
+    r->view.attrs = lv->attrs;
+    r->view.instances = lv->instances;
+    r->view.instance_count = lv->instance_count;
+    r->view.instance_ids = lv->instance_ids;
     return SR_OK;
 }
 
@@ -130,8 +150,9 @@ static void sr_renderer_forget(sr_renderer *r)
 static sr_build sr_scene_build(const sr_scene_view *v)
 {
 #if SR_MEASURE
-    if (getenv("SR_NO_PLAIN_KERNELS")) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
+    if (getenv("SR_NO_PLAIN_KERNELS") && !v->instance_count) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
 #endif
+    if (v->instance_count) return SR_BUILD_INSTANCES;   /* the only build with the second level */
     if (sr_scene_maps(v)) return SR_BUILD_MAPS;
     if (!sr_scene_no_assets(v)) return SR_BUILD_GENERAL;
     return sr_scene_plain(v) ? SR_BUILD_PLAIN : SR_BUILD_NO_ASSETS;
@@ -182,7 +203,10 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     memset(r, 0, sizeof *r);
     r->be = be;
     double t = sr_now();
-    sr_status st = scene->prim_count <= SR_BVH_HOST_SAH_MAX || sr_bvh_host_always()
+    /* A scene with instances: the two levels, the top one always the host's SAH tree
+     * (instances.h); a scene without keeps the single tree. */
+    sr_status st = scene->instance_count ? sr_levels_build(scene, &r->levels, &r->bvh, err)
+                   : scene->prim_count <= SR_BVH_HOST_SAH_MAX || sr_bvh_host_always()
                        ? sr_bvh_build_sah(scene->prims, scene->prim_count, &r->bvh, err)
                        : sr_bvh_build_on(be, scene->prims, scene->prim_count, 0, &r->bvh, err);
     if (st) { memset(r, 0, sizeof *r); return st; }
@@ -190,6 +214,7 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     r->view = sr_view_of_scene(scene, &r->bvh);
     st = sr_build_emitters(r, scene, err);
     if (!st) st = sr_build_attrs(r, scene, err);
+    if (!st && scene->instance_count) st = sr_join_levels(r, scene, err);
     r->scene_build = sr_scene_build(&r->view);
     r->has_glass = sr_pool_factor(scene) > 1u;
     /* The test switch $SR_SPLIT_BUDGET=N: a lane keeps at most N pending rays and a shade
@@ -211,6 +236,7 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
 void sr_renderer_free(sr_renderer *r)
 {
     sr_bvh_free(&r->bvh);
+    sr_levels_free(&r->levels);
     free(r->emitters);
     free(r->attrs);
     memset(r, 0, sizeof *r);
@@ -742,11 +768,18 @@ sr_status sr_render_image(sr_renderer *r, const sr_frame *f, float *rgb,
 sr_status sr_check_render_memory(const sr_scene *s, const sr_frame *f, sr_backend_kind be_kind, const char *out,
                                  sr_error *err)
 {
-    const uint64_t bvh = sr_bvh_build_bytes(s->prim_count);
+    /* with instances: the top level and the meshes' trees, and their joined copy */
+    const uint64_t bvh = sr_bvh_build_bytes(s->prim_count + s->instance_count) +
+                         (s->instance_count ? 2u * sr_bvh_build_bytes(s->shared_prim_count + s->prim_count + s->instance_count) +
+                                                  (uint64_t)s->instance_count * sizeof(sr_instance)
+                                            : 0);
     const uint64_t pool = be_kind == SR_BACKEND_CPU ? sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(s)) : 0;
     const uint64_t rgb = (uint64_t)f->width * f->height * 3u * sizeof(float);
     /* the per-prim attributes again in BVH order (render.c), when the scene has any */
-    const uint64_t attrs = s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0;
+    const uint64_t attrs = (s->attrs ? (uint64_t)s->prim_count * sizeof(sr_tri_attr) : 0) +
+                           (s->instance_count && (s->attrs || s->shared_attrs)
+                                ? (uint64_t)(s->prim_count + s->instance_count + s->shared_prim_count) * sizeof(sr_tri_attr)
+                                : 0);
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
     const uint64_t need = bvh + attrs + pool + rgb + enc;
     char what[512], b1[32], b2[32], b3[32], b4[32];

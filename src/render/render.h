@@ -8,6 +8,7 @@
 
 #include "../backend/backend.h"
 #include "bvh.h"
+#include "instances.h"
 #include "../scene/scene.h"
 #include "frame.h"
 #include "../../kernels/frames/wave.h"
@@ -44,6 +45,8 @@ typedef struct sr_renderer {
     sr_bvh bvh;
     sr_emitter *emitters; /* path mode's area lights, BVH order (view.emitters points here)  */
     sr_tri_attr *attrs;   /* per-prim normals / UVs, BVH order (view.attrs points here), or NULL */
+    sr_levels levels;     /* a scene with instances: the two levels joined (view.prims, nodes
+                             and attrs point there), else empty                             */
     sr_scene_view view;   /* the scene as uploaded: host pointers into the scene and the BVH,
                              and its scene-wide scalars; the per-frame fields stay 0 (each
                              frame's settings go to the backend's state)                    */

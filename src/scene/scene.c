@@ -359,6 +359,10 @@ void sr_scene_free(sr_scene *scene)
     free(scene->lights);
     free(scene->file_cameras);
     free(scene->mesh_nodes);
+    free(scene->shared_prims);
+    free(scene->shared_attrs);
+    free(scene->shared_meshes);
+    free(scene->instances);
     free(scene->camera_path);
     memset(scene, 0, sizeof *scene);
 }

@@ -7,6 +7,7 @@
 #include "../base/status.h"
 #include "../../kernels/core/types.h"
 #include "../io/texfile.h"
+#include "../io/mesh.h"   /* sr_shared_mesh, sr_mesh_instance */
 
 typedef struct sr_camera_desc {
     sr_vec3 position, look_at, up;
@@ -51,8 +52,13 @@ typedef struct sr_scene {
     sr_prim *planes; uint32_t plane_count;    /* unbounded planes                        */
     sr_light *lights; uint32_t light_count;
     sr_scene_camera *file_cameras; uint32_t file_camera_count;   /* a glTF file's "cameras" */
-    /* A glTF file's "meshes": how many nodes place each. A mesh placed by several nodes is
-     * copied per node today; a two-level BVH would store it once (issue #37). */
+    /* Meshes placed by several "mesh" objects: stored once (shared_prims, in object space,
+     * with shared_attrs when any has normals or UVs) and placed by instances. */
+    sr_prim *shared_prims; sr_tri_attr *shared_attrs; uint32_t shared_prim_count;
+    sr_shared_mesh *shared_meshes; uint32_t shared_mesh_count;
+    sr_mesh_instance *instances; uint32_t instance_count;
+    /* A glTF file's "meshes": how many nodes place each. Inside one file, a mesh placed by
+     * several nodes is copied per node (the file as a whole is what objects instance). */
     uint32_t *mesh_nodes; uint32_t mesh_count;
     sr_camera_key *camera_path; uint32_t camera_path_count;   /* keyframes by frame, or none */
 } sr_scene;

@@ -59,7 +59,28 @@ static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *file, const
     return SR_OK;
 }
 
-/* The scene's bounds: every bounded primitive's box. False when there is none. */
+/* The box of instance `in`: its mesh's box, its corners placed (in double). */
+static void instance_bounds(const sr_scene *s, const sr_mesh_instance *in, sr_vec3 *lo, sr_vec3 *hi)
+{
+    const sr_shared_mesh *m = &s->shared_meshes[in->mesh];
+    sr_vec3 mlo = sr_v3s(SR_INF), mhi = sr_v3s(-SR_INF);
+    for (uint32_t i = m->first; i < m->first + m->count; i++) {
+        const sr_prim *p = &s->shared_prims[i];
+        mlo = sr_vmin(mlo, sr_vmin(p->a, sr_vmin(p->b, p->c)));
+        mhi = sr_vmax(mhi, sr_vmax(p->a, sr_vmax(p->b, p->c)));
+    }
+    for (int c = 0; c < 8; c++) {
+        const double q[3] = { c & 1 ? mhi.x : mlo.x, c & 2 ? mhi.y : mlo.y, c & 4 ? mhi.z : mlo.z };
+        float w[3];
+        for (int r = 0; r < 3; r++)
+            w[r] = (float)(in->m[r][0] * q[0] + in->m[r][1] * q[1] + in->m[r][2] * q[2] + in->m[r][3]);
+        *lo = sr_vmin(*lo, sr_v3(w[0], w[1], w[2]));
+        *hi = sr_vmax(*hi, sr_v3(w[0], w[1], w[2]));
+    }
+}
+
+/* The scene's bounds: every bounded primitive's box, and every instance's. False when there
+ * is none. */
 static bool scene_bounds(const sr_scene *s, sr_vec3 *lo, sr_vec3 *hi)
 {
     *lo = sr_v3s(SR_INF);
@@ -86,6 +107,7 @@ static bool scene_bounds(const sr_scene *s, sr_vec3 *lo, sr_vec3 *hi)
             *hi = sr_vmax(*hi, pts[k]);
         }
     }
+    for (uint32_t k = 0; k < s->instance_count; k++) instance_bounds(s, &s->instances[k], lo, hi);
     return lo->x <= hi->x;
 }
 

@@ -5,6 +5,7 @@
 #include "../io/outpath.h"
 #include "../base/interrupt.h"
 #include "../base/rotation.h"
+#include "../../kernels/integrators/lights.h"
 
 #include <math.h>
 
@@ -136,8 +137,11 @@ static sr_status parse_transform(sr_json_doc *c, const cJSON *o, const char *jp,
     return SR_OK;
 }
 
+/* A mesh object's triangles into *prims: placed by its transform, or with object_space read
+ * in the mesh's own space (a shared mesh); *xf_out (if not NULL) gets the transform. */
 static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_scene *s, uint32_t mat,
-                            prim_buf *prims, bool file_materials, bool scene_level)
+                            prim_buf *prims, bool file_materials, bool scene_level, bool object_space,
+                            sr_mesh_transform *xf_out)
 {
     const cJSON *file = sr_json_field(o, "file");
     char fjp[SR_JSON_PATH_MAX], got[96];
@@ -149,6 +153,12 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     if (!file->valuestring[0]) return sr_json_fail_val(c, file, fjp, "must not be empty; expected a mesh file path");
     sr_mesh_transform xf;
     SR_TRY(parse_transform(c, o, jp, &xf));
+    if (xf_out) *xf_out = xf;
+    if (object_space) {   /* the identity: the file's own coordinates, exactly */
+        memset(&xf, 0, sizeof xf);
+        xf.affine = 1;
+        xf.m[0][0] = xf.m[1][1] = xf.m[2][2] = 1.0;
+    }
     sr_mesh_opts mo = { .normals = SR_NORMALS_AUTO, .crease_deg = 180.0f, .keep_uv = 0 };
     const cJSON *nv = sr_json_field(o, "normals");
     if (nv) {
@@ -180,6 +190,14 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
         mo.file_mat_count = &fm_count;
     }
 
+    /* a glTF file's own repeated meshes become instances, unless this object's mesh is read
+     * in its own space (it is itself instanced: the file's copies stay copies) */
+    sr_mesh_shared sh = { &s->shared_prims, &s->shared_attrs, &s->shared_prim_count, &s->shared_meshes,
+                          &s->shared_mesh_count, &s->instances, &s->instance_count,
+                          !file_materials && (sr_is_emitter(&s->materials[mat]) ||
+                                              s->materials[mat].alpha_mode != SR_ALPHA_OPAQUE) };
+    if (!object_space) mo.shared = &sh;
+    const uint32_t shared_first = s->shared_prim_count;
     char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
     sr_error merr;
@@ -193,17 +211,180 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     free(resolved);
     if (st2 != SR_OK) return st2;
     SR_TRY(sr_scene_loader_fail(c, file, fjp, st, &merr));
-    if (mo.keep_uv)
-        for (uint32_t i = first; i < *prims->count; i++)
-            if (sr_scene_textured(s, (*prims->items)[i].material) &&
-                (!*prims->attrs || !((*prims->attrs)[i].flags & SR_ATTR_UV))) {
-                char clean[sizeof merr.msg];
-                sr_sanitize(clean, sizeof clean, file->valuestring);
-                return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF TEXCOORD_0), "
-                                        "but material \"%s\" has a texture; expected a mesh with UVs or an untextured material",
-                                        clean, s->material_names[(*prims->items)[i].material]);
-            }
+    if (mo.keep_uv)   /* the triangles placed, then those of the file's instanced meshes */
+        for (int pass = 0; pass < 2; pass++) {
+            const sr_prim *items = pass ? s->shared_prims : *prims->items;
+            const sr_tri_attr *at = pass ? s->shared_attrs : *prims->attrs;
+            const uint32_t from = pass ? shared_first : first, to = pass ? s->shared_prim_count : *prims->count;
+            if (pass && object_space) break;   /* (then *prims are the shared prims: checked) */
+            for (uint32_t i = from; i < to; i++)
+                if (sr_scene_textured(s, items[i].material) && (!at || !(at[i].flags & SR_ATTR_UV))) {
+                    char clean[sizeof merr.msg];
+                    sr_sanitize(clean, sizeof clean, file->valuestring);
+                    return sr_json_fail_val(c, file, fjp, "mesh file %s has no texture coordinates (OBJ vt, glTF "
+                                            "TEXCOORD_0), but material \"%s\" has a texture; expected a mesh with UVs or "
+                                            "an untextured material", clean, s->material_names[items[i].material]);
+                }
+        }
     return SR_OK;
+}
+
+/* ---- instances: a mesh placed by several objects is read once (docs/scene-format.md) ---- */
+
+/* What makes two mesh objects place the same mesh: the same file string, material, normals
+ * and crease angle (the transform aside). NULL for an object that is not a mesh (or whose
+ * keys the objects' pass will refuse), or on out of memory (*oom). */
+static char *mesh_key(const cJSON *o, bool *oom)
+{
+    const cJSON *type = cJSON_IsObject(o) ? sr_json_field(o, "type") : NULL;
+    if (!cJSON_IsString(type) || strcmp(type->valuestring, "mesh")) return NULL;
+    const cJSON *file = sr_json_field(o, "file"), *mat = sr_json_field(o, "material");
+    const cJSON *nv = sr_json_field(o, "normals"), *ca = sr_json_field(o, "crease_angle");
+    if (!cJSON_IsString(file) || !cJSON_IsString(mat) || (nv && !cJSON_IsString(nv)) || (ca && !cJSON_IsNumber(ca)))
+        return NULL;
+    char *key = sr_format("%s%c%s%c%s%c%.17g", file->valuestring, 1, mat->valuestring, 1, nv ? nv->valuestring : "",
+                          1, ca ? ca->valuedouble : -1.0);
+    if (!key) *oom = true;
+    return key;
+}
+
+typedef struct keyed { char *key; uint32_t obj; } keyed;
+
+static int keyed_cmp(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    const int k = strcmp(x->key, y->key);
+    return k ? k : (x->obj > y->obj) - (x->obj < y->obj);
+}
+
+/* groups[i]: for object i, the group of mesh objects that place the same mesh when it has
+ * two or more (0, 1, ...; in order of first use), else -1. *groups stays NULL when no mesh
+ * repeats. */
+static sr_status mesh_groups(sr_json_doc *c, const cJSON *objs, int32_t **groups, uint32_t *group_count)
+{
+    *groups = NULL;
+    *group_count = 0;
+    size_t n = 0, meshes = 0;
+    for (const cJSON *o = objs->child; o; o = o->next) n++;
+    keyed *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys) return sr_json_oom(c);
+    bool oom = false;
+    size_t i = 0;
+    for (const cJSON *o = objs->child; o && !oom; o = o->next, i++) {
+        char *key = mesh_key(o, &oom);
+        if (key) keys[meshes++] = (keyed){ key, (uint32_t)i };
+    }
+    int32_t *g = NULL;
+    if (!oom && meshes > 1) {
+        qsort(keys, meshes, sizeof *keys, keyed_cmp);
+        bool repeats = false;
+        for (size_t k = 1; k < meshes; k++) repeats |= !strcmp(keys[k].key, keys[k - 1].key);
+        if (repeats && !(g = malloc(n * sizeof *g))) oom = true;
+        if (g) {
+            for (size_t k = 0; k < n; k++) g[k] = -1;
+            /* a run of equal keys is a group; numbered by its first object so that the
+             * shared meshes come in the order the objects name them */
+            for (size_t a = 0, b; a < meshes; a = b) {
+                for (b = a + 1; b < meshes && !strcmp(keys[a].key, keys[b].key); b++) {}
+                if (b - a > 1)
+                    for (size_t k = a; k < b; k++) g[keys[k].obj] = (int32_t)keys[a].obj;   /* provisional */
+            }
+            /* renumbered in the order of first use: g[k] <= k, so its first object's number
+             * is known when k is reached */
+            int32_t next = 0;
+            for (size_t k = 0; k < n; k++) {
+                if (g[k] < 0) continue;
+                if ((size_t)g[k] == k) g[k] = -2 - next++;   /* a first object: its number, marked */
+                else g[k] = g[g[k]];                          /* the first object's, marked      */
+            }
+            for (size_t k = 0; k < n; k++) if (g[k] <= -2) g[k] = -2 - g[k];
+            *group_count = (uint32_t)next;
+        }
+    }
+    for (size_t k = 0; k < meshes; k++) free(keys[k].key);
+    free(keys);
+    if (oom) { free(g); return sr_json_oom(c); }
+    *groups = g;
+    return SR_OK;
+}
+
+/* The transform as a row-major 3x4 matrix in double (the mesh loader's: scale, then rotate,
+ * then translate, or the general one). */
+static void transform_matrix(const sr_mesh_transform *xf, double m[3][4])
+{
+    if (xf->affine) {
+        memcpy(m, xf->m, sizeof xf->m);
+        return;
+    }
+    const sr_rotation rot = sr_rotation_deg(xf->rotate_deg);
+    for (int j = 0; j < 3; j++) {
+        double col[3] = { 0, 0, 0 };
+        col[j] = xf->scale;
+        sr_rotation_apply(&rot, &col[0], &col[1], &col[2]);
+        for (int i = 0; i < 3; i++) m[i][j] = col[i];
+    }
+    m[0][3] = xf->translate.x;
+    m[1][3] = xf->translate.y;
+    m[2][3] = xf->translate.z;
+}
+
+static sr_status add_instance(sr_json_doc *c, sr_scene *s, uint32_t mesh, const sr_mesh_transform *xf)
+{
+    if ((s->instance_count & (s->instance_count - 1u)) == 0) {   /* 0, 1, 2, 4, ...: grow */
+        const size_t cap = s->instance_count ? 2u * (size_t)s->instance_count : 1u;
+        sr_mesh_instance *grown = realloc(s->instances, cap * sizeof *grown);
+        if (!grown) return sr_json_oom(c);
+        s->instances = grown;
+    }
+    sr_mesh_instance *in = &s->instances[s->instance_count++];
+    in->mesh = mesh;
+    transform_matrix(xf, in->m);
+    return SR_OK;
+}
+
+/* Whether prims [first, end) may be instanced: no emitter (light sampling picks world-space
+ * prims) and no alpha cutout (traversal tests those at the top level only). */
+static bool instanceable(const sr_scene *s, const sr_prim *prims, const sr_tri_attr *attrs, uint32_t first, uint32_t end)
+{
+    for (uint32_t i = first; i < end; i++) {
+        if (sr_is_emitter(&s->materials[prims[i].material])) return false;
+        if (attrs && (attrs[i].flags & SR_ATTR_CUTOUT)) return false;
+    }
+    return true;
+}
+
+/* A mesh object: into the world-space prims as before, unless its mesh repeats (group >= 0):
+ * then the first object of the group reads the mesh once into the shared prims and every
+ * object adds an instance of it. group_mesh[group]: -1 not read yet, -2 flattened (emissive
+ * or cut out: each object reads it as before), else the shared mesh's index. */
+static sr_status place_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_scene *s, uint32_t mat, prim_buf *prims,
+                            prim_buf *shared, bool file_materials, int32_t group, int32_t *group_mesh)
+{
+    if (group < 0 || group_mesh[group] == -2) return parse_mesh(c, o, jp, s, mat, prims, file_materials, false, false, NULL);
+    sr_mesh_transform xf;
+    if (group_mesh[group] >= 0) {   /* read already: only this object's transform */
+        SR_TRY(parse_transform(c, o, jp, &xf));
+        return add_instance(c, s, (uint32_t)group_mesh[group], &xf);
+    }
+    const uint32_t first = s->shared_prim_count;
+    SR_TRY(parse_mesh(c, o, jp, s, mat, shared, file_materials, false, true, &xf));
+    const uint32_t end = s->shared_prim_count;
+    if (!instanceable(s, s->shared_prims, s->shared_attrs, first, end)) {
+        /* (a file's materials stay in the table, unused: the objects read them again) */
+        s->shared_prim_count = first;
+        shared->cap = first;
+        group_mesh[group] = -2;
+        return parse_mesh(c, o, jp, s, mat, prims, file_materials, false, false, NULL);
+    }
+    if ((s->shared_mesh_count & (s->shared_mesh_count - 1u)) == 0) {
+        const size_t cap = s->shared_mesh_count ? 2u * (size_t)s->shared_mesh_count : 1u;
+        sr_shared_mesh *grown = realloc(s->shared_meshes, cap * sizeof *grown);
+        if (!grown) return sr_json_oom(c);
+        s->shared_meshes = grown;
+    }
+    s->shared_meshes[s->shared_mesh_count] = (sr_shared_mesh){ first, end - first };
+    group_mesh[group] = (int32_t)s->shared_mesh_count++;
+    return add_instance(c, s, (uint32_t)group_mesh[group], &xf);
 }
 
 /* When the run would overwrite an existing file: every mesh, and what each refers to, is
@@ -232,6 +413,10 @@ static sr_status check_mesh_inputs(sr_json_doc *c, const cJSON *objs)
     return SR_OK;
 }
 
+static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, const sr_name_ix *sorted, uint32_t named,
+                               prim_buf *prims_p, prim_buf *planes_p, prim_buf *shared_p, const int32_t *groups,
+                               int32_t *group_mesh);
+
 sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
 {
     SR_TRY(sr_json_need_array(c, objs, "objects"));
@@ -241,6 +426,26 @@ sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s,
     /* what a "gltf" file put there before is sized to fit */
     prim_buf prims = {&s->prims, &s->prim_count, s->prim_count, &s->attrs};
     prim_buf planes = {&s->planes, &s->plane_count, s->plane_count, NULL};
+    prim_buf shared = {&s->shared_prims, &s->shared_prim_count, s->shared_prim_count, &s->shared_attrs};
+    int32_t *groups = NULL, *group_mesh = NULL;
+    uint32_t group_count = 0;
+    SR_TRY(mesh_groups(c, objs, &groups, &group_count));
+    if (groups && !(group_mesh = malloc(group_count * sizeof *group_mesh))) {
+        free(groups);
+        return sr_json_oom(c);
+    }
+    for (uint32_t k = 0; k < group_count; k++) group_mesh[k] = -1;
+    sr_status st = parse_objects(c, objs, s, sorted, named, &prims, &planes, &shared, groups, group_mesh);
+    free(groups);
+    free(group_mesh);
+    return st;
+}
+
+static sr_status parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s, const sr_name_ix *sorted, uint32_t named,
+                               prim_buf *prims_p, prim_buf *planes_p, prim_buf *shared_p, const int32_t *groups,
+                               int32_t *group_mesh)
+{
+    prim_buf prims = *prims_p, planes = *planes_p, shared = *shared_p;
     size_t i = 0;
     for (const cJSON *o = objs->child; o; o = o->next, i++) {
         if ((i & 1023u) == 0 && sr_interrupt_pending())   /* a million objects take seconds */
@@ -300,7 +505,7 @@ sr_status sr_scene_parse_objects(sr_json_doc *c, const cJSON *objs, sr_scene *s,
             break;
         }
         default:
-            SR_TRY(parse_mesh(c, o, jp, s, mat, &prims, file_materials, false));
+            SR_TRY(place_mesh(c, o, jp, s, mat, &prims, &shared, file_materials, groups ? groups[i] : -1, group_mesh));
             break;
         }
     }
@@ -315,5 +520,5 @@ sr_status sr_scene_parse_gltf_mesh(sr_json_doc *c, const cJSON *g, const char *j
     uint32_t mat = 0;
     if (!file_materials) SR_TRY(sr_scene_lookup_material(c, g, jp, s, sorted, named, &mat));
     prim_buf prims = {&s->prims, &s->prim_count, s->prim_count, &s->attrs};
-    return parse_mesh(c, g, jp, s, mat, &prims, file_materials, true);
+    return parse_mesh(c, g, jp, s, mat, &prims, file_materials, true, false, NULL);
 }

@@ -52,6 +52,22 @@ static int sr_fuzz_check_result(const char *path, sr_status st, const sr_error *
                 return sr_fuzz_violation(why, cap, "prim %u: kind %u, material %u of %u", i, p->kind, p->material,
                                          s->material_count);
         }
+        /* instances: each places a shared mesh that lies within the shared prims */
+        for (uint32_t i = 0; i < s->shared_mesh_count; i++) {
+            const sr_shared_mesh *m = &s->shared_meshes[i];
+            if (m->count == 0 || m->first > s->shared_prim_count || m->count > s->shared_prim_count - m->first)
+                return sr_fuzz_violation(why, cap, "shared mesh %u: prims [%u, +%u) of %u", i, m->first, m->count,
+                                         s->shared_prim_count);
+        }
+        for (uint32_t i = 0; i < s->shared_prim_count; i++) {
+            const sr_prim *p = &s->shared_prims[i];
+            if (p->kind != SR_PRIM_TRIANGLE || p->material >= s->material_count)
+                return sr_fuzz_violation(why, cap, "shared prim %u: kind %u, material %u", i, p->kind, p->material);
+        }
+        for (uint32_t i = 0; i < s->instance_count; i++)
+            if (s->instances[i].mesh >= s->shared_mesh_count)
+                return sr_fuzz_violation(why, cap, "instance %u places mesh %u of %u", i, s->instances[i].mesh,
+                                         s->shared_mesh_count);
         for (uint32_t i = 0; i < s->plane_count; i++)
             if (s->planes[i].kind != SR_PRIM_PLANE || s->planes[i].material >= s->material_count)
                 return sr_fuzz_violation(why, cap, "plane %u: kind %u, material %u", i, s->planes[i].kind,

@@ -350,7 +350,7 @@ static void test_empty_tree(void **state)
     sr_hit h = sr_trace_closest(&s, sr_v3s(0), sr_v3(0, -2, 0), 0.0f, SR_INF);
     assert_int_equal(h.prim, SR_HIT_PLANE_BIT);
     assert_float_equal(h.t, 0.5f, 0.0f);
-    assert_ptr_equal(sr_hit_prim(&s, h), &plane);
+    assert_ptr_equal(sr_hit_prim(&s, h, NULL), &plane);
     h = sr_trace_closest(&s, sr_v3s(0), sr_v3(0, 2, 0), 0.0f, SR_INF);
     assert_int_equal(h.prim, SR_NO_HIT);
     assert_false(sr_trace_occluded(&s, sr_v3s(0), sr_v3(0, 2, 0), 0.0f, SR_INF));
@@ -374,7 +374,7 @@ static void test_single_prim(void **state)
     sr_hit h = sr_trace_closest(&s, sr_v3s(0), sr_v3(0, 0, -1), 0.0f, SR_INF);
     assert_int_equal(h.prim, 0);
     assert_float_equal(h.t, 4.0f, 0.0f);
-    assert_ptr_equal(sr_hit_prim(&s, h), &b.prims[0]);
+    assert_ptr_equal(sr_hit_prim(&s, h, NULL), &b.prims[0]);
     h = sr_trace_closest(&s, sr_v3s(0), sr_v3(0, 0, -1), 0.0f, 3.0f);
     assert_int_equal(h.prim, SR_NO_HIT);
     assert_float_equal(h.t, 3.0f, 0.0f);

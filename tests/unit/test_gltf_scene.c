@@ -151,8 +151,8 @@ static void test_hierarchy_composes(void **state)
     sr_scene_free(&s);
 }
 
-/* A mesh placed by three nodes: counted three times (what instancing will need), and its
- * triangles are there three times. */
+/* A mesh placed by three nodes: counted three times, its triangles stored once and placed by
+ * three instances (the nodes' translations). */
 static void test_mesh_used_by_several_nodes(void **state)
 {
     (void)state;
@@ -165,7 +165,10 @@ static void test_mesh_used_by_several_nodes(void **state)
     load_ok(gl, &s);
     assert_int_equal(s.mesh_count, 1);
     assert_int_equal(s.mesh_nodes[0], 3);
-    assert_int_equal(s.prim_count, 6);
+    assert_int_equal(s.prim_count, 0);
+    assert_int_equal(s.shared_prim_count, 2);
+    assert_int_equal(s.instance_count, 3);
+    for (uint32_t k = 0; k < 3; k++) assert_true(s.instances[k].m[0][3] == 2.0 * k && s.instances[k].m[1][3] == 0.0);
     sr_scene_free(&s);
 }
 

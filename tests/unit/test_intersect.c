@@ -389,11 +389,11 @@ static void test_scene_planes_only(void **state)
     h = sr_trace_closest(&s, sr_v3s(0), sr_v3(0, 0, -1), 0.0f, SR_INF);
     assert_int_equal(h.prim, 1u | SR_HIT_PLANE_BIT);
     assert_float_equal(h.t, 10.0f, 0.0f);
-    assert_ptr_equal(sr_hit_prim(&s, h), &planes[1]);
+    assert_ptr_equal(sr_hit_prim(&s, h, NULL), &planes[1]);
     h = sr_trace_closest(&s, sr_v3s(0), sr_v3(0, 1, 1), 0.0f, 7.0f);
     assert_int_equal(h.prim, SR_NO_HIT);
     assert_float_equal(h.t, 7.0f, 0.0f);
-    assert_null(sr_hit_prim(&s, h));
+    assert_null(sr_hit_prim(&s, h, NULL));
     assert_true(sr_trace_occluded(&s, sr_v3s(0), sr_v3(0, -1, 0), 0.0f, 1.5f));
     assert_false(sr_trace_occluded(&s, sr_v3s(0), sr_v3(0, -1, 0), 0.0f, 0.5f));
     h = sr_trace_brute(&s, sr_v3s(0), sr_v3(0, 0, -1), 0.0f, SR_INF);

@@ -119,9 +119,10 @@ typedef struct sr_cuda {
     int device;
     cudaStream_t stream;
     sr_pool_state core;             /* the scene (device pointers), pool, masks, film       */
-    void *scene_mem[12];            /* prims, nodes, planes, materials, lights, emitters,
-                                       triangle attributes, texture table, texels, and the
-                                       environment map's marginal, conditional and pdf       */
+    void *scene_mem[13];            /* prims, nodes, planes, materials, lights, emitters,
+                                       triangle attributes, texture table, texels, the
+                                       environment map's marginal, conditional and pdf, and
+                                       the instances                                         */
     uint32_t *ray_count, *counter;
     uint32_t *split_ctl;            /* the Whitted split's counters (whitted.h): SR_SPLIT_CTL */
     uint32_t *counter_host;         /* pinned: the compacted count (or the split's counters) comes back here */
@@ -339,7 +340,9 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         (st = cuda_copy_array(c, 10, v->env_conditional, v->env_tex ? sizeof(float) * env_h * (env_w + 1u) : 0,
                               (const void **)&c->core.view.env_conditional, err)) ||
         (st = cuda_copy_array(c, 11, v->env_pdf, v->env_tex ? sizeof(float) * env_h * env_w : 0,
-                              (const void **)&c->core.view.env_pdf, err)))
+                              (const void **)&c->core.view.env_pdf, err)) ||
+        (st = cuda_copy_array(c, 12, v->instances, sizeof(sr_instance) * v->instance_count,
+                              (const void **)&c->core.view.instances, err)))
         return st;
     if (!v->prims) c->core.view.prims = c->bvh_prims;
     if (!v->nodes) c->core.view.nodes = c->bvh_nodes;
@@ -456,6 +459,8 @@ static const sr_cuda_build sr_cuda_builds[SR_BUILDS] = {
                          sr_launch_megakernel_plain, sr_wave_drain_blocks_plain },
     [SR_BUILD_MAPS] = { sr_launch_stage_maps, sr_launch_stage_live_maps, sr_launch_wave_maps, sr_launch_megakernel_maps,
                         sr_wave_drain_blocks_maps },
+    [SR_BUILD_INSTANCES] = { sr_launch_stage_instances, sr_launch_stage_live_instances, sr_launch_wave_instances,
+                             sr_launch_megakernel_instances, sr_wave_drain_blocks_instances },
 };
 
 /* The drain's grid for the driver (backend.h, resident_blocks): the runtime's occupancy. */
