@@ -20,11 +20,8 @@ typedef struct sr_farm_worker {
     int started, be_open, prepared;
     sr_backend be;
     sr_renderer r;
-    int64_t *sum;             /* its backend's sum of its passes in this job, read back at the
-                                 job's end (width*height*3)                                   */
-    size_t sum_n;
-    uint32_t job_passes;      /* passes summed on its backend in this job                     */
-    uint64_t job_samples;
+    float *pass;              /* the pass's film read back, width*height*3                    */
+    size_t pass_n;
     sr_status status;         /* the last job's outcome                                        */
     sr_error err;
     sr_farm_worker_stats st;
@@ -83,25 +80,26 @@ static sr_status sr_worker_open(sr_farm_worker *w, const sr_frame *f)
     return SR_OK;
 }
 
-/* One pass: its samples rendered into the film, which the backend adds to its own sum of the
- * job's passes (no copy to the host: a 4K pass's film is 100 MB). */
 static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t pass)
 {
     sr_farm *fm = w->fm;
     const uint32_t ps = sr_farm_pass_samples(f->spp);
     const uint32_t s0 = pass * ps, s1 = s0 + ps < f->spp ? s0 + ps : f->spp;
+    const size_t n = (size_t)f->width * f->height * 3u;
+    if (w->pass_n != n) {
+        free(w->pass);
+        w->pass = (float *)malloc(sizeof(float) * n);
+        w->pass_n = w->pass ? n : 0;
+        if (!w->pass) return sr_fail(&w->err, SR_ERR_RUNTIME, "out of host memory for a %ux%u pass", f->width, f->height);
+    }
     const double t0 = sr_now();
     sr_render_stats rs;
     memset(&rs, 0, sizeof rs);
     sr_status s = sr_renderer_apply(&w->r, f, &w->err);
-    if (!s && !w->job_passes) s = sr_renderer_clear_film_sum(&w->r, &w->err);   /* after a resize, which frees it */
     if (!s) s = sr_renderer_clear_film(&w->r, &w->err);
     for (uint32_t i = s0; !s && i < s1; i++) s = sr_render_sample(&w->r, f, i, &rs, &w->err);
-    if (!s) s = sr_renderer_accumulate_film(&w->r, s1 - s0, &w->err);
-    if (!s) s = sr_renderer_finish(&w->r, &w->err);   /* the pass's time is its work's */
+    if (!s) s = sr_renderer_read_film(&w->r, w->pass, 1.0f, &w->err);
     if (s) return s;
-    w->job_passes++;
-    w->job_samples += s1 - s0;
 #ifdef SR_MEASURE
     if (w->slow > 1.0) {   /* a deliberately slow worker, for measuring the balance */
         const double idle = (w->slow - 1.0) * (sr_now() - t0);
@@ -110,6 +108,7 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     }
 #endif
     pthread_mutex_lock(&fm->mu);
+    sr_film_sum_add_pass(fm->sum, w->pass, s1 - s0);
     fm->samples_done += s1 - s0;
     w->pass_s = (w->pass_s * w->st.passes + (sr_now() - t0)) / (w->st.passes + 1u);
     pthread_mutex_unlock(&fm->mu);
@@ -119,27 +118,6 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     w->st.rays += rs.rays;
     for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) w->st.bounce_rays[b] += rs.bounce_rays[b];
     w->st.dropped += rs.dropped;
-    return SR_OK;
-}
-
-/* The job's end: the backend's sum of the worker's passes read back and added into the frame's
- * (also when interrupted: the completed passes count). */
-static sr_status sr_worker_merge(sr_farm_worker *w, const sr_frame *f)
-{
-    if (!w->job_passes) return SR_OK;
-    const size_t n = (size_t)f->width * f->height * 3u;
-    if (w->sum_n != n) {
-        free(w->sum);
-        w->sum = (int64_t *)malloc(sizeof(int64_t) * n);
-        w->sum_n = w->sum ? n : 0;
-        if (!w->sum) return sr_fail(&w->err, SR_ERR_RUNTIME, "out of host memory for a %ux%u film sum", f->width, f->height);
-    }
-    sr_status s = sr_renderer_read_film_sum(&w->r, w->sum, &w->err);
-    if (s) return s;
-    const sr_film_sum mine = { w->sum, n, w->job_samples, w->job_passes };
-    pthread_mutex_lock(&w->fm->mu);
-    sr_film_sum_merge(w->fm->sum, &mine);
-    pthread_mutex_unlock(&w->fm->mu);
     return SR_OK;
 }
 
@@ -171,8 +149,6 @@ static void sr_worker_job(sr_farm_worker *w)
     sr_farm *fm = w->fm;
     const sr_frame *f = fm->f;
     w->status = SR_OK;
-    w->job_passes = 0;
-    w->job_samples = 0;
     for (;;) {
         if (atomic_load(&fm->failed)) break;
         if (sr_interrupt_pending()) { w->status = SR_INTERRUPTED; break; }
@@ -189,13 +165,6 @@ static void sr_worker_job(sr_farm_worker *w)
         if ((w->status = sr_worker_pass(w, f, fm->first + k * fm->step))) {
             if (w->status != SR_INTERRUPTED) atomic_store(&fm->failed, 1);
             break;
-        }
-    }
-    if (w->status == SR_OK || w->status == SR_INTERRUPTED) {
-        const sr_status m = sr_worker_merge(w, f);
-        if (m) {
-            w->status = m;
-            atomic_store(&fm->failed, 1);
         }
     }
     pthread_mutex_lock(&fm->mu);
@@ -224,8 +193,8 @@ static void *sr_worker_main(void *arg)
     if (w->prepared) sr_renderer_free(&w->r);
     if (w->be_open) sr_backend_destroy(&w->be);
     w->prepared = w->be_open = 0;
-    free(w->sum);
-    w->sum = NULL;
+    free(w->pass);
+    w->pass = NULL;
     return NULL;
 }
 
@@ -428,19 +397,18 @@ sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const s
     const uint64_t px = (uint64_t)f->width * f->height;
     uint64_t cpu = 0;
     for (uint32_t i = 0; i < n; i++) cpu += specs[i].kind != SR_BACKEND_CUDA;   /* AUTO may be the CPU */
-    /* each worker: its BVH builds, instances and its sum's copy; a CPU worker also its pool and its sum */
     const uint64_t per_worker = sr_bvh_build_bytes(scene->prim_count + scene->instance_count) +
                                 sr_bvh_build_bytes(scene->shared_prim_count) +
                                 (scene->attrs ? (uint64_t)scene->prim_count * sizeof(sr_tri_attr) : 0) +
                                 (scene->shared_attrs ? (uint64_t)scene->shared_prim_count * sizeof(sr_tri_attr) : 0) +
-                                (uint64_t)scene->instance_count * sizeof(sr_instance) + px * 3u * sizeof(int64_t);
-    const uint64_t pools = cpu * (sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(scene)) + px * 3u * sizeof(int64_t));
+                                (uint64_t)scene->instance_count * sizeof(sr_instance) + px * 12u;
+    const uint64_t pools = cpu * sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(scene));
     const uint64_t sum = px * 3u * sizeof(int64_t), rgb = px * 12u;
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
     const uint64_t need = per_worker * n + pools + sum + rgb + enc;
     char what[512], b1[32], b2[32], b3[32], b4[32];
-    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and film sum, CPU ray "
-             "pools and sums %s, the frame's sum %s, image and output %s)", f->width, f->height, n, n == 1 ? "" : "s",
+    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and pass film, CPU ray "
+             "pools %s, the frame's sum %s, image and output %s)", f->width, f->height, n, n == 1 ? "" : "s",
              sr_fmt_bytes(b1, sizeof b1, per_worker), sr_fmt_bytes(b2, sizeof b2, pools),
              sr_fmt_bytes(b3, sizeof b3, sum), sr_fmt_bytes(b4, sizeof b4, rgb + enc));
     return sr_check_host_memory(need, what, "; use a smaller --width/--height or fewer CPU workers", err);

@@ -29,12 +29,10 @@
 
 #define SR_FARM_MAX_WORKERS 64u
 /* Passes a frame is cut into: at least SR_FARM_TARGET_PASSES when spp allows, for work
- * stealing among dozens of workers and a short tail (the frame waits for the last pass), of
- * at most SR_FARM_MAX_PASS_SAMPLES samples, so that a pass ends often (progress, Ctrl-C's
- * partial image). A pass's own cost is small: its film is summed where it was rendered and
- * read back once a frame (film_sum.h). A function of spp alone: the image never depends on
- * the split. */
-#define SR_FARM_TARGET_PASSES 256u
+ * stealing among dozens of workers, of at most SR_FARM_MAX_PASS_SAMPLES samples, so that a
+ * pass ends often (progress, Ctrl-C's partial image) while reading its film back costs little
+ * beside rendering it. A function of spp alone: the image never depends on the split. */
+#define SR_FARM_TARGET_PASSES 64u
 #define SR_FARM_MAX_PASS_SAMPLES 16u
 
 /* One worker: a backend kind (SR_BACKEND_CUDA or SR_BACKEND_CPU, or AUTO: CUDA if a device is

@@ -29,10 +29,18 @@ void sr_film_sum_clear(sr_film_sum *s)
 
 void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples)
 {
+    const double scale = (double)(1ull << SR_FILM_SUM_BITS);
+    const double clamp = SR_FILM_SUM_CLAMP * (double)samples;
     const long n = (long)s->n;
     int64_t *v = s->v;
 #pragma omp parallel for schedule(static) if (n > (1L << 18))
-    for (long i = 0; i < n; i++) v[i] += sr_pass_sum_fixed(pass[i], samples);
+    for (long i = 0; i < n; i++) {
+        double x = (double)pass[i];
+        if (!(x == x)) x = 0.0;   /* NaN */
+        if (x > clamp) x = clamp;
+        if (x < -clamp) x = -clamp;
+        v[i] += (int64_t)llrint(x * scale);   /* x * 2^24 is exact in double; the rounding is the same everywhere */
+    }
     s->samples += samples;
     s->passes++;
 }

@@ -6,24 +6,21 @@
  *
  *     sr_film_sum s;
  *     sr_film_sum_init(&s, width * height * 3, err);
- *     sr_film_sum_add_pass(&s, pass_rgb, pass_samples);    // any order
+ *     sr_film_sum_add_pass(&s, pass_rgb, pass_samples);    // any order, any worker (locked)
  *     sr_film_sum_merge(&total, &s);                       // "add film B into film A"
  *     sr_film_sum_mean(&total, rgb);                       // the mean over its samples
  *
- * The farm's workers do not add passes here: each backend sums its own passes where it
- * renders them (SR_KERNEL_FILM_ACCUMULATE, the same rule), and the farm merges each worker's
- * sum once a frame. sr_film_sum_add_pass is that rule on the host, which the tests hold the
- * backends' sums to.
- *
- * The conversion of a pass's value, and why no sum overflows: kernels/core/pass_sum.h, which
- * the backends' own sums of their passes (SR_KERNEL_FILM_ACCUMULATE) use too. */
+ * No sum overflows: a pass's value is clamped to its samples x SR_FILM_SUM_CLAMP (a mean
+ * radiance of 4e6 per sample; a NaN counts 0), so even SR_MAX_SPP samples stay below 2^62. */
 #ifndef SR_FILM_SUM_H
 #define SR_FILM_SUM_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "../base/status.h"
-#include "../../kernels/core/pass_sum.h"
+
+#define SR_FILM_SUM_BITS 24          /* fraction bits: 6e-8 per pass value                    */
+#define SR_FILM_SUM_CLAMP 4194304.0  /* 2^22 per sample: 65536 samples x 2^22 x 2^24 = 2^62  */
 
 typedef struct sr_film_sum {
     int64_t *v;          /* n sums, fixed point                                            */
@@ -37,8 +34,7 @@ void sr_film_sum_free(sr_film_sum *s);
 void sr_film_sum_clear(sr_film_sum *s);
 /* Add one pass: n float sums of `samples` samples per pixel. */
 void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples);
-/* Add film b into film a (same n): the one place two partial films meet (a worker's own sum
- * of its passes, read from its backend, is wrapped as an sr_film_sum and merged). */
+/* Add film b into film a (same n): the one place two partial films meet. */
 void sr_film_sum_merge(sr_film_sum *a, const sr_film_sum *b);
 /* The mean per sample as floats (n of them); all zero when no sample was summed. */
 void sr_film_sum_mean(const sr_film_sum *s, float *rgb);
