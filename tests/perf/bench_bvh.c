@@ -93,7 +93,7 @@ int main(int argc, char **argv)
         else if (argv[i][0] != '-' && !path) path = argv[i];
         else { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N] [--rays N] [--gpu-only]\n"); return 2; }
     }
-    if (!path || runs < 1 || runs > 100) { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N (1-100)] [--rays N]\n"); return 2; }
+    if (!path || runs < 1 || runs > 100) { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N (1-100)] [--rays N] [--gpu-only]\n"); return 2; }
     sr_scene scene;
     sr_error err;
     memset(&err, 0, sizeof err);
