@@ -114,6 +114,7 @@ typedef struct sr_render_summary {
     double setup_s;     /* read + the rest of the set-up (the memory check, prepare) */
     double read_s, build_s, upload_s;   /* its parts: the scene and meshes read, the BVH, the upload */
     double first_frame_s;   /* from sr_cli_main's start to the samples done (the time to first pixel) */
+    double reduce_s;    /* the ranks' sums to rank 0 (MPI) */
 } sr_render_summary;
 
 static double sr_cli_t0;   /* sr_now() when sr_cli_main starts */
@@ -160,6 +161,8 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON_AddNumberToObject(root, "mrays_per_s", sr_mrays_per_s(r->st));
     cJSON_AddNumberToObject(root, "ranks", r->ranks);
     cJSON_AddNumberToObject(root, "pass_samples", sr_farm_pass_samples(f->spp));
+    if (r->farm) cJSON_AddNumberToObject(root, "merge_s", r->farm->merge_s);   /* the workers' sums into one */
+    if (r->farm) cJSON_AddNumberToObject(root, "reduce_s", r->reduce_s);       /* the ranks' sums to rank 0 */
     cJSON *workers = cJSON_AddArrayToObject(root, "workers");   /* rank 0's */
     for (uint32_t i = 0; workers && r->farm && i < r->farm->workers; i++) {
         const sr_farm_worker_stats *w = &r->farm->w[i];
@@ -171,6 +174,10 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
         cJSON_AddNumberToObject(o, "samples", (double)w->samples);
         cJSON_AddNumberToObject(o, "busy_s", w->busy_s);
         cJSON_AddNumberToObject(o, "mrays_per_s", w->busy_s > 0 ? (double)w->rays / w->busy_s / 1e6 : 0.0);
+        cJSON_AddNumberToObject(o, "first_pass_s", w->first_pass_s);
+        cJSON_AddNumberToObject(o, "read_s", w->read_s);
+        cJSON_AddNumberToObject(o, "wait_s", w->wait_s);
+        cJSON_AddNumberToObject(o, "add_s", w->add_s);
         cJSON_AddItemToArray(workers, o);
     }
     /* Whitted glass's spawned rays that found no room (kernels/integrators/whitted.h) */
@@ -231,6 +238,26 @@ static sr_status sr_render_reduce(sr_film_sum *sum, sr_farm_stats *fs, sr_error 
     fs->rays = sr_ranks_sum_u64(fs->rays);
     for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) fs->bounce_rays[b] = sr_ranks_sum_u64(fs->bounce_rays[b]);
     fs->dropped = sr_ranks_sum_u64(fs->dropped);
+    return s;
+}
+
+/* This rank's share of frame f: all of it (`whole`), or the passes that rank 0 hands it as its
+ * workers ask (a fixed interleave where MPI cannot take calls from the workers' threads). */
+static sr_status sr_render_share(sr_farm *fm, const sr_frame *f, int whole, sr_film_sum *sum, sr_farm_stats *fs,
+                                 sr_error *err)
+{
+    if (whole) return sr_farm_render(fm, f, NULL, sum, fs, err);
+    sr_rank_passes *rp;
+    sr_status s = sr_ranks_passes_begin(&rp, sr_farm_pass_count(f->spp), err);
+    if (s) return s;
+    sr_farm_share share = { (uint32_t)sr_ranks_rank(), (uint32_t)sr_ranks_size(), NULL, NULL, NULL };
+    if (sr_ranks_passes_dynamic(rp)) {
+        share.take = sr_ranks_passes_take;
+        share.others_done = sr_ranks_passes_others_done;
+        share.ctx = rp;
+    }
+    s = sr_farm_render(fm, f, &share, sum, fs, err);
+    sr_ranks_passes_end(rp);
     return s;
 }
 
@@ -426,7 +453,7 @@ static int sr_render_main(int argc, char **argv)
             sr_frame f = *frame;
             f.camera = sr_camera_at_frame(&scene, todo.n[j]);
             sr_film_sum_clear(&sum);
-            s = sr_farm_render(fm, &f, whole ? 0u : (uint32_t)rank, whole ? 1u : (uint32_t)ranks, &sum, &fs, &err);
+            s = sr_render_share(fm, &f, whole, &sum, &fs, &err);
             if (!s) sr_ranks_test_kill();
             if (!s && !whole) s = sr_render_reduce(&sum, &fs, &err);
             sr_frame_pattern_name(out, todo.n[j], name, sizeof name);
@@ -471,7 +498,7 @@ static int sr_render_main(int argc, char **argv)
     }
 
     const double t_render = sr_now();
-    s = sr_farm_render(fm, frame, (uint32_t)rank, (uint32_t)ranks, &sum, &fs, &err);
+    s = sr_render_share(fm, frame, ranks == 1, &sum, &fs, &err);
     if (s == SR_INTERRUPTED && ranks > 1) {
         code = sr_render_interrupted_job();
         goto done;
@@ -485,7 +512,9 @@ static int sr_render_main(int argc, char **argv)
         goto done;
     }
     if (!s) sr_ranks_test_kill();
+    const double t_reduce = sr_now();
     if (!s) s = sr_render_reduce(&sum, &fs, &err);
+    const double reduce_s = sr_now() - t_reduce;
     if (s) {
         code = sr_render_failed(err.msg, s);
         goto done;
@@ -515,7 +544,7 @@ static int sr_render_main(int argc, char **argv)
             if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
             else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.frame.render.mask));
             const sr_render_summary sum_line = { be, &c, &st, &fs, ranks, chose ? way : NULL, out, t_setup,
-                                                  c.read_s, build_s, upload_s, first_frame_s };
+                                                  c.read_s, build_s, upload_s, first_frame_s, reduce_s };
             char where[320];
             if (nw == 1 && ranks == 1) snprintf(where, sizeof where, "%s", be->device_name);
             else if (ranks == 1) snprintf(where, sizeof where, "%s and %u more workers", be->device_name, nw - 1);

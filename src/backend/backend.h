@@ -207,6 +207,12 @@ typedef struct sr_backend_ops {
      * Queued, not waited for. CPU backend: SR_ERR_RUNTIME. */
     sr_status (*resolve_display_rows)(void *impl, void *rows, uint32_t width, uint32_t height, float scale,
                                       float exposure, int tonemap, sr_error *err);
+    /* Host memory that reads of this backend's buffers fill at full speed (page-locked on CUDA,
+     * where a copy into pageable memory goes through a staging buffer; plain on the CPU), for
+     * buffers read again and again (the farm's pass films). NULL when none is left; freed by
+     * host_free, before destroy. */
+    void *(*host_alloc)(void *impl, size_t bytes);
+    void (*host_free)(void *impl, void *p);
 } sr_backend_ops;
 
 /* What both backends hold of a sample's rays, so that it is declared once: the scene (host

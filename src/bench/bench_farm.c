@@ -32,7 +32,7 @@ int sr_bench_farm(sr_common *c, uint32_t depth, uint32_t warmup, uint32_t frames
     for (uint32_t k = 0; !s && k < warmup + frames; k++) {
         sr_film_sum_clear(&sum);
         if (!c->quiet) fprintf(stderr, "\rbench: frame %u/%u%s", k + 1, warmup + frames, k < warmup ? " (warm-up)" : "   ");
-        s = sr_farm_render(fm, &f, 0, 1, &sum, &one, &err);
+        s = sr_farm_render(fm, &f, NULL, &sum, &one, &err);
         if (s || k < warmup) continue;
         all.seconds += one.seconds;
         all.rays += one.rays;

@@ -4,6 +4,7 @@
 #include "../base/mem_limits.h"
 
 #include <errno.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -11,6 +12,21 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* A worker's passes are added to its sum on a thread of their own (the adder), while the worker
+ * renders its next pass: the films go through two page-locked buffers in turn. */
+typedef struct sr_farm_adder {
+    pthread_t thread;
+    int started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int queued[2];            /* buffer b holds a pass to add (under mu)                       */
+    uint32_t samples[2];
+    uint32_t next;            /* the buffer it adds next: passes are added in turn             */
+    int quit;
+    int threads;              /* OpenMP threads of an add: the machine's cores over the workers */
+    double add_s;             /* time spent adding this job's passes (under mu)                */
+} sr_farm_adder;
 
 typedef struct sr_farm_worker {
     struct sr_farm *fm;
@@ -20,8 +36,13 @@ typedef struct sr_farm_worker {
     int started, be_open, prepared;
     sr_backend be;
     sr_renderer r;
-    float *pass;              /* the pass's film read back, width*height*3                    */
+    float *pass[2];           /* the passes' films read back, width*height*3, page-locked (host_alloc) */
     size_t pass_n;
+    uint32_t turn;            /* the buffer the next pass is read into                          */
+    uint32_t last_samples;    /* samples of its last pass in this job (told when taking the next) */
+    sr_film_sum own;          /* its sum of this job's passes (worker 0 adds into the frame's) */
+    sr_film_sum *sum;         /* the one it adds into                                          */
+    sr_farm_adder add;
     sr_status status;         /* the last job's outcome                                        */
     sr_error err;
     sr_farm_worker_stats st;
@@ -41,12 +62,13 @@ struct sr_farm {
     pthread_cond_t job_cv, done_cv;
     uint32_t gen, done;       /* the job's number; workers done with it                       */
     int quit;
-    /* the job: frame f's passes first + k * step for k < count, into sum */
+    /* the job: frame f's passes, as share says, into sum */
     const sr_frame *f;
     uint32_t first, step, count;
+    const sr_farm_share *share;
     atomic_uint next;         /* the next k a worker takes                                    */
     atomic_int failed;        /* a worker failed: the others stop at their next pass          */
-    sr_film_sum *sum;         /* under mu                                                     */
+    sr_film_sum *sum;         /* worker 0's to add into; the others' are merged at the end    */
     uint64_t samples_done;    /* under mu, for the progress bar                               */
 #ifdef SR_MEASURE
     int fixed_split;          /* $SR_FARM_FIXED_SPLIT=1: no stealing, for measuring the balance */
@@ -67,6 +89,73 @@ uint32_t sr_farm_pass_count(uint32_t spp)
 
 /* ---- a worker's thread: open, then jobs until quit ----------------------------------------- */
 
+/* ---- a worker's adder: its passes' films into its sum, in turn -------------------------------- */
+
+static void *sr_adder_main(void *arg)
+{
+    sr_farm_worker *w = (sr_farm_worker *)arg;
+    sr_farm_adder *a = &w->add;
+    pthread_mutex_lock(&a->mu);
+    for (;;) {
+        while (!a->queued[a->next] && !a->quit) pthread_cond_wait(&a->cv, &a->mu);
+        if (!a->queued[a->next]) break;   /* quit, with nothing left to add */
+        const uint32_t b = a->next;
+        pthread_mutex_unlock(&a->mu);
+        const double t0 = sr_now();
+        sr_film_sum_add_pass(w->sum, w->pass[b], a->samples[b], a->threads);
+        const double took = sr_now() - t0;
+        pthread_mutex_lock(&a->mu);
+        a->add_s += took;
+        a->queued[b] = 0;
+        a->next = b ^ 1u;
+        pthread_cond_broadcast(&a->cv);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+/* Wait until buffer b is free (its pass added); b = 2: both. */
+static void sr_adder_wait(sr_farm_adder *a, uint32_t b)
+{
+    pthread_mutex_lock(&a->mu);
+    while (b < 2 ? a->queued[b] : a->queued[0] || a->queued[1]) pthread_cond_wait(&a->cv, &a->mu);
+    pthread_mutex_unlock(&a->mu);
+}
+
+static void sr_adder_post(sr_farm_adder *a, uint32_t b, uint32_t samples)
+{
+    pthread_mutex_lock(&a->mu);
+    a->queued[b] = 1;
+    a->samples[b] = samples;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* ---- a worker's thread: open, then jobs until quit ----------------------------------------- */
+
+/* The pass buffers for frames like f, from the backend (page-locked on CUDA: a 4K pass's
+ * 100 MB come back at the bus's speed, not through a staging copy). */
+static sr_status sr_worker_buffers(sr_farm_worker *w, const sr_frame *f)
+{
+    const size_t n = (size_t)f->width * f->height * 3u;
+    if (w->pass_n == n) return SR_OK;
+    for (int b = 0; b < 2; b++) {
+        if (w->pass[b]) w->be.ops->host_free(w->be.impl, w->pass[b]);
+        w->pass[b] = NULL;
+    }
+    sr_film_sum_free(&w->own);
+    w->pass_n = 0;
+    for (int b = 0; b < 2; b++)
+        if (!(w->pass[b] = (float *)w->be.ops->host_alloc(w->be.impl, sizeof(float) * n)))
+            return sr_fail(&w->err, SR_ERR_RUNTIME, "out of host memory for a %ux%u pass film", f->width, f->height);
+    if (w->index > 0) {   /* worker 0 adds into the frame's sum */
+        sr_status s = sr_film_sum_init(&w->own, n, &w->err);
+        if (s) return s;
+    }
+    w->pass_n = n;
+    return SR_OK;
+}
+
 static sr_status sr_worker_open(sr_farm_worker *w, const sr_frame *f)
 {
     w->why[0] = '\0';
@@ -77,6 +166,19 @@ static sr_status sr_worker_open(sr_farm_worker *w, const sr_frame *f)
     w->st.kind = w->be.kind;
     if ((s = sr_renderer_prepare(&w->r, w->fm->scene, &w->be, f, &w->err))) return s;
     w->prepared = 1;
+    if ((s = sr_worker_buffers(w, f))) return s;
+    sr_farm_adder *a = &w->add;
+    const int procs = omp_get_num_procs(), share = procs / (int)w->fm->n;
+    a->threads = share > 1 ? share : 1;
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    const int e = pthread_create(&a->thread, NULL, sr_adder_main, w);
+    if (e) {
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        return sr_fail(&w->err, SR_ERR_RUNTIME, "could not start the adding thread of worker %u: %s", w->index, strerror(e));
+    }
+    a->started = 1;
     return SR_OK;
 }
 
@@ -85,21 +187,22 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     sr_farm *fm = w->fm;
     const uint32_t ps = sr_farm_pass_samples(f->spp);
     const uint32_t s0 = pass * ps, s1 = s0 + ps < f->spp ? s0 + ps : f->spp;
-    const size_t n = (size_t)f->width * f->height * 3u;
-    if (w->pass_n != n) {
-        free(w->pass);
-        w->pass = (float *)malloc(sizeof(float) * n);
-        w->pass_n = w->pass ? n : 0;
-        if (!w->pass) return sr_fail(&w->err, SR_ERR_RUNTIME, "out of host memory for a %ux%u pass", f->width, f->height);
-    }
     const double t0 = sr_now();
     sr_render_stats rs;
     memset(&rs, 0, sizeof rs);
     sr_status s = sr_renderer_apply(&w->r, f, &w->err);
     if (!s) s = sr_renderer_clear_film(&w->r, &w->err);
     for (uint32_t i = s0; !s && i < s1; i++) s = sr_render_sample(&w->r, f, i, &rs, &w->err);
-    if (!s) s = sr_renderer_read_film(&w->r, w->pass, 1.0f, &w->err);
+    const uint32_t b = w->turn;
+    const double t1 = sr_now();
+    sr_adder_wait(&w->add, b);   /* the pass before the last one added */
+    const double t2 = sr_now();
+    if (!s) s = sr_renderer_read_film(&w->r, w->pass[b], 1.0f, &w->err);
     if (s) return s;
+    w->st.wait_s += t2 - t1;
+    w->st.read_s += sr_now() - t2;
+    sr_adder_post(&w->add, b, s1 - s0);
+    w->turn = b ^ 1u;
 #ifdef SR_MEASURE
     if (w->slow > 1.0) {   /* a deliberately slow worker, for measuring the balance */
         const double idle = (w->slow - 1.0) * (sr_now() - t0);
@@ -108,15 +211,16 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     }
 #endif
     pthread_mutex_lock(&fm->mu);
-    sr_film_sum_add_pass(fm->sum, w->pass, s1 - s0);
     fm->samples_done += s1 - s0;
     w->pass_s = (w->pass_s * w->st.passes + (sr_now() - t0)) / (w->st.passes + 1u);
     pthread_mutex_unlock(&fm->mu);
+    if (!w->st.passes) w->st.first_pass_s = sr_now() - t0;
     w->st.busy_s += sr_now() - t0;
+    w->last_samples = s1 - s0;
     w->st.passes++;
     w->st.samples += s1 - s0;
     w->st.rays += rs.rays;
-    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) w->st.bounce_rays[b] += rs.bounce_rays[b];
+    for (uint32_t k = 0; k < SR_MAX_DEPTH; k++) w->st.bounce_rays[k] += rs.bounce_rays[k];
     w->st.dropped += rs.dropped;
     return SR_OK;
 }
@@ -144,29 +248,51 @@ static int sr_worker_declines(sr_farm_worker *w)
     return mine > 0.0 && faster && remaining / others < mine;
 }
 
+/* The index of the next pass this worker renders, or UINT32_MAX when none is left. */
+static uint32_t sr_worker_take(sr_farm_worker *w)
+{
+    sr_farm *fm = w->fm;
+#ifdef SR_MEASURE
+    if (fm->fixed_split) {   /* the alternative measured against: pass i, i+n, ... to worker i */
+        const uint32_t k = w->index + w->st.passes * fm->n;
+        return k < fm->count ? fm->first + k * fm->step : UINT32_MAX;
+    }
+#endif
+    if (fm->share && fm->share->take) {
+        const uint32_t p = fm->share->take(fm->share->ctx, w->last_samples);
+        return p < sr_farm_pass_count(fm->f->spp) ? p : UINT32_MAX;
+    }
+    const uint32_t k = atomic_fetch_add(&fm->next, 1u);
+    return k < fm->count ? fm->first + k * fm->step : UINT32_MAX;
+}
+
 static void sr_worker_job(sr_farm_worker *w)
 {
     sr_farm *fm = w->fm;
     const sr_frame *f = fm->f;
     w->status = SR_OK;
-    for (;;) {
+    w->sum = w->index ? &w->own : fm->sum;
+    w->last_samples = 0;
+    if (w->index) sr_film_sum_reset(&w->own);
+    if ((w->status = sr_worker_buffers(w, f))) {
+        atomic_store(&fm->failed, 1);
+    }
+    for (; !w->status;) {
         if (atomic_load(&fm->failed)) break;
         if (sr_interrupt_pending()) { w->status = SR_INTERRUPTED; break; }
-        uint32_t k;
         if (sr_worker_declines(w)) break;
-#ifdef SR_MEASURE
-        if (fm->fixed_split) {   /* the alternative measured against: pass i, i+n, ... to worker i */
-            k = w->index + w->st.passes * fm->n;
-            if (k >= fm->count) break;
-        } else
-#endif
-            k = atomic_fetch_add(&fm->next, 1u);
-        if (k >= fm->count) break;
-        if ((w->status = sr_worker_pass(w, f, fm->first + k * fm->step))) {
+        const uint32_t p = sr_worker_take(w);
+        if (p == UINT32_MAX) break;
+        if ((w->status = sr_worker_pass(w, f, p))) {
             if (w->status != SR_INTERRUPTED) atomic_store(&fm->failed, 1);
             break;
         }
     }
+    sr_adder_wait(&w->add, 2);   /* every pass read back is in its sum */
+    pthread_mutex_lock(&w->add.mu);
+    w->st.add_s = w->add.add_s;
+    w->add.add_s = 0.0;
+    pthread_mutex_unlock(&w->add.mu);
     pthread_mutex_lock(&fm->mu);
     w->active = 0;
     pthread_mutex_unlock(&fm->mu);
@@ -189,12 +315,25 @@ static void *sr_worker_main(void *arg)
         if (quit) break;
         sr_worker_job(w);
     }
+    sr_farm_adder *a = &w->add;
+    if (a->started) {
+        pthread_mutex_lock(&a->mu);
+        a->quit = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        pthread_join(a->thread, NULL);
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        a->started = 0;
+    }
     /* The backend is closed by the thread that made every other call to it. */
+    for (int b = 0; b < 2; b++)
+        if (w->pass[b]) w->be.ops->host_free(w->be.impl, w->pass[b]);
+    w->pass[0] = w->pass[1] = NULL;
+    sr_film_sum_free(&w->own);
     if (w->prepared) sr_renderer_free(&w->r);
     if (w->be_open) sr_backend_destroy(&w->be);
     w->prepared = w->be_open = 0;
-    free(w->pass);
-    w->pass = NULL;
     return NULL;
 }
 
@@ -215,7 +354,7 @@ static void sr_farm_wait(sr_farm *fm, const sr_frame *progress_of, uint64_t tota
         const double every = tty ? 0.1 : 5.0;
         if (progress_of && progress_of->render.progress && total && (elapsed > 1.0 || shown) &&
             elapsed - shown_at >= every) {
-            const uint64_t done = fm->samples_done;
+            const uint64_t done = fm->samples_done + (fm->share && fm->share->others_done ? fm->share->others_done(fm->share->ctx) : 0u);
             const double eta = done ? elapsed * (double)(total - done) / (double)done : 0.0;
             if (tty) {
                 char bar[31];
@@ -330,26 +469,28 @@ const char *sr_farm_why(const sr_farm *fm, uint32_t i) { return fm->w[i].why; }
 
 const sr_renderer *sr_farm_renderer(const sr_farm *fm, uint32_t i) { return &fm->w[i].r; }
 
-sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, uint32_t share_count,
-                         sr_film_sum *sum, sr_farm_stats *st, sr_error *err)
+sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, const sr_farm_share *share, sr_film_sum *sum,
+                         sr_farm_stats *st, sr_error *err)
 {
     sr_farm_stats local;
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
     const uint32_t passes = sr_farm_pass_count(f->spp), ps = sr_farm_pass_samples(f->spp);
-    if (share_count == 0 || share_index >= share_count)
-        return sr_fail(err, SR_ERR_RUNTIME, "share %u of %u: no such share", share_index, share_count);
+    const uint32_t index = share && !share->take ? share->index : 0u, count = share && !share->take ? share->count : 1u;
+    if (count == 0 || index >= count)
+        return sr_fail(err, SR_ERR_RUNTIME, "share %u of %u: no such share", index, count);
     fm->f = f;
-    fm->first = share_index;
-    fm->step = share_count;
-    fm->count = passes > share_index ? (passes - share_index + share_count - 1u) / share_count : 0u;
+    fm->share = share;
+    fm->first = index;
+    fm->step = count;
+    fm->count = passes > index ? (passes - index + count - 1u) / count : 0u;
     atomic_store(&fm->next, 0u);
     atomic_store(&fm->failed, 0);
     fm->sum = sum;
     fm->samples_done = 0;
-    uint64_t total = 0;   /* the samples of this share */
-    for (uint32_t k = 0; k < fm->count; k++) {
-        const uint32_t p = share_index + k * share_count;
+    uint64_t total = share && share->take ? f->spp : 0u;   /* the samples of this share (with take: the frame's) */
+    for (uint32_t k = 0; k < fm->count && !(share && share->take); k++) {
+        const uint32_t p = index + k * count;
         total += (p + 1u) * ps <= f->spp ? ps : f->spp - p * ps;
     }
     for (uint32_t i = 0; i < fm->n; i++) {
@@ -364,6 +505,14 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, u
     const double t0 = sr_now();
     sr_farm_start(fm);
     sr_farm_wait(fm, f, total, t0);
+    /* The other workers' sums into the frame's (worker 0 added into it), in one sweep. */
+    const sr_film_sum *own[SR_FARM_MAX_WORKERS];
+    uint32_t k = 0;
+    for (uint32_t i = 1; i < fm->n; i++)
+        if (fm->w[i].pass_n == sum->n) own[k++] = &fm->w[i].own;
+    const double m0 = sr_now();
+    sr_film_sum_merge_all(sum, own, k);
+    st->merge_s = sr_now() - m0;
     st->seconds = sr_now() - t0;
     st->workers = fm->n;
     sr_status s = SR_OK;
@@ -388,6 +537,7 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, u
     st->passes = sum->passes;
     fm->f = NULL;
     fm->sum = NULL;
+    fm->share = NULL;
     return s;
 }
 
@@ -397,20 +547,23 @@ sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const s
     const uint64_t px = (uint64_t)f->width * f->height;
     uint64_t cpu = 0;
     for (uint32_t i = 0; i < n; i++) cpu += specs[i].kind != SR_BACKEND_CUDA;   /* AUTO may be the CPU */
+    /* each worker: its BVH build, two pass films (page-locked on CUDA) and, but for worker 0,
+     * a sum of its own */
     const uint64_t per_worker = sr_bvh_build_bytes(scene->prim_count + scene->instance_count) +
                                 sr_bvh_build_bytes(scene->shared_prim_count) +
                                 (scene->attrs ? (uint64_t)scene->prim_count * sizeof(sr_tri_attr) : 0) +
                                 (scene->shared_attrs ? (uint64_t)scene->shared_prim_count * sizeof(sr_tri_attr) : 0) +
-                                (uint64_t)scene->instance_count * sizeof(sr_instance) + px * 12u;
+                                (uint64_t)scene->instance_count * sizeof(sr_instance) + px * 24u;
+    const uint64_t own_sums = (uint64_t)(n - 1u) * px * 3u * sizeof(int64_t);
     const uint64_t pools = cpu * sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(scene));
     const uint64_t sum = px * 3u * sizeof(int64_t), rgb = px * 12u;
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
-    const uint64_t need = per_worker * n + pools + sum + rgb + enc;
+    const uint64_t need = per_worker * n + own_sums + pools + sum + rgb + enc;
     char what[512], b1[32], b2[32], b3[32], b4[32];
-    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and pass film, CPU ray "
-             "pools %s, the frame's sum %s, image and output %s)", f->width, f->height, n, n == 1 ? "" : "s",
+    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and pass films, CPU ray "
+             "pools %s, the frame's sums %s, image and output %s)", f->width, f->height, n, n == 1 ? "" : "s",
              sr_fmt_bytes(b1, sizeof b1, per_worker), sr_fmt_bytes(b2, sizeof b2, pools),
-             sr_fmt_bytes(b3, sizeof b3, sum), sr_fmt_bytes(b4, sizeof b4, rgb + enc));
+             sr_fmt_bytes(b3, sizeof b3, sum + own_sums), sr_fmt_bytes(b4, sizeof b4, rgb + enc));
     return sr_check_host_memory(need, what, "; use a smaller --width/--height or fewer CPU workers", err);
 }
 

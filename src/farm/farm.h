@@ -5,14 +5,16 @@
  * A frame's samples are cut into sample passes whose size depends on spp alone
  * (sr_farm_pass_samples), so the float sums inside a pass never depend on the split. Workers
  * take the next pass from a shared counter (work stealing: a fast device simply takes more),
- * render it into their cleared film, read it back and add it to the frame's fixed-point sum
- * (film_sum.h), whose integer additions give the same bits in any order. Random numbers are
+ * render it into their cleared film, read it back (into page-locked memory) and add it to
+ * their own fixed-point sum (film_sum.h) on a thread of their own while they render the next;
+ * the workers' sums are merged at the frame's end. Integer additions give the same bits in
+ * any order. Random numbers are
  * keyed by pixel and sample (kernels/core/rng.h), never by worker: a frame over 1, 2 or 3
- * workers, or over MPI ranks (each given every share_count-th pass), is the same image.
+ * workers, or over MPI ranks (each taking passes from rank 0 as it goes), is the same image.
  *
  *     sr_farm *fm;
  *     sr_farm_open(&fm, &scene, specs, n, &frame, &err);     // backends + prepare, in parallel
- *     sr_farm_render(fm, &frame, 0, 1, &sum, &stats, &err);  // all passes of the frame
+ *     sr_farm_render(fm, &frame, NULL, &sum, &stats, &err);  // all passes of the frame
  *     sr_film_sum_mean(&sum, rgb);
  *     sr_farm_close(fm);
  *
@@ -48,10 +50,15 @@ typedef struct sr_farm_worker_stats {
     uint64_t bounce_rays[SR_MAX_DEPTH];
     uint64_t dropped;       /* the Whitted split's spawned rays with no room (render.h)     */
     double busy_s;          /* time spent rendering and reading back its passes             */
+    double first_pass_s;    /* its first pass of the frame (the kernels' first launches)    */
+    double read_s;          /* reading its passes' films back                               */
+    double wait_s;          /* waiting for its adder to free a pass buffer                  */
+    double add_s;           /* its adder's time adding the films into its sum               */
 } sr_farm_worker_stats;
 
 typedef struct sr_farm_stats {
     double seconds;         /* wall time of the frame                                       */
+    double merge_s;         /* the workers' sums merged into the frame's, at its end          */
     uint64_t rays;
     uint64_t bounce_rays[SR_MAX_DEPTH];
     uint64_t dropped;
@@ -81,12 +88,27 @@ const char *sr_farm_why(const sr_farm *fm, uint32_t i);
 /* Worker i's renderer, between frames (for the wave mask's measured way). */
 const sr_renderer *sr_farm_renderer(const sr_farm *fm, uint32_t i);
 
-/* Render this process's share of frame f: the passes p with p % share_count == share_index,
- * added into sum (sized width*height*3 and cleared by the caller). Ctrl-C stops it between
- * samples: SR_INTERRUPTED, with the passes completed so far in sum (st->samples of them).
- * A worker's failure stops the others and is returned. f->render.progress shows a bar. */
-sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, uint32_t share_index, uint32_t share_count,
-                         sr_film_sum *sum, sr_farm_stats *st, sr_error *err);
+/* Which of a frame's passes this process renders: all of them (no share), a fixed share (the
+ * passes p with p % count == index), or, with `take` set, the passes take hands out as the
+ * workers ask: MPI ranks taking the frame's passes from one counter (ranks.h), so that a faster
+ * rank takes more. take(ctx, done) returns a pass, or a number >= the frame's passes when none
+ * is left; `done` is the samples of the asking worker's pass before (0 at its first), and
+ * others_done (may be NULL) the samples the other processes have told of, for the progress
+ * bar. The workers' threads call take, several at once. */
+typedef struct sr_farm_share {
+    uint32_t index, count;
+    uint32_t (*take)(void *ctx, uint32_t done);
+    uint64_t (*others_done)(void *ctx);
+    void *ctx;
+} sr_farm_share;
+
+/* Render this process's share of frame f (NULL: all of it), added into sum (sized
+ * width*height*3 and cleared by the caller). Ctrl-C stops it between samples:
+ * SR_INTERRUPTED, with the passes completed so far in sum (st->samples of them). A worker's
+ * failure stops the others and is returned. f->render.progress shows a bar (for a fixed
+ * share only). */
+sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, const sr_farm_share *share, sr_film_sum *sum,
+                         sr_farm_stats *st, sr_error *err);
 
 /* Everything render allocates on the host for frame f over these workers, checked before any
  * of it is (render.h's sr_check_render_memory, times the workers): each worker's BVH build,

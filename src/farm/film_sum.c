@@ -2,6 +2,7 @@
 #include "film_sum.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,19 +28,27 @@ void sr_film_sum_clear(sr_film_sum *s)
     s->passes = 0;
 }
 
-void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples)
+void sr_film_sum_reset(sr_film_sum *s)
+{
+    s->samples = 0;
+    s->passes = 0;
+}
+
+void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples, int threads)
 {
     const double scale = (double)(1ull << SR_FILM_SUM_BITS);
     const double clamp = SR_FILM_SUM_CLAMP * (double)samples;
     const long n = (long)s->n;
+    const int64_t keep = s->passes ? -1 : 0;   /* a sum with no passes counts as zero */
     int64_t *v = s->v;
-#pragma omp parallel for schedule(static) if (n > (1L << 18))
+    if (threads < 1) threads = omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads) if (n > (1L << 18))
     for (long i = 0; i < n; i++) {
         double x = (double)pass[i];
         if (!(x == x)) x = 0.0;   /* NaN */
         if (x > clamp) x = clamp;
         if (x < -clamp) x = -clamp;
-        v[i] += (int64_t)llrint(x * scale);   /* x * 2^24 is exact in double; the rounding is the same everywhere */
+        v[i] = (v[i] & keep) + (int64_t)llrint(x * scale);   /* x * 2^24 is exact in double; the rounding is the same everywhere */
     }
     s->samples += samples;
     s->passes++;
@@ -47,11 +56,35 @@ void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples)
 
 void sr_film_sum_merge(sr_film_sum *a, const sr_film_sum *b)
 {
+    sr_film_sum_merge_all(a, &b, 1);
+}
+
+void sr_film_sum_merge_all(sr_film_sum *a, const sr_film_sum *const *b, uint32_t k)
+{
+    const sr_film_sum *from[64];
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < k; j++)
+        if (b[j]->passes) {
+            if (m == 64) {   /* more than a sweep takes: merge these first */
+                sr_film_sum_merge_all(a, from, m);
+                m = 0;
+            }
+            from[m++] = b[j];
+        }
+    if (!m) return;
     const long n = (long)a->n;
+    const int64_t keep = a->passes ? -1 : 0;
+    int64_t *v = a->v;
 #pragma omp parallel for schedule(static) if (n > (1L << 18))
-    for (long i = 0; i < n; i++) a->v[i] += b->v[i];
-    a->samples += b->samples;
-    a->passes += b->passes;
+    for (long i = 0; i < n; i++) {
+        int64_t x = v[i] & keep;
+        for (uint32_t j = 0; j < m; j++) x += from[j]->v[i];
+        v[i] = x;
+    }
+    for (uint32_t j = 0; j < m; j++) {
+        a->samples += from[j]->samples;
+        a->passes += from[j]->passes;
+    }
 }
 
 void sr_film_sum_mean(const sr_film_sum *s, float *rgb)

@@ -2,7 +2,9 @@
 #define _GNU_SOURCE   /* memfd_create */
 #include "ranks.h"
 
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #endif
 
 static int sr_rank, sr_size = 1, sr_mpi_on;
+static int sr_mpi_threads;   /* threads other than the main one may call MPI, one at a time */
 static int sr_held_fd = -1, sr_saved_fd = -1;   /* the memory file standard error goes to; the real one */
 
 int sr_ranks_rank(void) { return sr_rank; }
@@ -30,10 +33,12 @@ sr_status sr_ranks_init(int *argc, char ***argv, sr_error *err)
 #ifdef SR_HAVE_MPI
     if (!sr_launched_by_mpirun()) return SR_OK;
     int provided = 0;
-    /* The workers' threads never call MPI: only the main thread does. */
-    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    /* Serialized: besides the main thread, the workers ask rank 0 for passes (one at a time,
+     * under a lock) and rank 0's pass server answers them, while the main thread waits. */
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
         return sr_fail(err, SR_ERR_RUNTIME, "could not join the MPI job (MPI_Init_thread failed)");
     sr_mpi_on = 1;
+    sr_mpi_threads = provided >= MPI_THREAD_SERIALIZED;
     MPI_Comm_rank(MPI_COMM_WORLD, &sr_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &sr_size);
 #else
@@ -175,4 +180,116 @@ void sr_ranks_test_kill(void)
     char *end;
     const long r = strtol(v, &end, 10);
     if (*end == '\0' && r == sr_rank && sr_size > 1) raise(SIGKILL);
+}
+
+/* ---- a frame's passes handed out to the ranks ----------------------------------------------- */
+
+/* Messages of frame `gen` use the tags SR_TAG_ASK + (gen & 1) (an ask, or a rank's "done")
+ * and SR_TAG_GIVE + (gen & 1) (the pass given): a rank done with one frame may ask for the
+ * next one's passes while rank 0 still waits for the others' "done", and those asks wait for
+ * the next frame's server. Two frames never overlap further: the next-but-one needs rank 0's
+ * answers to the next one first. */
+#define SR_TAG_ASK 7100
+#define SR_TAG_GIVE 7110
+/* An ask carries the samples the asking worker finished since its last ask (>= 0); a rank's
+ * "done" is -1. */
+#define SR_ASK_DONE (-1)
+
+struct sr_rank_passes {
+    uint32_t passes;
+    uint32_t gen;
+    atomic_uint next;          /* rank 0: the next pass to hand out                          */
+    atomic_ullong told;        /* rank 0: the samples the other ranks said they finished     */
+    pthread_mutex_t mu;        /* other ranks: one ask in flight at a time                   */
+    pthread_t server;          /* rank 0: answers the other ranks                            */
+    int serving;
+    int dynamic;               /* several ranks and MPI that threads may call               */
+};
+
+static uint32_t sr_rank_passes_gen;
+
+#ifdef SR_HAVE_MPI
+static void *sr_rank_passes_serve(void *arg)
+{
+    sr_rank_passes *rp = (sr_rank_passes *)arg;
+    const int tag = SR_TAG_ASK + (int)(rp->gen & 1u);
+    int done = 0;
+    while (done < sr_size - 1) {
+        int what = 0;
+        MPI_Status st;
+        if (MPI_Recv(&what, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &st) != MPI_SUCCESS) break;
+        if (what == SR_ASK_DONE) {
+            done++;
+            continue;
+        }
+        atomic_fetch_add(&rp->told, (unsigned long long)what);
+        const uint32_t p = atomic_fetch_add(&rp->next, 1u);
+        MPI_Send(&p, 1, MPI_UINT32_T, st.MPI_SOURCE, SR_TAG_GIVE + (int)(rp->gen & 1u), MPI_COMM_WORLD);
+    }
+    return NULL;
+}
+#endif
+
+sr_status sr_ranks_passes_begin(sr_rank_passes **out, uint32_t passes, sr_error *err)
+{
+    *out = NULL;
+    sr_rank_passes *rp = (sr_rank_passes *)calloc(1, sizeof *rp);
+    if (!rp) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory");
+    rp->passes = passes;
+    rp->gen = sr_rank_passes_gen++;
+    atomic_store(&rp->next, 0u);
+    pthread_mutex_init(&rp->mu, NULL);
+#ifdef SR_HAVE_MPI
+    rp->dynamic = sr_mpi_on && sr_size > 1 && sr_mpi_threads;
+    if (rp->dynamic && sr_rank == 0) {
+        const int e = pthread_create(&rp->server, NULL, sr_rank_passes_serve, rp);
+        if (e) {
+            pthread_mutex_destroy(&rp->mu);
+            free(rp);
+            return sr_fail(err, SR_ERR_RUNTIME, "could not start the thread that hands out passes: %s", strerror(e));
+        }
+        rp->serving = 1;
+    }
+#endif
+    *out = rp;
+    return SR_OK;
+}
+
+int sr_ranks_passes_dynamic(const sr_rank_passes *rp) { return rp->dynamic; }
+
+uint64_t sr_ranks_passes_others_done(void *ctx) { return atomic_load(&((sr_rank_passes *)ctx)->told); }
+
+uint32_t sr_ranks_passes_take(void *ctx, uint32_t done)
+{
+    sr_rank_passes *rp = (sr_rank_passes *)ctx;
+#ifdef SR_HAVE_MPI
+    if (rp->dynamic && sr_rank != 0) {
+        uint32_t p = UINT32_MAX;
+        int what = (int)done;
+        pthread_mutex_lock(&rp->mu);
+        if (MPI_Send(&what, 1, MPI_INT, 0, SR_TAG_ASK + (int)(rp->gen & 1u), MPI_COMM_WORLD) != MPI_SUCCESS ||
+            MPI_Recv(&p, 1, MPI_UINT32_T, 0, SR_TAG_GIVE + (int)(rp->gen & 1u), MPI_COMM_WORLD, MPI_STATUS_IGNORE) !=
+                MPI_SUCCESS)
+            p = UINT32_MAX;
+        pthread_mutex_unlock(&rp->mu);
+        return p;
+    }
+#else
+    (void)done;
+#endif
+    return atomic_fetch_add(&rp->next, 1u);
+}
+
+void sr_ranks_passes_end(sr_rank_passes *rp)
+{
+    if (!rp) return;
+#ifdef SR_HAVE_MPI
+    if (rp->dynamic && sr_rank != 0) {
+        int what = SR_ASK_DONE;
+        MPI_Send(&what, 1, MPI_INT, 0, SR_TAG_ASK + (int)(rp->gen & 1u), MPI_COMM_WORLD);
+    }
+    if (rp->serving) pthread_join(rp->server, NULL);
+#endif
+    pthread_mutex_destroy(&rp->mu);
+    free(rp);
 }

@@ -5,7 +5,8 @@
  * The render command uses it so: every rank parses the options and loads the scene with its
  * standard error held back (sr_ranks_hold_stderr), the ranks agree on the outcome
  * (sr_ranks_agree: one message, from rank 0 or else from the lowest failing rank, and the same
- * exit code everywhere), render their shares, and the fixed-point films are summed on rank 0
+ * exit code everywhere), render the frame's passes as rank 0 hands them out
+ * (sr_ranks_passes_begin), and the fixed-point films are summed on rank 0
  * (sr_ranks_sum_to_root), which alone writes. A rank that fails later ends the job
  * (sr_ranks_abort); one that is killed makes mpirun end it. */
 #ifndef SR_RANKS_H
@@ -43,5 +44,21 @@ void sr_ranks_abort(int code);
 void sr_ranks_test_kill(void);
 /* Wait for every rank (a barrier); no-op with one. */
 void sr_ranks_barrier(void);
+
+/* A frame's passes handed out to the ranks as their workers ask (farm.h's sr_farm_share take),
+ * so that a faster rank takes more passes: rank 0 keeps the counter and answers the other
+ * ranks from a thread of its own while its workers render. Every rank calls begin before it
+ * renders the frame and end after (end waits, on rank 0, for every rank's end). With one rank
+ * the counter is this process's. Without MPI threads (an MPI that cannot serialize calls from
+ * several threads) dynamic is 0 and the caller splits the passes in a fixed way instead. */
+typedef struct sr_rank_passes sr_rank_passes;
+sr_status sr_ranks_passes_begin(sr_rank_passes **out, uint32_t passes, sr_error *err);
+int sr_ranks_passes_dynamic(const sr_rank_passes *rp);
+/* The next pass (any number >= the frame's passes: none left), telling rank 0 that `done`
+ * samples were finished since this worker's last ask; from any thread. */
+uint32_t sr_ranks_passes_take(void *rp, uint32_t done);
+/* On rank 0: the samples the other ranks have told of so far (its progress bar). */
+uint64_t sr_ranks_passes_others_done(void *rp);
+void sr_ranks_passes_end(sr_rank_passes *rp);
 
 #endif

@@ -78,9 +78,9 @@ static void test_film_sum_any_order(void **state)
     assert_int_equal(sr_film_sum_init(&reversed, N, &err), SR_OK);
     assert_int_equal(sr_film_sum_init(&a, N, &err), SR_OK);
     assert_int_equal(sr_film_sum_init(&b, N, &err), SR_OK);
-    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&in_order, pass[p], 2);
-    for (int p = PASSES - 1; p >= 0; p--) sr_film_sum_add_pass(&reversed, pass[p], 2);
-    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(p % 3 == 1 ? &a : &b, pass[p], 2);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&in_order, pass[p], 2, 0);
+    for (int p = PASSES - 1; p >= 0; p--) sr_film_sum_add_pass(&reversed, pass[p], 2, 1);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(p % 3 == 1 ? &a : &b, pass[p], 2, 0);
     sr_film_sum_merge(&b, &a);   /* two workers' sums, merged */
     assert_memory_equal(in_order.v, reversed.v, sizeof(int64_t) * N);
     assert_memory_equal(in_order.v, b.v, sizeof(int64_t) * N);
@@ -96,6 +96,43 @@ static void test_film_sum_any_order(void **state)
     sr_film_sum_free(&reversed);
     sr_film_sum_free(&a);
     sr_film_sum_free(&b);
+}
+
+/* Workers' sums reused without a clear (sr_film_sum_reset) and merged in one sweep give the
+ * bits of one sum of every pass; a sum with no passes adds nothing, whatever its memory. */
+static void test_film_sum_reset_and_merge_all(void **state)
+{
+    (void)state;
+    enum { N = 257, PASSES = 9, WORKERS = 3 };
+    static float pass[PASSES][N];
+    srand(11);
+    for (int p = 0; p < PASSES; p++)
+        for (int i = 0; i < N; i++) pass[p][i] = (float)rand() / (float)RAND_MAX * (float)(i + 1);
+    sr_error err;
+    sr_film_sum one, frame, w[WORKERS + 1];
+    assert_int_equal(sr_film_sum_init(&one, N, &err), SR_OK);
+    assert_int_equal(sr_film_sum_init(&frame, N, &err), SR_OK);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&one, pass[p], 3, 0);
+    for (int k = 0; k <= WORKERS; k++) {
+        assert_int_equal(sr_film_sum_init(&w[k], N, &err), SR_OK);
+        memset(w[k].v, 0x5a, sizeof(int64_t) * N);   /* last frame's sums */
+        sr_film_sum_reset(&w[k]);
+    }
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&w[p % WORKERS], pass[p], 3, 2);
+    /* w[WORKERS] took no pass: left out of the merge */
+    const sr_film_sum *all[WORKERS + 1] = { &w[0], &w[1], &w[2], &w[3] };
+    memset(frame.v, 0x33, sizeof(int64_t) * N);
+    sr_film_sum_reset(&frame);   /* no passes yet: the merge stores */
+    sr_film_sum_merge_all(&frame, all, WORKERS + 1);
+    assert_memory_equal(frame.v, one.v, sizeof(int64_t) * N);
+    assert_int_equal(frame.passes, PASSES);
+    assert_int_equal(frame.samples, 3 * PASSES);
+    sr_film_sum_merge_all(&frame, all, 1);   /* a second merge adds */
+    assert_int_equal(frame.passes, PASSES + 3);
+    assert_true(frame.v[5] == one.v[5] + w[0].v[5]);
+    sr_film_sum_free(&one);
+    sr_film_sum_free(&frame);
+    for (int k = 0; k <= WORKERS; k++) sr_film_sum_free(&w[k]);
 }
 
 static void test_device_lists(void **state)
@@ -325,6 +362,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pass_sizes),
         cmocka_unit_test(test_film_sum_any_order),
+        cmocka_unit_test(test_film_sum_reset_and_merge_all),
         cmocka_unit_test(test_device_lists),
         cmocka_unit_test(test_frame_patterns),
         cmocka_unit_test(test_camera_path),

@@ -494,11 +494,24 @@ static sr_status cpu_resident_blocks(void *impl, sr_kernel k, sr_build build, ui
     return SR_OK;
 }
 
+static void *cpu_host_alloc(void *impl, size_t bytes)
+{
+    (void)impl;
+    return malloc(bytes ? bytes : 1u);
+}
+
+static void cpu_host_free(void *impl, void *p)
+{
+    (void)impl;
+    free(p);
+}
+
 static const sr_backend_ops sr_cpu_ops = {
     .build_bvh = cpu_build_bvh, .upload = cpu_upload, .fill = cpu_fill, .read = cpu_read, .launch = cpu_launch,
     .resize = cpu_resize, .mark = cpu_mark, .elapsed_ms = cpu_elapsed_ms,
     .finish = cpu_finish, .destroy = cpu_destroy, .resolve_display = cpu_resolve_display, .queue = cpu_queue,
     .resolve_display_rows = cpu_resolve_display_rows, .resident_blocks = cpu_resident_blocks,
+    .host_alloc = cpu_host_alloc, .host_free = cpu_host_free,
 };
 
 sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)

@@ -836,11 +836,29 @@ static void cuda_destroy(void *impl)
     free(c);
 }
 
+static void *cuda_host_alloc(void *impl, size_t bytes)
+{
+    sr_cuda *c = (sr_cuda *)impl;
+    void *p = NULL;
+    if (cudaSetDevice(c->device) != cudaSuccess || cudaMallocHost(&p, bytes ? bytes : 1u) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+static void cuda_host_free(void *impl, void *p)
+{
+    (void)impl;
+    if (p) cudaFreeHost(p);
+}
+
 static const sr_backend_ops sr_cuda_ops = {
     .build_bvh = cuda_build_bvh, .upload = cuda_upload, .fill = cuda_fill, .read = cuda_read, .launch = cuda_launch,
     .resize = cuda_resize, .mark = cuda_mark, .elapsed_ms = cuda_elapsed_ms,
     .finish = cuda_finish, .destroy = cuda_destroy, .resolve_display = cuda_resolve_display, .queue = cuda_queue,
     .resolve_display_rows = cuda_resolve_display_rows, .resident_blocks = cuda_resident_blocks,
+    .host_alloc = cuda_host_alloc, .host_free = cuda_host_free,
 };
 
 sr_status sr_cuda_backend_create(int device, sr_backend *out, sr_error *err)
