@@ -76,7 +76,7 @@ if [ "$what" = frames ] || [ "$what" = all ]; then
             "$exe" "${common[@]}" --stats "$stats" > "$runlog" 2>&1
         fi
         rc=$?
-        { echo "== $scene, $mode, $n devices: exit $rc"; cat "$runlog"; } >> "$log"
+        { echo "== $scene, $mode, $n devices: exit $rc"; cat "$runlog"; [ -f "$stats" ] && cat "$stats"; } >> "$log"
         wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
         [ $rc -eq 0 ] || { row "$n" "$mode" "$scene" "$wall" "" "" "exit $rc (see scale_out.log)"; continue; }
         r=$(render_s "$stats")
