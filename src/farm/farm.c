@@ -22,6 +22,7 @@ typedef struct sr_farm_adder {
     pthread_cond_t cv;
     int queued[2];            /* buffer b holds a pass to add (under mu)                       */
     uint32_t samples[2];
+    uint32_t pass[2];         /* the passes in them (for $SR_FARM_PASS_LOG)                    */
     uint32_t next;            /* the buffer it adds next: passes are added in turn             */
     int quit;
     int threads;              /* OpenMP threads of an add: the machine's cores over the workers */
@@ -69,6 +70,7 @@ struct sr_farm {
     atomic_uint next;         /* the next k a worker takes                                    */
     atomic_int failed;        /* a worker failed: the others stop at their next pass          */
     sr_film_sum *sum;         /* worker 0's to add into; the others' are merged at the end    */
+    FILE *pass_log;           /* $SR_FARM_PASS_LOG: each pass's film hash (under mu), or NULL   */
     uint64_t samples_done;    /* under mu, for the progress bar                               */
 #ifdef SR_MEASURE
     int fixed_split;          /* $SR_FARM_FIXED_SPLIT=1: no stealing, for measuring the balance */
@@ -104,6 +106,12 @@ static void *sr_adder_main(void *arg)
         const double t0 = sr_now();
         sr_film_sum_add_pass(w->sum, w->pass[b], a->samples[b], a->threads);
         const double took = sr_now() - t0;
+        if (w->fm->pass_log) {
+            pthread_mutex_lock(&w->fm->mu);
+            fprintf(w->fm->pass_log, "added pass %u by worker %u: its sum has %u passes, %llu samples\n", a->pass[b],
+                    w->index, w->sum->passes, (unsigned long long)w->sum->samples);
+            pthread_mutex_unlock(&w->fm->mu);
+        }
         pthread_mutex_lock(&a->mu);
         a->add_s += took;
         a->queued[b] = 0;
@@ -122,11 +130,12 @@ static void sr_adder_wait(sr_farm_adder *a, uint32_t b)
     pthread_mutex_unlock(&a->mu);
 }
 
-static void sr_adder_post(sr_farm_adder *a, uint32_t b, uint32_t samples)
+static void sr_adder_post(sr_farm_adder *a, uint32_t b, uint32_t pass, uint32_t samples)
 {
     pthread_mutex_lock(&a->mu);
     a->queued[b] = 1;
     a->samples[b] = samples;
+    a->pass[b] = pass;
     pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);
 }
@@ -201,7 +210,16 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     if (s) return s;
     w->st.wait_s += t2 - t1;
     w->st.read_s += sr_now() - t2;
-    sr_adder_post(&w->add, b, s1 - s0);
+    if (fm->pass_log) {   /* which pass's film differs, when two splits disagree */
+        uint64_t h = 1469598103934665603ull;   /* FNV-1a over the film's bytes */
+        const unsigned char *bytes = (const unsigned char *)w->pass[b];
+        for (size_t j = 0; j < w->pass_n * sizeof(float); j++) h = (h ^ bytes[j]) * 1099511628211ull;
+        pthread_mutex_lock(&fm->mu);
+        fprintf(fm->pass_log, "pass %u samples %u-%u worker %u film %016llx\n", pass, s0, s1, w->index,
+                (unsigned long long)h);
+        pthread_mutex_unlock(&fm->mu);
+    }
+    sr_adder_post(&w->add, b, pass, s1 - s0);
     w->turn = b ^ 1u;
 #ifdef SR_MEASURE
     if (w->slow > 1.0) {   /* a deliberately slow worker, for measuring the balance */
@@ -244,8 +262,13 @@ static int sr_worker_declines(sr_farm_worker *w)
         others += 1.0 / o->pass_s;
         faster |= o->pass_s < mine;
     }
+    /* Leaving, it stops counting as active in the same step: another worker deciding after
+     * it must not count on it (two workers each leaving the last pass to the other left it
+     * undone: a frame of one sample fewer, 1 run in 8 with 3 workers on one GPU). */
+    const int declines = mine > 0.0 && faster && remaining / others < mine;
+    if (declines) w->active = 0;
     pthread_mutex_unlock(&fm->mu);
-    return mine > 0.0 && faster && remaining / others < mine;
+    return declines;
 }
 
 /* The index of the next pass this worker renders, or UINT32_MAX when none is left. */
@@ -395,6 +418,7 @@ void sr_farm_close(sr_farm *fm)
     pthread_mutex_unlock(&fm->mu);
     for (uint32_t i = 0; i < fm->n; i++)
         if (fm->w[i].started) pthread_join(fm->w[i].thread, NULL);
+    if (fm->pass_log) fclose(fm->pass_log);
     pthread_cond_destroy(&fm->job_cv);
     pthread_cond_destroy(&fm->done_cv);
     pthread_mutex_destroy(&fm->mu);
@@ -414,6 +438,10 @@ sr_status sr_farm_open(sr_farm **out, const sr_scene *scene, const sr_worker_spe
     pthread_mutex_init(&fm->mu, NULL);
     pthread_cond_init(&fm->job_cv, NULL);
     pthread_cond_init(&fm->done_cv, NULL);
+    /* A test switch: $SR_FARM_PASS_LOG=FILE appends, for every pass, its samples, its worker and
+     * a hash of its film as read back (tests/README.md). */
+    const char *pass_log = getenv("SR_FARM_PASS_LOG");
+    if (pass_log && *pass_log) fm->pass_log = fopen(pass_log, "a");
 #ifdef SR_MEASURE
     int slow_index = -1;
     double slow = 1.0;
@@ -513,6 +541,13 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, const sr_farm_share *sh
     const double m0 = sr_now();
     sr_film_sum_merge_all(sum, own, k);
     st->merge_s = sr_now() - m0;
+    if (fm->pass_log) {
+        uint64_t h = 1469598103934665603ull;
+        for (size_t j = 0; j < sum->n; j++) h = (h ^ (uint64_t)sum->v[j]) * 1099511628211ull;
+        fprintf(fm->pass_log, "frame: %u sums merged, %u passes, %llu samples, sum %016llx\n", k, sum->passes,
+                (unsigned long long)sum->samples, (unsigned long long)h);
+        fflush(fm->pass_log);
+    }
     st->seconds = sr_now() - t0;
     st->workers = fm->n;
     sr_status s = SR_OK;
@@ -533,6 +568,10 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, const sr_farm_share *sh
         }
     }
     if (!s && sr_interrupt_pending()) s = sr_fail(err, SR_INTERRUPTED, "interrupted");
+    /* Every pass of the share is in the sum, or the frame is not written. */
+    if (!s && !(share && share->take) && sum->samples != total)
+        s = sr_fail(err, SR_ERR_RUNTIME, "internal error: %llu of the frame's %llu samples were rendered",
+                    (unsigned long long)sum->samples, (unsigned long long)total);
     st->samples = sum->samples;
     st->passes = sum->passes;
     fm->f = NULL;
