@@ -120,6 +120,10 @@ cudaError_t sr_launch_count_live(const uint32_t *stencil, const uint32_t *flags,
 cudaError_t sr_launch_film_fold(float *film, unsigned long long *fix, uint32_t pixels, cudaStream_t stream);
 /* *dst = value on the device (compact.cu): the live count after the split's appends. */
 cudaError_t sr_launch_set_count(uint32_t *dst, uint32_t value, cudaStream_t stream);
+/* sum[i] += the fixed point of film[i], a pass of `samples` samples, for i < count (film.cu;
+ * kernels/core/pass_sum.h). */
+cudaError_t sr_launch_film_accumulate(const float *film, int64_t *sum, uint32_t count, uint32_t samples,
+                                      cudaStream_t stream);
 /* dst[i] = film[i] * scale for i < count (film.cu: the film resolve into e.g. a mapped GL buffer). */
 cudaError_t sr_launch_film_scale(const float *film, float *dst, uint32_t count, float scale, cudaStream_t stream);
 /* The viewer's frame (display.cu): film (sums of a width x height image) times scale, then

@@ -176,8 +176,6 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
         cJSON_AddNumberToObject(o, "mrays_per_s", w->busy_s > 0 ? (double)w->rays / w->busy_s / 1e6 : 0.0);
         cJSON_AddNumberToObject(o, "first_pass_s", w->first_pass_s);
         cJSON_AddNumberToObject(o, "read_s", w->read_s);
-        cJSON_AddNumberToObject(o, "wait_s", w->wait_s);
-        cJSON_AddNumberToObject(o, "add_s", w->add_s);
         cJSON_AddItemToArray(workers, o);
     }
     /* Whitted glass's spawned rays that found no room (kernels/integrators/whitted.h) */

@@ -37,7 +37,7 @@ uint32_t sr_wave_queue_limit(uint32_t slots)
 
 static const char *const sr_kernel_names[SR_KERNELS] = { "generate", "intersect", "shade", "stencil fill", "compact",
                                                          "count_live", "sort keys", "sort", "megakernel", "wave",
-                                                         "film resolve", "film fold", "set live" };
+                                                         "film resolve", "film fold", "set live", "film accumulate" };
 
 const char *sr_kernel_name(sr_kernel k) { return (unsigned)k < SR_KERNELS ? sr_kernel_names[k] : "?"; }
 

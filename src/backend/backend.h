@@ -41,6 +41,9 @@ typedef enum sr_buffer {
                                  last ordered wave sample placed, which the next one takes
                                  (launch order 0, 1, ... until one has run on this pool); the
                                  CPU has none: refused                                          */
+    SR_BUFFER_FILM_SUM,       /* width*height*3 int64: the backend's own sum of the sample passes
+                                 it rendered (SR_KERNEL_FILM_ACCUMULATE; the farm's, src/farm);
+                                 its first fill after a resize allocates it                      */
 #if SR_MEASURE
     SR_BUFFER_WAVE_TIMELINE,  /* read, a measurement build's CUDA backend with $SR_WAVE_TIMELINE
                                  set: sr_wave_timeline_warps * SR_WAVE_TIMELINE_WORDS uint32,
@@ -78,6 +81,9 @@ typedef enum sr_kernel {
                                  film and cleared (kernels/integrators/camera.h)               */
     SR_KERNEL_SET_LIVE,       /* the live count of the current half becomes a->n (the Whitted
                                  split's appended rays, before a compaction)                    */
+    SR_KERNEL_FILM_ACCUMULATE,/* the film, the sums of a pass of a->n samples, added into the
+                                 film sum (SR_BUFFER_FILM_SUM) as fixed point
+                                 (kernels/core/pass_sum.h); the film stays as it is             */
     SR_KERNELS
 } sr_kernel;
 
@@ -234,6 +240,7 @@ typedef struct sr_pool_state {
      * again, the spawned rays' room: sr_pool_half_slots). */
     unsigned long long *film_fix;
     uint32_t *split_ctl;
+    int64_t *film_sum;         /* SR_BUFFER_FILM_SUM: NULL until its first fill after a resize */
     int split;
     uint32_t split_stack;      /* the pending rays a lane keeps (sr_params.split_stack)      */
     uint32_t pool_factor;      /* set by the driver before resize: a half's slots are this

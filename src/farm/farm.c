@@ -13,22 +13,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A worker's passes are added to its sum on a thread of their own (the adder), while the worker
- * renders its next pass: the films go through two page-locked buffers in turn. */
-typedef struct sr_farm_adder {
-    pthread_t thread;
-    int started;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int queued[2];            /* buffer b holds a pass to add (under mu)                       */
-    uint32_t samples[2];
-    uint32_t pass[2];         /* the passes in them (for $SR_FARM_PASS_LOG)                    */
-    uint32_t next;            /* the buffer it adds next: passes are added in turn             */
-    int quit;
-    int threads;              /* OpenMP threads of an add: the machine's cores over the workers */
-    double add_s;             /* time spent adding this job's passes (under mu)                */
-} sr_farm_adder;
-
 typedef struct sr_farm_worker {
     struct sr_farm *fm;
     uint32_t index;
@@ -37,13 +21,11 @@ typedef struct sr_farm_worker {
     int started, be_open, prepared;
     sr_backend be;
     sr_renderer r;
-    float *pass[2];           /* the passes' films read back, width*height*3, page-locked (host_alloc) */
-    size_t pass_n;
-    uint32_t turn;            /* the buffer the next pass is read into                          */
+    int64_t *sum_mem;         /* its backend's sum of its passes read back (host_alloc:
+                                 page-locked on CUDA), width*height*3                          */
+    size_t sum_n;
+    sr_film_sum own;          /* that sum, as the frame's merge takes it                       */
     uint32_t last_samples;    /* samples of its last pass in this job (told when taking the next) */
-    sr_film_sum own;          /* its sum of this job's passes (worker 0 adds into the frame's) */
-    sr_film_sum *sum;         /* the one it adds into                                          */
-    sr_farm_adder add;
     sr_status status;         /* the last job's outcome                                        */
     sr_error err;
     sr_farm_worker_stats st;
@@ -69,7 +51,7 @@ struct sr_farm {
     const sr_farm_share *share;
     atomic_uint next;         /* the next k a worker takes                                    */
     atomic_int failed;        /* a worker failed: the others stop at their next pass          */
-    sr_film_sum *sum;         /* worker 0's to add into; the others' are merged at the end    */
+    sr_film_sum *sum;         /* the frame's, which the workers' sums are merged into         */
     FILE *pass_log;           /* $SR_FARM_PASS_LOG: each pass's film hash (under mu), or NULL   */
     uint64_t samples_done;    /* under mu, for the progress bar                               */
 #ifdef SR_MEASURE
@@ -91,77 +73,19 @@ uint32_t sr_farm_pass_count(uint32_t spp)
 
 /* ---- a worker's thread: open, then jobs until quit ----------------------------------------- */
 
-/* ---- a worker's adder: its passes' films into its sum, in turn -------------------------------- */
-
-static void *sr_adder_main(void *arg)
-{
-    sr_farm_worker *w = (sr_farm_worker *)arg;
-    sr_farm_adder *a = &w->add;
-    pthread_mutex_lock(&a->mu);
-    for (;;) {
-        while (!a->queued[a->next] && !a->quit) pthread_cond_wait(&a->cv, &a->mu);
-        if (!a->queued[a->next]) break;   /* quit, with nothing left to add */
-        const uint32_t b = a->next;
-        pthread_mutex_unlock(&a->mu);
-        const double t0 = sr_now();
-        sr_film_sum_add_pass(w->sum, w->pass[b], a->samples[b], a->threads);
-        const double took = sr_now() - t0;
-        if (w->fm->pass_log) {
-            pthread_mutex_lock(&w->fm->mu);
-            fprintf(w->fm->pass_log, "added pass %u by worker %u: its sum has %u passes, %llu samples\n", a->pass[b],
-                    w->index, w->sum->passes, (unsigned long long)w->sum->samples);
-            pthread_mutex_unlock(&w->fm->mu);
-        }
-        pthread_mutex_lock(&a->mu);
-        a->add_s += took;
-        a->queued[b] = 0;
-        a->next = b ^ 1u;
-        pthread_cond_broadcast(&a->cv);
-    }
-    pthread_mutex_unlock(&a->mu);
-    return NULL;
-}
-
-/* Wait until buffer b is free (its pass added); b = 2: both. */
-static void sr_adder_wait(sr_farm_adder *a, uint32_t b)
-{
-    pthread_mutex_lock(&a->mu);
-    while (b < 2 ? a->queued[b] : a->queued[0] || a->queued[1]) pthread_cond_wait(&a->cv, &a->mu);
-    pthread_mutex_unlock(&a->mu);
-}
-
-static void sr_adder_post(sr_farm_adder *a, uint32_t b, uint32_t pass, uint32_t samples)
-{
-    pthread_mutex_lock(&a->mu);
-    a->queued[b] = 1;
-    a->samples[b] = samples;
-    a->pass[b] = pass;
-    pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->mu);
-}
-
 /* ---- a worker's thread: open, then jobs until quit ----------------------------------------- */
 
-/* The pass buffers for frames like f, from the backend (page-locked on CUDA: a 4K pass's
- * 100 MB come back at the bus's speed, not through a staging copy). */
+/* The host memory its backend's sum is read into, for frames like f (page-locked on CUDA: a
+ * 4K sum's 200 MB come back at the bus's speed). */
 static sr_status sr_worker_buffers(sr_farm_worker *w, const sr_frame *f)
 {
     const size_t n = (size_t)f->width * f->height * 3u;
-    if (w->pass_n == n) return SR_OK;
-    for (int b = 0; b < 2; b++) {
-        if (w->pass[b]) w->be.ops->host_free(w->be.impl, w->pass[b]);
-        w->pass[b] = NULL;
-    }
-    sr_film_sum_free(&w->own);
-    w->pass_n = 0;
-    for (int b = 0; b < 2; b++)
-        if (!(w->pass[b] = (float *)w->be.ops->host_alloc(w->be.impl, sizeof(float) * n)))
-            return sr_fail(&w->err, SR_ERR_RUNTIME, "out of host memory for a %ux%u pass film", f->width, f->height);
-    if (w->index > 0) {   /* worker 0 adds into the frame's sum */
-        sr_status s = sr_film_sum_init(&w->own, n, &w->err);
-        if (s) return s;
-    }
-    w->pass_n = n;
+    if (w->sum_n == n) return SR_OK;
+    if (w->sum_mem) w->be.ops->host_free(w->be.impl, w->sum_mem);
+    w->sum_n = 0;
+    if (!(w->sum_mem = (int64_t *)w->be.ops->host_alloc(w->be.impl, sizeof(int64_t) * n)))
+        return sr_fail(&w->err, SR_ERR_RUNTIME, "out of host memory for a %ux%u film sum", f->width, f->height);
+    w->sum_n = n;
     return SR_OK;
 }
 
@@ -175,22 +99,11 @@ static sr_status sr_worker_open(sr_farm_worker *w, const sr_frame *f)
     w->st.kind = w->be.kind;
     if ((s = sr_renderer_prepare(&w->r, w->fm->scene, &w->be, f, &w->err))) return s;
     w->prepared = 1;
-    if ((s = sr_worker_buffers(w, f))) return s;
-    sr_farm_adder *a = &w->add;
-    const int procs = omp_get_num_procs(), share = procs / (int)w->fm->n;
-    a->threads = share > 1 ? share : 1;
-    pthread_mutex_init(&a->mu, NULL);
-    pthread_cond_init(&a->cv, NULL);
-    const int e = pthread_create(&a->thread, NULL, sr_adder_main, w);
-    if (e) {
-        pthread_cond_destroy(&a->cv);
-        pthread_mutex_destroy(&a->mu);
-        return sr_fail(&w->err, SR_ERR_RUNTIME, "could not start the adding thread of worker %u: %s", w->index, strerror(e));
-    }
-    a->started = 1;
-    return SR_OK;
+    return sr_worker_buffers(w, f);
 }
 
+/* One pass: its samples rendered into the cleared film, which the backend adds to its own sum
+ * of the job's passes where it rendered them (no copy to the host: a 4K pass's film is 100 MB). */
 static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t pass)
 {
     sr_farm *fm = w->fm;
@@ -200,27 +113,17 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     sr_render_stats rs;
     memset(&rs, 0, sizeof rs);
     sr_status s = sr_renderer_apply(&w->r, f, &w->err);
+    if (!s && !w->st.passes) s = sr_renderer_clear_film_sum(&w->r, &w->err);   /* allocated after a resize */
     if (!s) s = sr_renderer_clear_film(&w->r, &w->err);
     for (uint32_t i = s0; !s && i < s1; i++) s = sr_render_sample(&w->r, f, i, &rs, &w->err);
-    const uint32_t b = w->turn;
-    const double t1 = sr_now();
-    sr_adder_wait(&w->add, b);   /* the pass before the last one added */
-    const double t2 = sr_now();
-    if (!s) s = sr_renderer_read_film(&w->r, w->pass[b], 1.0f, &w->err);
+    if (!s) s = sr_renderer_accumulate_film(&w->r, s1 - s0, &w->err);
+    if (!s) s = sr_renderer_finish(&w->r, &w->err);   /* the pass's time is its work's */
     if (s) return s;
-    w->st.wait_s += t2 - t1;
-    w->st.read_s += sr_now() - t2;
-    if (fm->pass_log) {   /* which pass's film differs, when two splits disagree */
-        uint64_t h = 1469598103934665603ull;   /* FNV-1a over the film's bytes */
-        const unsigned char *bytes = (const unsigned char *)w->pass[b];
-        for (size_t j = 0; j < w->pass_n * sizeof(float); j++) h = (h ^ bytes[j]) * 1099511628211ull;
+    if (fm->pass_log) {   /* which pass went where, when two splits disagree */
         pthread_mutex_lock(&fm->mu);
-        fprintf(fm->pass_log, "pass %u samples %u-%u worker %u film %016llx\n", pass, s0, s1, w->index,
-                (unsigned long long)h);
+        fprintf(fm->pass_log, "pass %u samples %u-%u worker %u\n", pass, s0, s1, w->index);
         pthread_mutex_unlock(&fm->mu);
     }
-    sr_adder_post(&w->add, b, pass, s1 - s0);
-    w->turn = b ^ 1u;
 #ifdef SR_MEASURE
     if (w->slow > 1.0) {   /* a deliberately slow worker, for measuring the balance */
         const double idle = (w->slow - 1.0) * (sr_now() - t0);
@@ -240,6 +143,24 @@ static sr_status sr_worker_pass(sr_farm_worker *w, const sr_frame *f, uint32_t p
     w->st.rays += rs.rays;
     for (uint32_t k = 0; k < SR_MAX_DEPTH; k++) w->st.bounce_rays[k] += rs.bounce_rays[k];
     w->st.dropped += rs.dropped;
+    return SR_OK;
+}
+
+/* The job's end: the backend's sum of the worker's passes read back (also when interrupted:
+ * the completed passes count), for the frame's merge. */
+static sr_status sr_worker_read_sum(sr_farm_worker *w, const sr_frame *f)
+{
+    sr_film_sum_reset(&w->own);
+    if (!w->st.passes) return SR_OK;
+    sr_status s = sr_worker_buffers(w, f);
+    const double t0 = sr_now();
+    if (!s) s = sr_renderer_read_film_sum(&w->r, w->sum_mem, &w->err);
+    if (s) return s;
+    w->st.read_s = sr_now() - t0;
+    w->own.v = w->sum_mem;
+    w->own.n = w->sum_n;
+    w->own.samples = w->st.samples;
+    w->own.passes = w->st.passes;
     return SR_OK;
 }
 
@@ -294,13 +215,8 @@ static void sr_worker_job(sr_farm_worker *w)
     sr_farm *fm = w->fm;
     const sr_frame *f = fm->f;
     w->status = SR_OK;
-    w->sum = w->index ? &w->own : fm->sum;
     w->last_samples = 0;
-    if (w->index) sr_film_sum_reset(&w->own);
-    if ((w->status = sr_worker_buffers(w, f))) {
-        atomic_store(&fm->failed, 1);
-    }
-    for (; !w->status;) {
+    for (;;) {
         if (atomic_load(&fm->failed)) break;
         if (sr_interrupt_pending()) { w->status = SR_INTERRUPTED; break; }
         if (sr_worker_declines(w)) break;
@@ -311,14 +227,16 @@ static void sr_worker_job(sr_farm_worker *w)
             break;
         }
     }
-    sr_adder_wait(&w->add, 2);   /* every pass read back is in its sum */
-    pthread_mutex_lock(&w->add.mu);
-    w->st.add_s = w->add.add_s;
-    w->add.add_s = 0.0;
-    pthread_mutex_unlock(&w->add.mu);
     pthread_mutex_lock(&fm->mu);
     w->active = 0;
     pthread_mutex_unlock(&fm->mu);
+    if (w->status == SR_OK || w->status == SR_INTERRUPTED) {
+        const sr_status m = sr_worker_read_sum(w, f);
+        if (m) {
+            w->status = m;
+            atomic_store(&fm->failed, 1);
+        }
+    }
 }
 
 static void *sr_worker_main(void *arg)
@@ -338,22 +256,10 @@ static void *sr_worker_main(void *arg)
         if (quit) break;
         sr_worker_job(w);
     }
-    sr_farm_adder *a = &w->add;
-    if (a->started) {
-        pthread_mutex_lock(&a->mu);
-        a->quit = 1;
-        pthread_cond_broadcast(&a->cv);
-        pthread_mutex_unlock(&a->mu);
-        pthread_join(a->thread, NULL);
-        pthread_cond_destroy(&a->cv);
-        pthread_mutex_destroy(&a->mu);
-        a->started = 0;
-    }
     /* The backend is closed by the thread that made every other call to it. */
-    for (int b = 0; b < 2; b++)
-        if (w->pass[b]) w->be.ops->host_free(w->be.impl, w->pass[b]);
-    w->pass[0] = w->pass[1] = NULL;
-    sr_film_sum_free(&w->own);
+    if (w->sum_mem) w->be.ops->host_free(w->be.impl, w->sum_mem);
+    w->sum_mem = NULL;
+    w->sum_n = 0;
     if (w->prepared) sr_renderer_free(&w->r);
     if (w->be_open) sr_backend_destroy(&w->be);
     w->prepared = w->be_open = 0;
@@ -533,11 +439,11 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, const sr_farm_share *sh
     const double t0 = sr_now();
     sr_farm_start(fm);
     sr_farm_wait(fm, f, total, t0);
-    /* The other workers' sums into the frame's (worker 0 added into it), in one sweep. */
+    /* The workers' sums into the frame's, in one sweep. */
     const sr_film_sum *own[SR_FARM_MAX_WORKERS];
     uint32_t k = 0;
-    for (uint32_t i = 1; i < fm->n; i++)
-        if (fm->w[i].pass_n == sum->n) own[k++] = &fm->w[i].own;
+    for (uint32_t i = 0; i < fm->n; i++)
+        if (fm->w[i].own.passes && fm->w[i].own.n == sum->n) own[k++] = &fm->w[i].own;
     const double m0 = sr_now();
     sr_film_sum_merge_all(sum, own, k);
     st->merge_s = sr_now() - m0;
@@ -586,20 +492,20 @@ sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const s
     const uint64_t px = (uint64_t)f->width * f->height;
     uint64_t cpu = 0;
     for (uint32_t i = 0; i < n; i++) cpu += specs[i].kind != SR_BACKEND_CUDA;   /* AUTO may be the CPU */
-    /* each worker: its BVH build, two pass films (page-locked on CUDA) and, but for worker 0,
-     * a sum of its own */
+    /* each worker: its BVH build and its backend's sum read back (page-locked on CUDA); a CPU
+     * worker also its ray pool and its backend's sum */
     const uint64_t per_worker = sr_bvh_build_bytes(scene->prim_count + scene->instance_count) +
                                 sr_bvh_build_bytes(scene->shared_prim_count) +
                                 (scene->attrs ? (uint64_t)scene->prim_count * sizeof(sr_tri_attr) : 0) +
                                 (scene->shared_attrs ? (uint64_t)scene->shared_prim_count * sizeof(sr_tri_attr) : 0) +
                                 (uint64_t)scene->instance_count * sizeof(sr_instance) + px * 24u;
-    const uint64_t own_sums = (uint64_t)(n - 1u) * px * 3u * sizeof(int64_t);
+    const uint64_t own_sums = cpu * px * 3u * sizeof(int64_t);
     const uint64_t pools = cpu * sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(scene));
     const uint64_t sum = px * 3u * sizeof(int64_t), rgb = px * 12u;
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
     const uint64_t need = per_worker * n + own_sums + pools + sum + rgb + enc;
     char what[512], b1[32], b2[32], b3[32], b4[32];
-    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and pass films, CPU ray "
+    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and film sum, CPU ray "
              "pools %s, the frame's sums %s, image and output %s)", f->width, f->height, n, n == 1 ? "" : "s",
              sr_fmt_bytes(b1, sizeof b1, per_worker), sr_fmt_bytes(b2, sizeof b2, pools),
              sr_fmt_bytes(b3, sizeof b3, sum + own_sums), sr_fmt_bytes(b4, sizeof b4, rgb + enc));

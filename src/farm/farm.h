@@ -5,10 +5,10 @@
  * A frame's samples are cut into sample passes whose size depends on spp alone
  * (sr_farm_pass_samples), so the float sums inside a pass never depend on the split. Workers
  * take the next pass from a shared counter (work stealing: a fast device simply takes more),
- * render it into their cleared film, read it back (into page-locked memory) and add it to
- * their own fixed-point sum (film_sum.h) on a thread of their own while they render the next;
- * the workers' sums are merged at the frame's end. Integer additions give the same bits in
- * any order. Random numbers are
+ * render it into their cleared film, and their backend adds the film, where it was rendered,
+ * to its own fixed-point sum of its passes (film_sum.h, kernels/core/pass_sum.h); each
+ * worker's sum is read back once, at the frame's end, and merged into the frame's. Integer
+ * additions give the same bits in any order. Random numbers are
  * keyed by pixel and sample (kernels/core/rng.h), never by worker: a frame over 1, 2 or 3
  * workers, or over MPI ranks (each taking passes from rank 0 as it goes), is the same image.
  *
@@ -31,10 +31,12 @@
 
 #define SR_FARM_MAX_WORKERS 64u
 /* Passes a frame is cut into: at least SR_FARM_TARGET_PASSES when spp allows, for work
- * stealing among dozens of workers, of at most SR_FARM_MAX_PASS_SAMPLES samples, so that a
- * pass ends often (progress, Ctrl-C's partial image) while reading its film back costs little
- * beside rendering it. A function of spp alone: the image never depends on the split. */
-#define SR_FARM_TARGET_PASSES 64u
+ * stealing among dozens of workers and a short tail (the frame waits for the last pass), of
+ * at most SR_FARM_MAX_PASS_SAMPLES samples, so that a pass ends often (progress, Ctrl-C's
+ * partial image). A pass's own cost is small: its film is summed where it was rendered and
+ * read back once a frame (film_sum.h). A function of spp alone: the image never depends on
+ * the split. */
+#define SR_FARM_TARGET_PASSES 256u
 #define SR_FARM_MAX_PASS_SAMPLES 16u
 
 /* One worker: a backend kind (SR_BACKEND_CUDA or SR_BACKEND_CPU, or AUTO: CUDA if a device is
@@ -51,9 +53,7 @@ typedef struct sr_farm_worker_stats {
     uint64_t dropped;       /* the Whitted split's spawned rays with no room (render.h)     */
     double busy_s;          /* time spent rendering and reading back its passes             */
     double first_pass_s;    /* its first pass of the frame (the kernels' first launches)    */
-    double read_s;          /* reading its passes' films back                               */
-    double wait_s;          /* waiting for its adder to free a pass buffer                  */
-    double add_s;           /* its adder's time adding the films into its sum               */
+    double read_s;          /* reading its backend's sum of its passes back, at the end     */
 } sr_farm_worker_stats;
 
 typedef struct sr_farm_stats {
@@ -112,8 +112,8 @@ sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, const sr_farm_share *sh
 
 /* Everything render allocates on the host for frame f over these workers, checked before any
  * of it is (render.h's sr_check_render_memory, times the workers): each worker's BVH build,
- * attributes, pass film and (on the CPU) ray pool, the frame's fixed-point sum, the image and
- * its encoding for `out` (NULL: none). SR_ERR_INPUT with the numbers when it does not fit. */
+ * attributes and copy of its backend's sum (and on the CPU its ray pool and that sum), the
+ * frame's fixed-point sum, the image and its encoding for `out` (NULL: none). SR_ERR_INPUT with the numbers when it does not fit. */
 sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const sr_worker_spec *specs, uint32_t n,
                                const char *out, sr_error *err);
 

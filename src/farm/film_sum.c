@@ -2,7 +2,6 @@
 #include "film_sum.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,22 +33,13 @@ void sr_film_sum_reset(sr_film_sum *s)
     s->passes = 0;
 }
 
-void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples, int threads)
+void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples)
 {
-    const double scale = (double)(1ull << SR_FILM_SUM_BITS);
-    const double clamp = SR_FILM_SUM_CLAMP * (double)samples;
     const long n = (long)s->n;
     const int64_t keep = s->passes ? -1 : 0;   /* a sum with no passes counts as zero */
     int64_t *v = s->v;
-    if (threads < 1) threads = omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads) if (n > (1L << 18))
-    for (long i = 0; i < n; i++) {
-        double x = (double)pass[i];
-        if (!(x == x)) x = 0.0;   /* NaN */
-        if (x > clamp) x = clamp;
-        if (x < -clamp) x = -clamp;
-        v[i] = (v[i] & keep) + (int64_t)llrint(x * scale);   /* x * 2^24 is exact in double; the rounding is the same everywhere */
-    }
+#pragma omp parallel for schedule(static) if (n > (1L << 18))
+    for (long i = 0; i < n; i++) v[i] = (v[i] & keep) + sr_pass_sum_fixed(pass[i], samples);
     s->samples += samples;
     s->passes++;
 }

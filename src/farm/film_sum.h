@@ -6,25 +6,27 @@
  *
  *     sr_film_sum s;
  *     sr_film_sum_init(&s, width * height * 3, err);
- *     sr_film_sum_add_pass(&s, pass_rgb, pass_samples, 0); // any order (one caller at a time)
+ *     sr_film_sum_add_pass(&s, pass_rgb, pass_samples);    // any order
  *     sr_film_sum_merge(&total, &s);                       // "add film B into film A"
  *     sr_film_sum_mean(&total, rgb);                       // the mean over its samples
  *
- * A sum with no passes counts as zero whatever its memory holds: its first pass or merge
- * stores instead of adding, so a worker's sum is reused frame after frame without a clear
- * (sr_film_sum_reset: 200 MB at 4K).
+ * The farm's workers do not add passes here: each backend sums its own passes where it
+ * renders them (SR_KERNEL_FILM_ACCUMULATE, the same rule), and the farm merges the workers'
+ * sums once a frame. sr_film_sum_add_pass is that rule on the host, which the tests hold the
+ * backends' sums to.
  *
- * No sum overflows: a pass's value is clamped to its samples x SR_FILM_SUM_CLAMP (a mean
- * radiance of 4e6 per sample; a NaN counts 0), so even SR_MAX_SPP samples stay below 2^62. */
+ * A sum with no passes counts as zero whatever its memory holds: its first pass or merge
+ * stores instead of adding (sr_film_sum_reset leaves the memory as it is: 200 MB at 4K).
+ *
+ * The conversion of a pass's value, and why no sum overflows: kernels/core/pass_sum.h, which
+ * the backends' own sums of their passes (SR_KERNEL_FILM_ACCUMULATE) use too. */
 #ifndef SR_FILM_SUM_H
 #define SR_FILM_SUM_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "../base/status.h"
-
-#define SR_FILM_SUM_BITS 24          /* fraction bits: 6e-8 per pass value                    */
-#define SR_FILM_SUM_CLAMP 4194304.0  /* 2^22 per sample: 65536 samples x 2^22 x 2^24 = 2^62  */
+#include "../../kernels/core/pass_sum.h"
 
 typedef struct sr_film_sum {
     int64_t *v;          /* n sums, fixed point                                            */
@@ -39,9 +41,8 @@ void sr_film_sum_free(sr_film_sum *s);
 void sr_film_sum_clear(sr_film_sum *s);
 /* No passes: the values are left as they are and count as zero. */
 void sr_film_sum_reset(sr_film_sum *s);
-/* Add one pass: n float sums of `samples` samples per pixel, on `threads` threads (0: OpenMP's
- * default). */
-void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples, int threads);
+/* Add one pass: n float sums of `samples` samples per pixel. */
+void sr_film_sum_add_pass(sr_film_sum *s, const float *pass, uint32_t samples);
 /* Add film b into film a (same n): the one place two partial films meet. */
 void sr_film_sum_merge(sr_film_sum *a, const sr_film_sum *b);
 /* Add the k films b[0..k) into a (same n) in one sweep over the values; those with no passes

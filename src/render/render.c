@@ -825,6 +825,24 @@ sr_status sr_renderer_resolve_display_rows(sr_renderer *r, void *rows, uint32_t 
 
 void *sr_renderer_queue(sr_renderer *r) { return r->be->ops->queue(r->be->impl); }
 
+sr_status sr_renderer_clear_film_sum(sr_renderer *r, sr_error *err)
+{
+    return r->be->ops->fill(r->be->impl, SR_BUFFER_FILM_SUM, 0, SR_WHOLE, err);
+}
+
+sr_status sr_renderer_accumulate_film(sr_renderer *r, uint32_t samples, sr_error *err)
+{
+    sr_launch_args a;
+    memset(&a, 0, sizeof a);
+    a.n = samples;
+    return sr_launch(r, SR_KERNEL_FILM_ACCUMULATE, &a, err);
+}
+
+sr_status sr_renderer_read_film_sum(sr_renderer *r, int64_t *sum, sr_error *err)
+{
+    return r->be->ops->read(r->be->impl, SR_BUFFER_FILM_SUM, sum, err);
+}
+
 sr_status sr_renderer_read(sr_renderer *r, sr_buffer b, void *host, sr_error *err)
 {
     return r->be->ops->read(r->be->impl, b, host, err);

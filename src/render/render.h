@@ -122,6 +122,13 @@ sr_status sr_renderer_resolve_display(sr_renderer *r, uint64_t surface, uint32_t
 sr_status sr_renderer_resolve_display_rows(sr_renderer *r, void *rows, uint32_t width, uint32_t height, float scale,
                                            float exposure, sr_tonemap tonemap, sr_error *err);
 void *sr_renderer_queue(sr_renderer *r);
+/* The backend's own fixed-point sum of the sample passes it rendered (the farm's, src/farm;
+ * kernels/core/pass_sum.h): zero it (allocated at the first clear after a size change); add
+ * the film, the sums of a pass of `samples` samples, into it (queued: a pass costs no copy);
+ * read it (width * height * 3 int64, after the queued work). */
+sr_status sr_renderer_clear_film_sum(sr_renderer *r, sr_error *err);
+sr_status sr_renderer_accumulate_film(sr_renderer *r, uint32_t samples, sr_error *err);
+sr_status sr_renderer_read_film_sum(sr_renderer *r, int64_t *sum, sr_error *err);
 /* Buffer b copied to host memory (backend.h, sr_buffer), after the queued work. */
 sr_status sr_renderer_read(sr_renderer *r, sr_buffer b, void *host, sr_error *err);
 sr_status sr_renderer_finish(sr_renderer *r, sr_error *err);

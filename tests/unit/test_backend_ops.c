@@ -1,7 +1,8 @@
 /* test_backend_ops.c: the backend interface (backend.h) driven by hand, as the frame driver
  * drives it: the live count that stencil fill and compaction leave, count_live against it,
  * the flags fill, the film's fill and read, and a sample run stage by stage with a
- * compaction after every bounce giving the same film and ray total as the megakernel. On
+ * compaction after every bounce giving the same film and ray total as the megakernel; the
+ * backend's own sum of its sample passes held to the host's rule (film_sum.c). On
  * the CPU backend (the GPU runs the same driver in test_gpu_match). And which scenes are
  * plain or without assets (the GPU runs them on kernels built without those features). */
 #include "testutil.h"
@@ -12,6 +13,7 @@
 #include "../../src/backend/backend.h"
 #include "../../src/render/render.h"
 #include "../../src/scene/scene.h"
+#include "../../src/farm/film_sum.h"
 #include "../../kernels/integrators/stages.h"
 
 /* A mirror sphere under a uniform sky: at every bounce some rays die (the sky) and some live. */
@@ -148,6 +150,52 @@ static void test_film_fill_and_read(void **state)
     assert_true(lit > count / 2);   /* the sky alone is most of the image */
     free(a);
     free(b);
+}
+
+/* The backend's sum of its passes (SR_KERNEL_FILM_ACCUMULATE) is, value for value, the host's
+ * sum of the same films read back (sr_film_sum_add_pass): two rendered passes of 3 and 2
+ * samples, and two films of NaN (0xff bytes, counted 0) and of 3.4e38 (0x7f bytes, clamped). */
+static void test_film_sum_of_passes(void **state)
+{
+    fixture *f = (fixture *)*state;
+    sr_error err = { SR_OK, "" };
+    const size_t count = 3u * (size_t)f->n;
+    float *film = malloc(sizeof(float) * count);
+    int64_t *mine = malloc(sizeof(int64_t) * count);
+    sr_film_sum host;
+    assert_non_null(film);
+    assert_non_null(mine);
+    ok(sr_film_sum_init(&host, count, &err), &err);
+    ok(sr_renderer_clear_film_sum(&f->r, &err), &err);
+    const uint32_t first[] = { 0, 3 }, samples[] = { 3, 2 };
+    sr_render_stats st;
+    memset(&st, 0, sizeof st);
+    for (int p = 0; p < 2; p++) {
+        ok(sr_renderer_clear_film(&f->r, &err), &err);
+        for (uint32_t i = first[p]; i < first[p] + samples[p]; i++) ok(sr_render_sample(&f->r, &f->frame, i, &st, &err), &err);
+        ok(sr_renderer_accumulate_film(&f->r, samples[p], &err), &err);
+        ok(sr_renderer_read_film(&f->r, film, 1.0f, &err), &err);
+        sr_film_sum_add_pass(&host, film, samples[p]);
+    }
+    ok(sr_renderer_read_film_sum(&f->r, mine, &err), &err);
+    size_t lit = 0;
+    for (size_t i = 0; i < count; i++) lit += mine[i] > 0;
+    assert_true(lit > count / 2);
+    assert_memory_equal(mine, host.v, sizeof(int64_t) * count);
+    for (int k = 0; k < 2; k++) {
+        const uint8_t byte = k ? 0x7f : 0xff;
+        ok(f->be.ops->fill(f->be.impl, SR_BUFFER_FILM, byte, SR_WHOLE, &err), &err);
+        ok(sr_renderer_accumulate_film(&f->r, 4, &err), &err);
+        memset(film, byte, sizeof(float) * count);
+        sr_film_sum_add_pass(&host, film, 4);
+    }
+    ok(sr_renderer_read_film_sum(&f->r, mine, &err), &err);
+    assert_memory_equal(mine, host.v, sizeof(int64_t) * count);
+    /* the clamped pass added 4 x 2^22 x 2^24 = 2^48 to every value, the NaN pass nothing */
+    for (size_t i = 0; i < count; i++) assert_true(mine[i] >= ((int64_t)1 << 48) && mine[i] < ((int64_t)1 << 49));
+    sr_film_sum_free(&host);
+    free(film);
+    free(mine);
 }
 
 /* One sample, stage by stage, compacting after every bounce and then launching over the
@@ -363,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_wave_way_choice),
         cmocka_unit_test_setup_teardown(test_fills_set_the_live_count, setup, teardown),
         cmocka_unit_test_setup_teardown(test_film_fill_and_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_film_sum_of_passes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_staged_sample_matches_megakernel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_kernel_and_buffer_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wave_measuring_schedule, setup, teardown),

@@ -33,7 +33,7 @@ static void test_workers_give_the_same_bytes(void **state)
     static const char *const exts[] = { "png", "exr" };
     for (int integrator = 0; integrator < 2; integrator++) {
         const char *name = integrator ? "path" : "whitted";
-        const char *spp = integrator ? "70" : "5";   /* 70: passes of 2 samples, the last of 1 */
+        const char *spp = integrator ? "257" : "5";   /* 257: passes of 2 samples, the last of 1 */
         for (int e = 0; e < 2; e++) {
             char one[512], many[512], file[64];
             snprintf(file, sizeof file, "farm_one_%s.%s", name, exts[e]);
@@ -55,9 +55,10 @@ static void test_pass_sizes(void **state)
     assert_int_equal(sr_farm_pass_samples(1), 1);
     assert_int_equal(sr_farm_pass_count(1), 1);
     assert_int_equal(sr_farm_pass_samples(SR_FARM_TARGET_PASSES), 1);
-    assert_int_equal(sr_farm_pass_samples(1024), 16);
-    assert_int_equal(sr_farm_pass_count(1024), 64);
-    assert_int_equal(sr_farm_pass_count(70), 35);
+    assert_int_equal(sr_farm_pass_samples(1024), 4);
+    assert_int_equal(sr_farm_pass_count(1024), 256);
+    assert_int_equal(sr_farm_pass_count(257), 129);   /* passes of 2, the last of 1 */
+    assert_int_equal(sr_farm_pass_samples(4096), 16);
     assert_int_equal(sr_farm_pass_samples(65536), SR_FARM_MAX_PASS_SAMPLES);
     assert_int_equal(sr_farm_pass_count(65536), 65536 / SR_FARM_MAX_PASS_SAMPLES);
 }
@@ -78,9 +79,9 @@ static void test_film_sum_any_order(void **state)
     assert_int_equal(sr_film_sum_init(&reversed, N, &err), SR_OK);
     assert_int_equal(sr_film_sum_init(&a, N, &err), SR_OK);
     assert_int_equal(sr_film_sum_init(&b, N, &err), SR_OK);
-    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&in_order, pass[p], 2, 0);
-    for (int p = PASSES - 1; p >= 0; p--) sr_film_sum_add_pass(&reversed, pass[p], 2, 1);
-    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(p % 3 == 1 ? &a : &b, pass[p], 2, 0);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&in_order, pass[p], 2);
+    for (int p = PASSES - 1; p >= 0; p--) sr_film_sum_add_pass(&reversed, pass[p], 2);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(p % 3 == 1 ? &a : &b, pass[p], 2);
     sr_film_sum_merge(&b, &a);   /* two workers' sums, merged */
     assert_memory_equal(in_order.v, reversed.v, sizeof(int64_t) * N);
     assert_memory_equal(in_order.v, b.v, sizeof(int64_t) * N);
@@ -112,13 +113,13 @@ static void test_film_sum_reset_and_merge_all(void **state)
     sr_film_sum one, frame, w[WORKERS + 1];
     assert_int_equal(sr_film_sum_init(&one, N, &err), SR_OK);
     assert_int_equal(sr_film_sum_init(&frame, N, &err), SR_OK);
-    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&one, pass[p], 3, 0);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&one, pass[p], 3);
     for (int k = 0; k <= WORKERS; k++) {
         assert_int_equal(sr_film_sum_init(&w[k], N, &err), SR_OK);
         memset(w[k].v, 0x5a, sizeof(int64_t) * N);   /* last frame's sums */
         sr_film_sum_reset(&w[k]);
     }
-    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&w[p % WORKERS], pass[p], 3, 2);
+    for (int p = 0; p < PASSES; p++) sr_film_sum_add_pass(&w[p % WORKERS], pass[p], 3);
     /* w[WORKERS] took no pass: left out of the merge */
     const sr_film_sum *all[WORKERS + 1] = { &w[0], &w[1], &w[2], &w[3] };
     memset(frame.v, 0x33, sizeof(int64_t) * N);

@@ -8,6 +8,7 @@
 #include "../../../kernels/core/warp.h"
 #include "../../../kernels/frames/stencil_frame.h"
 #include "../../../kernels/frames/split_frame.h"
+#include "../../../kernels/core/pass_sum.h"
 #include "../fault.h"
 #include "../../base/interrupt.h"
 #include "../../base/mem_limits.h"
@@ -135,6 +136,8 @@ static void cpu_free_pool(sr_cpu *c)
     free(c->core.hit_t); free(c->core.hit_prim); free(c->core.stencil); free(c->core.flags); free(c->core.film);
     free(c->core.film_fix);
     c->core.film_fix = NULL;
+    free(c->core.film_sum);
+    c->core.film_sum = NULL;
     free(c->queue_stencil);
     c->queue_stencil = NULL;
     c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL; c->core.film = NULL;
@@ -374,6 +377,12 @@ static sr_status cpu_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count,
     case SR_BUFFER_SPLIT:
         memset(c->split_ctl, byte, sizeof c->split_ctl);
         return SR_OK;
+    case SR_BUFFER_FILM_SUM:
+        if (!c->core.film_sum && !(c->core.film_sum = (int64_t *)malloc(sizeof(int64_t) * 3u * (size_t)c->core.capacity)))
+            return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for the CPU backend's film sum (%ux%u)",
+                           c->core.view.width, c->core.view.height);
+        memset(c->core.film_sum, byte, sizeof(int64_t) * 3u * (size_t)c->core.capacity);
+        return SR_OK;
     default:
         return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot fill buffer %d", (int)b);
     }
@@ -388,6 +397,10 @@ static sr_status cpu_read(void *impl, sr_buffer b, void *host, sr_error *err)
     case SR_BUFFER_COUNTER: memcpy(host, &c->counter, sizeof c->counter); return SR_OK;
     case SR_BUFFER_SPLIT: memcpy(host, c->split_ctl, sizeof c->split_ctl); return SR_OK;
     case SR_BUFFER_LIVE_COUNT: memcpy(host, &c->live, sizeof c->live); return SR_OK;
+    case SR_BUFFER_FILM_SUM:
+        if (!c->core.film_sum) return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend's film sum was never cleared");
+        memcpy(host, c->core.film_sum, sizeof(int64_t) * 3u * (size_t)c->core.capacity);
+        return SR_OK;
     default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend cannot read buffer %d", (int)b);
     }
 }
@@ -460,6 +473,13 @@ static sr_status cpu_launch(void *impl, sr_kernel k, const sr_launch_args *a, sr
         return SR_OK;
     }
     case SR_KERNEL_SET_LIVE: c->live = a->n; return SR_OK;
+    case SR_KERNEL_FILM_ACCUMULATE: {
+        if (!c->core.film_sum) return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend's film sum was never cleared");
+        const int64_t values = 3 * (int64_t)c->core.capacity;
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < values; i++) c->core.film_sum[i] += sr_pass_sum_fixed(c->core.film[i], a->n);
+        return SR_OK;
+    }
     case SR_KERNEL_FILM_RESOLVE:
         return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no device memory; use sr_backend_read_film");
     default: return sr_fail(err, SR_ERR_RUNTIME, "the CPU backend has no kernel %d", (int)k);

@@ -162,9 +162,10 @@ static void cuda_free_pool(sr_cuda *c)
     memset(&c->core.pool[1], 0, sizeof c->core.pool[1]);
     cudaFree(c->core.hit_t); cudaFree(c->core.hit_prim); cudaFree(c->core.stencil); cudaFree(c->core.flags);
     cudaFree(c->ray_count); cudaFree(c->counter); cudaFree(c->core.film); cudaFree(c->live_n);
-    cudaFree(c->core.film_fix); cudaFree(c->split_ctl);
+    cudaFree(c->core.film_fix); cudaFree(c->split_ctl); cudaFree(c->core.film_sum);
     c->live_n = NULL;
     c->core.film_fix = NULL;
+    c->core.film_sum = NULL;
     c->split_ctl = c->core.split_ctl = NULL;
     c->core.hit_t = NULL; c->core.hit_prim = NULL; c->core.stencil = NULL; c->core.flags = NULL;
     c->ray_count = NULL; c->counter = NULL; c->core.film = NULL;
@@ -644,6 +645,11 @@ static sr_status cuda_launch(void *impl, sr_kernel k, const sr_launch_args *a, s
     case SR_KERNEL_SET_LIVE:
         SR_CUDA_TRY(sr_launch_set_count(&c->live_n[c->cur_n], a->n, c->stream), sr_cuda_doing(k));
         return SR_OK;
+    case SR_KERNEL_FILM_ACCUMULATE:
+        if (!c->core.film_sum) return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend's film sum was never cleared");
+        SR_CUDA_TRY(sr_launch_film_accumulate(c->core.film, c->core.film_sum, 3u * c->core.capacity, a->n, c->stream),
+                    sr_cuda_doing(k));
+        return SR_OK;
     case SR_KERNEL_FILM_RESOLVE:   /* a->n pixels: the film's */
         SR_CUDA_TRY(sr_launch_film_scale(c->core.film, a->dst, a->n * 3u, a->scale, c->stream), sr_cuda_doing(k));
         return SR_OK;
@@ -682,6 +688,13 @@ static sr_status cuda_fill(void *impl, sr_buffer b, uint8_t byte, uint32_t count
     case SR_BUFFER_COUNTER:
         SR_CUDA_TRY(cudaMemsetAsync(c->counter, byte, sizeof(uint32_t), c->stream), "clearing a counter");
         return SR_OK;
+    case SR_BUFFER_FILM_SUM:
+        if (!c->core.film_sum)
+            SR_CUDA_TRY(cudaMalloc((void **)&c->core.film_sum, sizeof(int64_t) * 3u * (size_t)c->core.capacity),
+                        "allocating the film sum");
+        SR_CUDA_TRY(cudaMemsetAsync(c->core.film_sum, byte, sizeof(int64_t) * 3u * (size_t)c->core.capacity, c->stream),
+                    "clearing the film sum");
+        return SR_OK;
     default:
         return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend cannot fill buffer %d", (int)b);
     }
@@ -718,6 +731,12 @@ static sr_status cuda_read(void *impl, sr_buffer b, void *host, sr_error *err)
     case SR_BUFFER_FILM:
         SR_CUDA_TRY(cudaMemcpyAsync(host, c->core.film, sizeof(float) * 3u * (size_t)c->core.capacity, cudaMemcpyDeviceToHost,
                                     c->stream), "reading the film");
+        SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
+        return SR_OK;
+    case SR_BUFFER_FILM_SUM:
+        if (!c->core.film_sum) return sr_fail(err, SR_ERR_RUNTIME, "the CUDA backend's film sum was never cleared");
+        SR_CUDA_TRY(cudaMemcpyAsync(host, c->core.film_sum, sizeof(int64_t) * 3u * (size_t)c->core.capacity,
+                                    cudaMemcpyDeviceToHost, c->stream), "reading the film sum");
         SR_CUDA_TRY(cudaStreamSynchronize(c->stream), "rendering");
         return SR_OK;
     case SR_BUFFER_RAY_COUNTS: {
