@@ -50,12 +50,13 @@
 #define SR_LBVH_TREELETS_INORDER 1
 #define SR_LBVH_TREELETS_REORDER 2
 #define SR_LBVH_TREELETS_REORDER2 3
-/* Reordering, then passes only at the nodes of at least 8 prims, or 8, 16 and 32 prims
- * (Karras and Aila's schedule): see sr_lbvh_refine. */
+/* Reordering, then later passes only at the nodes of at least 8 prims; 24, then 48; or 32,
+ * then 64 (after Karras and Aila's schedule: see sr_lbvh_refine). */
 #define SR_LBVH_TREELETS_REORDER_G8 4
-#define SR_LBVH_TREELETS_REORDER_G8_16_32 5
+#define SR_LBVH_TREELETS_REORDER_G24_48 5
+#define SR_LBVH_TREELETS_REORDER_G32_64 6
 #ifndef SR_LBVH_TREELETS_DEFAULT
-#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_REORDER   /* both backends' builds */
+#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_REORDER_G32_64   /* both backends' builds */
 #endif
 /* Leaves of a reordering treelet (3 .. 8): 5 costs about what the in-order treelet of 8
  * does and gives most of 7's gain (docs/design.md has the figures). */
@@ -383,19 +384,22 @@ SR_HD void sr_lbvh_treelet(const sr_lbvh *b, uint32_t p)
  * (0: all of them, a second sr_lbvh_bottom_up)? */
 SR_HD int sr_lbvh_reorders(int treelets)
 {
-    return treelets >= SR_LBVH_TREELETS_REORDER && treelets <= SR_LBVH_TREELETS_REORDER_G8_16_32;
+    return treelets >= SR_LBVH_TREELETS_REORDER && treelets <= SR_LBVH_TREELETS_REORDER_G32_64;
 }
 
 SR_HD uint32_t sr_lbvh_passes(int treelets)
 {
     return treelets == SR_LBVH_TREELETS_REORDER2 || treelets == SR_LBVH_TREELETS_REORDER_G8 ? 2u
-           : treelets == SR_LBVH_TREELETS_REORDER_G8_16_32                                 ? 4u
-                                                                                            : 1u;
+           : treelets == SR_LBVH_TREELETS_REORDER_G24_48 || treelets == SR_LBVH_TREELETS_REORDER_G32_64 ? 3u
+                                                                                                         : 1u;
 }
 
 SR_HD uint32_t sr_lbvh_gamma(int treelets, uint32_t pass)
 {
-    return treelets == SR_LBVH_TREELETS_REORDER2 ? 0u : 8u << (pass - 1u);
+    return treelets == SR_LBVH_TREELETS_REORDER_G8       ? 8u
+           : treelets == SR_LBVH_TREELETS_REORDER_G24_48 ? 24u << (pass - 1u)
+           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 ? 32u << (pass - 1u)
+                                                         : 0u;
 }
 
 /* Step 5b, reordering: p's treelet (grown as in sr_lbvh_treelet, to SR_LBVH_TREELET_ANY

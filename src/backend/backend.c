@@ -18,7 +18,8 @@ int sr_bvh_treelets(void)
     if (env && !strcmp(env, "reorder")) return SR_LBVH_TREELETS_REORDER;
     if (env && !strcmp(env, "reorder2")) return SR_LBVH_TREELETS_REORDER2;
     if (env && !strcmp(env, "reorder-g8")) return SR_LBVH_TREELETS_REORDER_G8;
-    if (env && !strcmp(env, "reorder-g8-16-32")) return SR_LBVH_TREELETS_REORDER_G8_16_32;
+    if (env && !strcmp(env, "reorder-g24-48")) return SR_LBVH_TREELETS_REORDER_G24_48;
+    if (env && !strcmp(env, "reorder-g32-64")) return SR_LBVH_TREELETS_REORDER_G32_64;
     return SR_LBVH_TREELETS_DEFAULT;
 }
 
