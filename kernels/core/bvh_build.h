@@ -18,7 +18,8 @@
  *   5. sr_lbvh_bottom_up for every leaf (visits zeroed first): boxes, costs, collapse,
  *      and each node's treelet restructured: in order (sr_lbvh_treelet) or reordering
  *      (sr_lbvh_treelet_any; with SR_LBVH_TREELETS_REORDER2 the pass runs twice), as
- *      `treelets` says;
+ *      `treelets` says; each later pass k of sr_lbvh_passes with sr_lbvh_gamma(k) > 0
+ *      instead sr_lbvh_refine_init, then sr_lbvh_refine, for every internal node;
  *   6. sr_lbvh_chain for every node (chain zeroed first), an exclusive sum of chain into
  *      base, then sr_lbvh_emit for every node: the flattened tree, base[n-1] + chain[n-1]
  *      nodes, the prims in key order, depth = height[0]; after reordering treelets
@@ -49,8 +50,13 @@
 #define SR_LBVH_TREELETS_INORDER 1
 #define SR_LBVH_TREELETS_REORDER 2
 #define SR_LBVH_TREELETS_REORDER2 3
+/* Reordering, then later passes only at the nodes of at least 8 prims; 24, then 48; or 32,
+ * then 64 (after Karras and Aila's schedule: see sr_lbvh_refine). */
+#define SR_LBVH_TREELETS_REORDER_G8 4
+#define SR_LBVH_TREELETS_REORDER_G24_48 5
+#define SR_LBVH_TREELETS_REORDER_G32_64 6
 #ifndef SR_LBVH_TREELETS_DEFAULT
-#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_REORDER   /* both backends' builds */
+#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_REORDER_G32_64   /* both backends' builds */
 #endif
 /* Leaves of a reordering treelet (3 .. 8): 5 costs about what the in-order treelet of 8
  * does and gives most of 7's gain (docs/design.md has the figures). */
@@ -373,16 +379,27 @@ SR_HD void sr_lbvh_treelet(const sr_lbvh *b, uint32_t p)
     for (uint32_t k = nm; k-- > 0;) sr_lbvh_finish(b, made[k]);
 }
 
-/* Do these treelets move leaves (the layout is then sr_lbvh_emit_placed's)? And how many
- * bottom-up passes do they take? */
+/* Do these treelets move leaves (the layout is then sr_lbvh_emit_placed's)? How many
+ * bottom-up passes do they take, and from which subtree size on does pass k >= 1 restructure
+ * (0: all of them, a second sr_lbvh_bottom_up)? */
 SR_HD int sr_lbvh_reorders(int treelets)
 {
-    return treelets == SR_LBVH_TREELETS_REORDER || treelets == SR_LBVH_TREELETS_REORDER2;
+    return treelets >= SR_LBVH_TREELETS_REORDER && treelets <= SR_LBVH_TREELETS_REORDER_G32_64;
 }
 
 SR_HD uint32_t sr_lbvh_passes(int treelets)
 {
-    return treelets == SR_LBVH_TREELETS_REORDER2 ? 2u : 1u;
+    return treelets == SR_LBVH_TREELETS_REORDER2 || treelets == SR_LBVH_TREELETS_REORDER_G8 ? 2u
+           : treelets == SR_LBVH_TREELETS_REORDER_G24_48 || treelets == SR_LBVH_TREELETS_REORDER_G32_64 ? 3u
+                                                                                                         : 1u;
+}
+
+SR_HD uint32_t sr_lbvh_gamma(int treelets, uint32_t pass)
+{
+    return treelets == SR_LBVH_TREELETS_REORDER_G8       ? 8u
+           : treelets == SR_LBVH_TREELETS_REORDER_G24_48 ? 24u << (pass - 1u)
+           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 ? 32u << (pass - 1u)
+                                                         : 0u;
 }
 
 /* Step 5b, reordering: p's treelet (grown as in sr_lbvh_treelet, to SR_LBVH_TREELET_ANY
@@ -517,6 +534,41 @@ SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i, int treelets)
         if (treelets == SR_LBVH_TREELETS_INORDER) sr_lbvh_treelet(b, p);
         else if (sr_lbvh_reorders(treelets)) sr_lbvh_treelet_any(b, p);
         node = p;
+    }
+}
+
+/* A later pass at the large subtrees only (after Karras and Aila's schedule, where later
+ * passes grow the threshold): the treelets of the nodes of at least gamma prims are
+ * restructured again, bottom up from those whose children both hold fewer, which leaves
+ * most nodes alone. sr_lbvh_refine_init, for every internal node before the pass, sets its
+ * arrival counter: SR_LBVH_START where a walk starts, SR_LBVH_SKIP below gamma (no walk
+ * reaches those), else the number of children it does not wait for, so that the one
+ * arrival it waits for, or the second of two, goes on. Then sr_lbvh_refine for every
+ * internal node, or (the GPU) for the starts alone. */
+#define SR_LBVH_START 4u
+#define SR_LBVH_SKIP 5u
+
+SR_HD uint32_t sr_lbvh_prims_below(const sr_lbvh *b, uint32_t x)
+{
+    return x >= b->n - 1u ? 1u : b->count[x];
+}
+
+SR_HD void sr_lbvh_refine_init(const sr_lbvh *b, uint32_t p, uint32_t gamma)
+{
+    if (b->count[p] < gamma) { b->visits[p] = SR_LBVH_SKIP; return; }
+    const uint32_t small = (sr_lbvh_prims_below(b, b->left[p]) < gamma) + (sr_lbvh_prims_below(b, b->right[p]) < gamma);
+    b->visits[p] = small == 2u ? SR_LBVH_START : small;
+}
+
+SR_HD void sr_lbvh_refine(const sr_lbvh *b, uint32_t p)
+{
+    if (SR_LBVH_LDU(&b->visits[p]) != SR_LBVH_START) return;
+    for (;;) {
+        sr_lbvh_finish(b, p);
+        sr_lbvh_treelet_any(b, p);
+        const uint32_t q = SR_LBVH_LDU(&b->parent[p]);
+        if (q == SR_LBVH_NONE || sr_lbvh_arrive(&b->visits[q])) return;
+        p = q;
     }
 }
 

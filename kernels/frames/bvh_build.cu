@@ -67,6 +67,32 @@ static void sr_lbvh_bottom_up_launch(const sr_lbvh *b, int treelets, cudaStream_
         srk_lbvh_bottom_up<SR_LBVH_TREELETS_NONE><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
 }
 
+/* A later pass at the large subtrees (sr_lbvh_refine): the arrival counters, the starts
+ * flagged in chain (whose exclusive sum lists them densely, so that the walks fill whole
+ * warps), the list, and a thread for each start. */
+__global__ void srk_lbvh_refine_init(sr_lbvh b, uint32_t gamma)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + 1u < b.n) {
+        sr_lbvh_refine_init(&b, i, gamma);
+        b.chain[i] = b.visits[i] == SR_LBVH_START;
+    } else if (i + 1u == b.n) {
+        b.chain[i] = 0u;
+    }
+}
+
+__global__ void srk_lbvh_refine_list(sr_lbvh b, uint32_t *starts)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + 1u < b.n && b.chain[i]) starts[b.base[i]] = i;
+}
+
+__global__ void srk_lbvh_refine(sr_lbvh b, const uint32_t *starts)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < b.base[b.n - 1u]) sr_lbvh_refine(&b, starts[i]);
+}
+
 __global__ void srk_lbvh_chain(sr_lbvh b)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -122,7 +148,7 @@ static size_t sr_al(size_t x) { return (x + 255u) & ~(size_t)255u; }
 #define SR_LBVH_TRY(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { err = e_; goto done; } } while (0)
 
 /* Steps 1-5 with `bits` per axis, treelets restructured or not, then the root's height to
- * the host. */
+ * the host. keys_in, free after the sort, lists the starts of a later pass. */
 static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in, uint32_t *ids_in, void *cub_temp,
                                 size_t cub_bytes, uint32_t bits, int treelets, uint32_t top[2], sr_lbvh_marks *m,
                                 cudaStream_t stream)
@@ -147,6 +173,16 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
     sr_lbvh_mark(m, SR_LBVH_STAGE_KARRAS + 1, stream);
     sr_lbvh_bottom_up_launch(b, treelets, stream);
     for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
+        const uint32_t gamma = sr_lbvh_gamma(treelets, pass);
+        if (gamma) {
+            uint32_t *starts = (uint32_t *)keys_in;
+            srk_lbvh_refine_init<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(*b, gamma);
+            size_t scan_temp = cub_bytes;
+            if ((e = cub::DeviceScan::ExclusiveSum(cub_temp, scan_temp, b->chain, b->base, (int)n, stream))) return e;
+            srk_lbvh_refine_list<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(*b, starts);
+            srk_lbvh_refine<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(*b, starts);
+            continue;
+        }
         if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
         sr_lbvh_bottom_up_launch(b, treelets, stream);
     }

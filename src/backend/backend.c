@@ -17,6 +17,9 @@ int sr_bvh_treelets(void)
     if (env && !strcmp(env, "inorder")) return SR_LBVH_TREELETS_INORDER;
     if (env && !strcmp(env, "reorder")) return SR_LBVH_TREELETS_REORDER;
     if (env && !strcmp(env, "reorder2")) return SR_LBVH_TREELETS_REORDER2;
+    if (env && !strcmp(env, "reorder-g8")) return SR_LBVH_TREELETS_REORDER_G8;
+    if (env && !strcmp(env, "reorder-g24-48")) return SR_LBVH_TREELETS_REORDER_G24_48;
+    if (env && !strcmp(env, "reorder-g32-64")) return SR_LBVH_TREELETS_REORDER_G32_64;
     return SR_LBVH_TREELETS_DEFAULT;
 }
 

@@ -8,7 +8,8 @@
  * (sr_bvh_sah_cost), and the CPU's trace rate through it on one thread: rays from a sphere
  * around the scene at points inside its box (primary-like), and rays leaving the first hits
  * in random directions (bounce-like). Builders: the linear BVH on the CPU backend with
- * in-order treelets, reordering treelets (kernels/core/bvh_build.h) and none (63-bit and
+ * in-order treelets, reordering treelets in one pass, two, or with later passes at the large
+ * subtrees only (reorder-g8, reorder-g24-48, reorder-g32-64; kernels/core/bvh_build.h) and none (63-bit and
  * 30-bit codes), the host SAH builder, and the GPU's build of each treelet variant when a
  * device is present, with its stages' device times on one line (--gpu-only: those and the
  * host SAH tree's weight alone, for large meshes on the GPU machine). A measuring tool, not a test: nothing here fails on a number. */
@@ -132,6 +133,9 @@ int main(int argc, char **argv)
         { "CPU linear + in-order treelets", 0, SR_LBVH_TREELETS_INORDER },
         { "CPU linear + reordering treelets", 0, SR_LBVH_TREELETS_REORDER },
         { "CPU linear + reordering x2", 0, SR_LBVH_TREELETS_REORDER2 },
+        { "CPU reorder-g8", 0, SR_LBVH_TREELETS_REORDER_G8 },
+        { "CPU reorder-g24-48", 0, SR_LBVH_TREELETS_REORDER_G24_48 },
+        { "CPU reorder-g32-64", 0, SR_LBVH_TREELETS_REORDER_G32_64 },
         { "CPU linear, 63-bit", 21, SR_LBVH_TREELETS_NONE }, { "CPU linear, 30-bit", 10, SR_LBVH_TREELETS_NONE } };
     for (int k = 0; !gpu_only && k < (int)(sizeof cpu / sizeof cpu[0]); k++) {
         for (int r = 0; r < runs; r++) {
@@ -189,7 +193,11 @@ int main(int argc, char **argv)
             cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
         const struct { const char *name; int treelets; } gv[] = {
             { "in-order treelets", SR_LBVH_TREELETS_INORDER }, { "reordering treelets", SR_LBVH_TREELETS_REORDER },
-            { "reordering treelets, 2 passes", SR_LBVH_TREELETS_REORDER2 }, { "no treelets", SR_LBVH_TREELETS_NONE } };
+            { "reordering treelets, 2 passes", SR_LBVH_TREELETS_REORDER2 },
+            { "reorder-g8", SR_LBVH_TREELETS_REORDER_G8 },
+            { "reorder-g24-48", SR_LBVH_TREELETS_REORDER_G24_48 },
+            { "reorder-g32-64", SR_LBVH_TREELETS_REORDER_G32_64 },
+            { "no treelets", SR_LBVH_TREELETS_NONE } };
         const char *stage_names[] = SR_LBVH_STAGE_NAMES;
         double *st = malloc(sizeof(double) * (size_t)runs * SR_LBVH_GPU_STAGES);
         if (!st) return 1;

@@ -11,9 +11,9 @@
  * of memory. */
 sr_status sr_cpu_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *err);
 /* The same with `bits` per axis of the Morton codes (1..21) and `treelets` one of
- * SR_LBVH_TREELETS_NONE, _INORDER, _REORDER (kernels/core/bvh_build.h); with bits 1..21 no
- * fallback, whatever the depth (measurement and tests). bits 0 and sr_bvh_treelets() is
- * sr_cpu_bvh_build. */
+ * SR_LBVH_TREELETS_NONE, _INORDER, _REORDER, _REORDER2, _REORDER_G8, _REORDER_G24_48 or
+ * _REORDER_G32_64 (kernels/core/bvh_build.h); with bits 1..21 no fallback, whatever the depth
+ * (measurement and tests). bits 0 and sr_bvh_treelets() is sr_cpu_bvh_build. */
 sr_status sr_cpu_bvh_build_with(const sr_prim *prims, uint32_t n, uint32_t bits, int treelets, sr_bvh *out,
                                 sr_error *err);
 
