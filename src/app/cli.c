@@ -115,6 +115,7 @@ typedef struct sr_render_summary {
     double read_s, build_s, upload_s;   /* its parts: the scene and meshes read, the BVH, the upload */
     double first_frame_s;   /* from sr_cli_main's start to the samples done (the time to first pixel) */
     double reduce_s;    /* the ranks' sums to rank 0 (MPI) */
+    double reduce_wait_s;   /* before it, waiting for every rank's last pass */
 } sr_render_summary;
 
 static double sr_cli_t0;   /* sr_now() when sr_cli_main starts */
@@ -163,6 +164,7 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     cJSON_AddNumberToObject(root, "pass_samples", sr_farm_pass_samples(f->spp));
     if (r->farm) cJSON_AddNumberToObject(root, "merge_s", r->farm->merge_s);   /* the workers' sums into one */
     if (r->farm) cJSON_AddNumberToObject(root, "reduce_s", r->reduce_s);       /* the ranks' sums to rank 0 */
+    if (r->farm) cJSON_AddNumberToObject(root, "reduce_wait_s", r->reduce_wait_s);   /* waiting for the ranks first */
     cJSON *workers = cJSON_AddArrayToObject(root, "workers");   /* rank 0's */
     for (uint32_t i = 0; workers && r->farm && i < r->farm->workers; i++) {
         const sr_farm_worker_stats *w = &r->farm->w[i];
@@ -510,9 +512,12 @@ static int sr_render_main(int argc, char **argv)
         goto done;
     }
     if (!s) sr_ranks_test_kill();
+    /* Timed apart: waiting for the other ranks' last passes, then the sums' reduction. */
+    const double t_wait = sr_now();
+    if (!s && ranks > 1) sr_ranks_barrier();
     const double t_reduce = sr_now();
     if (!s) s = sr_render_reduce(&sum, &fs, &err);
-    const double reduce_s = sr_now() - t_reduce;
+    const double reduce_s = sr_now() - t_reduce, reduce_wait_s = t_reduce - t_wait;
     if (s) {
         code = sr_render_failed(err.msg, s);
         goto done;
@@ -542,7 +547,7 @@ static int sr_render_main(int argc, char **argv)
             if (chose) snprintf(mask, sizeof mask, "wave (%s)", way);
             else snprintf(mask, sizeof mask, "%s", sr_mask_name(c.frame.render.mask));
             const sr_render_summary sum_line = { be, &c, &st, &fs, ranks, chose ? way : NULL, out, t_setup,
-                                                  c.read_s, build_s, upload_s, first_frame_s, reduce_s };
+                                                  c.read_s, build_s, upload_s, first_frame_s, reduce_s, reduce_wait_s };
             char where[320];
             if (nw == 1 && ranks == 1) snprintf(where, sizeof where, "%s", be->device_name);
             else if (ranks == 1) snprintf(where, sizeof where, "%s and %u more workers", be->device_name, nw - 1);
