@@ -101,6 +101,21 @@ SR_WARP_FN uint32_t sr_warp_max(SR_LANE_IN(uint32_t, v))
 #endif
 }
 
+/* The sum of the lanes' values. */
+SR_WARP_FN uint32_t sr_warp_sum(SR_LANE_IN(uint32_t, v))
+{
+#if defined(__CUDACC__) && __CUDA_ARCH__ >= 800
+    return __reduce_add_sync(SR_FULL_MASK, v);
+#elif defined(__CUDACC__)
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(SR_FULL_MASK, v, off);
+    return v;
+#else
+    uint32_t x = 0;
+    SR_FOR_LANES x += SR_L(v);
+    return x;
+#endif
+}
+
 /* a[k], read once for the warp (by lane 0) and given to every lane. */
 SR_WARP_FN uint32_t sr_warp_load(const uint32_t *a, uint32_t k)
 {

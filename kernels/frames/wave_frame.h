@@ -53,15 +53,43 @@ SR_WARP_FN bool sr_wave_trace(const sr_params *p, bool path, sr_ray *r, uint32_t
     return path ? sr_trace_path_deferred(p, r, bounce) : sr_trace_whitted(p, r, bounce, spawn, spawns);
 }
 
+/* A lane's count of the bounces of its earlier rays (the Whitted split's pending ones), which
+ * the warp's count at the word's end does not see: bounces below SR_WAVE_KEPT_LEVELS in a byte
+ * each of *kept, summed over the warp once at its end (sr_wave_count_kept); a deeper bounce,
+ * or a byte that would overflow, goes to `count` at once. An atomic for every bounce of every
+ * ended ray filled the load-store queue of the split kernels (docs/performance.md). */
+#define SR_WAVE_KEPT_LEVELS 8u
+SR_WARP_FN void sr_wave_keep_count(uint32_t *count, uint64_t *kept, uint32_t b0, uint32_t b1)
+{
+    for (uint32_t b = b0; b < b1; b++) {
+        if (b < SR_WAVE_KEPT_LEVELS && ((*kept >> (8u * b)) & 0xffu) != 0xffu) *kept += 1ull << (8u * b);
+        else sr_atomic_add(&count[b], 1u);
+    }
+}
+
+/* The lanes' kept counts into `count`: a warp sum and one add from the leader per level. */
+SR_WARP_FN void sr_wave_count_kept(uint32_t *count, SR_LANE_IN(uint64_t, kept))
+{
+    SR_LANE_VAR(bool, any);
+    SR_FOR_LANES SR_L(any) = SR_L(kept) != 0u;
+    if (!sr_warp_ballot(any)) return;
+    for (uint32_t b = 0; b < SR_WAVE_KEPT_LEVELS; b++) {
+        SR_LANE_VAR(uint32_t, c);
+        SR_FOR_LANES SR_L(c) = (uint32_t)(SR_L(kept) >> (8u * b)) & 0xffu;
+        const uint32_t sum = sr_warp_sum(c);
+        if (SR_LEADER && sum) sr_atomic_add(&count[b], sum);
+    }
+}
+
 /* A lane whose ray ended takes its next pending ray (the Whitted split's, whitted.h), if it
- * has one: the ended ray's bounces [first_bounce, bounce) are counted here, one atomic each
- * (the warp's count at the word's end sees only the lane's last ray). */
-SR_WARP_FN bool sr_wave_next_pending(uint32_t *count, sr_split_stack *st, sr_ray *r, uint32_t *bounce,
+ * has one: the ended ray's bounces [first_bounce, bounce) are counted into *kept (the warp's
+ * count at the word's end sees only the lane's last ray). */
+SR_WARP_FN bool sr_wave_next_pending(uint32_t *count, uint64_t *kept, sr_split_stack *st, sr_ray *r, uint32_t *bounce,
                                      uint32_t *first_bounce, uint32_t max_depth)
 {
     if (st->n == 0) return false;
     const uint32_t hi = *bounce < max_depth ? *bounce : max_depth;
-    for (uint32_t b = *first_bounce; b < hi; b++) sr_atomic_add(&count[b], 1u);
+    sr_wave_keep_count(count, kept, *first_bounce, hi);
     sr_split_pop(st, r, bounce);
     *first_bounce = *bounce;
     return true;
@@ -123,7 +151,7 @@ SR_WARP_FN void sr_wave_split(const sr_params *p, const sr_wave_args *w, uint32_
                               uint32_t start, bool *finish,
                               SR_LANE_IN(bool, spawns), SR_LANE_IN(sr_ray, spawn), SR_LANE_OUT(bool, alive),
                               SR_LANE_OUT(uint32_t, bounce), SR_LANE_OUT(uint32_t, first_bounce), SR_LANE_OUT(sr_ray, r),
-                              SR_LANE_OUT(sr_split_stack, st))
+                              SR_LANE_OUT(sr_split_stack, st), SR_LANE_OUT(uint64_t, kept))
 {
     const uint32_t s = sr_warp_ballot(spawns);
     bool pushed = false;
@@ -134,8 +162,8 @@ SR_WARP_FN void sr_wave_split(const sr_params *p, const sr_wave_args *w, uint32_
     SR_FOR_LANES {
         if (SR_L(spawns) && !pushed) sr_split_keep(p, &SR_LO(st), &SR_L(spawn), SR_LO(bounce));
         if (!SR_LO(alive))
-            SR_LO(alive) = sr_wave_next_pending(count, &SR_LO(st), &SR_LO(r), &SR_LO(bounce), &SR_LO(first_bounce),
-                                                p->scene.max_depth);
+            SR_LO(alive) = sr_wave_next_pending(count, &SR_LO(kept), &SR_LO(st), &SR_LO(r), &SR_LO(bounce),
+                                                &SR_LO(first_bounce), p->scene.max_depth);
     }
 }
 
@@ -194,10 +222,12 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
     SR_LANE_VAR(sr_ray, spawn);
     SR_LANE_VAR(bool, spawns);
     SR_LANE_VAR(sr_split_stack, st);
+    SR_LANE_VAR(uint64_t, kept);   /* (the split's: other kernels carry none of it) */
     SR_FOR_LANES {
         SR_L(i) = SR_L(bounce) = SR_L(first_bounce) = 0;
         SR_L(alive) = false;
         SR_L(st).n = 0;
+        SR_L(kept) = 0u;
     }
     /* The generation drained (the first launch: none) and the one spawned rays go to. */
     const uint32_t gen = split && !queue ? w->generation : 0u;
@@ -239,7 +269,8 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
             if (!path && split)   /* (constants on the GPU: kernels without the split carry none of it) */
                 sr_wave_split(p, w, count, push_spawns && !(queue && finish), spawn_gen, spawn_start, &finish, spawns,
                               spawn, SR_LANE_REF(alive),
-                              SR_LANE_REF(bounce), SR_LANE_REF(first_bounce), SR_LANE_REF(r), SR_LANE_REF(st));
+                              SR_LANE_REF(bounce), SR_LANE_REF(first_bounce), SR_LANE_REF(r), SR_LANE_REF(st),
+                              SR_LANE_REF(kept));
             m = sr_warp_ballot(alive);
         }
         if (queue && m != 0) {   /* sparse: ballot partitioning into the queue (warp-uniform) */
@@ -251,6 +282,7 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
         sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
         if (queue || (take = sr_wave_claim(w, gen, start)) == SR_NO_CHUNK) break;
     }
+    if (!path && split) sr_wave_count_kept(count, kept);
 }
 
 /* Without repacking (depth 1, or --wave-dense 1): each lane runs its path to the end on its
@@ -268,6 +300,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
     SR_LANE_VAR(bool, alive);
     SR_LANE_VAR(sr_ray, r);
     SR_LANE_VAR(sr_split_stack, st);
+    SR_LANE_VAR(uint64_t, kept);
 #if SR_WAVE_TIMELINE && SR_DEVICE_CODE   /* the warp timeline is the GPU's (wave.cu) */
     const unsigned long long timeline_start = sr_globaltimer();
 #endif
@@ -276,6 +309,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
     SR_FOR_LANES {
         SR_L(bounce) = SR_L(first_bounce) = 0;
         SR_L(st).n = 0;
+        SR_L(kept) = 0u;
         while (SR_L(alive)) {
             sr_ray spawn;
             bool spawns = false;
@@ -284,8 +318,8 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
             if (path || !split) continue;   /* (constants on the GPU: those kernels carry no stack) */
             if (spawns) sr_split_keep(p, &SR_L(st), &spawn, SR_L(bounce));
             if (!SR_L(alive))
-                SR_L(alive) = sr_wave_next_pending(count, &SR_L(st), &SR_L(r), &SR_L(bounce), &SR_L(first_bounce),
-                                                   p->scene.max_depth);
+                SR_L(alive) = sr_wave_next_pending(count, &SR_L(kept), &SR_L(st), &SR_L(r), &SR_L(bounce),
+                                                   &SR_L(first_bounce), p->scene.max_depth);
         }
     }
 #if SR_WAVE_TIMELINE && SR_DEVICE_CODE
@@ -294,6 +328,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
     sr_stencil_write_back(w->first, SR_UNIFORM(i) >> 5, word, alive);   /* (every lane's alive is false) */
     sr_wave_end(w, order, rank, started);
     sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
+    if (!path && split) sr_wave_count_kept(count, kept);
 }
 
 #endif
