@@ -414,7 +414,7 @@ static int sr_render_main(int argc, char **argv)
     /* The parts of the set-up, as the first worker saw them (each worker builds its own BVH). */
     const double build_s = s ? 0.0 : sr_farm_renderer(fm, 0)->build_s;
     const double upload_s = s ? 0.0 : sr_farm_renderer(fm, 0)->upload_s;
-    if (!s) s = sr_film_sum_init(&sum, (size_t)frame->width * frame->height * 3u, &err);
+    if (!s) s = sr_ranks_film_sum_init(&sum, (size_t)frame->width * frame->height * 3u, &err);
     if (!s && rank == 0 && !(rgb = (float *)malloc(sizeof(float) * 3u * frame->width * frame->height)))
         s = sr_fail(&err, SR_ERR_RUNTIME, "out of host memory for a %ux%u image", frame->width, frame->height);
     if (s) {
@@ -533,7 +533,7 @@ static int sr_render_main(int argc, char **argv)
         /* The workers' pools and films and the sum go before the encoding needs its memory. */
         sr_farm_close(fm);
         fm = NULL;
-        sr_film_sum_free(&sum);
+        sr_ranks_film_sum_free(&sum);
         s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
         if (s == SR_INTERRUPTED) {
             st.partial_samples = 0;
@@ -581,7 +581,7 @@ static int sr_render_main(int argc, char **argv)
     }
 done:
     sr_farm_close(fm);
-    sr_film_sum_free(&sum);
+    sr_ranks_film_sum_free(&sum);
     free(rgb);
     free(todo.n);
     sr_scene_free(&scene);

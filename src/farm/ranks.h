@@ -32,7 +32,14 @@ void sr_ranks_hold_stderr(void);
  * the lowest of them prints what it held back, prefixed with its rank. Standard error is
  * released on every rank. */
 int sr_ranks_agree(int code);
-/* Sum n int64 on every rank into rank 0's buf (exact). */
+/* The frame's fixed-point sum of n values, on every rank (collective): when every rank runs on
+ * this machine, in memory they all can read (an MPI shared window), else on the heap. Free
+ * with sr_ranks_film_sum_free (collective too; a second call does nothing). */
+struct sr_film_sum;
+sr_status sr_ranks_film_sum_init(struct sr_film_sum *s, size_t n, sr_error *err);
+void sr_ranks_film_sum_free(struct sr_film_sum *s);
+/* Sum n int64 on every rank into rank 0's buf (exact): read in place and added by rank 0's
+ * threads when buf is sr_ranks_film_sum_init's shared sum, else an MPI_Reduce. */
 sr_status sr_ranks_sum_to_root(int64_t *buf, size_t n, sr_error *err);
 /* Sum one count over all ranks, on rank 0. */
 uint64_t sr_ranks_sum_u64(uint64_t x);
