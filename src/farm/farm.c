@@ -4,7 +4,6 @@
 #include "../base/mem_limits.h"
 
 #include <errno.h>
-#include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -52,7 +51,7 @@ struct sr_farm {
     atomic_uint next;         /* the next k a worker takes                                    */
     atomic_int failed;        /* a worker failed: the others stop at their next pass          */
     sr_film_sum *sum;         /* the frame's, which the workers' sums are merged into         */
-    FILE *pass_log;           /* $SR_FARM_PASS_LOG: each pass's film hash (under mu), or NULL   */
+    FILE *pass_log;           /* $SR_FARM_PASS_LOG: each pass and frame logged (under mu), or NULL */
     uint64_t samples_done;    /* under mu, for the progress bar                               */
 #ifdef SR_MEASURE
     int fixed_split;          /* $SR_FARM_FIXED_SPLIT=1: no stealing, for measuring the balance */
@@ -70,8 +69,6 @@ uint32_t sr_farm_pass_count(uint32_t spp)
     const uint32_t ps = sr_farm_pass_samples(spp);
     return (spp + ps - 1u) / ps;
 }
-
-/* ---- a worker's thread: open, then jobs until quit ----------------------------------------- */
 
 /* ---- a worker's thread: open, then jobs until quit ----------------------------------------- */
 
@@ -283,7 +280,8 @@ static void sr_farm_wait(sr_farm *fm, const sr_frame *progress_of, uint64_t tota
         const double every = tty ? 0.1 : 5.0;
         if (progress_of && progress_of->render.progress && total && (elapsed > 1.0 || shown) &&
             elapsed - shown_at >= every) {
-            const uint64_t done = fm->samples_done + (fm->share && fm->share->others_done ? fm->share->others_done(fm->share->ctx) : 0u);
+            const sr_farm_share *sh = fm->share;   /* the other ranks' finished samples too */
+            const uint64_t done = fm->samples_done + (sh && sh->others_done ? sh->others_done(sh->ctx) : 0u);
             const double eta = done ? elapsed * (double)(total - done) / (double)done : 0.0;
             if (tty) {
                 char bar[31];
