@@ -104,8 +104,12 @@ extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_
  * with the register budget of the wave mask's kernel without a queue (56 at 9 blocks of 128
  * on sm_90), which measured faster than nvcc's own choice in 46 of 48 benchmark cells (3-21 %;
  * docs/experiments.md, "The megakernel's launch bounds"). */
+#ifndef SR_MEGAKERNEL_BLOCKS_SPLIT
+#define SR_MEGAKERNEL_BLOCKS_SPLIT 9u   /* the split's, apart (as wave.cu's SR_WAVE_BLOCKS_SPLIT) */
+#endif
 #define SR_MEGAKERNEL(NAME, PATH, SPLIT)                                                      \
-    extern "C" __global__ void __launch_bounds__(SR_STAGE_BLOCK, SR_MIN_BLOCKS(9u, SR_STAGE_BLOCK)) \
+    extern "C" __global__ void __launch_bounds__(SR_STAGE_BLOCK,                               \
+                                                 SR_MIN_BLOCKS(SPLIT ? SR_MEGAKERNEL_BLOCKS_SPLIT : 9u, SR_STAGE_BLOCK)) \
         SR_K(NAME)(sr_params p)                                                               \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \

@@ -32,6 +32,11 @@
 #ifndef SR_WAVE_BLOCKS_QUEUE
 #define SR_WAVE_BLOCKS_QUEUE 9
 #endif
+/* The Whitted split's kernels (a 16-ray stack in local memory on every lane), apart so that
+ * their budget can be measured on its own (docs/performance.md, "Whitted glass: the split"). */
+#ifndef SR_WAVE_BLOCKS_SPLIT
+#define SR_WAVE_BLOCKS_SPLIT 9
+#endif
 
 static_assert(SR_WAVE_GROUP * 32u == SR_WAVE_BLOCK, "the order's group is a block's tiles (wave.h)");
 static_assert(SR_WAVE_CTL <= SR_WAVE_BLOCK, "block 0 clears the next sample's queue counters, a thread each");
@@ -217,9 +222,9 @@ SR_WAVE_KERNEL(srk_wave_drain_path, true, false, SR_WAVE_DRAIN, false, SR_WAVE_B
 /* Whitted with the split (kernels/integrators/whitted.h): spawned rays into the queue or the
  * lanes' stacks. Kernels of their own, so that Whitted scenes without glass run the ones
  * above, which carry no stack. */
-SR_WAVE_KERNEL(srk_wave_split, false, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_QUEUE)
-SR_WAVE_KERNEL(srk_wave_ordered_split, false, true, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_QUEUE)
-SR_WAVE_KERNEL(srk_wave_drain_split, false, true, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_QUEUE)
+SR_WAVE_KERNEL(srk_wave_split, false, true, SR_WAVE_QUEUE, false, SR_WAVE_BLOCKS_SPLIT)
+SR_WAVE_KERNEL(srk_wave_ordered_split, false, true, SR_WAVE_QUEUE, true, SR_WAVE_BLOCKS_SPLIT)
+SR_WAVE_KERNEL(srk_wave_drain_split, false, true, SR_WAVE_DRAIN, false, SR_WAVE_BLOCKS_SPLIT)
 /* The kernels without a queue: no repacking. */
 #define SR_WAVE_NO_QUEUE_KERNEL(NAME, PATH, SPLIT, ORDER, MINB)                                       \
     extern "C" __global__ void __launch_bounds__(SR_WAVE_BLOCK, SR_MIN_BLOCKS(MINB, SR_WAVE_BLOCK))   \
@@ -231,8 +236,8 @@ SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue, false, false, false, SR_WAVE_BLOCKS_N
 SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path, true, false, false, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
 SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered, false, false, true, SR_WAVE_BLOCKS_NO_QUEUE)
 SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_path_ordered, true, false, true, SR_WAVE_BLOCKS_NO_QUEUE_PATH)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_split, false, true, false, SR_WAVE_BLOCKS_NO_QUEUE)
-SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered_split, false, true, true, SR_WAVE_BLOCKS_NO_QUEUE)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_split, false, true, false, SR_WAVE_BLOCKS_SPLIT)
+SR_WAVE_NO_QUEUE_KERNEL(srk_wave_no_queue_ordered_split, false, true, true, SR_WAVE_BLOCKS_SPLIT)
 
 
 extern "C" cudaError_t SR_K(sr_wave_drain_blocks)(int device, int path, uint32_t *blocks)
