@@ -103,9 +103,10 @@ extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_
 /* One thread per pixel, every bounce in a loop: what most simple CUDA ray tracers do, built
  * with the register budget of the wave mask's kernel without a queue (56 at 9 blocks of 128
  * on sm_90), which measured faster than nvcc's own choice in 46 of 48 benchmark cells (3-21 %;
- * docs/experiments.md, "The megakernel's launch bounds"). */
+ * docs/experiments.md, "The megakernel's launch bounds"); with the split, that of the wave
+ * mask's split kernels. */
 #ifndef SR_MEGAKERNEL_BLOCKS_SPLIT
-#define SR_MEGAKERNEL_BLOCKS_SPLIT 9u   /* the split's, apart (as wave.cu's SR_WAVE_BLOCKS_SPLIT) */
+#define SR_MEGAKERNEL_BLOCKS_SPLIT 7u   /* the split's: the budget of wave.cu's split kernels */
 #endif
 #define SR_MEGAKERNEL(NAME, PATH, SPLIT)                                                      \
     extern "C" __global__ void __launch_bounds__(SR_STAGE_BLOCK,                               \
