@@ -126,6 +126,7 @@ int sr_ranks_agree(int code)
 /* ---- the frame's sum in memory every rank of the machine can read ------------------------- */
 
 #ifdef SR_HAVE_MPI
+#define SR_RANKS_SHARED_MAX 1024   /* ranks of one machine whose sums share a window */
 static MPI_Win sr_sum_win = MPI_WIN_NULL;   /* the window of sr_ranks_film_sum_init, or none */
 static MPI_Comm sr_node_comm = MPI_COMM_NULL;
 static int64_t *sr_sum_mine;                 /* this rank's part of it                        */
@@ -146,7 +147,7 @@ sr_status sr_ranks_film_sum_init(sr_film_sum *s, size_t n, sr_error *err)
         }
         void *base = NULL;
         MPI_Win win = MPI_WIN_NULL;
-        const int one_machine = ok && node_size == sr_size;
+        const int one_machine = ok && node_size == sr_size && sr_size <= SR_RANKS_SHARED_MAX;
         if (one_machine && MPI_Win_allocate_shared((MPI_Aint)(n * sizeof(int64_t)), (int)sizeof(int64_t), MPI_INFO_NULL,
                                                    node, &base, &win) != MPI_SUCCESS)
             ok = 0;
@@ -194,32 +195,23 @@ sr_status sr_ranks_sum_to_root(int64_t *buf, size_t n, sr_error *err)
         MPI_Win_sync(sr_sum_win);
         MPI_Barrier(sr_node_comm);
         MPI_Win_sync(sr_sum_win);
-        if (sr_rank == 0) {
-            const int64_t *from[64];
+        if (sr_rank == 0) {   /* (as sums with passes: the merge adds, it does not store) */
+            sr_film_sum mine = { buf, n, 1u, 1u };
+            sr_film_sum peer[SR_RANKS_SHARED_MAX];
+            const sr_film_sum *peers[SR_RANKS_SHARED_MAX];
             int k = 0, node_rank = 0;
             MPI_Comm_rank(sr_node_comm, &node_rank);
-            for (int r = 0; r < sr_size; r++) {
+            for (int r = 0; r < sr_size && k < SR_RANKS_SHARED_MAX; r++) {
                 if (r == node_rank) continue;
                 MPI_Aint size = 0;
                 int unit = 0;
-                void *p = NULL;
-                MPI_Win_shared_query(sr_sum_win, r, &size, &unit, &p);
-                if (k == 64) {   /* more than a sweep takes: add these first */
-                    const long m = (long)n;
-#pragma omp parallel for schedule(static)
-                    for (long i = 0; i < m; i++)
-                        for (int j = 0; j < k; j++) buf[i] += from[j][i];
-                    k = 0;
-                }
-                from[k++] = (const int64_t *)p;
+                void *at = NULL;
+                MPI_Win_shared_query(sr_sum_win, r, &size, &unit, &at);
+                peer[k] = (sr_film_sum){ (int64_t *)at, n, 1u, 1u };
+                peers[k] = &peer[k];
+                k++;
             }
-            const long m = (long)n;
-#pragma omp parallel for schedule(static)
-            for (long i = 0; i < m; i++) {
-                int64_t x = buf[i];
-                for (int j = 0; j < k; j++) x += from[j][i];
-                buf[i] = x;
-            }
+            sr_film_sum_merge_all(&mine, peers, (uint32_t)k);
         }
         MPI_Win_sync(sr_sum_win);
         MPI_Barrier(sr_node_comm);
