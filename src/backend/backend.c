@@ -68,7 +68,6 @@ sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error
 {
     sr_status s = be->ops->read(be->impl, SR_BUFFER_FILM, rgb, err);
     if (s) return s;
-    if (scale == 1.0f) return SR_OK;   /* the farm's passes: 100 MB at 4K, read back as they are */
     const size_t count = (size_t)be->state->capacity * 3u;
     for (size_t i = 0; i < count; i++) rgb[i] *= scale;
     return SR_OK;
