@@ -449,6 +449,15 @@ SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float 
     return h;
 }
 
+/* A measuring tool's counters of the closest-hit walk (tests/perf/bench_bvh.c defines it
+ * before including this header); nothing otherwise. */
+#ifndef SR_ISECT_COUNT
+#define SR_ISECT_COUNT(counter, k) ((void)0)
+#endif
+#ifndef SR_ISECT_VISIT
+#define SR_ISECT_VISIT(node) ((void)0)
+#endif
+
 /* Closest hit in (tmin, tmax). Iterative depth-first walk: both children's boxes are tested
  * together, the nearer is entered and the farther pushed with its entry distance, and a
  * popped node whose entry lies beyond the closest hit so far is dropped unvisited. The
@@ -478,6 +487,7 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
 
     for (;;) {
         if (count > 0) {
+            SR_ISECT_COUNT(prim_tests, count);
             for (uint32_t i = index, end = index + count; i < end; i++) {
                 float t;
                 if (!SR_NO_INSTANCES && s->instance_count && prims[i].kind == SR_PRIM_INSTANCE) {
@@ -493,6 +503,8 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
             sr_vec3 llo, lhi, rlo, rhi;
             uint32_t li, lc, ri, rc, rid = index;
             float tl, tr;
+            SR_ISECT_COUNT(box_tests, 2u);
+            SR_ISECT_VISIT(id);
             sr_isect_load_node(&nodes[id + 1], &llo, &lhi, &li, &lc);
             sr_isect_load_node(&nodes[rid], &rlo, &rhi, &ri, &rc);
             bool hl = sr_isect_slab(o, inv, nx, ny, nz, llo, lhi, tmin, h.t, &tl);

@@ -1,6 +1,6 @@
 /* bench_bvh.c: the BVH build timed and its tree weighed, on a scene's bounded prims.
  *
- *     build-gpu/tests/bench_bvh SCENE.json [--runs N] [--rays N] [--gpu-only]
+ *     build-gpu/tests/bench_bvh SCENE.json [--runs N] [--rays N] [--gpu-only] [--by-size]
  *
  * For each builder: the build's wall time (median of N runs; the GPU's also in device time,
  * CUDA events around the build with the prims already on the device, as OptiX's
@@ -12,7 +12,20 @@
  * subtrees only (reorder-g8, reorder-g24-48, reorder-g32-64; kernels/core/bvh_build.h) and none (63-bit and
  * 30-bit codes), the host SAH builder, and the GPU's build of each treelet variant when a
  * device is present, with its stages' device times on one line (--gpu-only: those and the
- * host SAH tree's weight alone, for large meshes on the GPU machine). A measuring tool, not a test: nothing here fails on a number. */
+ * host SAH tree's weight alone, for large meshes on the GPU machine). Beside each rate, the
+ * walk's work per ray, which no clock noise touches: box tests and prim tests (counted through
+ * SR_ISECT_COUNT). A measuring tool, not a test: nothing here fails on a number. */
+#include <stdint.h>
+static uint64_t box_tests, prim_tests;
+#define SR_ISECT_COUNT(counter, k) ((counter) += (k))
+/* --by-size: box tests per ray by the prims under the node whose children are tested, in
+ * powers of two (where a tree's extra tests are: near the leaves or near the root) */
+static uint32_t *subtree_prims;
+static int by_size;
+static char by_size_line[512];   /* the last walk's tests by size, printed after its line */
+static uint64_t tests_by_size[32];
+#define SR_ISECT_VISIT(node) \
+    (subtree_prims ? (void)(tests_by_size[31 - __builtin_clz(subtree_prims[node])] += 2u) : (void)0)
 #include "../../src/render/bvh.h"
 #include "../../src/backend/cpu/bvh_cpu.h"
 #include "../../src/scene/scene.h"
@@ -59,26 +72,53 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
-/* Mrays/s of closest hits through tree b on one thread. */
-static double trace_rate(const sr_bvh *b, const ray *rays, uint32_t count, uint32_t *hits)
+/* Mrays/s of closest hits through tree b on one thread; *boxes and *tests, the box and prim
+ * tests per ray. */
+static double trace_rate(const sr_bvh *b, const ray *rays, uint32_t count, uint32_t *hits, double *boxes, double *tests)
 {
     sr_scene_view s;
     memset(&s, 0, sizeof s);
     s.prims = b->prims; s.prim_count = b->prim_count; s.nodes = b->nodes; s.node_count = b->node_count;
     const double t0 = sr_now();
     uint32_t h = 0;
+    box_tests = prim_tests = 0;
+    memset(tests_by_size, 0, sizeof tests_by_size);
+    if (by_size && (subtree_prims = malloc(sizeof(uint32_t) * b->node_count)) != NULL)
+        for (uint32_t i = b->node_count; i-- > 0;) {   /* children follow their parent */
+            const sr_bvh_node *x = &b->nodes[i];
+            subtree_prims[i] = x->count > 0 ? x->count : subtree_prims[i + 1] + subtree_prims[x->index];
+        }
     for (uint32_t i = 0; i < count; i++) h += sr_trace_closest(&s, rays[i].o, rays[i].d, 1e-4f, SR_INF).prim != SR_NO_HIT;
+    const double rate = count / (sr_now() - t0) * 1e-6;
     *hits = h;
-    return count / (sr_now() - t0) * 1e-6;
+    *boxes = (double)box_tests / count;
+    *tests = (double)prim_tests / count;
+    if (subtree_prims) {
+        size_t at = 0;
+        for (int k = 1; k < 32 && at < sizeof by_size_line; k++)
+            if (tests_by_size[k])
+                at += (size_t)snprintf(by_size_line + at, sizeof by_size_line - at, " %.2f", (double)tests_by_size[k] / count);
+    }
+    free(subtree_prims);
+    subtree_prims = NULL;
+    return rate;
 }
 
 static void report(const char *name, double ms, const sr_bvh *b, const ray *prim_rays, const ray *bounce_rays,
                    uint32_t rays)
 {
     uint32_t h1 = 0, h2 = 0;
-    const double r1 = trace_rate(b, prim_rays, rays, &h1), r2 = trace_rate(b, bounce_rays, rays, &h2);
-    printf("%-22s %10.2f ms %9u nodes  depth %2u  SAH %8.3f  primary %6.2f Mrays/s (%u hits)  bounce %6.2f Mrays/s (%u hits)\n",
-           name, ms, b->node_count, b->depth, sr_bvh_sah_cost(b), r1, h1, r2, h2);
+    double b1, t1, b2, t2;
+    const double r1 = trace_rate(b, prim_rays, rays, &h1, &b1, &t1);
+    char primary_by_size[sizeof by_size_line];
+    memcpy(primary_by_size, by_size_line, sizeof by_size_line);
+    const double r2 = trace_rate(b, bounce_rays, rays, &h2, &b2, &t2);
+    printf("%-22s %10.2f ms %9u nodes  depth %2u  SAH %8.3f  primary %6.2f Mrays/s (%u hits, %.1f boxes %.1f prims)  "
+           "bounce %6.2f Mrays/s (%u hits, %.1f boxes %.1f prims)\n",
+           name, ms, b->node_count, b->depth, sr_bvh_sah_cost(b), r1, h1, b1, t1, r2, h2, b2, t2);
+    if (by_size)
+        printf("    box tests per ray at nodes of 2^k prims, k = 1, 2, ...: primary%s\n    bounce%s\n", primary_by_size,
+               by_size_line);
 }
 
 int main(int argc, char **argv)
@@ -87,14 +127,16 @@ int main(int argc, char **argv)
     uint32_t rays = 200000;
     const char *path = NULL;
     int gpu_only = 0;
+    by_size = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gpu-only")) gpu_only = 1;
+        else if (!strcmp(argv[i], "--by-size")) by_size = 1;
         else if (!strcmp(argv[i], "--rays") && i + 1 < argc) rays = (uint32_t)atoi(argv[++i]);
         else if (argv[i][0] != '-' && !path) path = argv[i];
-        else { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N] [--rays N] [--gpu-only]\n"); return 2; }
+        else { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N] [--rays N] [--gpu-only] [--by-size]\n"); return 2; }
     }
-    if (!path || runs < 1 || runs > 100) { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N (1-100)] [--rays N] [--gpu-only]\n"); return 2; }
+    if (!path || runs < 1 || runs > 100) { fprintf(stderr, "usage: bench_bvh SCENE.json [--runs N (1-100)] [--rays N] [--gpu-only] [--by-size]\n"); return 2; }
     sr_scene scene;
     sr_error err;
     memset(&err, 0, sizeof err);
@@ -136,6 +178,7 @@ int main(int argc, char **argv)
         { "CPU reorder-g8", 0, SR_LBVH_TREELETS_REORDER_G8 },
         { "CPU reorder-g24-48", 0, SR_LBVH_TREELETS_REORDER_G24_48 },
         { "CPU reorder-g32-64", 0, SR_LBVH_TREELETS_REORDER_G32_64 },
+        { "CPU resplit-g32-64", 0, SR_LBVH_TREELETS_RESPLIT_G32_64 },
         { "CPU linear, 63-bit", 21, SR_LBVH_TREELETS_NONE }, { "CPU linear, 30-bit", 10, SR_LBVH_TREELETS_NONE } };
     for (int k = 0; !gpu_only && k < (int)(sizeof cpu / sizeof cpu[0]); k++) {
         for (int r = 0; r < runs; r++) {
@@ -197,6 +240,7 @@ int main(int argc, char **argv)
             { "reorder-g8", SR_LBVH_TREELETS_REORDER_G8 },
             { "reorder-g24-48", SR_LBVH_TREELETS_REORDER_G24_48 },
             { "reorder-g32-64", SR_LBVH_TREELETS_REORDER_G32_64 },
+            { "resplit-g32-64", SR_LBVH_TREELETS_RESPLIT_G32_64 },
             { "no treelets", SR_LBVH_TREELETS_NONE } };
         const char *stage_names[] = SR_LBVH_STAGE_NAMES;
         double *st = malloc(sizeof(double) * (size_t)runs * SR_LBVH_GPU_STAGES);
