@@ -18,7 +18,8 @@
  *   5. sr_lbvh_bottom_up for every leaf (visits zeroed first): boxes, costs, collapse,
  *      and each node's treelet restructured: in order (sr_lbvh_treelet) or reordering
  *      (sr_lbvh_treelet_any; with SR_LBVH_TREELETS_REORDER2 the pass runs twice), as
- *      `treelets` says; each later pass k of sr_lbvh_passes with sr_lbvh_gamma(k) > 0
+ *      `treelets` says; then, where sr_lbvh_resplits says so, sr_lbvh_resplit for every
+ *      internal node; each later pass k of sr_lbvh_passes with sr_lbvh_gamma(k) > 0
  *      instead sr_lbvh_refine_init, then sr_lbvh_refine, for every internal node;
  *   6. sr_lbvh_chain for every node (chain zeroed first), an exclusive sum of chain into
  *      base, then sr_lbvh_emit for every node: the flattened tree, base[n-1] + chain[n-1]
@@ -55,14 +56,26 @@
 #define SR_LBVH_TREELETS_REORDER_G8 4
 #define SR_LBVH_TREELETS_REORDER_G24_48 5
 #define SR_LBVH_TREELETS_REORDER_G32_64 6
+/* As REORDER_G32_64, with the subtrees of at most SR_LBVH_RESPLIT prims rebuilt by a full
+ * SAH sweep after the first pass (sr_lbvh_resplit). */
+#define SR_LBVH_TREELETS_RESPLIT_G32_64 7
+#ifndef SR_LBVH_RESPLIT
+#define SR_LBVH_RESPLIT 64u    /* at most 256: the rebuild's indices are bytes */
+#endif
 #ifndef SR_LBVH_TREELETS_DEFAULT
-#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_REORDER_G32_64   /* both backends' builds */
+#define SR_LBVH_TREELETS_DEFAULT SR_LBVH_TREELETS_RESPLIT_G32_64   /* both backends' builds */
 #endif
 /* Leaves of a reordering treelet (3 .. 8): 5 costs about what the in-order treelet of 8
  * does and gives most of 7's gain (docs/design.md has the figures). */
 #ifndef SR_LBVH_TREELET_ANY
 #define SR_LBVH_TREELET_ANY 5u
 #endif
+/* Leaves of the later passes' treelets (SR_LBVH_TREELET_ANY .. 8): they visit the large
+ * subtrees only, few nodes, so a wider DP costs little time there. */
+#ifndef SR_LBVH_TREELET_LATER
+#define SR_LBVH_TREELET_LATER 5u
+#endif
+#define SR_LBVH_TREELET_MAX (SR_LBVH_TREELET_LATER > SR_LBVH_TREELET_ANY ? SR_LBVH_TREELET_LATER : SR_LBVH_TREELET_ANY)
 #define SR_LBVH_MAX_LEAF 8u       /* a collapsed leaf holds at most this many prims        */
 /* The cost of a node visit against a primitive test, as the SAH weighs them. */
 #define SR_LBVH_COST_TRAVERSE 0.25f
@@ -384,13 +397,22 @@ SR_HD void sr_lbvh_treelet(const sr_lbvh *b, uint32_t p)
  * (0: all of them, a second sr_lbvh_bottom_up)? */
 SR_HD int sr_lbvh_reorders(int treelets)
 {
-    return treelets >= SR_LBVH_TREELETS_REORDER && treelets <= SR_LBVH_TREELETS_REORDER_G32_64;
+    return treelets >= SR_LBVH_TREELETS_REORDER && treelets <= SR_LBVH_TREELETS_RESPLIT_G32_64;
+}
+
+/* The largest subtree that sr_lbvh_resplit rebuilds after the first pass; 0: none. The
+ * first later pass's gamma must not exceed it + 1, so that the later passes finish every
+ * ancestor of a rebuilt subtree again. */
+SR_HD uint32_t sr_lbvh_resplits(int treelets)
+{
+    return treelets == SR_LBVH_TREELETS_RESPLIT_G32_64 ? SR_LBVH_RESPLIT : 0u;
 }
 
 SR_HD uint32_t sr_lbvh_passes(int treelets)
 {
     return treelets == SR_LBVH_TREELETS_REORDER2 || treelets == SR_LBVH_TREELETS_REORDER_G8 ? 2u
-           : treelets == SR_LBVH_TREELETS_REORDER_G24_48 || treelets == SR_LBVH_TREELETS_REORDER_G32_64 ? 3u
+           : treelets == SR_LBVH_TREELETS_REORDER_G24_48 ? 3u
+           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 || treelets == SR_LBVH_TREELETS_RESPLIT_G32_64 ? 3u
                                                                                                          : 1u;
 }
 
@@ -398,7 +420,7 @@ SR_HD uint32_t sr_lbvh_gamma(int treelets, uint32_t pass)
 {
     return treelets == SR_LBVH_TREELETS_REORDER_G8       ? 8u
            : treelets == SR_LBVH_TREELETS_REORDER_G24_48 ? 24u << (pass - 1u)
-           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 ? 32u << (pass - 1u)
+           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 || treelets == SR_LBVH_TREELETS_RESPLIT_G32_64 ? 32u << (pass - 1u)
                                                          : 0u;
 }
 
@@ -411,15 +433,15 @@ SR_HD uint32_t sr_lbvh_gamma(int treelets, uint32_t pass)
  * hold the most equal numbers of prims, wins, the same on both backends. The old tree is
  * one of the candidates: the cost never rises. Leaves move, so a node's prims are no
  * longer a range of the sorted ones: the layout is sr_lbvh_place's. */
-SR_HD void sr_lbvh_treelet_any(const sr_lbvh *b, uint32_t p)
+SR_HD void sr_lbvh_treelet_any(const sr_lbvh *b, uint32_t p, uint32_t leaves)
 {
     const uint32_t n = b->n;
-    uint32_t leaf_of[SR_LBVH_TREELET_ANY], inner[SR_LBVH_TREELET_ANY];
+    uint32_t leaf_of[SR_LBVH_TREELET_MAX], inner[SR_LBVH_TREELET_MAX];
     uint32_t nl = 2, ni = 1;
     inner[0] = p;
     leaf_of[0] = SR_LBVH_LDU(&b->left[p]);
     leaf_of[1] = SR_LBVH_LDU(&b->right[p]);
-    while (nl < SR_LBVH_TREELET_ANY) {
+    while (nl < leaves) {
         int best = -1;
         float best_area = -1.0f;
         for (uint32_t i = 0; i < nl; i++) {
@@ -437,10 +459,10 @@ SR_HD void sr_lbvh_treelet_any(const sr_lbvh *b, uint32_t p)
         leaf_of[nl++] = SR_LBVH_LDU(&b->right[x]);
     }
     if (nl < 3) return;
-    float lbox[SR_LBVH_TREELET_ANY][6];
-    float cost[1u << SR_LBVH_TREELET_ANY], area[1u << SR_LBVH_TREELET_ANY];
-    uint32_t cnt[1u << SR_LBVH_TREELET_ANY];
-    unsigned char part[1u << SR_LBVH_TREELET_ANY];
+    float lbox[SR_LBVH_TREELET_MAX][6];
+    float cost[1u << SR_LBVH_TREELET_MAX], area[1u << SR_LBVH_TREELET_MAX];
+    uint32_t cnt[1u << SR_LBVH_TREELET_MAX];
+    unsigned char part[1u << SR_LBVH_TREELET_MAX];
     for (uint32_t a = 0; a < nl; a++) {
         const uint32_t x = leaf_of[a];
         for (int k = 0; k < 6; k++) lbox[a][k] = SR_LBVH_LDF(&b->box[6u * (size_t)x + k]);
@@ -491,7 +513,7 @@ SR_HD void sr_lbvh_treelet_any(const sr_lbvh *b, uint32_t p)
         part[m] = (unsigned char)at;
     }
     /* the new tree, top down: node k of `made` covers the leaves in mask[k] */
-    uint32_t made[SR_LBVH_TREELET_ANY], mask[SR_LBVH_TREELET_ANY];
+    uint32_t made[SR_LBVH_TREELET_MAX], mask[SR_LBVH_TREELET_MAX];
     uint32_t nm = 1, used = 1;
     made[0] = p; mask[0] = all;
     for (uint32_t k = 0; k < nm; k++) {
@@ -532,7 +554,7 @@ SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i, int treelets)
         if (sr_lbvh_arrive(&b->visits[p])) return;
         sr_lbvh_finish(b, p);
         if (treelets == SR_LBVH_TREELETS_INORDER) sr_lbvh_treelet(b, p);
-        else if (sr_lbvh_reorders(treelets)) sr_lbvh_treelet_any(b, p);
+        else if (sr_lbvh_reorders(treelets)) sr_lbvh_treelet_any(b, p, SR_LBVH_TREELET_ANY);
         node = p;
     }
 }
@@ -565,10 +587,155 @@ SR_HD void sr_lbvh_refine(const sr_lbvh *b, uint32_t p)
     if (SR_LBVH_LDU(&b->visits[p]) != SR_LBVH_START) return;
     for (;;) {
         sr_lbvh_finish(b, p);
-        sr_lbvh_treelet_any(b, p);
+        sr_lbvh_treelet_any(b, p, SR_LBVH_TREELET_LATER);
         const uint32_t q = SR_LBVH_LDU(&b->parent[p]);
         if (q == SR_LBVH_NONE || sr_lbvh_arrive(&b->visits[q])) return;
         p = q;
+    }
+}
+
+/* Collapsing and re-splitting (after the first pass): the subtree under internal node p, when
+ * it holds at most `most` prims and its parent more, is rebuilt top down as the host SAH
+ * builder would, each node split where the sweep over its prims' centroids along the best
+ * axis gives the least area x count, reusing the subtree's internal nodes. A Morton tree's
+ * lowest levels are where its box tests exceed the SAH tree's most (bench_bvh's counts), and
+ * a treelet of a few leaves reaches only part of a subtree of tens of prims. Ties: the more
+ * even split, then the lower axis and the earlier split; a centroid tie, the lower sorted
+ * position. Where the new
+ * subtree costs more than the old, the old stays: the cost never rises. The ancestors'
+ * costs are left for the later passes to finish. */
+SR_HD void sr_lbvh_resplit_sort(const float *cen, const uint32_t *leaf, unsigned char *set, uint32_t m, int axis)
+{
+    for (uint32_t i = 1; i < m; i++) {
+        const unsigned char x = set[i];
+        const float kx = cen[3u * x + axis];
+        uint32_t j = i;
+        while (j > 0) {
+            const float kj = cen[3u * set[j - 1u] + axis];
+            if (kj < kx || (kj == kx && leaf[set[j - 1u]] < leaf[x])) break;
+            set[j] = set[j - 1u];
+            j--;
+        }
+        set[j] = x;
+    }
+}
+
+SR_HD void sr_lbvh_resplit(const sr_lbvh *b, uint32_t p, uint32_t most)
+{
+    const uint32_t n = b->n;
+    const uint32_t m = b->count[p], up = b->parent[p];
+    if (m > most || m > SR_LBVH_RESPLIT || m < 3u || (up != SR_LBVH_NONE && b->count[up] <= most)) return;
+    /* the subtree's prims (leaf nodes), their centroids and boxes; its internal nodes */
+    uint32_t leaf[SR_LBVH_RESPLIT], inner[SR_LBVH_RESPLIT], walk[SR_LBVH_RESPLIT];
+    float cen[3u * SR_LBVH_RESPLIT], box[SR_LBVH_RESPLIT][6];
+    uint32_t nl = 0, ni = 0, nw = 0;
+    walk[nw++] = p;
+    while (nw) {
+        const uint32_t x = walk[--nw];
+        if (x < n - 1u) {
+            inner[ni++] = x;
+            walk[nw++] = b->right[x];
+            walk[nw++] = b->left[x];
+            continue;
+        }
+        const sr_vec3 c = sr_lbvh_centroid(&b->prims[b->ids[x - (n - 1u)]]);
+        cen[3u * nl] = c.x; cen[3u * nl + 1u] = c.y; cen[3u * nl + 2u] = c.z;
+        for (int k = 0; k < 6; k++) box[nl][k] = b->box[6u * (size_t)x + k];
+        leaf[nl] = x;
+        nl++;
+    }
+    /* the subtree as it is, kept in case the rebuild costs more */
+    uint32_t old_left[SR_LBVH_RESPLIT], old_right[SR_LBVH_RESPLIT];
+    const float old_cost = b->cost[p];
+    for (uint32_t k = 0; k < ni; k++) { old_left[k] = b->left[inner[k]]; old_right[k] = b->right[inner[k]]; }
+    /* the prims sorted along each axis once; a split then partitions the other axes' orders
+     * stably, which keeps them sorted */
+    unsigned char order[3][SR_LBVH_RESPLIT], tmp[SR_LBVH_RESPLIT], left_side[SR_LBVH_RESPLIT];
+    for (int axis = 0; axis < 3; axis++) {
+        for (uint32_t i = 0; i < nl; i++) order[axis][i] = (unsigned char)i;
+        sr_lbvh_resplit_sort(cen, leaf, order[axis], nl, axis);
+    }
+    /* work items: a node, its first place in the orders and its prim count; made: nodes as
+     * built */
+    uint32_t item_node[SR_LBVH_RESPLIT], item_first[SR_LBVH_RESPLIT], item_count[SR_LBVH_RESPLIT];
+    uint32_t made[SR_LBVH_RESPLIT];
+    float right_area[SR_LBVH_RESPLIT];
+    uint32_t nitems = 1, nm = 0, used = 1;
+    item_node[0] = inner[0]; item_first[0] = 0; item_count[0] = nl;
+    while (nitems) {
+        nitems--;
+        const uint32_t node = item_node[nitems], f = item_first[nitems], c = item_count[nitems];
+        int best_axis = 0;
+        uint32_t best_at = 1;
+        float best = 0.0f;
+        for (int axis = 0; axis < 3; axis++) {
+            const unsigned char *part = &order[axis][f];
+            float x[6] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+            for (uint32_t i = c; i-- > 1u;) {
+                const float *y = box[part[i]];
+                for (int k = 0; k < 3; k++) {
+                    x[k] = i == c - 1u ? y[k] : sr_minf(x[k], y[k]);
+                    x[k + 3] = i == c - 1u ? y[k + 3] : sr_maxf(x[k + 3], y[k + 3]);
+                }
+                right_area[i] = sr_lbvh_area(x);
+            }
+            for (uint32_t i = 0; i + 1u < c; i++) {
+                const float *y = box[part[i]];
+                for (int k = 0; k < 3; k++) {
+                    x[k] = i == 0 ? y[k] : sr_minf(x[k], y[k]);
+                    x[k + 3] = i == 0 ? y[k + 3] : sr_maxf(x[k + 3], y[k + 3]);
+                }
+                const float v = sr_lbvh_area(x) * (float)(i + 1u) + right_area[i + 1u] * (float)(c - 1u - i);
+                const uint32_t off = 2u * (i + 1u) > c ? 2u * (i + 1u) - c : c - 2u * (i + 1u);
+                const uint32_t best_off = 2u * best_at > c ? 2u * best_at - c : c - 2u * best_at;
+                if ((axis == 0 && i == 0) || v < best || (v == best && off < best_off)) {
+                    best = v; best_axis = axis; best_at = i + 1u;
+                }
+            }
+        }
+        for (uint32_t i = 0; i < c; i++) left_side[order[best_axis][f + i]] = i < best_at;
+        for (int axis = 0; axis < 3; axis++) {
+            if (axis == best_axis) continue;
+            unsigned char *part = &order[axis][f];
+            uint32_t nlft = 0, nrt = 0;
+            for (uint32_t i = 0; i < c; i++) {
+                if (left_side[part[i]]) part[nlft++] = part[i];
+                else tmp[nrt++] = part[i];
+            }
+            for (uint32_t i = 0; i < nrt; i++) part[nlft + i] = tmp[i];
+        }
+        const uint32_t half_first[2] = { f, f + best_at }, half_count[2] = { best_at, c - best_at };
+        uint32_t child[2];
+        for (int side = 0; side < 2; side++) {
+            if (half_count[side] == 1u) {
+                child[side] = leaf[order[0][half_first[side]]];
+            } else {
+                child[side] = inner[used++];
+                item_node[nitems] = child[side]; item_first[nitems] = half_first[side];
+                item_count[nitems] = half_count[side]; nitems++;
+            }
+            b->parent[child[side]] = node;
+        }
+        b->left[node] = child[0];
+        b->right[node] = child[1];
+        b->count[node] = c;
+        made[nm++] = node;
+    }
+    for (uint32_t k = nm; k-- > 0;) sr_lbvh_finish(b, made[k]);
+    if (!(b->cost[p] > old_cost)) return;
+    /* costlier (the sweep's greedy splits against the treelets' exact ones): the old tree
+     * back, finished children first (inner is in preorder) */
+    for (uint32_t k = 0; k < ni; k++) {
+        const uint32_t x = inner[k];
+        b->left[x] = old_left[k];
+        b->right[x] = old_right[k];
+        b->parent[old_left[k]] = x;
+        b->parent[old_right[k]] = x;
+    }
+    for (uint32_t k = ni; k-- > 0;) {
+        const uint32_t x = inner[k], l = old_left[k], r = old_right[k];
+        b->count[x] = sr_lbvh_prims_below(b, l) + sr_lbvh_prims_below(b, r);
+        sr_lbvh_finish(b, x);
     }
 }
 

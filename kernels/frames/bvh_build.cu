@@ -93,6 +93,14 @@ __global__ void srk_lbvh_refine(sr_lbvh b, const uint32_t *starts)
     if (i < b.base[b.n - 1u]) sr_lbvh_refine(&b, starts[i]);
 }
 
+/* Collapsing and re-splitting the small subtrees (sr_lbvh_resplit): a thread per internal node,
+ * of which the subtrees' roots work. */
+__global__ void srk_lbvh_resplit(sr_lbvh b, uint32_t most)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + 1u < b.n) sr_lbvh_resplit(&b, i, most);
+}
+
 __global__ void srk_lbvh_chain(sr_lbvh b)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -172,6 +180,8 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
     if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
     sr_lbvh_mark(m, SR_LBVH_STAGE_KARRAS + 1, stream);
     sr_lbvh_bottom_up_launch(b, treelets, stream);
+    if (sr_lbvh_resplits(treelets))
+        srk_lbvh_resplit<<<sr_lbvh_grid(n - 1u), SR_LBVH_BLOCK, 0, stream>>>(*b, sr_lbvh_resplits(treelets));
     for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
         const uint32_t gamma = sr_lbvh_gamma(treelets, pass);
         if (gamma) {

@@ -618,7 +618,8 @@ static void test_meshes(void **state)
 }
 
 /* The reordering treelets (Karras and Aila's subset DP, whose leaves move and whose layout is
- * sr_lbvh_place's), in one pass, two, and with later passes at the large subtrees only, on
+ * sr_lbvh_place's), in one pass, two, with later passes at the large subtrees only, and with
+ * the small subtrees re-split by a SAH sweep before those (sr_lbvh_resplit), on
  * every test mesh: a valid tree, the same bytes on 1 and 3 threads, what brute force finds,
  * on the sphere (5000 prims and more) an SAH cost below the in-order treelets' (not a
  * theorem: the two search different trees; it is what they are for), and the later passes'
@@ -630,8 +631,9 @@ static void test_reordering_treelets(void **state)
     (void)state;
     const uint32_t sizes[] = { 2, 3, 9, 100, 5000, 70000 };
     const int variants[] = { SR_LBVH_TREELETS_REORDER, SR_LBVH_TREELETS_REORDER2, SR_LBVH_TREELETS_REORDER_G8,
-                             SR_LBVH_TREELETS_REORDER_G24_48, SR_LBVH_TREELETS_REORDER_G32_64 };
-    const char *const names[] = { "1 pass", "2 passes", "g8", "g24-48", "g32-64" };
+                             SR_LBVH_TREELETS_REORDER_G24_48, SR_LBVH_TREELETS_REORDER_G32_64,
+                             SR_LBVH_TREELETS_RESPLIT_G32_64 };
+    const char *const names[] = { "1 pass", "2 passes", "g8", "g24-48", "g32-64", "resplit-g32-64" };
     enum { VARIANTS = sizeof variants / sizeof variants[0] };
     for (int k = 0; k < SR_MESH_KINDS; k++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {

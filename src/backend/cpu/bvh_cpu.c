@@ -79,6 +79,11 @@ static uint32_t sr_cpu_lbvh_tree(const sr_lbvh *b, uint64_t *tk, uint32_t *ti, u
     memset(b->visits, 0, (size_t)(n - 1) * sizeof *b->visits);
 #pragma omp parallel for schedule(static, 1024) if (n > SR_CPU_BVH_SERIAL)
     for (int64_t i = 0; i < n; i++) sr_lbvh_bottom_up(b, (uint32_t)i, treelets);
+    const uint32_t most = sr_lbvh_resplits(treelets);
+    if (most) {
+#pragma omp parallel for schedule(dynamic, 4096) if (n > SR_CPU_BVH_SERIAL)
+        for (int64_t i = 0; i < n - 1; i++) sr_lbvh_resplit(b, (uint32_t)i, most);
+    }
     for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
         const uint32_t gamma = sr_lbvh_gamma(treelets, pass);
         if (gamma) {
