@@ -57,8 +57,11 @@
 #define SR_LBVH_TREELETS_REORDER_G24_48 5
 #define SR_LBVH_TREELETS_REORDER_G32_64 6
 /* As REORDER_G32_64, with the subtrees of at most SR_LBVH_RESPLIT prims rebuilt by a full
- * SAH sweep after the first pass (sr_lbvh_resplit). */
+ * SAH sweep after the first pass (sr_lbvh_resplit), whose treelets then skip those subtrees. */
 #define SR_LBVH_TREELETS_RESPLIT_G32_64 7
+/* As RESPLIT_G32_64, with the first pass's treelets at every node, the re-split subtrees'
+ * too (the old subtree stays where it costs less than the sweep's). */
+#define SR_LBVH_TREELETS_REORDER_RESPLIT_G32_64 8
 #ifndef SR_LBVH_RESPLIT
 #define SR_LBVH_RESPLIT 64u    /* at most 256: the rebuild's indices are bytes */
 #endif
@@ -397,13 +400,21 @@ SR_HD void sr_lbvh_treelet(const sr_lbvh *b, uint32_t p)
  * (0: all of them, a second sr_lbvh_bottom_up)? */
 SR_HD int sr_lbvh_reorders(int treelets)
 {
-    return treelets >= SR_LBVH_TREELETS_REORDER && treelets <= SR_LBVH_TREELETS_RESPLIT_G32_64;
+    return treelets >= SR_LBVH_TREELETS_REORDER && treelets <= SR_LBVH_TREELETS_REORDER_RESPLIT_G32_64;
 }
 
 /* The largest subtree that sr_lbvh_resplit rebuilds after the first pass; 0: none. The
  * first later pass's gamma must not exceed it + 1, so that the later passes finish every
  * ancestor of a rebuilt subtree again. */
 SR_HD uint32_t sr_lbvh_resplits(int treelets)
+{
+    return treelets == SR_LBVH_TREELETS_RESPLIT_G32_64 || treelets == SR_LBVH_TREELETS_REORDER_RESPLIT_G32_64
+               ? SR_LBVH_RESPLIT
+               : 0u;
+}
+
+/* The first pass restructures the treelets of the nodes of more prims than this. */
+SR_HD uint32_t sr_lbvh_treelets_above(int treelets)
 {
     return treelets == SR_LBVH_TREELETS_RESPLIT_G32_64 ? SR_LBVH_RESPLIT : 0u;
 }
@@ -412,7 +423,7 @@ SR_HD uint32_t sr_lbvh_passes(int treelets)
 {
     return treelets == SR_LBVH_TREELETS_REORDER2 || treelets == SR_LBVH_TREELETS_REORDER_G8 ? 2u
            : treelets == SR_LBVH_TREELETS_REORDER_G24_48 ? 3u
-           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 || treelets == SR_LBVH_TREELETS_RESPLIT_G32_64 ? 3u
+           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 || sr_lbvh_resplits(treelets) ? 3u
                                                                                                          : 1u;
 }
 
@@ -420,7 +431,7 @@ SR_HD uint32_t sr_lbvh_gamma(int treelets, uint32_t pass)
 {
     return treelets == SR_LBVH_TREELETS_REORDER_G8       ? 8u
            : treelets == SR_LBVH_TREELETS_REORDER_G24_48 ? 24u << (pass - 1u)
-           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 || treelets == SR_LBVH_TREELETS_RESPLIT_G32_64 ? 32u << (pass - 1u)
+           : treelets == SR_LBVH_TREELETS_REORDER_G32_64 || sr_lbvh_resplits(treelets) ? 32u << (pass - 1u)
                                                          : 0u;
 }
 
@@ -554,7 +565,8 @@ SR_HD void sr_lbvh_bottom_up(const sr_lbvh *b, uint32_t i, int treelets)
         if (sr_lbvh_arrive(&b->visits[p])) return;
         sr_lbvh_finish(b, p);
         if (treelets == SR_LBVH_TREELETS_INORDER) sr_lbvh_treelet(b, p);
-        else if (sr_lbvh_reorders(treelets)) sr_lbvh_treelet_any(b, p, SR_LBVH_TREELET_ANY);
+        else if (sr_lbvh_reorders(treelets) && SR_LBVH_LDU(&b->count[p]) > sr_lbvh_treelets_above(treelets))
+            sr_lbvh_treelet_any(b, p, SR_LBVH_TREELET_ANY);
         node = p;
     }
 }
@@ -620,14 +632,20 @@ SR_HD void sr_lbvh_resplit_sort(const float *cen, const uint32_t *leaf, unsigned
     }
 }
 
+/* Is internal node p the root of a subtree that sr_lbvh_resplit rebuilds? */
+SR_HD uint32_t sr_lbvh_resplit_root(const sr_lbvh *b, uint32_t p, uint32_t most)
+{
+    const uint32_t m = b->count[p], up = b->parent[p];
+    return m <= most && m <= SR_LBVH_RESPLIT && m >= 3u && (up == SR_LBVH_NONE || b->count[up] > most);
+}
+
 SR_HD void sr_lbvh_resplit(const sr_lbvh *b, uint32_t p, uint32_t most)
 {
     const uint32_t n = b->n;
-    const uint32_t m = b->count[p], up = b->parent[p];
-    if (m > most || m > SR_LBVH_RESPLIT || m < 3u || (up != SR_LBVH_NONE && b->count[up] <= most)) return;
-    /* the subtree's prims (leaf nodes), their centroids and boxes; its internal nodes */
+    if (!sr_lbvh_resplit_root(b, p, most)) return;
+    /* the subtree's prims (leaf nodes) and their centroids; its internal nodes */
     uint32_t leaf[SR_LBVH_RESPLIT], inner[SR_LBVH_RESPLIT], walk[SR_LBVH_RESPLIT];
-    float cen[3u * SR_LBVH_RESPLIT], box[SR_LBVH_RESPLIT][6];
+    float cen[3u * SR_LBVH_RESPLIT];
     uint32_t nl = 0, ni = 0, nw = 0;
     walk[nw++] = p;
     while (nw) {
@@ -640,7 +658,6 @@ SR_HD void sr_lbvh_resplit(const sr_lbvh *b, uint32_t p, uint32_t most)
         }
         const sr_vec3 c = sr_lbvh_centroid(&b->prims[b->ids[x - (n - 1u)]]);
         cen[3u * nl] = c.x; cen[3u * nl + 1u] = c.y; cen[3u * nl + 2u] = c.z;
-        for (int k = 0; k < 6; k++) box[nl][k] = b->box[6u * (size_t)x + k];
         leaf[nl] = x;
         nl++;
     }
@@ -672,7 +689,7 @@ SR_HD void sr_lbvh_resplit(const sr_lbvh *b, uint32_t p, uint32_t most)
             const unsigned char *part = &order[axis][f];
             float x[6] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
             for (uint32_t i = c; i-- > 1u;) {
-                const float *y = box[part[i]];
+                const float *y = &b->box[6u * (size_t)leaf[part[i]]];
                 for (int k = 0; k < 3; k++) {
                     x[k] = i == c - 1u ? y[k] : sr_minf(x[k], y[k]);
                     x[k + 3] = i == c - 1u ? y[k + 3] : sr_maxf(x[k + 3], y[k + 3]);
@@ -680,7 +697,7 @@ SR_HD void sr_lbvh_resplit(const sr_lbvh *b, uint32_t p, uint32_t most)
                 right_area[i] = sr_lbvh_area(x);
             }
             for (uint32_t i = 0; i + 1u < c; i++) {
-                const float *y = box[part[i]];
+                const float *y = &b->box[6u * (size_t)leaf[part[i]]];
                 for (int k = 0; k < 3; k++) {
                     x[k] = i == 0 ? y[k] : sr_minf(x[k], y[k]);
                     x[k + 3] = i == 0 ? y[k + 3] : sr_maxf(x[k + 3], y[k + 3]);

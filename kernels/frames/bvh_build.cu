@@ -61,6 +61,8 @@ static void sr_lbvh_bottom_up_launch(const sr_lbvh *b, int treelets, cudaStream_
     const unsigned grid = sr_lbvh_grid(b->n);
     if (treelets == SR_LBVH_TREELETS_INORDER)
         srk_lbvh_bottom_up<SR_LBVH_TREELETS_INORDER><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
+    else if (sr_lbvh_treelets_above(treelets))   /* treelets only above the re-split subtrees */
+        srk_lbvh_bottom_up<SR_LBVH_TREELETS_RESPLIT_G32_64><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
     else if (sr_lbvh_reorders(treelets))
         srk_lbvh_bottom_up<SR_LBVH_TREELETS_REORDER><<<grid, SR_LBVH_BLOCK, 0, stream>>>(*b);
     else
@@ -93,12 +95,20 @@ __global__ void srk_lbvh_refine(sr_lbvh b, const uint32_t *starts)
     if (i < b.base[b.n - 1u]) sr_lbvh_refine(&b, starts[i]);
 }
 
-/* Collapsing and re-splitting the small subtrees (sr_lbvh_resplit): a thread per internal node,
- * of which the subtrees' roots work. */
-__global__ void srk_lbvh_resplit(sr_lbvh b, uint32_t most)
+/* Collapsing and re-splitting the small subtrees (sr_lbvh_resplit): the roots flagged in chain,
+ * listed densely by its exclusive sum (as a later pass's starts), and a thread for each, so
+ * that whole warps work (about one internal node in 30 is a root). */
+__global__ void srk_lbvh_resplit_flag(sr_lbvh b, uint32_t most)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i + 1u < b.n) sr_lbvh_resplit(&b, i, most);
+    if (i + 1u < b.n) b.chain[i] = sr_lbvh_resplit_root(&b, i, most);
+    else if (i + 1u == b.n) b.chain[i] = 0u;
+}
+
+__global__ void srk_lbvh_resplit(sr_lbvh b, const uint32_t *roots, uint32_t most)
+{
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < b.base[b.n - 1u]) sr_lbvh_resplit(&b, roots[i], most);
 }
 
 __global__ void srk_lbvh_chain(sr_lbvh b)
@@ -180,8 +190,14 @@ static cudaError_t sr_lbvh_tree(sr_lbvh *b, uint32_t *bounds, uint64_t *keys_in,
     if ((e = cudaMemsetAsync(b->visits, 0, sizeof(uint32_t) * (n - 1u), stream))) return e;
     sr_lbvh_mark(m, SR_LBVH_STAGE_KARRAS + 1, stream);
     sr_lbvh_bottom_up_launch(b, treelets, stream);
-    if (sr_lbvh_resplits(treelets))
-        srk_lbvh_resplit<<<sr_lbvh_grid(n - 1u), SR_LBVH_BLOCK, 0, stream>>>(*b, sr_lbvh_resplits(treelets));
+    if (sr_lbvh_resplits(treelets)) {
+        uint32_t *roots = (uint32_t *)keys_in;
+        srk_lbvh_resplit_flag<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(*b, sr_lbvh_resplits(treelets));
+        size_t scan_temp = cub_bytes;
+        if ((e = cub::DeviceScan::ExclusiveSum(cub_temp, scan_temp, b->chain, b->base, (int)n, stream))) return e;
+        srk_lbvh_refine_list<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(*b, roots);
+        srk_lbvh_resplit<<<sr_lbvh_grid(n), SR_LBVH_BLOCK, 0, stream>>>(*b, roots, sr_lbvh_resplits(treelets));
+    }
     for (uint32_t pass = 1; pass < sr_lbvh_passes(treelets); pass++) {
         const uint32_t gamma = sr_lbvh_gamma(treelets, pass);
         if (gamma) {

@@ -21,6 +21,7 @@ int sr_bvh_treelets(void)
     if (env && !strcmp(env, "reorder-g24-48")) return SR_LBVH_TREELETS_REORDER_G24_48;
     if (env && !strcmp(env, "reorder-g32-64")) return SR_LBVH_TREELETS_REORDER_G32_64;
     if (env && !strcmp(env, "resplit-g32-64")) return SR_LBVH_TREELETS_RESPLIT_G32_64;
+    if (env && !strcmp(env, "reorder-resplit-g32-64")) return SR_LBVH_TREELETS_REORDER_RESPLIT_G32_64;
     return SR_LBVH_TREELETS_DEFAULT;
 }
 

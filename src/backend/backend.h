@@ -294,7 +294,7 @@ sr_status sr_cuda_require_device(int device, sr_error *err);
 /* The linear BVH's treelet restructuring that both backends' builds use
  * (kernels/core/bvh_build.h): SR_LBVH_TREELETS_DEFAULT, unless the test switch
  * $SR_BVH_TREELETS says none, inorder, reorder, reorder2, reorder-g8, reorder-g24-48,
- * reorder-g32-64 or resplit-g32-64 (to compare the trees in one binary; both backends read it, so their trees
+ * reorder-g32-64, resplit-g32-64 or reorder-resplit-g32-64 (to compare the trees in one binary; both backends read it, so their trees
  * stay the same bytes). */
 #define SR_BVH_TREELETS_ENV "SR_BVH_TREELETS"
 int sr_bvh_treelets(void);

@@ -103,7 +103,7 @@ static void test_variants_identical(void **state)
     const int variants[] = { SR_LBVH_TREELETS_NONE, SR_LBVH_TREELETS_INORDER, SR_LBVH_TREELETS_REORDER,
                              SR_LBVH_TREELETS_REORDER2, SR_LBVH_TREELETS_REORDER_G8,
                              SR_LBVH_TREELETS_REORDER_G24_48, SR_LBVH_TREELETS_REORDER_G32_64,
-                             SR_LBVH_TREELETS_RESPLIT_G32_64 };
+                             SR_LBVH_TREELETS_RESPLIT_G32_64, SR_LBVH_TREELETS_REORDER_RESPLIT_G32_64 };
     for (int k = 0; k < SR_MESH_KINDS; k++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
             for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {

@@ -179,6 +179,7 @@ int main(int argc, char **argv)
         { "CPU reorder-g24-48", 0, SR_LBVH_TREELETS_REORDER_G24_48 },
         { "CPU reorder-g32-64", 0, SR_LBVH_TREELETS_REORDER_G32_64 },
         { "CPU resplit-g32-64", 0, SR_LBVH_TREELETS_RESPLIT_G32_64 },
+        { "CPU reorder-resplit-g32-64", 0, SR_LBVH_TREELETS_REORDER_RESPLIT_G32_64 },
         { "CPU linear, 63-bit", 21, SR_LBVH_TREELETS_NONE }, { "CPU linear, 30-bit", 10, SR_LBVH_TREELETS_NONE } };
     for (int k = 0; !gpu_only && k < (int)(sizeof cpu / sizeof cpu[0]); k++) {
         for (int r = 0; r < runs; r++) {
@@ -241,6 +242,7 @@ int main(int argc, char **argv)
             { "reorder-g24-48", SR_LBVH_TREELETS_REORDER_G24_48 },
             { "reorder-g32-64", SR_LBVH_TREELETS_REORDER_G32_64 },
             { "resplit-g32-64", SR_LBVH_TREELETS_RESPLIT_G32_64 },
+            { "reorder-resplit-g32-64", SR_LBVH_TREELETS_REORDER_RESPLIT_G32_64 },
             { "no treelets", SR_LBVH_TREELETS_NONE } };
         const char *stage_names[] = SR_LBVH_STAGE_NAMES;
         double *st = malloc(sizeof(double) * (size_t)runs * SR_LBVH_GPU_STAGES);

@@ -625,15 +625,16 @@ static void test_meshes(void **state)
  * theorem: the two search different trees; it is what they are for), and the later passes'
  * costs no higher than the passes before them (each treelet keeps its old tree as a
  * candidate; the tolerance covers sr_bvh_sah_cost's sum in doubles against the builder's
- * floats). */
+ * floats); the re-split's, on the sphere, below g32-64's. */
 static void test_reordering_treelets(void **state)
 {
     (void)state;
     const uint32_t sizes[] = { 2, 3, 9, 100, 5000, 70000 };
     const int variants[] = { SR_LBVH_TREELETS_REORDER, SR_LBVH_TREELETS_REORDER2, SR_LBVH_TREELETS_REORDER_G8,
                              SR_LBVH_TREELETS_REORDER_G24_48, SR_LBVH_TREELETS_REORDER_G32_64,
-                             SR_LBVH_TREELETS_RESPLIT_G32_64 };
-    const char *const names[] = { "1 pass", "2 passes", "g8", "g24-48", "g32-64", "resplit-g32-64" };
+                             SR_LBVH_TREELETS_REORDER_RESPLIT_G32_64, SR_LBVH_TREELETS_RESPLIT_G32_64 };
+    const char *const names[] = { "1 pass", "2 passes", "g8", "g24-48", "g32-64", "reorder-resplit-g32-64",
+                                  "resplit-g32-64" };
     enum { VARIANTS = sizeof variants / sizeof variants[0] };
     for (int k = 0; k < SR_MESH_KINDS; k++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -672,7 +673,10 @@ static void test_reordering_treelets(void **state)
                 sr_bvh_free(&c);
                 free(in);
             }
-            for (int v = 1; v < VARIANTS; v++) assert_true(sah[v] <= sah[0] * (1.0 + 1e-5));
+            /* resplit-g32-64's first pass skips the DP below the subtrees it rebuilds, so it is
+             * not a later pass of the first: on the sphere it must beat g32-64 instead */
+            for (int v = 1; v < VARIANTS - 1; v++) assert_true(sah[v] <= sah[0] * (1.0 + 1e-5));
+            if (k == SR_MESH_SPHERE && sizes[s] >= 5000) assert_true(sah[VARIANTS - 1] < sah[VARIANTS - 3]);
         }
 }
 
