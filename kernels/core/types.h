@@ -84,11 +84,23 @@ typedef struct sr_prim {
 #define SR_ATTR_UV 2u        /* uv[] holds texture coordinates (u, v) at a, b, c              */
 #define SR_ATTR_NORMAL_MAP 4u /* with SR_ATTR_UV: the prim's material has a normal map (norm_tex) */
 #define SR_ATTR_CUTOUT 8u    /* the prim's material is not opaque: traversal tests its alpha   */
+/* flags >> SR_ATTR_TANGENT_SHIFT: 0, or 1 + the index of the prim's sr_tri_tangent in the
+ * scene's tangent table (a normal-mapped prim whose mesh has per-vertex tangents). */
+#define SR_ATTR_TANGENT_SHIFT 4u
 typedef struct sr_tri_attr {
     sr_vec3 n[3];
     float uv[6];
-    uint32_t flags;      /* SR_ATTR_*; 0 for prims without per-vertex data               */
+    uint32_t flags;      /* SR_ATTR_* and the tangent index; 0 for prims without per-vertex data */
 } sr_tri_attr;
+
+/* Per-vertex tangents of a normal-mapped triangle (MikkTSpace's convention, as glTF's TANGENT
+ * attribute): t[k] is the unit tangent at vertex k (along +u), w[k] its handedness (+-1): the
+ * bitangent is w * cross(n, t). Kept in a table of their own, only for the prims that have
+ * them, so that the attributes of every other mesh stay as they are. */
+typedef struct sr_tri_tangent {
+    sr_vec3 t[3];
+    float w[3];
+} sr_tri_tangent;
 
 /* A flattened BVH node (32 bytes). Interior: the left child is the next node (depth-first
  * order) and `index` is the right child. Leaf (count > 0): prims [index, index + count)
@@ -166,6 +178,8 @@ typedef struct sr_scene_view {
     const sr_light *lights;
     const sr_emitter *emitters;  /* emissive bounded prims (path mode's area lights)     */
     const sr_tri_attr *attrs;    /* NULL, or one per prim (BVH order): smooth normals, UVs */
+    const sr_tri_tangent *tangents; /* NULL, or the table attrs' tangent indices point into */
+    uint32_t tangent_count;
     const sr_texture *textures;  /* materials' color_tex / rough_tex index these          */
     const float *texels;         /* every texture's texels, RGB                           */
     uint32_t texture_count;
