@@ -60,6 +60,11 @@ typedef struct sr_texture {
     uint32_t width, height;
     uint32_t wrap;       /* SR_WRAP_*                                                    */
     uint32_t filter;     /* SR_FILTER_*                                                  */
+    /* has_xf: (u, v) becomes (xf[0] u + xf[1] v + xf[2], xf[3] u + xf[4] v + xf[5]) before
+     * the lookup (a glTF texture's own KHR_texture_transform, relative to the UVs stored,
+     * which carry the base colour's); another entry on the same texels when it has one. */
+    uint32_t has_xf;
+    float xf[6];
 } sr_texture;
 
 /* ---- primitives ----------------------------------------------------------------------- */

@@ -36,6 +36,8 @@ typedef struct sr_file_texture {
                             * sampler's CLAMP_TO_EDGE, MTL -clamp on), else repeat        */
     int odd_wrap;          /* the file asks for a wrap that is not that (mirrored repeat,
                             * or a different mode per axis): repeated, and noticed        */
+    int has_xf;            /* a UV transform of its own (sr_texture.has_xf, xf)           */
+    float xf[6];
 } sr_file_texture;
 
 /* The images of a file material, by what they stand for. */

@@ -272,6 +272,25 @@ void sr_gltf_transform_scene(char *json, size_t cap, const char *tag, float scal
              " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
 }
 
+void sr_gltf_emissive_xf_scene(char *json, size_t cap, const char *tag, float scale)
+{
+    const unsigned char rgb[6] = { 0, 0, 0, 255, 255, 255 };
+    size_t len = 0;
+    unsigned char *png = sr_gltf_png(rgb, 2, 1, 3, &len);
+    char path[1024], mat[512];
+    corpus_path(path, sizeof path, tag, "exf.glb");
+    snprintf(mat, sizeof mat,
+             "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0},\"metallicFactor\":0,\"roughnessFactor\":1},"
+             "\"emissiveFactor\":[1,1,1],\"emissiveTexture\":{\"index\":0,\"extensions\":{\"KHR_texture_transform\":"
+             "{\"scale\":[%g,1]}}}}", scale);
+    sr_gltf_write_square(path, SR_GLTF_GLB, mat, png, len, NULL, "\"KHR_texture_transform\"");
+    free(png);
+    snprintf(json, cap,
+             "{\"integrator\":\"path\",\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0],\"fov\":40},"
+             " \"image\":{\"width\":64,\"height\":64,\"spp\":1}, \"background\":[0,0,0],"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+}
+
 void sr_gltf_normal_map_scene(char *json, size_t cap, const char *tag, const unsigned char *rgb, const float to_light[3],
                               const char *integrator)
 {
@@ -371,4 +390,20 @@ void sr_gltf_tangent_scene(char *json, size_t cap, const char *tag, const float 
              " \"lights\":[{\"type\":\"directional\",\"direction\":[%.9g,%.9g,%.9g],\"intensity\":1}],"
              " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}",
              -to_light[0], -to_light[1], -to_light[2], path);
+}
+
+void sr_gltf_tangent_instances_scene(char *json, size_t cap, const char *tag, const float *tangent,
+                                     const unsigned char *rgb, const float to_light[3])
+{
+    char one[4096], path[1024];
+    sr_gltf_tangent_scene(one, sizeof one, tag, tangent, rgb, to_light);   /* writes the file */
+    corpus_path(path, sizeof path, tag, "tan.gltf");
+    snprintf(json, cap,
+             "{\"integrator\":\"whitted\",\"camera\":{\"position\":[0,0,8],\"look_at\":[0,0,0],\"fov\":40},"
+             " \"image\":{\"width\":32,\"height\":16,\"spp\":1}, \"background\":[0,0,0],"
+             " \"lights\":[{\"type\":\"directional\",\"direction\":[%.9g,%.9g,%.9g],\"intensity\":1}],"
+             " \"materials\":{}, \"objects\":["
+             "{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[-1.5,0,0]},"
+             "{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"transform\":[-1,0,0,1.5, 0,1,0,0, 0,0,1,0, 0,0,0,1]}]}",
+             -to_light[0], -to_light[1], -to_light[2], path, path);
 }

@@ -29,6 +29,11 @@ void sr_gltf_write_mesh(const char *path, const float *pos, const float *nrm, co
 void sr_gltf_tangent_scene(char *json, size_t cap, const char *tag, const float *tangent, const unsigned char *rgb,
                            const float to_light[3]);
 
+/* The file of sr_gltf_tangent_scene placed twice by two objects (so read once and placed by
+ * instances): at x = -1.5 as it is, at x = +1.5 mirrored in x; 32x16 pixels. */
+void sr_gltf_tangent_instances_scene(char *json, size_t cap, const char *tag, const float *tangent,
+                                     const unsigned char *rgb, const float to_light[3]);
+
 /* A PNG of w x h pixels of comp channels (3: RGB, 4: RGBA) in memory (malloc'd, *len bytes). */
 unsigned char *sr_gltf_png(const unsigned char *px, int w, int h, int comp, size_t *len);
 
@@ -43,6 +48,11 @@ void sr_gltf_textured_scene(char *json, size_t cap, const char *tag, int storage
 /* A texture of two texels (black, white) across the square, KHR_texture_transform scale
  * (scale, 1) on it, seen whole against a black background under a light from the camera. */
 void sr_gltf_transform_scene(char *json, size_t cap, const char *tag, float scale);
+
+/* The square glowing through an emissive texture of two texels (black, white) with
+ * KHR_texture_transform scale (scale, 1) on it, the same image as its base colour without a
+ * transform; no light, path traced: what shows is the emission. */
+void sr_gltf_emissive_xf_scene(char *json, size_t cap, const char *tag, float scale);
 
 /* The square with a normal map of one texel (rgb, linear), white, lit by a directional light
  * whose light arrives from to_light (unit), Whitted, no ambient, black background. rgb NULL:

@@ -162,6 +162,47 @@ static void test_generated_per_vertex(void **state)
     sr_scene_free(&s);
 }
 
+/* The brightest pixel of the image's left and right halves (each square shades evenly). */
+static void halves(const float *tangent, const float to_light[3], double *left, double *right, uint32_t *instances)
+{
+    char json[4096];
+    sr_gltf_tangent_instances_scene(json, sizeof json, "gt_inst", tangent, texel, to_light);
+    sr_scene s;
+    sr_test_parse("gt_inst.json", json, &s);
+    *instances = s.instance_count;
+    float *img = sr_test_render_cpu(&s, 1);
+    sr_scene_free(&s);
+    *left = *right = 0.0;
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 32; x++) {
+            const double g = img[(y * 32 + x) * 3 + 1];
+            if (x < 16) *left = g > *left ? g : *left;
+            else *right = g > *right ? g : *right;
+        }
+    free(img);
+}
+
+/* Instances turn the file's tangents with them, and one that mirrors flips the handedness:
+ * the mirrored square's bitangent is the mirror image of the other's. */
+static void test_instanced_tangents(void **state)
+{
+    (void)state;
+    const double ty = 2.0 * 90 / 255 - 1, tz = 2.0 * 220 / 255 - 1;
+    const float r = 0.70710678f;
+    const float px[3] = { r, 0, r }, mx[3] = { -r, 0, r };
+    const float turned[4] = { 0, 1, 0, 1 };
+    double lp, rp, lm, rm;
+    uint32_t instances;
+    halves(turned, px, &lp, &rp, &instances);
+    halves(turned, mx, &lm, &rm, &instances);
+    assert_int_equal(instances, 2);
+    const double want_plain = (-ty + tz) / (tz + ty), want_mirrored = (ty + tz) / (tz - ty);
+    printf("instances: x ratio %.6f (expected %.6f), mirrored %.6f (expected %.6f)\n", lp / lm, want_plain, rp / rm,
+           want_mirrored);
+    assert_true(fabs(lp / lm / want_plain - 1.0) < 1e-4);
+    assert_true(fabs(rp / rm / want_mirrored - 1.0) < 1e-4);
+}
+
 static void test_bad_tangents(void **state)
 {
     (void)state;
@@ -192,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_file_tangents_followed),
         cmocka_unit_test(test_generated_on_flat_square),
         cmocka_unit_test(test_generated_per_vertex),
+        cmocka_unit_test(test_instanced_tangents),
         cmocka_unit_test(test_bad_tangents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
