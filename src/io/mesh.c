@@ -434,6 +434,14 @@ typedef struct emit_ctx {
 
 static bool grow_pow2(void **arr, size_t elem, uint32_t count);
 
+/* Whether mesh's material (a file material) has a normal map. */
+static bool normal_mapped(const sr_mesh_opts *o, const struct aiMesh *mesh)
+{
+    if (!mesh || !o->file_mats || !*o->file_mats || mesh->mMaterialIndex >= *o->file_mat_count) return false;
+    const sr_file_texture *nt = &(*o->file_mats)[mesh->mMaterialIndex].tex[SR_FTEX_NORMAL];
+    return nt->path || nt->bytes;
+}
+
 /* A tangent from the mesh's space into the scene's, as a direction, made unit length. */
 static bool xform_tangent(const xform *t, const float v[3], sr_vec3 *out)
 {
@@ -733,7 +741,8 @@ static sr_status place_nodes(const emit_ctx *ec, const struct aiScene *sc, const
         st = sr_fail(err, SR_ERR_INPUT, "mesh file %s places %llu triangles (and %llu more once, instanced); a scene holds "
                      "at most %u primitives", path, (unsigned long long)flat, (unsigned long long)shared, SR_MAX_PRIMS);
     if (!st) {
-        const size_t attr_bytes = attrs && (need_attrs || *attrs || *sh->attrs) ? sizeof(sr_tri_attr) : 0;   /* at most */
+        const size_t attr_bytes = (attrs && (need_attrs || *attrs || *sh->attrs) ? sizeof(sr_tri_attr) : 0) +
+                                  (ec->vts ? sizeof(sr_tri_tangent) : 0);   /* at most */
         char *what = sr_format("mesh file %s (%llu triangles placed, %llu instanced, then the BVH)", path,
                                (unsigned long long)flat, (unsigned long long)shared);
         st = what ? sr_check_host_memory((flat + shared) * (sizeof(sr_prim) + attr_bytes) +
@@ -891,21 +900,14 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
     /* Per-vertex tangents, only for the meshes whose material has a normal map. */
     sr_vertex_tangents *vts = NULL;
     tan_sink sink = { opts->tangents, opts->tangent_count, false };
-    if (at && opts->tangents && opts->tangent_count && use_uv && opts->file_mats && *opts->file_mats) {
-        for (unsigned m = 0; m < sc->mNumMeshes && !vts; m++) {
-            const struct aiMesh *mesh = sc->mMeshes[m];
-            if (!mesh || mesh->mMaterialIndex >= *opts->file_mat_count) continue;
-            const sr_file_texture *nt = &(*opts->file_mats)[mesh->mMaterialIndex].tex[SR_FTEX_NORMAL];
-            if (!(nt->path || nt->bytes)) continue;
-            vts = calloc(sc->mNumMeshes, sizeof *vts);
-            for (unsigned k = m; vts && k < sc->mNumMeshes; k++) {
-                const struct aiMesh *mk = sc->mMeshes[k];
-                if (!mk || mk->mMaterialIndex >= *opts->file_mat_count) continue;
-                const sr_file_texture *tk = &(*opts->file_mats)[mk->mMaterialIndex].tex[SR_FTEX_NORMAL];
-                if ((tk->path || tk->bytes) && !sr_vertex_tangents_make(mk, &vts[k])) sink.oom = true;
-            }
-            if (!vts) sink.oom = true;
-        }
+    bool any_mapped = false;
+    for (unsigned m = 0; at && opts->tangents && opts->tangent_count && use_uv && m < sc->mNumMeshes; m++)
+        any_mapped |= normal_mapped(opts, sc->mMeshes[m]);
+    if (any_mapped) {
+        vts = calloc(sc->mNumMeshes, sizeof *vts);
+        sink.oom = !vts;
+        for (unsigned m = 0; vts && m < sc->mNumMeshes; m++)
+            if (normal_mapped(opts, sc->mMeshes[m]) && !sr_vertex_tangents_make(sc->mMeshes[m], &vts[m])) sink.oom = true;
     }
     const emit_ctx ec = { material, opts, gm, use_normals, use_uv, opts->file_mats && *opts->file_mats, vts,
                           vts ? &sink : NULL };
