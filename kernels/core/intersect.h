@@ -341,24 +341,16 @@ SR_HD const sr_tri_attr *sr_hit_attr(const sr_scene_view *s, uint32_t id, sr_tri
 }
 
 /* The per-vertex tangents of bounded hit id `id` whose attributes are *a, or NULL when it
- * has none: an instanced mesh's are copied to *scratch, turned into world space as
- * directions (to_world), their handedness flipped where the instance mirrors (its 3x3's
- * determinant is negative), so that w * cross(n, t) stays the mirrored bitangent. */
+ * has none. They are in the stored mesh's space: *in is the instance of an instanced mesh
+ * (the interpolated tangent is turned by it as a direction: sr_normal_mapped), else NULL. */
 SR_HD const sr_tri_tangent *sr_hit_tangent(const sr_scene_view *s, uint32_t id, const sr_tri_attr *a,
-                                           sr_tri_tangent *scratch)
+                                           const sr_instance **in)
 {
     const uint32_t k = a->flags >> SR_ATTR_TANGENT_SHIFT;
+    *in = 0;
     if (!k || !s->tangents) return 0;
-    const sr_tri_tangent *tg = &s->tangents[k - 1u];
-    if (!sr_hit_instanced(s, id)) return tg;
-    const float *m = sr_hit_instance(s, id)->to_world;
-    const float det = m[0] * (m[5] * m[10] - m[6] * m[9]) - m[1] * (m[4] * m[10] - m[6] * m[8]) +
-                      m[2] * (m[4] * m[9] - m[5] * m[8]);
-    for (int v = 0; v < 3; v++) {
-        scratch->t[v] = sr_xf_dir(m, tg->t[v]);
-        scratch->w[v] = det < 0.0f ? -tg->w[v] : tg->w[v];
-    }
-    return scratch;
+    if (sr_hit_instanced(s, id)) *in = sr_hit_instance(s, id);
+    return &s->tangents[k - 1u];
 }
 
 /* Planes first: they are few, often near (floors, walls), and their hit tightens tmax

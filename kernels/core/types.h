@@ -131,7 +131,8 @@ typedef struct sr_instance {
     uint32_t root;        /* node index of the mesh's tree root                          */
     uint32_t first_id;    /* the hit id of the mesh's first stored prim                  */
     uint32_t id_shift;    /* first_id - the mesh's first stored prim (modulo 2^32)       */
-    uint32_t pad;
+    uint32_t mirrors;     /* 1: to_world's 3x3 has a negative determinant (a tangent's
+                             handedness flips with it)                                  */
 } sr_instance;
 
 /* ---- lights and camera ---------------------------------------------------------------- */
