@@ -340,6 +340,19 @@ SR_HD const sr_tri_attr *sr_hit_attr(const sr_scene_view *s, uint32_t id, sr_tri
     return scratch;
 }
 
+/* The per-vertex tangents of bounded hit id `id` whose attributes are *a, or NULL when it
+ * has none. They are in the stored mesh's space: *in is the instance of an instanced mesh
+ * (the interpolated tangent is turned by it as a direction: sr_normal_mapped), else NULL. */
+SR_HD const sr_tri_tangent *sr_hit_tangent(const sr_scene_view *s, uint32_t id, const sr_tri_attr *a,
+                                           const sr_instance **in)
+{
+    const uint32_t k = a->flags >> SR_ATTR_TANGENT_SHIFT;
+    *in = 0;
+    if (!k || !s->tangents) return 0;
+    if (sr_hit_instanced(s, id)) *in = sr_hit_instance(s, id);
+    return &s->tangents[k - 1u];
+}
+
 /* Planes first: they are few, often near (floors, walls), and their hit tightens tmax
  * before the BVH is walked. */
 SR_HD void sr_isect_planes(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float tmin, sr_hit *h)

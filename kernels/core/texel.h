@@ -29,6 +29,11 @@ SR_HD sr_vec3 sr_texel(const sr_scene_view *s, const sr_texture *t, uint32_t x, 
  * glTF's UVs in this convention too). Texel (i, j) covers u in [i, i + 1) / width. */
 SR_HD sr_vec3 sr_tex_sample(const sr_scene_view *s, const sr_texture *t, float u, float v)
 {
+    if (t->has_xf) {
+        const float tu = t->xf[0] * u + t->xf[1] * v + t->xf[2];
+        v = t->xf[3] * u + t->xf[4] * v + t->xf[5];
+        u = tu;
+    }
     const float fx = u * (float)t->width, fy = (1.0f - v) * (float)t->height;
     if (t->filter == SR_FILTER_NEAREST)
         return sr_texel(s, t, sr_tex_wrap(floorf(fx), t->width, t->wrap), sr_tex_wrap(floorf(fy), t->height, t->wrap));

@@ -60,6 +60,11 @@ typedef struct sr_texture {
     uint32_t width, height;
     uint32_t wrap;       /* SR_WRAP_*                                                    */
     uint32_t filter;     /* SR_FILTER_*                                                  */
+    /* has_xf: (u, v) becomes (xf[0] u + xf[1] v + xf[2], xf[3] u + xf[4] v + xf[5]) before
+     * the lookup (a glTF texture's own KHR_texture_transform, relative to the UVs stored,
+     * which carry the base colour's); another entry on the same texels when it has one. */
+    uint32_t has_xf;
+    float xf[6];
 } sr_texture;
 
 /* ---- primitives ----------------------------------------------------------------------- */
@@ -84,11 +89,23 @@ typedef struct sr_prim {
 #define SR_ATTR_UV 2u        /* uv[] holds texture coordinates (u, v) at a, b, c              */
 #define SR_ATTR_NORMAL_MAP 4u /* with SR_ATTR_UV: the prim's material has a normal map (norm_tex) */
 #define SR_ATTR_CUTOUT 8u    /* the prim's material is not opaque: traversal tests its alpha   */
+/* flags >> SR_ATTR_TANGENT_SHIFT: 0, or 1 + the index of the prim's sr_tri_tangent in the
+ * scene's tangent table (a normal-mapped prim whose mesh has per-vertex tangents). */
+#define SR_ATTR_TANGENT_SHIFT 4u
 typedef struct sr_tri_attr {
     sr_vec3 n[3];
     float uv[6];
-    uint32_t flags;      /* SR_ATTR_*; 0 for prims without per-vertex data               */
+    uint32_t flags;      /* SR_ATTR_* and the tangent index; 0 for prims without per-vertex data */
 } sr_tri_attr;
+
+/* Per-vertex tangents of a normal-mapped triangle (MikkTSpace's convention, as glTF's TANGENT
+ * attribute): t[k] is the unit tangent at vertex k (along +u), w[k] its handedness (+-1): the
+ * bitangent is w * cross(n, t). Kept in a table of their own, only for the prims that have
+ * them, so that the attributes of every other mesh stay as they are. */
+typedef struct sr_tri_tangent {
+    sr_vec3 t[3];
+    float w[3];
+} sr_tri_tangent;
 
 /* A flattened BVH node (32 bytes). Interior: the left child is the next node (depth-first
  * order) and `index` is the right child. Leaf (count > 0): prims [index, index + count)
@@ -114,7 +131,8 @@ typedef struct sr_instance {
     uint32_t root;        /* node index of the mesh's tree root                          */
     uint32_t first_id;    /* the hit id of the mesh's first stored prim                  */
     uint32_t id_shift;    /* first_id - the mesh's first stored prim (modulo 2^32)       */
-    uint32_t pad;
+    uint32_t mirrors;     /* 1: to_world's 3x3 has a negative determinant (a tangent's
+                             handedness flips with it)                                  */
 } sr_instance;
 
 /* ---- lights and camera ---------------------------------------------------------------- */
@@ -166,6 +184,8 @@ typedef struct sr_scene_view {
     const sr_light *lights;
     const sr_emitter *emitters;  /* emissive bounded prims (path mode's area lights)     */
     const sr_tri_attr *attrs;    /* NULL, or one per prim (BVH order): smooth normals, UVs */
+    const sr_tri_tangent *tangents; /* NULL, or the table attrs' tangent indices point into */
+    uint32_t tangent_count;
     const sr_texture *textures;  /* materials' color_tex / rough_tex index these          */
     const float *texels;         /* every texture's texels, RGB                           */
     uint32_t texture_count;

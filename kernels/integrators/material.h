@@ -37,28 +37,50 @@ SR_HD sr_vec3 sr_offset_origin(sr_vec3 p, sr_vec3 n_out)
 }
 
 /* Unit normal ns (on the prim's front side) bent by the prim's normal map at barycentrics
- * (wa, wb, wc). The tangent frame is the triangle's own: T along +u (dP/du from its positions
- * and UVs), made orthogonal to ns, and B = sign * cross(ns, T), the sign saying whether the
- * UVs are mirrored, so that B runs along +v (v up, as assimp gives glTF's UVs: up in the
- * image, the +Y of glTF's and MikkTSpace's normal maps). A map texel c is the tangent-space
- * normal (2c - 1), X and Y times normal_scale. ns itself where the UVs are degenerate. */
-SR_HD sr_vec3 sr_normal_mapped(const sr_scene_view *s, const sr_prim *prim, const sr_tri_attr *a, float wa, float wb,
-                               float wc, sr_vec3 ns)
+ * (wa, wb, wc). With per-vertex tangents tg (the file's TANGENT or generated ones, MikkTSpace's
+ * convention) T is theirs interpolated (then turned by instance in's to_world as a direction,
+ * its handedness flipped where that mirrors), made orthogonal to ns, and B = w * cross(ns, T),
+ * w the interpolated handedness: the per-pixel bitangent MikkTSpace and glTF define. Without them
+ * the frame is the triangle's own: T along +u (dP/du from its positions and UVs), made
+ * orthogonal to ns, and B = sign * cross(ns, T), the sign saying whether the UVs are
+ * mirrored, so that B runs along +v (v up, as assimp gives glTF's UVs: up in the image, the
+ * +Y of glTF's and MikkTSpace's normal maps). A map texel c is the tangent-space normal
+ * (2c - 1), X and Y times normal_scale. ns itself where the frame is degenerate. */
+SR_HD sr_vec3 sr_normal_mapped(const sr_scene_view *s, const sr_prim *prim, const sr_tri_attr *a,
+                               const sr_tri_tangent *tg, const sr_instance *in, float wa, float wb, float wc,
+                               sr_vec3 ns)
 {
     const sr_material *m = &s->materials[prim->material];
-    const sr_vec3 e1 = sr_sub(prim->b, prim->a), e2 = sr_sub(prim->c, prim->a);
-    const float du1 = a->uv[2] - a->uv[0], dv1 = a->uv[3] - a->uv[1];
-    const float du2 = a->uv[4] - a->uv[0], dv2 = a->uv[5] - a->uv[1];
-    const float det = du1 * dv2 - du2 * dv1;
-    if (!m->norm_tex || !(det != 0.0f)) return ns;
-    const sr_vec3 dpdu = sr_scale(sr_sub(sr_scale(e1, dv2), sr_scale(e2, dv1)), 1.0f / det);
-    const sr_vec3 dpdv = sr_scale(sr_sub(sr_scale(e2, du1), sr_scale(e1, du2)), 1.0f / det);
-    sr_vec3 t = sr_sub(dpdu, sr_scale(ns, sr_dot(ns, dpdu)));
-    const float tl = sr_length(t);
-    if (!(tl > 0.0f)) return ns;
-    t = sr_scale(t, 1.0f / tl);
-    sr_vec3 b = sr_cross(ns, t);
-    if (sr_dot(b, dpdv) < 0.0f) b = sr_neg(b);
+    if (!m->norm_tex) return ns;
+    sr_vec3 t, b;
+    if (tg) {
+        t = sr_add(sr_add(sr_scale(tg->t[0], wa), sr_scale(tg->t[1], wb)), sr_scale(tg->t[2], wc));
+        float w = tg->w[0] * wa + tg->w[1] * wb + tg->w[2] * wc;
+        if (in) {
+            t = sr_xf_dir(in->to_world, t);
+            if (in->mirrors) w = -w;
+        }
+        t = sr_sub(t, sr_scale(ns, sr_dot(ns, t)));
+        const float tl = sr_length(t);
+        if (!(tl > 0.0f)) return ns;
+        t = sr_scale(t, 1.0f / tl);
+        b = sr_cross(ns, t);
+        if (w < 0.0f) b = sr_neg(b);
+    } else {
+        const sr_vec3 e1 = sr_sub(prim->b, prim->a), e2 = sr_sub(prim->c, prim->a);
+        const float du1 = a->uv[2] - a->uv[0], dv1 = a->uv[3] - a->uv[1];
+        const float du2 = a->uv[4] - a->uv[0], dv2 = a->uv[5] - a->uv[1];
+        const float det = du1 * dv2 - du2 * dv1;
+        if (!(det != 0.0f)) return ns;
+        const sr_vec3 dpdu = sr_scale(sr_sub(sr_scale(e1, dv2), sr_scale(e2, dv1)), 1.0f / det);
+        const sr_vec3 dpdv = sr_scale(sr_sub(sr_scale(e2, du1), sr_scale(e1, du2)), 1.0f / det);
+        t = sr_sub(dpdu, sr_scale(ns, sr_dot(ns, dpdu)));
+        const float tl = sr_length(t);
+        if (!(tl > 0.0f)) return ns;
+        t = sr_scale(t, 1.0f / tl);
+        b = sr_cross(ns, t);
+        if (sr_dot(b, dpdv) < 0.0f) b = sr_neg(b);
+    }
     const float u = a->uv[0] * wa + a->uv[2] * wb + a->uv[4] * wc;
     const float v = a->uv[1] * wa + a->uv[3] * wb + a->uv[5] * wc;
     const sr_vec3 c = sr_tex_sample(s, &s->textures[m->norm_tex - 1u], u, v);
@@ -95,11 +117,13 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
     const sr_tri_attr *a = sr_hit_attr(s, hit_prim, &placed);
     const uint32_t mapped = SR_NO_MAPS ? 0u : a->flags & SR_ATTR_NORMAL_MAP;   /* (maps build, CPU) */
     if (!(a->flags & SR_ATTR_NORMALS) && !mapped) return n;
+    const sr_instance *in = 0;   /* an instanced triangle's: its tangents are the stored mesh's */
+    const sr_tri_tangent *tg = mapped ? sr_hit_tangent(s, hit_prim, a, &in) : 0;
     float wb, wc;
     sr_tri_bary(prim, x, &wb, &wc);
     const float wa = 1.0f - wb - wc;
     if (!(a->flags & SR_ATTR_NORMALS)) {   /* a normal map on a flat triangle */
-        sr_vec3 ns = sr_normal_mapped(s, prim, a, wa, wb, wc, sr_prim_normal(prim, x));
+        sr_vec3 ns = sr_normal_mapped(s, prim, a, tg, in, wa, wb, wc, sr_prim_normal(prim, x));
         if (sr_dot(ns, n) < 0.0f) ns = sr_neg(ns);
         if (!(sr_dot(ns, wo) > 1e-4f)) return n;
         *smooth = true;
@@ -110,7 +134,7 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
     if (!(len > 0.0f)) return n;
     ns = sr_scale(ns, 1.0f / len);
     const float side = sr_dot(ns, n) < 0.0f ? -1.0f : 1.0f;
-    if (mapped) ns = sr_normal_mapped(s, prim, a, wa, wb, wc, ns);
+    if (mapped) ns = sr_normal_mapped(s, prim, a, tg, in, wa, wb, wc, ns);
     ns = sr_scale(ns, side);
     /* the lifted point: each vertex's tangent plane pushes x out by how far x lies below it */
     const sr_vec3 n0 = sr_scale(a->n[0], side), n1 = sr_scale(a->n[1], side), n2 = sr_scale(a->n[2], side);

@@ -70,6 +70,43 @@ static int texture_xf(const cJSON *info, float xf[6], int *texcoord)
     return 1;
 }
 
+/* a (row-major 2x3, affine) after b: a(b(p)) */
+static void affine2_mul(const double a[6], const double b[6], double out[6])
+{
+    out[0] = a[0] * b[0] + a[1] * b[3];
+    out[1] = a[0] * b[1] + a[1] * b[4];
+    out[2] = a[0] * b[2] + a[1] * b[5] + a[2];
+    out[3] = a[3] * b[0] + a[4] * b[3];
+    out[4] = a[3] * b[1] + a[4] * b[4];
+    out[5] = a[3] * b[2] + a[4] * b[5] + a[5];
+}
+
+/* A texture's transform xf (glTF's convention, on the file's UVs) as one on the UVs stored
+ * (assimp's convention, v up, with the base colour's transform base baked in, or NULL):
+ * F xf base^-1 F, F the flip (u, v) -> (u, 1 - v), worked in double and rounded once.
+ * False when base is singular (its UVs cannot be undone). */
+static int relative_xf(const float *base, const float xf[6], float out[6])
+{
+    double inv[6] = { 1, 0, 0, 0, 1, 0 };
+    if (base) {
+        const double det = (double)base[0] * base[4] - (double)base[1] * base[3];
+        if (!(det != 0.0) || !isfinite(det)) return 0;
+        inv[0] = base[4] / det, inv[1] = -base[1] / det, inv[3] = -base[3] / det, inv[4] = base[0] / det;
+        inv[2] = -(inv[0] * base[2] + inv[1] * base[5]);
+        inv[5] = -(inv[3] * base[2] + inv[4] * base[5]);
+    }
+    const double flip[6] = { 1, 0, 0, 0, -1, 1 }, x[6] = { xf[0], xf[1], xf[2], xf[3], xf[4], xf[5] };
+    double a[6], b[6], c[6];
+    affine2_mul(inv, flip, a);
+    affine2_mul(x, a, b);
+    affine2_mul(flip, b, c);
+    for (int k = 0; k < 6; k++) {
+        if (!isfinite(c[k])) return 0;
+        out[k] = (float)c[k];
+    }
+    return 1;
+}
+
 /* assimp 5.2 numbers a glTF's materials in the order its reader first meets them, not the
  * file's: the default scene's nodes depth first, a node's children before its own mesh, each
  * mesh's primitives in order; then every skin's joints and every animation's target nodes. A
@@ -175,18 +212,21 @@ static void read_material(const cJSON *m, sr_gltf_material *out, char *unsupport
         out->has_uv_xf = texture_xf(base, out->uv_xf, &tc);
         out->other_texcoord |= tc != 0;
     }
+    /* (the occlusion texture is not sampled: its transform does not matter) */
     const cJSON *others[] = {
-        cJSON_GetObjectItemCaseSensitive(pbr, "metallicRoughnessTexture"),
-        cJSON_GetObjectItemCaseSensitive(m, "normalTexture"),
-        cJSON_GetObjectItemCaseSensitive(m, "occlusionTexture"),
-        cJSON_GetObjectItemCaseSensitive(m, "emissiveTexture"),
+        [SR_GLTF_XF_MR] = cJSON_GetObjectItemCaseSensitive(pbr, "metallicRoughnessTexture"),
+        [SR_GLTF_XF_NORMAL] = cJSON_GetObjectItemCaseSensitive(m, "normalTexture"),
+        [SR_GLTF_XF_EMIT] = cJSON_GetObjectItemCaseSensitive(m, "emissiveTexture"),
     };
-    for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
+    for (int k = 0; k < 3; k++) {
         if (!cJSON_IsObject(others[k])) continue;
         float xf[6] = { 1, 0, 0, 0, 1, 0 };
         const int has = texture_xf(others[k], xf, &tc);
         out->other_texcoord |= tc != 0;
-        if (has != out->has_uv_xf || (has && memcmp(xf, out->uv_xf, sizeof xf))) out->other_xf = 1;
+        if (has != out->has_uv_xf || (has && memcmp(xf, out->uv_xf, sizeof xf))) {
+            if (relative_xf(out->has_uv_xf ? out->uv_xf : NULL, xf, out->tex_xf[k])) out->has_tex_xf[k] = 1;
+            else out->other_xf = 1;
+        }
     }
     out->normal_scale = num(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "normalTexture"), "scale"), 1.0f);
     const cJSON *mode = cJSON_GetObjectItemCaseSensitive(m, "alphaMode");

@@ -25,12 +25,20 @@ typedef struct sr_gltf_material {
      * (v down): u' = uv_xf[0] u + uv_xf[1] v + uv_xf[2], v' = uv_xf[3] u + uv_xf[4] v + uv_xf[5] */
     int has_uv_xf;
     float uv_xf[6];
-    int other_xf;              /* another texture's transform differs from the base colour's  */
+    /* The metallic-roughness, normal and emissive textures' own transforms (SR_GLTF_XF_*),
+     * on the UVs as stored (assimp's convention, the base colour's transform baked in):
+     * u' = tex_xf[k][0] u + tex_xf[k][1] v + tex_xf[k][2], v' = tex_xf[k][3] u + ... */
+    int has_tex_xf[3];
+    float tex_xf[3][6];
+    int other_xf;              /* a texture's transform differs from the base colour's and
+                                * cannot be honoured (the base colour's is singular)          */
     int other_texcoord;        /* a texture reads a texCoord set other than 0                 */
     float normal_scale;        /* normalTexture.scale; 1 without it                           */
     uint32_t alpha_mode;       /* SR_ALPHA_*                                                  */
     float alpha_cutoff;        /* MASK: 0.5 unless given                                      */
 } sr_gltf_material;
+
+enum { SR_GLTF_XF_MR = 0, SR_GLTF_XF_NORMAL, SR_GLTF_XF_EMIT };
 
 typedef struct sr_gltf_materials {
     int is_gltf;               /* read from a glTF file (0: all empty)                         */

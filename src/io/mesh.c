@@ -12,6 +12,7 @@
 #include "mesh_direct.h"
 #include "gltf_materials.h"
 #include "mesh_materials.h"
+#include "mesh_tangents.h"
 #include "gltf_scene.h"
 #include "../../kernels/integrators/lights.h"
 #include "../base/interrupt.h"
@@ -413,19 +414,90 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     return mem;
 }
 
+/* Where a normal-mapped triangle's tangents go: the scene's table (sr_mesh_opts.tangents),
+ * whose capacity is the next power of two at or above its count. */
+typedef struct tan_sink {
+    sr_tri_tangent **items;
+    uint32_t *count;
+    bool oom;
+} tan_sink;
+
 /* What the triangles of one import share as they are emitted (mesh_import). */
 typedef struct emit_ctx {
     uint32_t material;
     const sr_mesh_opts *opts;
     const sr_gltf_materials *gm;
     bool use_normals, use_uv, mapped;
+    const sr_vertex_tangents *vts;   /* per aiMesh (normal-mapped ones), or NULL    */
+    tan_sink *sink;
 } emit_ctx;
+
+static bool grow_pow2(void **arr, size_t elem, uint32_t count);
+
+/* Whether mesh's material (a file material) has a normal map. */
+static bool normal_mapped(const sr_mesh_opts *o, const struct aiMesh *mesh)
+{
+    if (!mesh || !o->file_mats || !*o->file_mats || mesh->mMaterialIndex >= *o->file_mat_count) return false;
+    const sr_file_texture *nt = &(*o->file_mats)[mesh->mMaterialIndex].tex[SR_FTEX_NORMAL];
+    return nt->path || nt->bytes;
+}
+
+/* A tangent from the mesh's space into the scene's, as a direction, made unit length. */
+static bool xform_tangent(const xform *t, const float v[3], sr_vec3 *out)
+{
+    double x = v[0], y = v[1], z = v[2];
+    if (t->affine) {
+        const double (*m)[4] = t->m;
+        const double tx = m[0][0] * x + m[0][1] * y + m[0][2] * z, ty = m[1][0] * x + m[1][1] * y + m[1][2] * z,
+                     tz = m[2][0] * x + m[2][1] * y + m[2][2] * z;
+        x = tx, y = ty, z = tz;
+    } else {
+        x *= t->scale, y *= t->scale, z *= t->scale;
+        sr_rotation_apply(&t->rot, &x, &y, &z);
+    }
+    const double len = sqrt(x * x + y * y + z * z);
+    if (!(len > 0.0) || !isfinite(len)) return false;
+    *out = sr_v3((float)(x / len), (float)(y / len), (float)(z / len));
+    return true;
+}
+
+/* Whether t mirrors (its 3x3's determinant is negative): the handedness flips with it. */
+static bool xform_mirrors(const xform *t)
+{
+    if (!t->affine) return t->scale < 0.0;
+    const double (*m)[4] = t->m;
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+               m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]) < 0.0;
+}
+
+/* Face fi's vertex tangents (placed by t) onto the sink, and their index into a's flags;
+ * nothing when a vertex has none (the triangle's own frame then serves). */
+static void emit_tangents(tan_sink *sink, const sr_vertex_tangents *vt, unsigned fi, const unsigned *ix,
+                          const xform *t, bool mirror, sr_tri_attr *a)
+{
+    sr_tri_tangent tg;
+    for (int k = 0; k < 3; k++) {
+        float v[3], w;
+        if (!sr_vertex_tangent(vt, fi, ix[k], v, &w) || !xform_tangent(t, v, &tg.t[k])) return;
+        tg.w[k] = mirror ? -w : w;
+    }
+    if (*sink->count >= (UINT32_MAX >> SR_ATTR_TANGENT_SHIFT) - 1u) return;
+    if (!grow_pow2((void **)sink->items, sizeof **sink->items, *sink->count)) {
+        sink->oom = true;
+        return;
+    }
+    (*sink->items)[*sink->count] = tg;
+    a->flags |= (*sink->count + 1u) << SR_ATTR_TANGENT_SHIFT;
+    (*sink->count)++;
+}
 
 /* mesh's triangles placed by t, onto out[*kept...] (and at, if not NULL); degenerate and
  * non-finite ones skipped. */
-static void emit_mesh(const emit_ctx *e, const struct aiMesh *mesh, const xform *t, sr_prim *out, sr_tri_attr *at,
-                      size_t *kept)
+static void emit_mesh(const emit_ctx *e, const struct aiMesh *mesh, unsigned mesh_index, const xform *t, sr_prim *out,
+                      sr_tri_attr *at, size_t *kept)
 {
+    const sr_vertex_tangents *vt = e->vts && e->sink && e->vts[mesh_index].v ? &e->vts[mesh_index] : NULL;
+    const bool mirror = vt && xform_mirrors(t);
     const sr_mesh_opts *opts = e->opts;
     const sr_gltf_materials *gm = e->gm;
     const uint32_t material = e->material;
@@ -467,6 +539,7 @@ static void emit_mesh(const emit_ctx *e, const struct aiMesh *mesh, const xform 
                 if (mapped && mesh->mMaterialIndex < *opts->file_mat_count) {
                     const sr_file_texture *nt = &(*opts->file_mats)[mesh->mMaterialIndex].tex[SR_FTEX_NORMAL];
                     if (nt->path || nt->bytes) a.flags |= SR_ATTR_NORMAL_MAP;
+                    if ((a.flags & SR_ATTR_NORMAL_MAP) && vt) emit_tangents(e->sink, vt, fi, ix, t, mirror, &a);
                 }
             }
             if (mapped && mesh->mMaterialIndex < *opts->file_mat_count &&
@@ -564,7 +637,7 @@ static bool walk_nodes(node_walk *w, const struct aiNode *n, const double parent
                                world[0][2] * (world[1][0] * world[2][1] - world[1][1] * world[2][0]);
             if (!(fabs(det) > 0.0) || !isfinite(det)) continue;   /* flattened to nothing */
             const xform t = xform_make(&mt);
-            emit_mesh(w->ec, mesh, &t, w->prims, w->at, w->kept);
+            emit_mesh(w->ec, mesh, m, &t, w->prims, w->at, w->kept);
             continue;
         }
         if (w->shared_id[m] == -1) {   /* first placement: the mesh in its own space */
@@ -575,7 +648,7 @@ static bool walk_nodes(node_walk *w, const struct aiNode *n, const double parent
             id.m[0][0] = id.m[1][1] = id.m[2][2] = 1.0;
             const xform t = xform_make(&id);
             size_t end = *sh->count;
-            emit_mesh(w->ec, mesh, &t, *sh->prims, w->with_attrs ? *sh->attrs : NULL, &end);
+            emit_mesh(w->ec, mesh, m, &t, *sh->prims, w->with_attrs ? *sh->attrs : NULL, &end);
             if (end == *sh->count) {
                 w->shared_id[m] = -2;   /* nothing with an area: nothing to place */
                 continue;
@@ -668,7 +741,8 @@ static sr_status place_nodes(const emit_ctx *ec, const struct aiScene *sc, const
         st = sr_fail(err, SR_ERR_INPUT, "mesh file %s places %llu triangles (and %llu more once, instanced); a scene holds "
                      "at most %u primitives", path, (unsigned long long)flat, (unsigned long long)shared, SR_MAX_PRIMS);
     if (!st) {
-        const size_t attr_bytes = attrs && (need_attrs || *attrs || *sh->attrs) ? sizeof(sr_tri_attr) : 0;   /* at most */
+        const size_t attr_bytes = (attrs && (need_attrs || *attrs || *sh->attrs) ? sizeof(sr_tri_attr) : 0) +
+                                  (ec->vts ? sizeof(sr_tri_tangent) : 0);   /* at most */
         char *what = sr_format("mesh file %s (%llu triangles placed, %llu instanced, then the BVH)", path,
                                (unsigned long long)flat, (unsigned long long)shared);
         st = what ? sr_check_host_memory((flat + shared) * (sizeof(sr_prim) + attr_bytes) +
@@ -768,7 +842,9 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
     const bool use_normals = opts->normals != SR_NORMALS_FLAT && file_normals;
     const bool use_uv = opts->keep_uv && any_uv;
     const bool need_attrs = use_normals || use_uv;
+    /* (a normal-mapped triangle's tangents too, at most one entry each) */
     const size_t attr_bytes = (attrs && (need_attrs || *attrs)) ? sizeof(sr_tri_attr) : 0;
+    const size_t tan_bytes = attrs && opts->tangents && opts->file_mats && use_uv ? sizeof(sr_tri_tangent) : 0;
     /* The triangles and, later, the BVH over every primitive, before either is allocated
      * (a walk of the nodes sizes its own: place_nodes). */
     sr_prim *grown = *prims;
@@ -778,7 +854,7 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
             aiReleaseImport(sc);
             return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
         }
-        mem = sr_check_host_memory((uint64_t)n * sizeof(sr_prim) + ((uint64_t)*count + n) * attr_bytes +
+        mem = sr_check_host_memory((uint64_t)n * (sizeof(sr_prim) + tan_bytes) + ((uint64_t)*count + n) * attr_bytes +
                                    sr_bvh_build_bytes((uint64_t)*count + n), what, "", err);
         free(what);
         if (mem) {
@@ -821,19 +897,38 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
         *opts->file_mat_count = nm;
     }
 
-    const emit_ctx ec = { material, opts, gm, use_normals, use_uv, opts->file_mats && *opts->file_mats };
+    /* Per-vertex tangents, only for the meshes whose material has a normal map. */
+    sr_vertex_tangents *vts = NULL;
+    tan_sink sink = { opts->tangents, opts->tangent_count, false };
+    bool any_mapped = false;
+    for (unsigned m = 0; at && opts->tangents && opts->tangent_count && use_uv && m < sc->mNumMeshes; m++)
+        any_mapped |= normal_mapped(opts, sc->mMeshes[m]);
+    if (any_mapped) {
+        vts = calloc(sc->mNumMeshes, sizeof *vts);
+        sink.oom = !vts;
+        for (unsigned m = 0; vts && m < sc->mNumMeshes; m++)
+            if (normal_mapped(opts, sc->mMeshes[m]) && !sr_vertex_tangents_make(sc->mMeshes[m], &vts[m])) sink.oom = true;
+    }
+    const emit_ctx ec = { material, opts, gm, use_normals, use_uv, opts->file_mats && *opts->file_mats, vts,
+                          vts ? &sink : NULL };
     size_t kept = *count;
     bool placed_any = false;   /* (a walk: some instance placed) */
-    if (walk) {
+    mem = SR_OK;
+    if (sink.oom) {
+        mem = sr_fail(err, SR_ERR_RUNTIME, "out of memory making the tangents of mesh file %s", path);
+    } else if (walk) {
         mem = place_nodes(&ec, sc, path, xf, need_attrs, prims, attrs, &kept, &placed_any, err);
-        if (mem) {
-            free(used_images);
-            aiReleaseImport(sc);
-            return mem;
-        }
     } else {
         xform t = xform_make(xf);
-        for (unsigned m = 0; m < sc->mNumMeshes; m++) emit_mesh(&ec, sc->mMeshes[m], &t, grown, at, &kept);
+        for (unsigned m = 0; m < sc->mNumMeshes; m++) emit_mesh(&ec, sc->mMeshes[m], m, &t, grown, at, &kept);
+    }
+    if (!mem && sink.oom) mem = sr_fail(err, SR_ERR_RUNTIME, "out of memory storing the tangents of mesh file %s", path);
+    for (unsigned m = 0; vts && m < sc->mNumMeshes; m++) sr_vertex_tangents_free(&vts[m]);
+    free(vts);
+    if (mem) {
+        free(used_images);
+        aiReleaseImport(sc);
+        return mem;
     }
     if (opts->notice && opts->notice_cap)
         sr_mesh_unused_notice(sc, opts, use_normals, use_uv, used_images, gm, opts->notice, opts->notice_cap);

@@ -36,6 +36,8 @@ typedef struct sr_file_texture {
                             * sampler's CLAMP_TO_EDGE, MTL -clamp on), else repeat        */
     int odd_wrap;          /* the file asks for a wrap that is not that (mirrored repeat,
                             * or a different mode per axis): repeated, and noticed        */
+    int has_xf;            /* a UV transform of its own (sr_texture.has_xf, xf)           */
+    float xf[6];
 } sr_file_texture;
 
 /* The images of a file material, by what they stand for. */
@@ -111,6 +113,12 @@ typedef struct sr_mesh_opts {
     /* When set, a glTF file's meshes that several of its nodes place are instanced there
      * (emissive or cut-out ones aside); NULL: every node's copy is a triangle of *prims. */
     sr_mesh_shared *shared;
+    /* When set (with file_mats), the per-vertex tangents of triangles whose material has a
+     * normal map (the file's glTF TANGENT, else generated: mesh_tangents.h) are appended to
+     * *tangents (capacity: the next power of two at or above *tangent_count), and each such
+     * triangle's attributes hold 1 + its index (SR_ATTR_TANGENT_SHIFT). */
+    sr_tri_tangent **tangents;
+    uint32_t *tangent_count;
 } sr_mesh_opts;
 
 /* Load every triangle of the file at `path`, transformed, as SR_PRIM_TRIANGLE prims with

@@ -150,6 +150,16 @@ static sr_status sr_check_meshes(const char *path, const cJSON *root, const uint
                              "\"accessors\" (%d of them); expected one", i, k, attr->string, na);
                     return sr_bad(err, path, msg);
                 }
+                /* a tangent is read as 4 floats whatever the accessor holds (assimp 5.2) */
+                const cJSON *acc = cJSON_GetArrayItem(sr_field(root, "accessors"), (int)ix);
+                const cJSON *ty = sr_field(acc, "type"), *ct = sr_field(acc, "componentType");
+                if (!strcmp(attr->string, "TANGENT") &&
+                    (!cJSON_IsString(ty) || strcmp(ty->valuestring, "VEC4") || !cJSON_IsNumber(ct) || ct->valuedouble != 5126)) {
+                    snprintf(msg, sizeof msg, "meshes[%d].primitives[%d].attributes.TANGENT is accessors[%llu], which "
+                             "is not of type \"VEC4\" and componentType 5126 (float); expected tangents as glTF defines "
+                             "them (x, y, z and the handedness w)", i, k, (unsigned long long)ix);
+                    return sr_bad(err, path, msg);
+                }
                 if (!first) {
                     first = attr->string;
                     first_count = acc_count[ix];

@@ -128,6 +128,13 @@ bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *ma
             return false;
         if (!file_texture(sc, mat, aiTextureType_NORMALS, mesh_path, used, &out->tex[SR_FTEX_NORMAL])) return false;
         m->normal_scale = gx ? gx->normal_scale : 1.0f;
+        /* each texture's own KHR_texture_transform (the base colour's is in the UVs) */
+        static const int slot[3] = { [SR_GLTF_XF_MR] = SR_FTEX_MR, [SR_GLTF_XF_NORMAL] = SR_FTEX_NORMAL,
+                                     [SR_GLTF_XF_EMIT] = SR_FTEX_EMIT };
+        for (int k = 0; gx && k < 3; k++) {
+            out->tex[slot[k]].has_xf = gx->has_tex_xf[k];
+            memcpy(out->tex[slot[k]].xf, gx->tex_xf[k], sizeof gx->tex_xf[k]);
+        }
         /* alphaMode: alpha is the base colour factor's times its image's alpha channel */
         struct aiColor4D bc;
         m->alpha = 1.0f;
@@ -235,7 +242,8 @@ void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool
     if (ks) sr_list_append(buf, cap, "specular colour Ks (%u material%s; the specular lobe follows Ns)", ks, plural(ks));
     if (texcoord) sr_list_append(buf, cap, "texture coordinate sets other than TEXCOORD_0 (%u material%s)", texcoord, plural(texcoord));
     if (other_xf)
-        sr_list_append(buf, cap, "texture transforms other than the base colour's (%u material%s; the base colour's is used)",
+        sr_list_append(buf, cap, "texture transforms beside a base colour transform that scales a UV axis to zero (%u material%s; "
+             "the base colour's is used)",
              other_xf, plural(other_xf));
     if (odd_wrap)
         sr_list_append(buf, cap, "texture wrap modes other than repeat or clamp on both axes (%u material%s; they repeat)",

@@ -57,6 +57,8 @@ static void commit_texture(uint32_t w, uint32_t h, uint32_t wrap, uint32_t filte
     t->height = h;
     t->wrap = wrap;
     t->filter = filter;
+    t->has_xf = 0;
+    memset(t->xf, 0, sizeof t->xf);
     set->texel_count += (uint64_t)w * h;
     *index = set->count++;
 }
@@ -403,7 +405,7 @@ static sr_status share_texture(const char *path, const sr_texture_source *src, u
     for (uint32_t k = 0; k < set->count; k++) {
         const sr_texture *t = &set->items[k];
         if (t->offset == src->offset && t->width == src->width && t->height == src->height && t->wrap == wrap &&
-            t->filter == filter) {
+            t->filter == filter && !t->has_xf) {
             *index = k;
             return SR_OK;
         }
@@ -487,4 +489,25 @@ void sr_texture_set_free(sr_texture_set *set)
     free(set->texels);
     free(set->sources);
     memset(set, 0, sizeof *set);
+}
+
+sr_status sr_texture_transformed(sr_texture_set *set, uint32_t index, const float xf[6], uint32_t *out, sr_error *err)
+{
+    const sr_texture t = set->items[index];
+    for (uint32_t k = 0; k < set->count; k++) {
+        const sr_texture *o = &set->items[k];
+        if (o->offset == t.offset && o->width == t.width && o->height == t.height && o->wrap == t.wrap &&
+            o->filter == t.filter && o->has_xf && !memcmp(o->xf, xf, sizeof o->xf)) {
+            *out = k;
+            return SR_OK;
+        }
+    }
+    sr_texture *items = realloc(set->items, (size_t)(set->count + 1u) * sizeof *items);
+    if (!items) return sr_fail(err, SR_ERR_RUNTIME, "out of memory for a texture's transform");
+    set->items = items;
+    items[set->count] = t;
+    items[set->count].has_xf = 1;
+    memcpy(items[set->count].xf, xf, sizeof t.xf);
+    *out = set->count++;
+    return SR_OK;
 }

@@ -57,4 +57,8 @@ float sr_srgb_decode8(uint8_t code);
 
 void sr_texture_set_free(sr_texture_set *set);
 
+/* Texture `index` of the set with the UV transform xf (sr_texture.has_xf) on the same
+ * texels: an entry that already has it, or a new one (*out). */
+sr_status sr_texture_transformed(sr_texture_set *set, uint32_t index, const float xf[6], uint32_t *out, sr_error *err);
+
 #endif

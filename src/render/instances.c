@@ -101,6 +101,9 @@ sr_status sr_levels_build(const sr_scene *scene, sr_levels *lv, sr_bvh *top, sr_
                 o->to_world[4 * i + j] = (float)si->m[i][j];
                 o->to_object[4 * i + j] = (float)inv[i][j];
             }
+        const double (*m)[4] = si->m;
+        o->mirrors = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                         m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]) < 0.0;
         const sr_bvh_node *root = &lv->meshes[si->mesh].nodes[0];
         sr_prim *p = &in[scene->prim_count + k];
         memset(p, 0, sizeof *p);

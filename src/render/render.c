@@ -81,6 +81,8 @@ static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error 
     }
     r->view.attrs = r->attrs;
     r->view.cutouts = cut ? 1u : 0u;
+    r->view.tangents = scene->tangents;   /* indexed by the attributes, in any order */
+    r->view.tangent_count = scene->tangent_count;
     return SR_OK;
 }
 
@@ -95,6 +97,8 @@ static sr_status sr_join_levels(sr_renderer *r, const sr_scene *scene, sr_error 
     r->view.nodes = lv->nodes;
     r->view.node_count = lv->node_count;
     r->view.attrs = lv->attrs;
+    r->view.tangents = scene->tangents;   /* (the shared meshes' attributes index it too) */
+    r->view.tangent_count = scene->tangent_count;
     r->view.instances = lv->instances;
     r->view.instance_count = lv->instance_count;
     r->view.instance_ids = lv->instance_ids;

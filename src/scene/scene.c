@@ -350,6 +350,7 @@ void sr_scene_free(sr_scene *scene)
     free(scene->material_names);
     free(scene->prims);
     free(scene->attrs);
+    free(scene->tangents);
     sr_texture_set_free(&scene->tex);
     free(scene->env_marginal);
     free(scene->env_conditional);

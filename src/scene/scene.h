@@ -43,6 +43,9 @@ typedef struct sr_scene {
     sr_material *materials; char **material_names; uint32_t material_count;
     sr_prim *prims; uint32_t prim_count;      /* bounded: spheres, quads, mesh triangles */
     sr_tri_attr *attrs;          /* NULL, or per-vertex data for each of prims (same order) */
+    /* Normal-mapped triangles' vertex tangents, for prims and shared_prims alike (their
+     * attrs' flags index it: SR_ATTR_TANGENT_SHIFT); NULL when none has any. */
+    sr_tri_tangent *tangents; uint32_t tangent_count;
     sr_texture_set tex;          /* image textures the materials refer to                 */
     uint32_t env_tex;            /* 1 + index in tex of the "environment" map; 0 = none    */
     sr_vec3 env_rot[3];          /* its rotation's columns (world = R * map)               */

@@ -295,6 +295,9 @@ static sr_status add_file_texture(sr_json_doc *c, const cJSON *file, const char 
     sr_sanitize(clean, sizeof clean, terr.msg);
     if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, fjp, "material \"%s\" of the mesh file: %s", fm->name, clean);
     if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
+    /* its own UV transform: another entry on the same texels */
+    if (t->has_xf && (st = sr_texture_transformed(&s->tex, index, t->xf, &index, &terr)))
+        return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, terr.msg);
     *tex = index + 1u;
     return SR_OK;
 }

@@ -188,6 +188,8 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
         mat = s->material_count;   /* the file's materials go at the end of the table */
         mo.file_mats = &fm;
         mo.file_mat_count = &fm_count;
+        mo.tangents = &s->tangents;
+        mo.tangent_count = &s->tangent_count;
     }
 
     /* a glTF file's own repeated meshes become instances, unless this object's mesh is read

@@ -154,6 +154,70 @@ void sr_gltf_write_square(const char *path, int storage, const char *material, c
     free(buf);
 }
 
+void sr_gltf_write_mesh(const char *path, const float *pos, const float *nrm, const float *uv, const float *tan,
+                        unsigned tan_count, unsigned nv, const unsigned short *ix, unsigned ni, const char *material,
+                        const unsigned char *png, size_t png_len)
+{
+    const size_t np = 12u * nv, nn = 12u * nv, nu = 8u * nv, nt = tan ? 16u * tan_count : 0, nix = 2u * ni;
+    const size_t total = np + nn + nu + nt + nix;
+    unsigned char *buf = calloc(total + 4, 1);
+    assert_non_null(buf);
+    memcpy(buf, pos, np);
+    memcpy(buf + np, nrm, nn);
+    memcpy(buf + np + nn, uv, nu);
+    if (tan) memcpy(buf + np + nn + nu, tan, nt);
+    memcpy(buf + np + nn + nu + nt, ix, nix);
+    char *b64 = base64(buf, total);
+    char *img = NULL;
+    if (png) {
+        char *p64 = base64(png, png_len);
+        img = malloc(strlen(p64) + 128);
+        assert_non_null(img);
+        sprintf(img, "\"textures\":[{\"source\":0}],\"images\":[{\"uri\":\"data:image/png;base64,%s\"}],", p64);
+        free(p64);
+    }
+    float lo[3] = { pos[0], pos[1], pos[2] }, hi[3] = { pos[0], pos[1], pos[2] };
+    for (unsigned v = 0; v < nv; v++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = pos[3 * v + k] < lo[k] ? pos[3 * v + k] : lo[k];
+            hi[k] = pos[3 * v + k] > hi[k] ? pos[3 * v + k] : hi[k];
+        }
+    const size_t cap = 4096 + strlen(b64) + strlen(material) + (img ? strlen(img) : 0);
+    char *json = malloc(cap);
+    assert_non_null(json);
+    char tan_attr[32] = "", tan_view[96] = "", tan_acc[128] = "";
+    const unsigned ixv = tan ? 4 : 3;
+    if (tan) {
+        snprintf(tan_attr, sizeof tan_attr, ",\"TANGENT\":3");
+        snprintf(tan_view, sizeof tan_view, "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},", np + nn + nu, nt);
+        snprintf(tan_acc, sizeof tan_acc, "{\"bufferView\":3,\"componentType\":5126,\"count\":%u,\"type\":\"VEC4\"},",
+                 tan_count);
+    }
+    int n = snprintf(json, cap,
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"mesh\":0}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"TEXCOORD_0\":2%s},\"indices\":%u,"
+        "\"material\":0}]}],\"materials\":[%s],%s"
+        "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":%zu},{\"buffer\":0,\"byteOffset\":%zu,"
+        "\"byteLength\":%zu},{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu},%s"
+        "{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu}],"
+        "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\",\"min\":[%.9g,%.9g,%.9g],"
+        "\"max\":[%.9g,%.9g,%.9g]},{\"bufferView\":1,\"componentType\":5126,\"count\":%u,\"type\":\"VEC3\"},"
+        "{\"bufferView\":2,\"componentType\":5126,\"count\":%u,\"type\":\"VEC2\"},%s"
+        "{\"bufferView\":%u,\"componentType\":5123,\"count\":%u,\"type\":\"SCALAR\"}]}",
+        tan_attr, ixv, material, img ? img : "", total, b64, np, np, nn, np + nn, nu, tan_view, np + nn + nu + nt, nix,
+        nv, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], nv, nv, tan_acc, ixv, ni);
+    assert_true(n > 0 && (size_t)n < cap);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(json, 1, (size_t)n, f);
+    fclose(f);
+    free(json);
+    free(img);
+    free(b64);
+    free(buf);
+}
+
 /* ---- scenes ---------------------------------------------------------------------------- */
 
 static void corpus_path(char *buf, size_t cap, const char *tag, const char *name)
@@ -205,6 +269,25 @@ void sr_gltf_transform_scene(char *json, size_t cap, const char *tag, float scal
              "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0],\"fov\":40},"
              " \"image\":{\"width\":64,\"height\":64,\"spp\":1}, \"background\":[0,0,0],"
              " \"lights\":[{\"type\":\"directional\",\"direction\":[0,0,-1],\"intensity\":3}],"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+}
+
+void sr_gltf_emissive_xf_scene(char *json, size_t cap, const char *tag, float scale)
+{
+    const unsigned char rgb[6] = { 0, 0, 0, 255, 255, 255 };
+    size_t len = 0;
+    unsigned char *png = sr_gltf_png(rgb, 2, 1, 3, &len);
+    char path[1024], mat[512];
+    corpus_path(path, sizeof path, tag, "exf.glb");
+    snprintf(mat, sizeof mat,
+             "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0},\"metallicFactor\":0,\"roughnessFactor\":1},"
+             "\"emissiveFactor\":[1,1,1],\"emissiveTexture\":{\"index\":0,\"extensions\":{\"KHR_texture_transform\":"
+             "{\"scale\":[%g,1]}}}}", scale);
+    sr_gltf_write_square(path, SR_GLTF_GLB, mat, png, len, NULL, "\"KHR_texture_transform\"");
+    free(png);
+    snprintf(json, cap,
+             "{\"integrator\":\"path\",\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0],\"fov\":40},"
+             " \"image\":{\"width\":64,\"height\":64,\"spp\":1}, \"background\":[0,0,0],"
              " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
 }
 
@@ -282,4 +365,45 @@ void sr_gltf_alpha_scene(char *json, size_t cap, const char *tag, int mode, int 
              " \"materials\":{\"back\":{\"type\":\"diffuse\",\"albedo\":[0.1,0.8,0.2]}},"
              " \"objects\":[{\"type\":\"quad\",\"corner\":[-3,-3,-1],\"edge_u\":[6,0,0],\"edge_v\":[0,6,0],"
              "\"material\":\"back\"}%s]}", spp, square);
+}
+
+void sr_gltf_tangent_scene(char *json, size_t cap, const char *tag, const float *tangent, const unsigned char *rgb,
+                           const float to_light[3])
+{
+    const float pos[12] = { -1, -1, 0, 1, -1, 0, 1, 1, 0, -1, 1, 0 };
+    const float nrm[12] = { 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1 };
+    const float uv[8] = { 0, 1, 1, 1, 1, 0, 0, 0 };
+    const unsigned short ix[6] = { 0, 1, 2, 0, 2, 3 };
+    float tan[16];
+    for (int v = 0; v < 4 && tangent; v++) memcpy(tan + 4 * v, tangent, 4 * sizeof(float));
+    size_t len = 0;
+    unsigned char *png = sr_gltf_png(rgb, 1, 1, 3, &len);
+    char path[1024];
+    corpus_path(path, sizeof path, tag, "tan.gltf");
+    sr_gltf_write_mesh(path, pos, nrm, uv, tangent ? tan : NULL, 4, 4, ix, 6,
+                       "{\"pbrMetallicRoughness\":{\"metallicFactor\":0,\"roughnessFactor\":1},"
+                       "\"normalTexture\":{\"index\":0}}", png, len);
+    free(png);
+    snprintf(json, cap,
+             "{\"integrator\":\"whitted\",\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0],\"fov\":20},"
+             " \"image\":{\"width\":16,\"height\":16,\"spp\":1}, \"background\":[0,0,0],"
+             " \"lights\":[{\"type\":\"directional\",\"direction\":[%.9g,%.9g,%.9g],\"intensity\":1}],"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}",
+             -to_light[0], -to_light[1], -to_light[2], path);
+}
+
+void sr_gltf_tangent_instances_scene(char *json, size_t cap, const char *tag, const float *tangent,
+                                     const unsigned char *rgb, const float to_light[3])
+{
+    char one[4096], path[1024];
+    sr_gltf_tangent_scene(one, sizeof one, tag, tangent, rgb, to_light);   /* writes the file */
+    corpus_path(path, sizeof path, tag, "tan.gltf");
+    snprintf(json, cap,
+             "{\"integrator\":\"whitted\",\"camera\":{\"position\":[0,0,8],\"look_at\":[0,0,0],\"fov\":40},"
+             " \"image\":{\"width\":32,\"height\":16,\"spp\":1}, \"background\":[0,0,0],"
+             " \"lights\":[{\"type\":\"directional\",\"direction\":[%.9g,%.9g,%.9g],\"intensity\":1}],"
+             " \"materials\":{}, \"objects\":["
+             "{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[-1.5,0,0]},"
+             "{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"transform\":[-1,0,0,1.5, 0,1,0,0, 0,0,1,0, 0,0,0,1]}]}",
+             -to_light[0], -to_light[1], -to_light[2], path, path);
 }

@@ -16,6 +16,24 @@ enum { SR_GLTF_EXTERNAL_IMAGE, SR_GLTF_DATA_URI, SR_GLTF_GLB };
 void sr_gltf_write_square(const char *path, int storage, const char *material, const unsigned char *png, size_t png_len,
                           const char *image_name, const char *extensions_used);
 
+/* Write a mesh of nv vertices to `path` as a .gltf whose buffer is a data: URI: positions,
+ * normals and UVs (glTF's, v down) of nv vertices, tangents (VEC4: x, y, z, w) of tan_count
+ * elements when tan is not NULL, ni uint16 indices, one material (JSON text; texture 0 is
+ * the png, when given, as a data: URI). */
+void sr_gltf_write_mesh(const char *path, const float *pos, const float *nrm, const float *uv, const float *tan,
+                        unsigned tan_count, unsigned nv, const unsigned short *ix, unsigned ni, const char *material,
+                        const unsigned char *png, size_t png_len);
+
+/* The square of sr_gltf_normal_map_scene with TANGENT (tx, ty, tz, w) at every vertex
+ * (tangent NULL: none), normal-mapped by one texel (rgb), Whitted, lit from to_light. */
+void sr_gltf_tangent_scene(char *json, size_t cap, const char *tag, const float *tangent, const unsigned char *rgb,
+                           const float to_light[3]);
+
+/* The file of sr_gltf_tangent_scene placed twice by two objects (so read once and placed by
+ * instances): at x = -1.5 as it is, at x = +1.5 mirrored in x; 32x16 pixels. */
+void sr_gltf_tangent_instances_scene(char *json, size_t cap, const char *tag, const float *tangent,
+                                     const unsigned char *rgb, const float to_light[3]);
+
 /* A PNG of w x h pixels of comp channels (3: RGB, 4: RGBA) in memory (malloc'd, *len bytes). */
 unsigned char *sr_gltf_png(const unsigned char *px, int w, int h, int comp, size_t *len);
 
@@ -30,6 +48,11 @@ void sr_gltf_textured_scene(char *json, size_t cap, const char *tag, int storage
 /* A texture of two texels (black, white) across the square, KHR_texture_transform scale
  * (scale, 1) on it, seen whole against a black background under a light from the camera. */
 void sr_gltf_transform_scene(char *json, size_t cap, const char *tag, float scale);
+
+/* The square glowing through an emissive texture of two texels (black, white) with
+ * KHR_texture_transform scale (scale, 1) on it, the same image as its base colour without a
+ * transform; no light, path traced: what shows is the emission. */
+void sr_gltf_emissive_xf_scene(char *json, size_t cap, const char *tag, float scale);
 
 /* The square with a normal map of one texel (rgb, linear), white, lit by a directional light
  * whose light arrives from to_light (unit), Whitted, no ambient, black background. rgb NULL:

@@ -10,6 +10,7 @@
 #include "testutil.h"
 #include "gltf_corpus.h"
 #include "gltfutil.h"
+#include "../../src/io/gltf_materials.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +87,51 @@ static void test_texture_transform_scale(void **state)
     (void)state;
     assert_int_equal(bright_runs(1.0f), 1);
     assert_int_equal(bright_runs(4.0f), 4);
+}
+
+/* Bright runs of the emission along the middle row; *base_xf, *emit_xf: whether the base
+ * colour's and the emission's textures carry a transform of their own. */
+static int glow_runs(float scale, int *base_xf, float *emit_scale)
+{
+    char json[4096];
+    sr_gltf_emissive_xf_scene(json, sizeof json, "gm_exf", scale);
+    sr_scene s;
+    float *img = render("gm_exf.json", json, 1, &s);
+    const sr_material *m = NULL;
+    for (uint32_t k = 0; k < s.material_count; k++)
+        if (s.materials[k].emit_tex) m = &s.materials[k];
+    assert_non_null(m);
+    assert_true(m->color_tex != 0);
+    *base_xf = (int)s.tex.items[m->color_tex - 1].has_xf;
+    *emit_scale = s.tex.items[m->emit_tex - 1].has_xf ? s.tex.items[m->emit_tex - 1].xf[0] : 1.0f;
+    if (s.notices) fail_msg("%s", s.notices);   /* the transform is used: nothing to notice */
+    sr_scene_free(&s);
+    const float *row = img + 32 * 64 * 3;
+    float peak = 0.0f;
+    for (int x = 0; x < 64; x++) peak = fmaxf(peak, row[3 * x + 1]);
+    assert_true(peak > 0.0f);
+    int runs = 0, in = 0;
+    for (int x = 0; x < 64; x++) {
+        const int bright = row[3 * x + 1] > 0.6f * peak;
+        runs += bright && !in;
+        in = bright;
+    }
+    free(img);
+    return runs;
+}
+
+/* The emissive texture's own KHR_texture_transform: scale 4 repeats it four times across the
+ * square, while the base colour (the same image, no transform) keeps its UVs. */
+static void test_emissive_transform_own(void **state)
+{
+    (void)state;
+    int base_xf;
+    float emit_scale;
+    assert_int_equal(glow_runs(1.0f, &base_xf, &emit_scale), 1);
+    assert_int_equal(base_xf, 0);
+    assert_int_equal(glow_runs(4.0f, &base_xf, &emit_scale), 4);
+    assert_int_equal(base_xf, 0);
+    assert_float_equal(emit_scale, 4.0f, 0.0f);
 }
 
 /* Whitted lights a white square by E cos(ns, l) / pi times what does not depend on the light,
@@ -405,6 +451,44 @@ static void test_uv_transform_math(void **state)
     sr_scene_free(&s);
 }
 
+/* A texture's own transform on top of the base colour's (rotated, offset, scaled both): on
+ * the UVs as stored (the base colour's baked in) it gives what the file's transform gives on
+ * the file's UVs. */
+static void test_relative_transform_math(void **state)
+{
+    (void)state;
+    char path[1024];
+    sr_test_tmp_path(path, sizeof path, "gm_rel.glb");
+    sr_gltf_write_square(path, SR_GLTF_GLB,
+                         "{\"pbrMetallicRoughness\":{\"baseColorTexture\":{\"index\":0,\"extensions\":{\"KHR_texture_transform\":"
+                         "{\"offset\":[0.25,0.5],\"scale\":[2,3],\"rotation\":0.3}}}},\"normalTexture\":{\"index\":0,"
+                         "\"extensions\":{\"KHR_texture_transform\":{\"offset\":[0.1,0],\"scale\":[4,1],\"rotation\":1}}}}",
+                         NULL, 0, NULL, "\"KHR_texture_transform\"");
+    size_t size = 0;
+    free(sr_test_read_bytes(path, &size));
+    sr_gltf_materials gm;
+    sr_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(sr_gltf_materials_read(path, ".glb", size, &gm, &err), SR_OK);
+    assert_true(gm.count >= 1);
+    const sr_gltf_material *m = &gm.mats[0];
+    assert_true(m->has_uv_xf && m->has_tex_xf[SR_GLTF_XF_NORMAL] && !m->has_tex_xf[SR_GLTF_XF_MR] && !m->other_xf);
+    /* the normal map's transform alone, as glTF writes it (T * R * S) */
+    const float c = cosf(1.0f), sn = sinf(1.0f);
+    const float own[6] = { c * 4, sn * 1, 0.1f, -sn * 4, c * 1, 0 };
+    for (int k = 0; k < 9; k++) {
+        const float ru = 0.1f * (float)k, rv = 1.0f - 0.07f * (float)k;
+        float su = ru, sv = rv, wu = ru, wv = rv;
+        sr_gltf_uv_apply(m->uv_xf, &su, &sv);   /* stored */
+        sr_gltf_uv_apply(own, &wu, &wv);        /* wanted */
+        const float *x = m->tex_xf[SR_GLTF_XF_NORMAL];
+        const float gu = x[0] * su + x[1] * sv + x[2], gv = x[3] * su + x[4] * sv + x[5];
+        assert_float_equal(gu, wu, 1e-5);
+        assert_float_equal(gv, wv, 1e-5);
+    }
+    sr_gltf_materials_free(&gm);
+}
+
 /* A glTF sampler's wrap: CLAMP_TO_EDGE on both axes clamps the texture; mirrored repeat, or a
  * different mode per axis, has no counterpart here: it repeats and the notice says so. */
 static uint32_t sampler_wrap(const char *tag, const char *sampler, char *notice, size_t cap)
@@ -516,7 +600,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_embedded_matches_external),
         cmocka_unit_test(test_texture_transform_scale),
+        cmocka_unit_test(test_emissive_transform_own),
         cmocka_unit_test(test_uv_transform_math),
+        cmocka_unit_test(test_relative_transform_math),
         cmocka_unit_test(test_normal_map_cosine),
         cmocka_unit_test(test_emissive_lamp_is_a_light),
         cmocka_unit_test(test_unsupported_extensions_noticed_once),
