@@ -2,7 +2,8 @@
  * kernels, CUB's radix sort (stable: equal codes keep their index order, as the CPU's) and
  * CUB's exclusive sum. C++ only inside this file; the API is bvh_build_gpu.h's. */
 #include "bvh_build_gpu.h"
-#include "../core/bvh_build.h"
+#include "../core/bvh_layout.h"
+#include "../core/bvh_resplit.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>

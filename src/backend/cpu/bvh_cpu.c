@@ -3,7 +3,8 @@
  * bit (kernels/frames/bvh_build.cu runs the same steps). */
 #include "bvh_cpu.h"
 #include "../../base/mem_limits.h"
-#include "../../../kernels/core/bvh_build.h"
+#include "../../../kernels/core/bvh_layout.h"
+#include "../../../kernels/core/bvh_resplit.h"
 
 #include <omp.h>
 #include <stdlib.h>
