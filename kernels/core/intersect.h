@@ -369,7 +369,8 @@ SR_HD void sr_isect_planes(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float t
 /* The walk through instance `k`'s mesh (its proxy's leaf was reached): the ray in object
  * space (its direction not renormalised, so t is the world ray's), the mesh's tree from its
  * root, hits numbered by the instance (sr_instance). any: stop at the first hit (shadow
- * rays). Instanced meshes have no cutouts (render.c flattens those), so none is tested. */
+ * rays). A cut-out prim's alpha is tested as at the top level, on the stored prim with the
+ * object-space ray (sr_cut_away). */
 SR_HD bool sr_isect_instance(const sr_scene_view *s, uint32_t k, sr_vec3 wo, sr_vec3 wd, float tmin, sr_hit *h,
                              bool any)
 {
@@ -394,7 +395,7 @@ SR_HD bool sr_isect_instance(const sr_scene_view *s, uint32_t k, sr_vec3 wo, sr_
         if (count > 0) {
             for (uint32_t i = index, end = index + count; i < end; i++) {
                 float t;
-                if (sr_intersect_prim(&prims[i], o, d, tmin, h->t, &t)) {
+                if (sr_intersect_prim(&prims[i], o, d, tmin, h->t, &t) && !sr_cut_away(s, i, o, d, t)) {
                     h->t = t;
                     h->prim = i + shift;
                     found = true;

@@ -690,7 +690,7 @@ static bool mesh_instanceable(const emit_ctx *e, const struct aiMesh *mesh)
     const sr_mesh_opts *o = e->opts;
     if (o->file_mats && *o->file_mats && mesh->mMaterialIndex < *o->file_mat_count) {
         const sr_material *m = &(*o->file_mats)[mesh->mMaterialIndex].m;
-        return !sr_is_emitter(m) && m->alpha_mode == SR_ALPHA_OPAQUE;
+        return !sr_is_emitter(m);
     }
     return !o->shared->material_flattens;
 }

@@ -97,6 +97,8 @@ static sr_status sr_join_levels(sr_renderer *r, const sr_scene *scene, sr_error 
     r->view.nodes = lv->nodes;
     r->view.node_count = lv->node_count;
     r->view.attrs = lv->attrs;
+    for (uint32_t i = 0; lv->attrs && i < lv->prim_count && !r->view.cutouts; i++)   /* an instanced mesh's too */
+        r->view.cutouts = (lv->attrs[i].flags & SR_ATTR_CUTOUT) ? 1u : 0u;
     r->view.tangents = scene->tangents;   /* (the shared meshes' attributes index it too) */
     r->view.tangent_count = scene->tangent_count;
     r->view.instances = lv->instances;

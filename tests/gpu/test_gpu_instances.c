@@ -3,10 +3,13 @@
  * scale, a "transform" matrix) plus 200 small placements of a second, flat-shaded mesh,
  * over a checkered floor plane beside a glass sphere (a top level that holds a world prim
  * and the Whitted split), by both integrators. Instanced scenes run on the instances build
- * (render.c). And a glTF file whose one mesh 400 nodes place, tilted, under a path-traced sky.
+ * (render.c). And a glTF file whose one mesh 400 nodes place, tilted, under a path-traced sky;
+ * and alpha-masked and blended glTF squares, each placed twice (the cut tested inside the
+ * instances).
  * Images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
  * without a CUDA device. */
 #include "../unit/gltfutil.h"
+#include "../unit/gltf_corpus.h"
 #include "../../src/scene/scene.h"
 
 #include <math.h>
@@ -99,6 +102,53 @@ static void test_gltf_nodes_match(void **state)
     sr_scene_free(&s);
 }
 
+/* The path of the mesh file in a scene sr_gltf_alpha_scene wrote (its one "file"). */
+static void alpha_file(char *out, size_t cap, int mode)
+{
+    char json[4096];
+    sr_gltf_alpha_scene(json, sizeof json, mode == 1 ? "gpu_inst_mask" : "gpu_inst_blend", mode, 1, 1);
+    const char *at = strstr(json, "\"file\":\"");
+    assert_non_null(at);
+    at += 8;
+    const size_t len = (size_t)(strchr(at, '"') - at);
+    assert_true(len < cap);
+    memcpy(out, at, len);
+    out[len] = 0;
+}
+
+static void test_cutout_instances_match(void **state)
+{
+    (void)state;
+    char mask[1024], blend[1024], text[6144];
+    alpha_file(mask, sizeof mask, 1);
+    alpha_file(blend, sizeof blend, 2);
+    for (int integrator = 0; integrator < 2; integrator++) {
+        snprintf(text, sizeof text,
+                 "{\"camera\":{\"position\":[0,0,7],\"look_at\":[0,0,0],\"fov\":35},"
+                 " \"integrator\":\"%s\", \"sky\":{\"zenith\":[0.3,0.4,0.6],\"horizon\":[0.8,0.8,0.9]},"
+                 " \"lights\":[{\"type\":\"directional\",\"direction\":[0.2,0.1,-1],\"intensity\":3}],"
+                 " \"materials\":{\"back\":{\"type\":\"diffuse\",\"albedo\":[0.1,0.8,0.2]}},"
+                 " \"objects\":[{\"type\":\"quad\",\"corner\":[-5,-3,-1],\"edge_u\":[10,0,0],\"edge_v\":[0,6,0],"
+                 "\"material\":\"back\"},"
+                 " {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[-1.3,0.8,0]},"
+                 " {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[1.3,0.8,0.2],"
+                 "\"rotate\":[0,15,0]},"
+                 " {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[-1.3,-0.9,0]},"
+                 " {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[1.3,-0.9,0.2],"
+                 "\"rotate\":[0,-15,0]}]}",
+                 integrator ? "path" : "whitted", mask, mask, blend, blend);
+        sr_scene s;
+        sr_test_parse("gpu_inst_cutout.json", text, &s);
+        assert_int_equal(s.instance_count, 4);
+        s.width = 160;
+        s.height = 96;
+        s.spp = 4;
+        s.max_depth = 4;
+        sr_test_assert_gpu_matches_cpu(&s, integrator ? "cut-out instances, path" : "cut-out instances, whitted");
+        sr_scene_free(&s);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int skip = sr_test_gpu_start(argc, argv);
@@ -106,6 +156,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_instances_match),
         cmocka_unit_test(test_gltf_nodes_match),
+        cmocka_unit_test(test_cutout_instances_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

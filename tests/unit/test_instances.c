@@ -1,11 +1,12 @@
 /* test_instances.c: a mesh placed by several "mesh" objects is stored once and placed by
  * instances (docs/scene-format.md, "Instances"; the two-level BVH: src/render/instances.h):
  * 1,000 instances hold the prims of one mesh; an instanced scene renders as the same scene
- * flattened (within rounding: the rays meet the mesh in its own space); emissive meshes are
- * flattened; a glTF file's mesh on two nodes shows twice; bad transforms are still refused
+ * flattened (within rounding: the rays meet the mesh in its own space), alpha cut-outs
+ * included; emissive meshes are flattened; a glTF file's mesh on two nodes shows twice; bad transforms are still refused
  * where they stand. */
 #include "testutil.h"
 #include "gltfutil.h"
+#include "gltf_corpus.h"
 #include "../../src/render/render.h"
 
 #include <math.h>
@@ -176,6 +177,72 @@ static void test_instanced_renders_as_flattened(void **state)
     }
 }
 
+/* An alpha-masked glTF square (its left half opaque red, its right half cut away) named by two
+ * objects is instanced, and the cut is tested inside the instance as at the top level: the
+ * image is the flattened twin's (the same file under a second name) within rounding, and the
+ * green quad behind shows through both squares' right halves. */
+static void mask_pair_scene(char *out, size_t cap, const char *f0, const char *f1)
+{
+    snprintf(out, cap,
+             "{\"camera\":{\"position\":[0,0,7],\"look_at\":[0,0,0],\"fov\":30},"
+             " \"image\":{\"width\":64,\"height\":32,\"spp\":1}, \"background\":[0,0,0],"
+             " \"lights\":[{\"type\":\"directional\",\"direction\":[0.2,0.1,-1],\"intensity\":3}],"
+             " \"materials\":{\"back\":{\"type\":\"diffuse\",\"albedo\":[0.1,0.8,0.2]}},"
+             " \"objects\":[{\"type\":\"quad\",\"corner\":[-5,-3,-1],\"edge_u\":[10,0,0],\"edge_v\":[0,6,0],"
+             "\"material\":\"back\"},"
+             " {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[-1.3,0,0]},"
+             " {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[1.3,0,0.2],"
+             "\"rotate\":[0,15,0]}]}",
+             f0, f1);
+}
+
+static void test_cutout_mesh_instanced(void **state)
+{
+    (void)state;
+    char json[4096], a[1024], b[1100];
+    sr_gltf_alpha_scene(json, sizeof json, "inst_mask", 1, 1, 1);   /* writes the .glb */
+    const char *at = strstr(json, "\"file\":\"");
+    assert_non_null(at);
+    at += 8;
+    const size_t len = (size_t)(strchr(at, '"') - at);
+    assert_true(len < sizeof a);
+    memcpy(a, at, len);
+    a[len] = 0;
+    snprintf(b, sizeof b, "%s.copy.glb", a);
+    FILE *in = fopen(a, "rb"), *out = fopen(b, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    fclose(out);
+    sr_scene inst, flat;
+    mask_pair_scene(json, sizeof json, a, a);
+    sr_test_parse("inst_mask_pair.json", json, &inst);
+    mask_pair_scene(json, sizeof json, a, b);
+    sr_test_parse("flat_mask_pair.json", json, &flat);
+    assert_int_equal(inst.instance_count, 2);
+    assert_int_equal(flat.instance_count, 0);
+    float *fi = sr_test_render_cpu(&inst, 1), *ff = sr_test_render_cpu(&flat, 1);
+    const size_t n = 3u * inst.width * inst.height;
+    size_t far = 0, red = 0, green = 0;
+    for (size_t i = 0; i < n; i++) far += fabs((double)fi[i] - ff[i]) > 1e-3 * (1.0 + fabs((double)ff[i]));
+    for (size_t i = 0; i < n / 3; i++) {
+        red += fi[3 * i] > 2.0f * fi[3 * i + 1];
+        green += fi[3 * i + 1] > 2.0f * fi[3 * i];
+    }
+    printf("  instanced masked squares: %zu red and %zu green pixels of %zu; %zu values differ from the flattened "
+           "twin by more than 1e-3\n", red, green, n / 3, far);
+    assert_true(far * 100u < n);   /* a few edge pixels at most */
+    assert_true(red > 50);         /* the opaque halves */
+    assert_true(green > 200);      /* the quad behind, through the cut halves too */
+    free(fi);
+    free(ff);
+    sr_scene_free(&inst);
+    sr_scene_free(&flat);
+}
+
 /* Emissive meshes are light-sampled as world-space prims: a repeated one is flattened. */
 static void test_emissive_mesh_flattened(void **state)
 {
@@ -329,6 +396,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_thousand_instances_hold_one_mesh),
         cmocka_unit_test(test_instanced_renders_as_flattened),
+        cmocka_unit_test(test_cutout_mesh_instanced),
         cmocka_unit_test(test_emissive_mesh_flattened),
         cmocka_unit_test(test_gltf_mesh_on_two_nodes),
         cmocka_unit_test(test_gltf_thousand_nodes),
