@@ -326,8 +326,12 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
 
     const uint32_t seed = p->seed, sample = p->sample;
     uint32_t k = sr_emitter_pick(s, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_PICK));
-    const uint32_t ek = s->emitters[k].prim;
-    const sr_prim *e = &s->prims[ek];
+    const uint32_t ek = s->emitters[k].prim;   /* a hit id: an instanced emitter is placed */
+    sr_hit eh;
+    eh.t = 0.0f;
+    eh.prim = ek;
+    sr_prim placed;
+    const sr_prim *e = sr_hit_prim(s, eh, &placed);
     const sr_material *em = &s->materials[e->material];
     sr_vec3 xl;
     if (!sr_emitter_sample(e, origin, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_U),

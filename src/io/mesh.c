@@ -684,19 +684,8 @@ static bool walk_nodes(node_walk *w, const struct aiNode *n, const double parent
     return true;
 }
 
-/* Whether aiMesh m may be instanced: not emissive, not cut out (as the scene's instances). */
-static bool mesh_instanceable(const emit_ctx *e, const struct aiMesh *mesh)
-{
-    const sr_mesh_opts *o = e->opts;
-    if (o->file_mats && *o->file_mats && mesh->mMaterialIndex < *o->file_mat_count) {
-        const sr_material *m = &(*o->file_mats)[mesh->mMaterialIndex].m;
-        return !sr_is_emitter(m);
-    }
-    return !o->shared->material_flattens;
-}
-
 /* The file's nodes, walked (mesh_import without PreTransformVertices): every mesh that two or
- * more nodes place (and that may be instanced) read once onto the shared prims and placed by
+ * more nodes place read once onto the shared prims and placed by
  * an instance per node (our transform composed with the node's, in double); the others
  * placed by each node onto *prims. */
 static sr_status place_nodes(const emit_ctx *ec, const struct aiScene *sc, const char *path, const sr_mesh_transform *xf,
@@ -732,7 +721,7 @@ static sr_status place_nodes(const emit_ctx *ec, const struct aiScene *sc, const
         if (!mesh || !mesh->mFaces || !mesh->mVertices || !w.uses[m]) continue;
         uint64_t tris = 0;
         for (unsigned f = 0; f < mesh->mNumFaces; f++) tris += mesh->mFaces[f].mNumIndices == 3;
-        w.instanced[m] = w.uses[m] > 1 && mesh_instanceable(ec, mesh);
+        w.instanced[m] = w.uses[m] > 1;
         if (w.instanced[m]) shared += tris;
         else flat += tris * w.uses[m];
     }

@@ -88,8 +88,6 @@ typedef struct sr_mesh_shared {
     sr_prim **prims; sr_tri_attr **attrs; uint32_t *count;
     sr_shared_mesh **meshes; uint32_t *mesh_count;
     sr_mesh_instance **instances; uint32_t *instance_count;
-    /* the caller's `material` (not the file's) is emissive: nothing is instanced */
-    int material_flattens;
 } sr_mesh_shared;
 
 typedef struct sr_mesh_opts {

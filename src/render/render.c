@@ -29,32 +29,44 @@ uint32_t sr_pool_factor(const sr_scene *scene)
     return 1u;
 }
 
-/* The emissive bounded prims of the BVH order, with the CDF the path integrator picks one by
- * (sr_emitter_power, summed in double and normalised; the last entry is exactly 1). */
+/* The power of the emitter with hit id `id` (0 where it is none): the world-space prim, as the
+ * kernels place it (sr_hit_prim: an instance's triangle through its transform). */
+static float sr_id_power(const sr_scene_view *v, uint32_t id)
+{
+    sr_hit h;
+    h.t = 0.0f;
+    h.prim = id;
+    sr_prim scratch;
+    const sr_prim *p = sr_hit_prim(v, h, &scratch);
+    if (p->kind == SR_PRIM_INSTANCE) return 0.0f;   /* a proxy of the top level */
+    const sr_material *m = &v->materials[p->material];
+    return sr_is_emitter(m) ? sr_emitter_power(p, m) : 0.0f;
+}
+
+/* The emissive bounded prims by hit id (the BVH order's, then each instance's mesh), with the
+ * CDF the path integrator picks one by (sr_emitter_power of the world-space prim, summed in
+ * double and normalised; the last entry is exactly 1). Instanced emitters are entries of their
+ * own, one per placement: light sampling picks among world-space triangles. */
 static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
 {
-    const sr_prim *prims = scene->prims;
-    const uint32_t *order = r->bvh.order;
-    uint32_t count = 0;
-    for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
-        if (order[i] >= scene->prim_count) continue;   /* an instance's proxy */
-        const sr_prim *p = &prims[order[i]];
-        const sr_material *m = &scene->materials[p->material];
-        if (sr_is_emitter(m) && sr_emitter_power(p, m) > 0.0f) count++;
+    const sr_scene_view *v = &r->view;
+    uint64_t ids = v->prim_count;
+    if (scene->instance_count) {
+        ids = v->instance_ids;
+        for (uint32_t k = 0; k < scene->instance_count; k++) ids += scene->shared_meshes[scene->instances[k].mesh].count;
     }
+    uint32_t count = 0;
+    for (uint64_t id = 0; id < ids; id++) count += sr_id_power(v, (uint32_t)id) > 0.0f;
     if (count == 0) return SR_OK;
     r->emitters = (sr_emitter *)malloc(sizeof(sr_emitter) * count);
     if (!r->emitters) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for %u emitters", count);
     double total = 0.0;
     uint32_t k = 0;
-    for (uint32_t i = 0; i < r->bvh.prim_count; i++) {
-        if (order[i] >= scene->prim_count) continue;
-        const sr_prim *p = &prims[order[i]];
-        const sr_material *m = &scene->materials[p->material];
-        float power = sr_is_emitter(m) ? sr_emitter_power(p, m) : 0.0f;
+    for (uint64_t id = 0; id < ids; id++) {
+        const float power = sr_id_power(v, (uint32_t)id);
         if (!(power > 0.0f)) continue;
         total += (double)power;
-        r->emitters[k].prim = i;
+        r->emitters[k].prim = (uint32_t)id;
         r->emitters[k].cdf = (float)total;   /* normalised below */
         k++;
     }
@@ -66,7 +78,6 @@ static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_err
     return SR_OK;
 }
 
-/* The scene's per-prim attributes in the BVH's order (none when the scene has none). */
 static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error *err)
 {
     if (!scene->attrs || r->bvh.prim_count == 0) return SR_OK;
@@ -220,9 +231,9 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     if (st) { memset(r, 0, sizeof *r); return st; }
     r->build_s = sr_now() - t;
     r->view = sr_view_of_scene(scene, &r->bvh);
-    st = sr_build_emitters(r, scene, err);
-    if (!st) st = sr_build_attrs(r, scene, err);
+    st = sr_build_attrs(r, scene, err);
     if (!st && scene->instance_count) st = sr_join_levels(r, scene, err);
+    if (!st) st = sr_build_emitters(r, scene, err);   /* by hit id: after the join */
     r->scene_build = sr_scene_build(&r->view);
     r->has_glass = sr_pool_factor(scene) > 1u;
     /* The test switch $SR_SPLIT_BUDGET=N: a lane keeps at most N pending rays and a shade

@@ -195,8 +195,7 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     /* a glTF file's own repeated meshes become instances, unless this object's mesh is read
      * in its own space (it is itself instanced: the file's copies stay copies) */
     sr_mesh_shared sh = { &s->shared_prims, &s->shared_attrs, &s->shared_prim_count, &s->shared_meshes,
-                          &s->shared_mesh_count, &s->instances, &s->instance_count,
-                          !file_materials && sr_is_emitter(&s->materials[mat]) };
+                          &s->shared_mesh_count, &s->instances, &s->instance_count };
     if (!object_space) mo.shared = &sh;
     const uint32_t shared_first = s->shared_prim_count;
     char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
@@ -343,23 +342,14 @@ static sr_status add_instance(sr_json_doc *c, sr_scene *s, uint32_t mesh, const 
     return SR_OK;
 }
 
-/* Whether prims [first, end) may be instanced: no emitter (light sampling picks world-space
- * prims). */
-static bool instanceable(const sr_scene *s, const sr_prim *prims, uint32_t first, uint32_t end)
-{
-    for (uint32_t i = first; i < end; i++)
-        if (sr_is_emitter(&s->materials[prims[i].material])) return false;
-    return true;
-}
-
 /* A mesh object: into the world-space prims as before, unless its mesh repeats (group >= 0):
  * then the first object of the group reads the mesh once into the shared prims and every
- * object adds an instance of it. group_mesh[group]: -1 not read yet, -2 flattened (emissive:
- * each object reads it as before), else the shared mesh's index. */
+ * object adds an instance of it. group_mesh[group]: -1 not read yet, else the shared mesh's
+ * index. */
 static sr_status place_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_scene *s, uint32_t mat, prim_buf *prims,
                             prim_buf *shared, bool file_materials, int32_t group, int32_t *group_mesh)
 {
-    if (group < 0 || group_mesh[group] == -2) return parse_mesh(c, o, jp, s, mat, prims, file_materials, false, false, NULL);
+    if (group < 0) return parse_mesh(c, o, jp, s, mat, prims, file_materials, false, false, NULL);
     sr_mesh_transform xf;
     if (group_mesh[group] >= 0) {   /* read already: only this object's transform */
         SR_TRY(parse_transform(c, o, jp, &xf));
@@ -368,13 +358,6 @@ static sr_status place_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     const uint32_t first = s->shared_prim_count;
     SR_TRY(parse_mesh(c, o, jp, s, mat, shared, file_materials, false, true, &xf));
     const uint32_t end = s->shared_prim_count;
-    if (!instanceable(s, s->shared_prims, first, end)) {
-        /* (a file's materials stay in the table, unused: the objects read them again) */
-        s->shared_prim_count = first;
-        shared->cap = first;
-        group_mesh[group] = -2;
-        return parse_mesh(c, o, jp, s, mat, prims, file_materials, false, false, NULL);
-    }
     if ((s->shared_mesh_count & (s->shared_mesh_count - 1u)) == 0) {
         const size_t cap = s->shared_mesh_count ? 2u * (size_t)s->shared_mesh_count : 1u;
         sr_shared_mesh *grown = realloc(s->shared_meshes, cap * sizeof *grown);

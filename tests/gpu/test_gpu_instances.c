@@ -4,8 +4,8 @@
  * over a checkered floor plane beside a glass sphere (a top level that holds a world prim
  * and the Whitted split), by both integrators. Instanced scenes run on the instances build
  * (render.c). And a glTF file whose one mesh 400 nodes place, tilted, under a path-traced sky;
- * and alpha-masked and blended glTF squares, each placed twice (the cut tested inside the
- * instances).
+ * alpha-masked and blended glTF squares, each placed twice (the cut tested inside the
+ * instances); and two emissive lamps of one file (light sampling through the instances).
  * Images must be bit-identical, with the wave mask and the compact mask. Exits 77 (skipped)
  * without a CUDA device. */
 #include "../unit/gltfutil.h"
@@ -149,6 +149,33 @@ static void test_cutout_instances_match(void **state)
     }
 }
 
+/* Emissive meshes instanced: light sampling picks a placed triangle by hit id. */
+static void test_emissive_instances_match(void **state)
+{
+    (void)state;
+    char a[512], text[2048];
+    sr_test_tmp_path(a, sizeof a, "gpu_inst_lamp.obj");
+    sr_test_write_uv_sphere(a, 12, 6, 1, 0);
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 3, 6], \"look_at\": [0, 0, 0]},"
+             " \"integrator\": \"path\", \"background\": [0, 0, 0],"
+             " \"materials\": {\"lamp\": {\"type\": \"emissive\", \"radiance\": [4, 4, 4]},"
+             "  \"floor\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.8, 0.8]}},"
+             " \"objects\": [{\"type\": \"quad\", \"corner\": [-6, 0, -6], \"edge_u\": [0, 0, 12], \"edge_v\": [12, 0, 0],"
+             " \"material\": \"floor\"},"
+             " {\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\", \"translate\": [-1.5, 1, 0], \"scale\": 0.4},"
+             " {\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\", \"translate\": [1.5, 1.2, -0.5],"
+             " \"scale\": [0.5, 0.3, 0.4]}]}", a, a);
+    sr_scene s;
+    sr_test_parse("gpu_inst_lamps.json", text, &s);
+    assert_int_equal(s.instance_count, 2);
+    s.width = 160;
+    s.height = 96;
+    s.spp = 4;
+    s.max_depth = 4;
+    sr_test_assert_gpu_matches_cpu(&s, "emissive instances, path");
+    sr_scene_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     int skip = sr_test_gpu_start(argc, argv);
@@ -157,6 +184,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_instances_match),
         cmocka_unit_test(test_gltf_nodes_match),
         cmocka_unit_test(test_cutout_instances_match),
+        cmocka_unit_test(test_emissive_instances_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
