@@ -30,16 +30,23 @@ uint32_t sr_pool_factor(const sr_scene *scene)
 }
 
 /* The power of the emitter with hit id `id` (0 where it is none): the world-space prim, as the
- * kernels place it (sr_hit_prim: an instance's triangle through its transform). */
-static float sr_id_power(const sr_scene_view *v, uint32_t id)
+ * kernels place it. A top-level id is BVH position `id` of the scene's prims (the tree may live
+ * on the device alone); an instanced one is placed through its instance (sr_hit_prim; the
+ * top level of an instanced scene is always the host's). */
+static float sr_id_power(const sr_renderer *r, const sr_scene *scene, uint32_t id)
 {
-    sr_hit h;
-    h.t = 0.0f;
-    h.prim = id;
-    sr_prim scratch;
-    const sr_prim *p = sr_hit_prim(v, h, &scratch);
-    if (p->kind == SR_PRIM_INSTANCE) return 0.0f;   /* a proxy of the top level */
-    const sr_material *m = &v->materials[p->material];
+    const sr_prim *p;
+    sr_prim placed;
+    if (id < r->bvh.prim_count) {
+        if (r->bvh.order[id] >= scene->prim_count) return 0.0f;   /* an instance's proxy */
+        p = &scene->prims[r->bvh.order[id]];
+    } else {
+        sr_hit h;
+        h.t = 0.0f;
+        h.prim = id;
+        p = sr_hit_prim(&r->view, h, &placed);
+    }
+    const sr_material *m = &scene->materials[p->material];
     return sr_is_emitter(m) ? sr_emitter_power(p, m) : 0.0f;
 }
 
@@ -49,21 +56,17 @@ static float sr_id_power(const sr_scene_view *v, uint32_t id)
  * own, one per placement: light sampling picks among world-space triangles. */
 static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
 {
-    const sr_scene_view *v = &r->view;
-    uint64_t ids = v->prim_count;
-    if (scene->instance_count) {
-        ids = v->instance_ids;
-        for (uint32_t k = 0; k < scene->instance_count; k++) ids += scene->shared_meshes[scene->instances[k].mesh].count;
-    }
+    uint64_t ids = r->bvh.prim_count;
+    for (uint32_t k = 0; k < scene->instance_count; k++) ids += scene->shared_meshes[scene->instances[k].mesh].count;
     uint32_t count = 0;
-    for (uint64_t id = 0; id < ids; id++) count += sr_id_power(v, (uint32_t)id) > 0.0f;
+    for (uint64_t id = 0; id < ids; id++) count += sr_id_power(r, scene, (uint32_t)id) > 0.0f;
     if (count == 0) return SR_OK;
     r->emitters = (sr_emitter *)malloc(sizeof(sr_emitter) * count);
     if (!r->emitters) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for %u emitters", count);
     double total = 0.0;
     uint32_t k = 0;
     for (uint64_t id = 0; id < ids; id++) {
-        const float power = sr_id_power(v, (uint32_t)id);
+        const float power = sr_id_power(r, scene, (uint32_t)id);
         if (!(power > 0.0f)) continue;
         total += (double)power;
         r->emitters[k].prim = (uint32_t)id;
