@@ -102,26 +102,12 @@ static void test_gltf_nodes_match(void **state)
     sr_scene_free(&s);
 }
 
-/* The path of the mesh file in a scene sr_gltf_alpha_scene wrote (its one "file"). */
-static void alpha_file(char *out, size_t cap, int mode)
-{
-    char json[4096];
-    sr_gltf_alpha_scene(json, sizeof json, mode == 1 ? "gpu_inst_mask" : "gpu_inst_blend", mode, 1, 1);
-    const char *at = strstr(json, "\"file\":\"");
-    assert_non_null(at);
-    at += 8;
-    const size_t len = (size_t)(strchr(at, '"') - at);
-    assert_true(len < cap);
-    memcpy(out, at, len);
-    out[len] = 0;
-}
-
 static void test_cutout_instances_match(void **state)
 {
     (void)state;
     char mask[1024], blend[1024], text[6144];
-    alpha_file(mask, sizeof mask, 1);
-    alpha_file(blend, sizeof blend, 2);
+    sr_gltf_alpha_file(mask, sizeof mask, "gpu_inst_mask", 1);
+    sr_gltf_alpha_file(blend, sizeof blend, "gpu_inst_blend", 2);
     for (int integrator = 0; integrator < 2; integrator++) {
         snprintf(text, sizeof text,
                  "{\"camera\":{\"position\":[0,0,7],\"look_at\":[0,0,0],\"fov\":35},"
@@ -156,15 +142,7 @@ static void test_emissive_instances_match(void **state)
     char a[512], text[2048];
     sr_test_tmp_path(a, sizeof a, "gpu_inst_lamp.obj");
     sr_test_write_uv_sphere(a, 12, 6, 1, 0);
-    snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 3, 6], \"look_at\": [0, 0, 0]},"
-             " \"integrator\": \"path\", \"background\": [0, 0, 0],"
-             " \"materials\": {\"lamp\": {\"type\": \"emissive\", \"radiance\": [4, 4, 4]},"
-             "  \"floor\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.8, 0.8]}},"
-             " \"objects\": [{\"type\": \"quad\", \"corner\": [-6, 0, -6], \"edge_u\": [0, 0, 12], \"edge_v\": [12, 0, 0],"
-             " \"material\": \"floor\"},"
-             " {\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\", \"translate\": [-1.5, 1, 0], \"scale\": 0.4},"
-             " {\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\", \"translate\": [1.5, 1.2, -0.5],"
-             " \"scale\": [0.5, 0.3, 0.4]}]}", a, a);
+    sr_test_lamp_pair_scene(text, sizeof text, a, a, 4);
     sr_scene s;
     sr_test_parse("gpu_inst_lamps.json", text, &s);
     assert_int_equal(s.instance_count, 2);

@@ -338,10 +338,9 @@ void sr_gltf_lamp_scene(char *json, size_t cap, const char *tag, int gltf, unsig
              "   %s]}", spp, lamp);
 }
 
-void sr_gltf_alpha_scene(char *json, size_t cap, const char *tag, int mode, int with_square, unsigned spp)
+void sr_gltf_alpha_file(char *path, size_t cap, const char *tag, int mode)
 {
-    char path[1024], square[1200] = "";
-    corpus_path(path, sizeof path, tag, mode == 1 ? "mask.glb" : "blend.gltf");
+    corpus_path(path, cap, tag, mode == 1 ? "mask.glb" : "blend.gltf");
     if (mode == 1) {   /* left texel opaque red, right texel transparent */
         const unsigned char rgba[8] = { 255, 40, 40, 255, 255, 40, 40, 0 };
         size_t len = 0;
@@ -357,6 +356,12 @@ void sr_gltf_alpha_scene(char *json, size_t cap, const char *tag, int mode, int 
                              "\"roughnessFactor\":1},\"alphaMode\":\"BLEND\"}",
                              NULL, 0, NULL, NULL);
     }
+}
+
+void sr_gltf_alpha_scene(char *json, size_t cap, const char *tag, int mode, int with_square, unsigned spp)
+{
+    char path[1024], square[1200] = "";
+    sr_gltf_alpha_file(path, sizeof path, tag, mode);
     if (with_square) snprintf(square, sizeof square, ",{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}", path);
     snprintf(json, cap,
              "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0],\"fov\":20},"

@@ -70,4 +70,7 @@ void sr_gltf_lamp_scene(char *json, size_t cap, const char *tag, int gltf, unsig
  * it out. */
 void sr_gltf_alpha_scene(char *json, size_t cap, const char *tag, int mode, int with_square, unsigned spp);
 
+/* The square of sr_gltf_alpha_scene alone: its file written, its path into path. */
+void sr_gltf_alpha_file(char *path, size_t cap, const char *tag, int mode);
+
 #endif

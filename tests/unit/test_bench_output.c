@@ -219,14 +219,7 @@ static void test_plot_names_are_not_code(void **state)
     };
     sr_test_source_path(scene_src, sizeof scene_src, "scenes/default.json");
     snprintf(scene, sizeof scene, "%s/sc'ene\"; system(\"touch PWNED\"); \".json", dir);
-    FILE *in = fopen(scene_src, "rb"), *out = fopen(scene, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    char buf[4096];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, got, out), got);
-    fclose(in);
-    fclose(out);
+    sr_test_copy_file(scene_src, scene);
     char cwd[1024];
     assert_non_null(getcwd(cwd, sizeof cwd));
     assert_int_equal(chdir(dir), 0);   /* where a relative touch would land */

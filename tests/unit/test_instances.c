@@ -200,23 +200,9 @@ static void test_cutout_mesh_instanced(void **state)
 {
     (void)state;
     char json[4096], a[1024], b[1100];
-    sr_gltf_alpha_scene(json, sizeof json, "inst_mask", 1, 1, 1);   /* writes the .glb */
-    const char *at = strstr(json, "\"file\":\"");
-    assert_non_null(at);
-    at += 8;
-    const size_t len = (size_t)(strchr(at, '"') - at);
-    assert_true(len < sizeof a);
-    memcpy(a, at, len);
-    a[len] = 0;
+    sr_gltf_alpha_file(a, sizeof a, "inst_mask", 1);
     snprintf(b, sizeof b, "%s.copy.glb", a);
-    FILE *in = fopen(a, "rb"), *out = fopen(b, "wb");
-    assert_non_null(in);
-    assert_non_null(out);
-    char buf[4096];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, got, out), got);
-    fclose(in);
-    fclose(out);
+    sr_test_copy_file(a, b);
     sr_scene inst, flat;
     mask_pair_scene(json, sizeof json, a, a);
     sr_test_parse("inst_mask_pair.json", json, &inst);
@@ -248,20 +234,6 @@ static void test_cutout_mesh_instanced(void **state)
  * one file over a floor, path traced with light sampling: the table holds both placements'
  * triangles, and the image matches the flattened twin's (the same lamps from two files)
  * within Monte Carlo error (the picks go to other triangles, so the noise differs). */
-static void lamp_scene(char *out, size_t cap, const char *f0, const char *f1)
-{
-    snprintf(out, cap, "{\"camera\": {\"position\": [0, 3, 6], \"look_at\": [0, 0, 0]},"
-             " \"image\": {\"width\": 48, \"height\": 32, \"spp\": 256, \"max_depth\": 3},"
-             " \"integrator\": \"path\", \"background\": [0, 0, 0],"
-             " \"materials\": {\"lamp\": {\"type\": \"emissive\", \"radiance\": [4, 4, 4]},"
-             "  \"floor\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.8, 0.8]}},"
-             " \"objects\": [{\"type\": \"quad\", \"corner\": [-6, 0, -6], \"edge_u\": [0, 0, 12], \"edge_v\": [12, 0, 0],"
-             " \"material\": \"floor\"},"
-             " {\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\", \"translate\": [-1.5, 1, 0], \"scale\": 0.4},"
-             " {\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\", \"translate\": [1.5, 1.2, -0.5],"
-             " \"scale\": [0.5, 0.3, 0.4]}]}", f0, f1);
-}
-
 static void test_emissive_mesh_instanced(void **state)
 {
     (void)state;
@@ -269,9 +241,9 @@ static void test_emissive_mesh_instanced(void **state)
     sphere_file(a, sizeof a, "inst_lamp_a.obj");
     sphere_file(b, sizeof b, "inst_lamp_b.obj");
     sr_scene inst, flat;
-    lamp_scene(text, sizeof text, a, a);
+    sr_test_lamp_pair_scene(text, sizeof text, a, a, 256);
     sr_test_parse("inst_lamp.json", text, &inst);
-    lamp_scene(text, sizeof text, a, b);
+    sr_test_lamp_pair_scene(text, sizeof text, a, b, 256);
     sr_test_parse("flat_lamp.json", text, &flat);
     assert_int_equal(inst.instance_count, 2);
     assert_int_equal(inst.prim_count, 1);   /* the floor */

@@ -505,3 +505,29 @@ void sr_test_assert_gpu_matches_cpu(const sr_scene *s, const char *label)
     }
     free(cpu);
 }
+
+void sr_test_copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0) assert_int_equal(fwrite(buf, 1, got, out), got);
+    fclose(in);
+    fclose(out);
+}
+
+void sr_test_lamp_pair_scene(char *out, size_t cap, const char *f0, const char *f1, unsigned spp)
+{
+    snprintf(out, cap, "{\"camera\": {\"position\": [0, 3, 6], \"look_at\": [0, 0, 0]},"
+             " \"image\": {\"width\": 48, \"height\": 32, \"spp\": %u, \"max_depth\": 3},"
+             " \"integrator\": \"path\", \"background\": [0, 0, 0],"
+             " \"materials\": {\"lamp\": {\"type\": \"emissive\", \"radiance\": [4, 4, 4]},"
+             "  \"floor\": {\"type\": \"diffuse\", \"albedo\": [0.8, 0.8, 0.8]}},"
+             " \"objects\": [{\"type\": \"quad\", \"corner\": [-6, 0, -6], \"edge_u\": [0, 0, 12], \"edge_v\": [12, 0, 0],"
+             " \"material\": \"floor\"},"
+             " {\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\", \"translate\": [-1.5, 1, 0], \"scale\": 0.4},"
+             " {\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\", \"translate\": [1.5, 1.2, -0.5],"
+             " \"scale\": [0.5, 0.3, 0.4]}]}", spp, f0, f1);
+}

@@ -105,6 +105,13 @@ void sr_test_assert_gpu_matches_cpu(const sr_scene *scene, const char *label);
  * coordinates u = s / segs (a seam column repeated at u = 1), v = 1 - r / rings. */
 void sr_test_write_uv_sphere(const char *path, int segs, int rings, int with_vn, int with_vt);
 
+/* Copy file `from` to `to` byte for byte; fails the test when either cannot be opened. */
+void sr_test_copy_file(const char *from, const char *to);
+
+/* Two emissive lamps (mesh files f0 and f1, placed apart, one non-uniformly scaled) over a
+ * diffuse floor, path traced, 48 x 32 at spp samples: f0 == f1 instances one mesh. */
+void sr_test_lamp_pair_scene(char *out, size_t cap, const char *f0, const char *f1, unsigned spp);
+
 /* Parse a scene from JSON text (messages name `name`); fails the test on error. */
 void sr_test_parse(const char *name, const char *json, sr_scene *out);
 
