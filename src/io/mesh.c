@@ -4,8 +4,8 @@
  * rotate X/Y/Z, translate, or a general affine matrix) is applied in double and then rounded
  * once to float. Points, lines and degenerate triangles are skipped. A glTF file whose nodes
  * place a mesh more than once, read for a caller that takes instances (sr_mesh_opts.shared),
- * is walked node by node instead: such a mesh is read once and placed by instances, the rest
- * placed by each node's matrix composed with ours in double. */
+ * is walked node by node instead (mesh_nodes.c): such a mesh is read once and placed by
+ * instances, the rest placed by each node's matrix composed with ours in double. */
 #include "mesh.h"
 #include "../base/mem_limits.h"
 #include "mesh_check.h"
@@ -13,6 +13,7 @@
 #include "gltf_materials.h"
 #include "mesh_materials.h"
 #include "mesh_tangents.h"
+#include "mesh_emit.h"
 #include "gltf_scene.h"
 #include "../../kernels/integrators/lights.h"
 #include "../base/interrupt.h"
@@ -48,17 +49,10 @@
  * normals are generated; points and lines are skipped by face size, not sorted out. */
 #define SR_MESH_FLAGS (aiProcess_ValidateDataStructure | aiProcess_Triangulate | aiProcess_PreTransformVertices)
 
-typedef struct xform {
-    double scale;
-    sr_rotation rot;
-    double tx, ty, tz;
-    int affine;            /* a general transform: m, and n (the inverse transpose) for normals */
-    double m[3][4], n[3][3];
-} xform;
 
-static xform xform_make(const sr_mesh_transform *xf)
+sr_mesh_xform sr_mesh_xform_make(const sr_mesh_transform *xf)
 {
-    xform t;
+    sr_mesh_xform t;
     memset(&t, 0, sizeof t);
     if (xf && xf->affine) {
         const double (*m)[4] = xf->m;
@@ -85,7 +79,7 @@ static xform xform_make(const sr_mesh_transform *xf)
 
 /* A file's normal, rotated with the mesh (no scale, no translation; a general transform's
  * inverse transpose) and made unit length; false if it has none. */
-static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
+static bool xform_normal(const sr_mesh_xform *t, struct aiVector3D v, sr_vec3 *out)
 {
     double x = v.x, y = v.y, z = v.z;
     if (t->affine) {
@@ -103,7 +97,7 @@ static bool xform_normal(const xform *t, struct aiVector3D v, sr_vec3 *out)
 }
 
 /* Scale, then rotate about X, then Y, then Z (right-handed), then translate. */
-static sr_vec3 xform_point(const xform *t, float px, float py, float pz)
+static sr_vec3 xform_point(const sr_mesh_xform *t, float px, float py, float pz)
 {
     if (t->affine) {
         const double (*m)[4] = t->m;
@@ -116,7 +110,7 @@ static sr_vec3 xform_point(const xform *t, float px, float py, float pz)
     return sr_v3((float)(x + t->tx), (float)(y + t->ty), (float)(z + t->tz));
 }
 
-static sr_vec3 xform_apply(const xform *t, struct aiVector3D p) { return xform_point(t, p.x, p.y, p.z); }
+static sr_vec3 xform_apply(const sr_mesh_xform *t, struct aiVector3D p) { return xform_point(t, p.x, p.y, p.z); }
 
 static bool finite3(sr_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
@@ -157,7 +151,7 @@ sr_status sr_mesh_load(const char *path, const sr_mesh_transform *xf, uint32_t m
 }
 
 /* Grow *attrs (when it exists or `need`) to `total` entries, zeroing from `from`. */
-static bool attrs_grow(sr_tri_attr **attrs, bool need, size_t from, size_t total)
+bool sr_mesh_attrs_grow(sr_tri_attr **attrs, bool need, size_t from, size_t total)
 {
     if (!attrs || (!*attrs && !need)) return true;
     size_t have = *attrs ? from : 0;
@@ -165,6 +159,17 @@ static bool attrs_grow(sr_tri_attr **attrs, bool need, size_t from, size_t total
     if (!g) return false;
     memset(g + have, 0, (total - have) * sizeof *g);
     *attrs = g;
+    return true;
+}
+
+/* Room for one more entry in an array whose capacity is the next power of two at or above
+ * its count (sr_mesh_shared). */
+bool sr_mesh_grow_pow2(void **arr, size_t elem, uint32_t count)
+{
+    if (count & (count - 1u)) return true;
+    void *g = realloc(*arr, (count ? 2u * (size_t)count : 1u) * elem);
+    if (!g) return false;
+    *arr = g;
     return true;
 }
 
@@ -319,7 +324,7 @@ static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t si
         return st;
     }
     /* Each vertex transformed once, in place (the same arithmetic as assimp's path per corner). */
-    const xform t = xform_make(xf);
+    const sr_mesh_xform t = sr_mesh_xform_make(xf);
     for (uint64_t v = 0; v < nv; v++) {
         const sr_vec3 p = xform_point(&t, pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
         pos[3 * v] = p.x;
@@ -328,7 +333,7 @@ static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t si
     }
     sr_prim *grown = realloc(*prims, ((size_t)*count + n) * sizeof *grown);
     if (grown) *prims = grown;
-    if (!grown || !attrs_grow(attrs, false, *count, (size_t)*count + n)) {
+    if (!grown || !sr_mesh_attrs_grow(attrs, false, *count, (size_t)*count + n)) {
         free(pos);
         free(tri);
         return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%llu triangles)", path,
@@ -414,25 +419,6 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     return mem;
 }
 
-/* Where a normal-mapped triangle's tangents go: the scene's table (sr_mesh_opts.tangents),
- * whose capacity is the next power of two at or above its count. */
-typedef struct tan_sink {
-    sr_tri_tangent **items;
-    uint32_t *count;
-    bool oom;
-} tan_sink;
-
-/* What the triangles of one import share as they are emitted (mesh_import). */
-typedef struct emit_ctx {
-    uint32_t material;
-    const sr_mesh_opts *opts;
-    const sr_gltf_materials *gm;
-    bool use_normals, use_uv, mapped;
-    const sr_vertex_tangents *vts;   /* per aiMesh (normal-mapped ones), or NULL    */
-    tan_sink *sink;
-} emit_ctx;
-
-static bool grow_pow2(void **arr, size_t elem, uint32_t count);
 
 /* Whether mesh's material (a file material) has a normal map. */
 static bool normal_mapped(const sr_mesh_opts *o, const struct aiMesh *mesh)
@@ -443,7 +429,7 @@ static bool normal_mapped(const sr_mesh_opts *o, const struct aiMesh *mesh)
 }
 
 /* A tangent from the mesh's space into the scene's, as a direction, made unit length. */
-static bool xform_tangent(const xform *t, const float v[3], sr_vec3 *out)
+static bool xform_tangent(const sr_mesh_xform *t, const float v[3], sr_vec3 *out)
 {
     double x = v[0], y = v[1], z = v[2];
     if (t->affine) {
@@ -462,7 +448,7 @@ static bool xform_tangent(const xform *t, const float v[3], sr_vec3 *out)
 }
 
 /* Whether t mirrors (its 3x3's determinant is negative): the handedness flips with it. */
-static bool xform_mirrors(const xform *t)
+static bool xform_mirrors(const sr_mesh_xform *t)
 {
     if (!t->affine) return t->scale < 0.0;
     const double (*m)[4] = t->m;
@@ -472,8 +458,8 @@ static bool xform_mirrors(const xform *t)
 
 /* Face fi's vertex tangents (placed by t) onto the sink, and their index into a's flags;
  * nothing when a vertex has none (the triangle's own frame then serves). */
-static void emit_tangents(tan_sink *sink, const sr_vertex_tangents *vt, unsigned fi, const unsigned *ix,
-                          const xform *t, bool mirror, sr_tri_attr *a)
+static void emit_tangents(sr_mesh_tan_sink *sink, const sr_vertex_tangents *vt, unsigned fi, const unsigned *ix,
+                          const sr_mesh_xform *t, bool mirror, sr_tri_attr *a)
 {
     sr_tri_tangent tg;
     for (int k = 0; k < 3; k++) {
@@ -482,7 +468,7 @@ static void emit_tangents(tan_sink *sink, const sr_vertex_tangents *vt, unsigned
         tg.w[k] = mirror ? -w : w;
     }
     if (*sink->count >= (UINT32_MAX >> SR_ATTR_TANGENT_SHIFT) - 1u) return;
-    if (!grow_pow2((void **)sink->items, sizeof **sink->items, *sink->count)) {
+    if (!sr_mesh_grow_pow2((void **)sink->items, sizeof **sink->items, *sink->count)) {
         sink->oom = true;
         return;
     }
@@ -493,7 +479,7 @@ static void emit_tangents(tan_sink *sink, const sr_vertex_tangents *vt, unsigned
 
 /* mesh's triangles placed by t, onto out[*kept...] (and at, if not NULL); degenerate and
  * non-finite ones skipped. */
-static void emit_mesh(const emit_ctx *e, const struct aiMesh *mesh, unsigned mesh_index, const xform *t, sr_prim *out,
+void sr_mesh_emit(const sr_mesh_emit_ctx *e, const struct aiMesh *mesh, unsigned mesh_index, const sr_mesh_xform *t, sr_prim *out,
                       sr_tri_attr *at, size_t *kept)
 {
     const sr_vertex_tangents *vt = e->vts && e->sink && e->vts[mesh_index].v ? &e->vts[mesh_index] : NULL;
@@ -552,218 +538,6 @@ static void emit_mesh(const emit_ctx *e, const struct aiMesh *mesh, unsigned mes
     }
 }
 
-/* ---- a glTF file's repeated meshes as instances (sr_mesh_opts.shared) ---------------- */
-
-/* Deeper node hierarchies are refused (the walk recurses); glTF's checks (mesh_check_gltf.h)
- * already bound them at 1000 levels below a root, and assimp adds one above. */
-#define SR_NODE_DEPTH_MAX 1024
-
-/* a (row-major 3x4, affine) times b */
-static void affine_mul(const double a[3][4], const double b[3][4], double out[3][4])
-{
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 4; j++)
-            out[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] + (j == 3 ? a[i][3] : 0.0);
-    }
-}
-
-/* Our transform as a matrix: the general one, or scale, then rotate, then translate. */
-static void xform_matrix(const xform *t, double m[3][4])
-{
-    if (t->affine) {
-        memcpy(m, t->m, sizeof t->m);
-        return;
-    }
-    for (int j = 0; j < 3; j++) {
-        double c[3] = { 0, 0, 0 };
-        c[j] = t->scale;
-        sr_rotation_apply(&t->rot, &c[0], &c[1], &c[2]);
-        for (int i = 0; i < 3; i++) m[i][j] = c[i];
-    }
-    m[0][3] = t->tx;
-    m[1][3] = t->ty;
-    m[2][3] = t->tz;
-}
-
-typedef struct node_walk {
-    const emit_ctx *ec;
-    const struct aiScene *sc;
-    uint32_t *uses;          /* per aiMesh: how many nodes place it                       */
-    int32_t *shared_id;      /* per aiMesh: its shared mesh, -1 not yet read, -2 none      */
-    bool *instanced;         /* per aiMesh: placed by instances                           */
-    sr_mesh_shared *sh;
-    bool with_attrs;         /* the caller keeps attributes (sr_mesh_load_ex's attrs)      */
-    sr_prim *prims; sr_tri_attr *at; size_t *kept;   /* the flattened triangles        */
-    bool placed_any;
-    bool oom;
-} node_walk;
-
-/* Room for one more entry in an array whose capacity is the next power of two at or above
- * its count (sr_mesh_shared). */
-static bool grow_pow2(void **arr, size_t elem, uint32_t count)
-{
-    if (count & (count - 1u)) return true;
-    void *g = realloc(*arr, (count ? 2u * (size_t)count : 1u) * elem);
-    if (!g) return false;
-    *arr = g;
-    return true;
-}
-
-/* Each node under n (world: its parent's matrix), depth first: count (counting) or place its
- * meshes. False when the hierarchy is deeper than SR_NODE_DEPTH_MAX. */
-static bool walk_nodes(node_walk *w, const struct aiNode *n, const double parent[3][4], int depth, bool counting)
-{
-    if (!n) return true;
-    if (depth > SR_NODE_DEPTH_MAX) return false;
-    const struct aiMatrix4x4 *l = &n->mTransformation;
-    const double local[3][4] = { { l->a1, l->a2, l->a3, l->a4 }, { l->b1, l->b2, l->b3, l->b4 }, { l->c1, l->c2, l->c3, l->c4 } };
-    double world[3][4];
-    affine_mul(parent, local, world);
-    for (unsigned k = 0; k < n->mNumMeshes && !w->oom; k++) {
-        const unsigned m = n->mMeshes[k];
-        if (m >= w->sc->mNumMeshes) continue;
-        if (counting) {
-            if (w->uses[m] < UINT32_MAX) w->uses[m]++;
-            continue;
-        }
-        const struct aiMesh *mesh = w->sc->mMeshes[m];
-        if (!w->instanced[m]) {   /* copied, placed by this node */
-            sr_mesh_transform mt;
-            memset(&mt, 0, sizeof mt);
-            mt.affine = 1;
-            memcpy(mt.m, world, sizeof mt.m);
-            const double det = world[0][0] * (world[1][1] * world[2][2] - world[1][2] * world[2][1]) -
-                               world[0][1] * (world[1][0] * world[2][2] - world[1][2] * world[2][0]) +
-                               world[0][2] * (world[1][0] * world[2][1] - world[1][1] * world[2][0]);
-            if (!(fabs(det) > 0.0) || !isfinite(det)) continue;   /* flattened to nothing */
-            const xform t = xform_make(&mt);
-            emit_mesh(w->ec, mesh, m, &t, w->prims, w->at, w->kept);
-            continue;
-        }
-        if (w->shared_id[m] == -1) {   /* first placement: the mesh in its own space */
-            sr_mesh_shared *sh = w->sh;
-            sr_mesh_transform id;
-            memset(&id, 0, sizeof id);
-            id.affine = 1;
-            id.m[0][0] = id.m[1][1] = id.m[2][2] = 1.0;
-            const xform t = xform_make(&id);
-            size_t end = *sh->count;
-            emit_mesh(w->ec, mesh, m, &t, *sh->prims, w->with_attrs ? *sh->attrs : NULL, &end);
-            if (end == *sh->count) {
-                w->shared_id[m] = -2;   /* nothing with an area: nothing to place */
-                continue;
-            }
-            if (!grow_pow2((void **)sh->meshes, sizeof **sh->meshes, *sh->mesh_count)) {
-                w->oom = true;
-                return true;
-            }
-            (*sh->meshes)[*sh->mesh_count].first = *sh->count;
-            (*sh->meshes)[*sh->mesh_count].count = (uint32_t)(end - *sh->count);
-            *sh->count = (uint32_t)end;
-            w->shared_id[m] = (int32_t)(*sh->mesh_count)++;
-        }
-        if (w->shared_id[m] < 0) continue;
-        const double det = world[0][0] * (world[1][1] * world[2][2] - world[1][2] * world[2][1]) -
-                           world[0][1] * (world[1][0] * world[2][2] - world[1][2] * world[2][0]) +
-                           world[0][2] * (world[1][0] * world[2][1] - world[1][1] * world[2][0]);
-        bool finite = true;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 4; j++) finite &= isfinite(world[i][j]) != 0;
-        if (!(fabs(det) > 0.0) || !isfinite(det) || !finite) continue;   /* a node that squashes it flat */
-        if (!grow_pow2((void **)w->sh->instances, sizeof **w->sh->instances, *w->sh->instance_count)) {
-            w->oom = true;
-            return true;
-        }
-        sr_mesh_instance *in = &(*w->sh->instances)[(*w->sh->instance_count)++];
-        in->mesh = (uint32_t)w->shared_id[m];
-        memcpy(in->m, world, sizeof in->m);
-        w->placed_any = true;
-    }
-    for (unsigned c = 0; c < n->mNumChildren; c++)
-        if (!walk_nodes(w, n->mChildren[c], world, depth + 1, counting)) return false;
-    return true;
-}
-
-/* The file's nodes, walked (mesh_import without PreTransformVertices): every mesh that two or
- * more nodes place read once onto the shared prims and placed by
- * an instance per node (our transform composed with the node's, in double); the others
- * placed by each node onto *prims. */
-static sr_status place_nodes(const emit_ctx *ec, const struct aiScene *sc, const char *path, const sr_mesh_transform *xf,
-                             bool need_attrs, sr_prim **prims, sr_tri_attr **attrs, size_t *kept, bool *placed_any,
-                             sr_error *err)
-{
-    sr_mesh_shared *sh = ec->opts->shared;
-    const unsigned nm = sc->mNumMeshes;
-    node_walk w;
-    memset(&w, 0, sizeof w);
-    w.ec = ec;
-    w.sc = sc;
-    w.sh = sh;
-    w.uses = calloc(nm + 1u, sizeof *w.uses);
-    w.shared_id = malloc((nm + 1u) * sizeof *w.shared_id);
-    w.instanced = calloc(nm + 1u, sizeof *w.instanced);
-    if (!w.uses || !w.shared_id || !w.instanced) {
-        free(w.uses); free(w.shared_id); free(w.instanced);
-        return sr_fail(err, SR_ERR_RUNTIME, "out of memory placing the nodes of mesh file %s", path);
-    }
-    const xform ours = xform_make(xf);
-    double root[3][4];
-    xform_matrix(&ours, root);
-    sr_status st = SR_OK;
-    if (!walk_nodes(&w, sc->mRootNode, root, 0, true))
-        st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: its node hierarchy is deeper than %d; expected a shallower one",
-                     path, SR_NODE_DEPTH_MAX);
-    /* what goes where: copies (triangles x nodes) and shared meshes (triangles once) */
-    uint64_t flat = 0, shared = 0;
-    for (unsigned m = 0; !st && m < nm; m++) {
-        w.shared_id[m] = -1;
-        const struct aiMesh *mesh = sc->mMeshes[m];
-        if (!mesh || !mesh->mFaces || !mesh->mVertices || !w.uses[m]) continue;
-        uint64_t tris = 0;
-        for (unsigned f = 0; f < mesh->mNumFaces; f++) tris += mesh->mFaces[f].mNumIndices == 3;
-        w.instanced[m] = w.uses[m] > 1;
-        if (w.instanced[m]) shared += tris;
-        else flat += tris * w.uses[m];
-    }
-    const uint64_t have = *kept, have_shared = *sh->count;
-    if (!st && (have + flat > SR_MAX_PRIMS || have_shared + shared > SR_MAX_PRIMS))
-        st = sr_fail(err, SR_ERR_INPUT, "mesh file %s places %llu triangles (and %llu more once, instanced); a scene holds "
-                     "at most %u primitives", path, (unsigned long long)flat, (unsigned long long)shared, SR_MAX_PRIMS);
-    if (!st) {
-        const size_t attr_bytes = (attrs && (need_attrs || *attrs || *sh->attrs) ? sizeof(sr_tri_attr) : 0) +
-                                  (ec->vts ? sizeof(sr_tri_tangent) : 0);   /* at most */
-        char *what = sr_format("mesh file %s (%llu triangles placed, %llu instanced, then the BVH)", path,
-                               (unsigned long long)flat, (unsigned long long)shared);
-        st = what ? sr_check_host_memory((flat + shared) * (sizeof(sr_prim) + attr_bytes) +
-                                         sr_bvh_build_bytes(have + flat) + sr_bvh_build_bytes(have_shared + shared),
-                                         what, "", err)
-                  : sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
-        free(what);
-    }
-    if (!st) {
-        sr_prim *g = realloc(*prims, (size_t)(have + flat ? have + flat : 1u) * sizeof *g);
-        if (g) *prims = g;
-        sr_prim *gs = g ? realloc(*sh->prims, (size_t)(have_shared + shared ? have_shared + shared : 1u) * sizeof *gs) : NULL;
-        if (gs) *sh->prims = gs;
-        const bool ok = g && gs && attrs_grow(attrs, need_attrs, have, have + flat ? have + flat : 1u) &&
-                        (!attrs || attrs_grow(sh->attrs, need_attrs, have_shared,
-                                              have_shared + shared ? have_shared + shared : 1u));
-        if (!ok) st = sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
-    }
-    if (!st) {
-        w.prims = *prims;
-        w.at = attrs ? *attrs : NULL;
-        w.kept = kept;
-        w.with_attrs = attrs != NULL;   /* (without, the shared mesh gets none either) */
-        walk_nodes(&w, sc->mRootNode, root, 0, false);
-        if (w.oom) st = sr_fail(err, SR_ERR_RUNTIME, "out of memory placing the nodes of mesh file %s", path);
-    }
-    *placed_any = w.placed_any;
-    free(w.uses);
-    free(w.shared_id);
-    free(w.instanced);
-    return st;
-}
 /* The import itself (mesh_load has checked the file and read gm, a glTF's material fields). */
 static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint32_t material, const sr_mesh_opts *opts,
                              const sr_gltf_materials *gm, bool walk, sr_prim **prims, uint32_t *count, sr_tri_attr **attrs,
@@ -856,7 +630,7 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
             return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
         }
         *prims = grown;
-        if (!attrs_grow(attrs, need_attrs, *count, (size_t)*count + n)) {
+        if (!sr_mesh_attrs_grow(attrs, need_attrs, *count, (size_t)*count + n)) {
             aiReleaseImport(sc);
             return sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s (%zu triangles)", path, n);
         }
@@ -888,7 +662,7 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
 
     /* Per-vertex tangents, only for the meshes whose material has a normal map. */
     sr_vertex_tangents *vts = NULL;
-    tan_sink sink = { opts->tangents, opts->tangent_count, false };
+    sr_mesh_tan_sink sink = { opts->tangents, opts->tangent_count, false };
     bool any_mapped = false;
     for (unsigned m = 0; at && opts->tangents && opts->tangent_count && use_uv && m < sc->mNumMeshes; m++)
         any_mapped |= normal_mapped(opts, sc->mMeshes[m]);
@@ -898,7 +672,7 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
         for (unsigned m = 0; vts && m < sc->mNumMeshes; m++)
             if (normal_mapped(opts, sc->mMeshes[m]) && !sr_vertex_tangents_make(sc->mMeshes[m], &vts[m])) sink.oom = true;
     }
-    const emit_ctx ec = { material, opts, gm, use_normals, use_uv, opts->file_mats && *opts->file_mats, vts,
+    const sr_mesh_emit_ctx ec = { material, opts, gm, use_normals, use_uv, opts->file_mats && *opts->file_mats, vts,
                           vts ? &sink : NULL };
     size_t kept = *count;
     bool placed_any = false;   /* (a walk: some instance placed) */
@@ -906,10 +680,10 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
     if (sink.oom) {
         mem = sr_fail(err, SR_ERR_RUNTIME, "out of memory making the tangents of mesh file %s", path);
     } else if (walk) {
-        mem = place_nodes(&ec, sc, path, xf, need_attrs, prims, attrs, &kept, &placed_any, err);
+        mem = sr_mesh_place_nodes(&ec, sc, path, xf, need_attrs, prims, attrs, &kept, &placed_any, err);
     } else {
-        xform t = xform_make(xf);
-        for (unsigned m = 0; m < sc->mNumMeshes; m++) emit_mesh(&ec, sc->mMeshes[m], m, &t, grown, at, &kept);
+        sr_mesh_xform t = sr_mesh_xform_make(xf);
+        for (unsigned m = 0; m < sc->mNumMeshes; m++) sr_mesh_emit(&ec, sc->mMeshes[m], m, &t, grown, at, &kept);
     }
     if (!mem && sink.oom) mem = sr_fail(err, SR_ERR_RUNTIME, "out of memory storing the tangents of mesh file %s", path);
     for (unsigned m = 0; vts && m < sc->mNumMeshes; m++) sr_vertex_tangents_free(&vts[m]);
