@@ -7,6 +7,7 @@
  * is walked node by node instead (mesh_nodes.c): such a mesh is read once and placed by
  * instances, the rest placed by each node's matrix composed with ours in double. */
 #include "mesh.h"
+#include "../base/affine.h"
 #include "../base/mem_limits.h"
 #include "mesh_check.h"
 #include "mesh_direct.h"
@@ -59,9 +60,7 @@ sr_mesh_xform sr_mesh_xform_make(const sr_mesh_transform *xf)
         t.affine = 1;
         memcpy(t.m, xf->m, sizeof t.m);
         /* cofactors / det: the inverse transpose (the caller checked det != 0) */
-        const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                           m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                           m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+        const double det = sr_affine_det(m);
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
@@ -451,9 +450,7 @@ static bool xform_tangent(const sr_mesh_xform *t, const float v[3], sr_vec3 *out
 static bool xform_mirrors(const sr_mesh_xform *t)
 {
     if (!t->affine) return t->scale < 0.0;
-    const double (*m)[4] = t->m;
-    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-               m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]) < 0.0;
+    return sr_affine_det(t->m) < 0.0;
 }
 
 /* Face fi's vertex tangents (placed by t) onto the sink, and their index into a's flags;

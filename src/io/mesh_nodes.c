@@ -2,6 +2,7 @@
  * (sr_mesh_opts.shared; mesh.c decides when): each node's matrix composed with ours in double,
  * a mesh that two or more nodes place read once and placed by instances, the others copied. */
 #include "mesh_emit.h"
+#include "../base/affine.h"
 #include "../base/mem_limits.h"
 
 #include <math.h>
@@ -76,9 +77,7 @@ static bool walk_nodes(node_walk *w, const struct aiNode *n, const double parent
             memset(&mt, 0, sizeof mt);
             mt.affine = 1;
             memcpy(mt.m, world, sizeof mt.m);
-            const double det = world[0][0] * (world[1][1] * world[2][2] - world[1][2] * world[2][1]) -
-                               world[0][1] * (world[1][0] * world[2][2] - world[1][2] * world[2][0]) +
-                               world[0][2] * (world[1][0] * world[2][1] - world[1][1] * world[2][0]);
+            const double det = sr_affine_det(world);
             if (!(fabs(det) > 0.0) || !isfinite(det)) continue;   /* flattened to nothing */
             const sr_mesh_xform t = sr_mesh_xform_make(&mt);
             sr_mesh_emit(w->ec, mesh, m, &t, w->prims, w->at, w->kept);
@@ -107,9 +106,7 @@ static bool walk_nodes(node_walk *w, const struct aiNode *n, const double parent
             w->shared_id[m] = (int32_t)(*sh->mesh_count)++;
         }
         if (w->shared_id[m] < 0) continue;
-        const double det = world[0][0] * (world[1][1] * world[2][2] - world[1][2] * world[2][1]) -
-                           world[0][1] * (world[1][0] * world[2][2] - world[1][2] * world[2][0]) +
-                           world[0][2] * (world[1][0] * world[2][1] - world[1][1] * world[2][0]);
+        const double det = sr_affine_det(world);
         bool finite = true;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 4; j++) finite &= isfinite(world[i][j]) != 0;

@@ -1,5 +1,6 @@
 /* instances.c: the two-level BVH (instances.h). */
 #include "instances.h"
+#include "../base/affine.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,9 +10,7 @@
  * determinant, and the translation taken back. False when m is singular. */
 static bool affine_inverse(const double m[3][4], double inv[3][4])
 {
-    const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-                       m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                       m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    const double det = sr_affine_det(m);
     if (!(fabs(det) > 0.0) || !isfinite(det)) return false;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {   /* inv[i][j] = cofactor(j, i) / det */
@@ -101,9 +100,7 @@ sr_status sr_levels_build(const sr_scene *scene, sr_levels *lv, sr_bvh *top, sr_
                 o->to_world[4 * i + j] = (float)si->m[i][j];
                 o->to_object[4 * i + j] = (float)inv[i][j];
             }
-        const double (*m)[4] = si->m;
-        o->mirrors = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                         m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]) < 0.0;
+        o->mirrors = sr_affine_det(si->m) < 0.0;
         const sr_bvh_node *root = &lv->meshes[si->mesh].nodes[0];
         sr_prim *p = &in[scene->prim_count + k];
         memset(p, 0, sizeof *p);

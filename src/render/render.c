@@ -81,6 +81,7 @@ static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_err
     return SR_OK;
 }
 
+/* The scene's per-prim attributes in the BVH's order (none when the scene has none). */
 static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error *err)
 {
     if (!scene->attrs || r->bvh.prim_count == 0) return SR_OK;
@@ -95,8 +96,6 @@ static sr_status sr_build_attrs(sr_renderer *r, const sr_scene *scene, sr_error 
     }
     r->view.attrs = r->attrs;
     r->view.cutouts = cut ? 1u : 0u;
-    r->view.tangents = scene->tangents;   /* indexed by the attributes, in any order */
-    r->view.tangent_count = scene->tangent_count;
     return SR_OK;
 }
 
@@ -113,8 +112,6 @@ static sr_status sr_join_levels(sr_renderer *r, const sr_scene *scene, sr_error 
     r->view.attrs = lv->attrs;
     for (uint32_t i = 0; lv->attrs && i < lv->prim_count && !r->view.cutouts; i++)   /* an instanced mesh's too */
         r->view.cutouts = (lv->attrs[i].flags & SR_ATTR_CUTOUT) ? 1u : 0u;
-    r->view.tangents = scene->tangents;   /* (the shared meshes' attributes index it too) */
-    r->view.tangent_count = scene->tangent_count;
     r->view.instances = lv->instances;
     r->view.instance_count = lv->instance_count;
     r->view.instance_ids = lv->instance_ids;
@@ -138,6 +135,7 @@ static sr_scene_view sr_view_of_scene(const sr_scene *scene, const sr_bvh *bvh)
         .background = scene->background, .has_sky = scene->has_sky ? 1u : 0u, .sky_zenith = scene->sky_zenith,
         .sky_horizon = scene->sky_horizon, .sky_ground = scene->sky_ground, .ambient = scene->ambient,
         .path_flags = scene->path_flags,
+        .tangents = scene->tangents, .tangent_count = scene->tangent_count,   /* the attributes index it */
     };
 }
 

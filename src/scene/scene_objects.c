@@ -2,6 +2,7 @@
  * meshes read from files (with their transform, normals and file materials), each with its
  * material looked up by name. */
 #include "scene_parse.h"
+#include "../base/affine.h"
 #include "../io/outpath.h"
 #include "../base/interrupt.h"
 #include "../base/rotation.h"
@@ -129,8 +130,7 @@ static sr_status parse_transform(sr_json_doc *c, const cJSON *o, const char *jp,
         return SR_OK;
     }
     const double (*m)[4] = xf->m;
-    const double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                       m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    const double det = sr_affine_det(m);
     if (!(fabs(det) > 1e-30) || !isfinite(det))
         return sr_json_fail_val(c, tf, tjp, "is singular (its 3x3 part has determinant %g, so the mesh would be "
                                 "flattened); expected an invertible transform", det);
