@@ -61,6 +61,14 @@
 #define SR_LEADER true
 #endif
 
+/* Before a loop whose trip count is usually 1 or 2: no unrolling (nvcc unrolls by 4 and
+ * pays for the remainder's bookkeeping every time). */
+#ifdef __CUDACC__
+#define SR_LOOP_ONCE _Pragma("unroll 1")
+#else
+#define SR_LOOP_ONCE
+#endif
+
 /* The lanes' votes: bit l is lane l's pred. */
 SR_WARP_FN uint32_t sr_warp_ballot(SR_LANE_IN(bool, pred))
 {

@@ -17,12 +17,6 @@ __device__ __forceinline__ uint32_t *sr_count_copy(uint32_t *ray_count)
     return ray_count + ((blockIdx.y * gridDim.x + blockIdx.x) % SR_COUNT_COPIES) * SR_MAX_DEPTH;
 }
 
-/* The warp's stencil word of slot i: read once by lane 0, broadcast to the other lanes. */
-__device__ __forceinline__ uint32_t sr_stencil_load(const uint32_t *stencil, uint32_t i)
-{
-    return sr_warp_load(stencil, i >> 5);
-}
-
 /* The frame of stencil_frame.h over slots [0, n) as a grid-stride loop over the resident grid.
  * The loop test is on the warp's first slot, so a warp enters and leaves together and its
  * ballot stays whole. */

@@ -180,6 +180,7 @@ SR_WARP_FN void sr_wave_count(uint32_t *count, SR_LANE_IN(uint32_t, b0), SR_LANE
         SR_L(lo) = SR_L(hi) > SR_L(b0) ? SR_L(b0) : 0xffffffffu;
     }
     const uint32_t from = sr_warp_min(lo), to = sr_warp_max(hi);
+    SR_LOOP_ONCE
     for (uint32_t b = from; b < to; b++) {
         SR_LANE_VAR(bool, in);
         SR_FOR_LANES SR_L(in) = SR_L(b0) <= b && b < SR_L(hi);
