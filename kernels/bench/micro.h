@@ -57,10 +57,11 @@ cudaError_t sr_launch_micro_fill_masks(uint32_t *stencil, uint32_t *flags, uint3
 /* The two "empty work" kernels over n slots (SR_STAGE_BLOCK threads per block): live rays do
  * out[i] = in[i] * 2 + 1. flags: `if (flags[i] == 0) return;`. stencil: the project's frame
  * (bounce.cu): the word read by lane 0 and given to the lanes, a uniform exit for an empty
- * word, SR_STENCIL_TEST, the work, sr_stencil_write_back with alive unchanged (so the stencil is left as it was). With grid 0,
- * one thread per slot (the flags and stencil masks' launches); otherwise `grid` blocks loop
- * grid-stride over the slots (the compact mask's form). The stencil launch covers whole
- * blocks: its words must reach n rounded up to SR_STAGE_BLOCK. */
+ * word, SR_STENCIL_TEST, the work, sr_stencil_write_back with alive unchanged (so the stencil
+ * is left as it was). With grid 0, one thread per slot (the flags and stencil masks'
+ * launches); otherwise `grid` blocks loop grid-stride over the slots (the compact mask's
+ * form). The stencil launch covers whole blocks: its words must reach n rounded up to
+ * SR_STAGE_BLOCK. */
 cudaError_t sr_launch_micro_flags(const uint32_t *flags, const float *in, float *out, uint32_t n, uint32_t grid,
                                   cudaStream_t stream);
 cudaError_t sr_launch_micro_stencil(uint32_t *stencil, const float *in, float *out, uint32_t n, uint32_t grid,

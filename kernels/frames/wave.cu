@@ -111,6 +111,27 @@ __device__ __forceinline__ void sr_wave_order_end(const sr_wave_args &w, uint32_
     atomicAdd(&w.counts[(blockIdx.x % SR_WAVE_ORDER_SPREAD) * SR_WAVE_ORDER_STRIDE + c], 1u);
 }
 
+/* Lane 0's load of the warp's stencil word k and its refill of the next sample's word k. The
+ * lanes get the word by sr_wave_take_word once the camera ray is made, so that the load's
+ * latency hides behind the ray's arithmetic (the shuffle waiting on it at once took 4.6 % of
+ * the kernel's stall samples on the default scene). */
+__device__ __forceinline__ uint32_t sr_wave_load_word(const sr_wave_args &w, uint32_t k)
+{
+    uint32_t first = 0;
+    if ((threadIdx.x & 31u) == 0u) {
+        first = w.first[k];
+        w.first_next[k] = SR_FULL_MASK;   /* next sample's, refilled */
+    }
+    return first;
+}
+/* The word to every lane, and the lane's ray alive where its stencil bit is set and its pixel
+ * `inside` the image. */
+__device__ __forceinline__ void sr_wave_take_word(uint32_t first, uint32_t i, bool inside, uint32_t *word, bool *alive)
+{
+    *word = __shfl_sync(SR_FULL_MASK, first, 0);
+    *alive = inside && SR_STENCIL_TEST(*word, i);
+}
+
 /* A warp's start; false (warp-uniform) for a warp past the last tile. In launch order
  * (ORDER false: the kernels as they were before the order, which its bookkeeping would
  * slow by 5-10 %) the grid is the tiled image, a row of tiles per block row (no division),
@@ -119,10 +140,7 @@ __device__ __forceinline__ void sr_wave_order_end(const sr_wave_args &w, uint32_
  * slots, stencil word and ballot write-back are its place's in the launch (k = 4b + w, its
  * slots k * 32 + lane: every word is all ones at a sample's start). The first block clears
  * the counters of the samples to come (the next one's queue, the order's), as each warp
- * refills the next sample's stencil word: a frame with no memset of its own. Lane 0 loads
- * the word before the camera ray is made and gives it to the lanes after, so that the load's
- * latency hides behind the ray's arithmetic (the shuffle waiting on it took 4.6 % of the
- * kernel's stall samples on the default scene). */
+ * refills the next sample's stencil word: a frame with no memset of its own. */
 template <bool ORDER>
 __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_args &w, uint32_t *i, uint32_t *word,
                                               bool *alive, sr_ray *r, uint32_t *started, uint32_t *rank)
@@ -133,23 +151,13 @@ __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_
         const uint32_t tile_x = blockIdx.x * SR_WAVE_GROUP + (threadIdx.x >> 5), tile_y = blockIdx.y;
         if (tile_x >= w.tiles_x) return false;
         *i = ((tile_y * w.tiles_x + tile_x) << 5) + lane;
-        uint32_t first = 0;
-        if (lane == 0) {
-            first = w.first[*i >> 5];
-            w.first_next[*i >> 5] = SR_FULL_MASK;   /* next sample's, refilled */
-        }
-        const bool inside = sr_camera_tile(p, lane, tile_x, tile_y, r);
-        *word = __shfl_sync(SR_FULL_MASK, first, 0);
-        *alive = inside && SR_STENCIL_TEST(*word, *i);
+        const uint32_t first = sr_wave_load_word(w, *i >> 5);
+        sr_wave_take_word(first, *i, sr_camera_tile(p, lane, tile_x, tile_y, r), word, alive);
         return true;
     }
     const uint32_t k = blockIdx.x * SR_WAVE_GROUP + (threadIdx.x >> 5);
     *i = (k << 5) + lane;   /* (k < the stencil's words: the pool is whole blocks, launch.h) */
-    uint32_t first = 0;
-    if (lane == 0) {
-        first = w.first[k];
-        w.first_next[k] = SR_FULL_MASK;   /* next sample's, refilled */
-    }
+    const uint32_t first = sr_wave_load_word(w, k);
     *rank = 0;
     if (blockIdx.x == 0)
         for (uint32_t x = threadIdx.x; x < SR_WAVE_ORDER_COUNT_WORDS; x += SR_WAVE_BLOCK)
@@ -171,9 +179,7 @@ __device__ __forceinline__ bool sr_wave_first(const sr_params *p, const sr_wave_
     if (t >= w.tiles) return false;
     const uint32_t tile_y = t / w.tiles_x;
     *started = (uint32_t)clock();
-    const bool inside = sr_camera_tile(p, lane, t - tile_y * w.tiles_x, tile_y, r);
-    *word = __shfl_sync(SR_FULL_MASK, first, 0);
-    *alive = inside && SR_STENCIL_TEST(*word, *i);
+    sr_wave_take_word(first, *i, sr_camera_tile(p, lane, t - tile_y * w.tiles_x, tile_y, r), word, alive);
     return true;
 }
 
