@@ -59,6 +59,22 @@ static void instanced_scene(sr_scene *s, int integrator)
     s->max_depth = 6;
 }
 
+/* The scene of `text` (parsed as `name`) with `instances` instances, rendered 160 wide at
+ * `height`, `spp` and `max_depth` (0: the scene's own), GPU against CPU. */
+static void match_small(const char *name, const char *text, uint32_t instances, uint32_t height, uint32_t spp,
+                        uint32_t max_depth, const char *what)
+{
+    sr_scene s;
+    sr_test_parse(name, text, &s);
+    assert_int_equal(s.instance_count, instances);
+    s.width = 160;
+    s.height = height;
+    s.spp = spp;
+    if (max_depth) s.max_depth = max_depth;
+    sr_test_assert_gpu_matches_cpu(&s, what);
+    sr_scene_free(&s);
+}
+
 static void test_instances_match(void **state)
 {
     (void)state;
@@ -92,14 +108,7 @@ static void test_gltf_nodes_match(void **state)
              " \"integrator\": \"path\", \"sky\": {\"zenith\": [0.3, 0.4, 0.6], \"horizon\": [0.8, 0.8, 0.9]},"
              " \"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [0.7, 0.6, 0.5]}},"
              " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\"}]}", gl);
-    sr_scene s;
-    sr_test_parse("gpu_inst_nodes.json", text, &s);
-    assert_int_equal(s.instance_count, 400);
-    s.width = 160;
-    s.height = 120;
-    s.spp = 2;
-    sr_test_assert_gpu_matches_cpu(&s, "glTF nodes instanced, path");
-    sr_scene_free(&s);
+    match_small("gpu_inst_nodes.json", text, 400, 120, 2, 0, "glTF nodes instanced, path");
 }
 
 static void test_cutout_instances_match(void **state)
@@ -123,15 +132,8 @@ static void test_cutout_instances_match(void **state)
                  " {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\",\"translate\":[1.3,-0.9,0.2],"
                  "\"rotate\":[0,-15,0]}]}",
                  integrator ? "path" : "whitted", mask, mask, blend, blend);
-        sr_scene s;
-        sr_test_parse("gpu_inst_cutout.json", text, &s);
-        assert_int_equal(s.instance_count, 4);
-        s.width = 160;
-        s.height = 96;
-        s.spp = 4;
-        s.max_depth = 4;
-        sr_test_assert_gpu_matches_cpu(&s, integrator ? "cut-out instances, path" : "cut-out instances, whitted");
-        sr_scene_free(&s);
+        match_small("gpu_inst_cutout.json", text, 4, 96, 4, 4,
+                    integrator ? "cut-out instances, path" : "cut-out instances, whitted");
     }
 }
 
@@ -143,15 +145,7 @@ static void test_emissive_instances_match(void **state)
     sr_test_tmp_path(a, sizeof a, "gpu_inst_lamp.obj");
     sr_test_write_uv_sphere(a, 12, 6, 1, 0);
     sr_test_lamp_pair_scene(text, sizeof text, a, a, 4);
-    sr_scene s;
-    sr_test_parse("gpu_inst_lamps.json", text, &s);
-    assert_int_equal(s.instance_count, 2);
-    s.width = 160;
-    s.height = 96;
-    s.spp = 4;
-    s.max_depth = 4;
-    sr_test_assert_gpu_matches_cpu(&s, "emissive instances, path");
-    sr_scene_free(&s);
+    match_small("gpu_inst_lamps.json", text, 2, 96, 4, 4, "emissive instances, path");
 }
 
 int main(int argc, char **argv)
