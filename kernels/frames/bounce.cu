@@ -114,8 +114,7 @@ extern "C" __global__ void SR_K(srk_shade_path_flags)(SR_STAGE_ARGS) { sr_flags_
         SR_K(NAME)(sr_params p)                                                               \
     {                                                                                         \
         const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;                             \
-        uint32_t segments = i < p.n ? sr_megakernel_pixel(&p, i, PATH, SPLIT) : 0u;           \
-        for (int off = 16; off > 0; off >>= 1) segments += __shfl_down_sync(SR_FULL_MASK, segments, off); \
+        const uint32_t segments = sr_warp_sum(i < p.n ? sr_megakernel_pixel(&p, i, PATH, SPLIT) : 0u); \
         if ((threadIdx.x & 31u) == 0 && segments) atomicAdd(sr_count_copy(p.ray_count), segments); \
     }
 

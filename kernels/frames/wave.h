@@ -70,6 +70,7 @@ typedef struct sr_wave_args {
                                depth - 1 (the driver's sr_launch_args.generations)         */
     uint32_t *ctl_next;     /* the next sample's, cleared by this sample's kernel           */
     uint32_t capacity, dense_min;
+    uint32_t bounce_counts;      /* count rays per bounce, else only their total (wave_frame.h) */
     uint32_t tiles_x, tiles;     /* the tiled image (wave.h): tiles a row, tiles in all      */
     /* The order of the tiles (wave.h), in a sample taken slowest tiles first (all NULL in
      * launch order), by groups of SR_WAVE_GROUP tiles. The ordered sample x takes the order

@@ -54,42 +54,33 @@ SR_WARP_FN bool sr_wave_trace(const sr_params *p, bool path, sr_ray *r, uint32_t
 }
 
 /* A lane's count of the bounces of its earlier rays (the Whitted split's pending ones), which
- * the warp's count at the word's end does not see: bounces below SR_WAVE_KEPT_LEVELS in a byte
- * each of *kept, summed over the warp once at its end (sr_wave_count_kept); a deeper bounce,
- * or a byte that would overflow, goes to `count` at once. An atomic for every bounce of every
- * ended ray filled the load-store queue of the split kernels (docs/performance.md). */
+ * the warp's count at the word's end does not see. Per bounce (w->bounce_counts): bounces
+ * below SR_WAVE_KEPT_LEVELS in a byte each of *kept, summed over the warp once at its end
+ * (sr_wave_count); a deeper bounce, or a byte that would overflow, goes to `count` at once
+ * (an atomic for every bounce of every ended ray filled the load-store queue of the split
+ * kernels: docs/performance.md). Else *kept is the plain number of the rays' bounces. */
 #define SR_WAVE_KEPT_LEVELS 8u
-SR_WARP_FN void sr_wave_keep_count(uint32_t *count, uint64_t *kept, uint32_t b0, uint32_t b1)
+SR_WARP_FN void sr_wave_keep_count(const sr_wave_args *w, uint32_t *count, uint64_t *kept, uint32_t b0, uint32_t b1)
 {
+    if (!w->bounce_counts) {
+        *kept += b1 > b0 ? b1 - b0 : 0u;
+        return;
+    }
     for (uint32_t b = b0; b < b1; b++) {
         if (b < SR_WAVE_KEPT_LEVELS && ((*kept >> (8u * b)) & 0xffu) != 0xffu) *kept += 1ull << (8u * b);
         else sr_atomic_add(&count[b], 1u);
     }
 }
 
-/* The lanes' kept counts into `count`: a warp sum and one add from the leader per level. */
-SR_WARP_FN void sr_wave_count_kept(uint32_t *count, SR_LANE_IN(uint64_t, kept))
-{
-    SR_LANE_VAR(bool, any);
-    SR_FOR_LANES SR_L(any) = SR_L(kept) != 0u;
-    if (!sr_warp_ballot(any)) return;
-    for (uint32_t b = 0; b < SR_WAVE_KEPT_LEVELS; b++) {
-        SR_LANE_VAR(uint32_t, c);
-        SR_FOR_LANES SR_L(c) = (uint32_t)(SR_L(kept) >> (8u * b)) & 0xffu;
-        const uint32_t sum = sr_warp_sum(c);
-        if (SR_LEADER && sum) sr_atomic_add(&count[b], sum);
-    }
-}
-
 /* A lane whose ray ended takes its next pending ray (the Whitted split's, whitted.h), if it
  * has one: the ended ray's bounces [first_bounce, bounce) are counted into *kept (the warp's
  * count at the word's end sees only the lane's last ray). */
-SR_WARP_FN bool sr_wave_next_pending(uint32_t *count, uint64_t *kept, sr_split_stack *st, sr_ray *r, uint32_t *bounce,
+SR_WARP_FN bool sr_wave_next_pending(const sr_wave_args *w, uint32_t *count, uint64_t *kept, sr_split_stack *st, sr_ray *r, uint32_t *bounce,
                                      uint32_t *first_bounce, uint32_t max_depth)
 {
     if (st->n == 0) return false;
     const uint32_t hi = *bounce < max_depth ? *bounce : max_depth;
-    sr_wave_keep_count(count, kept, *first_bounce, hi);
+    sr_wave_keep_count(w, count, kept, *first_bounce, hi);
     sr_split_pop(st, r, bounce);
     *first_bounce = *bounce;
     return true;
@@ -162,23 +153,28 @@ SR_WARP_FN void sr_wave_split(const sr_params *p, const sr_wave_args *w, uint32_
     SR_FOR_LANES {
         if (SR_L(spawns) && !pushed) sr_split_keep(p, &SR_LO(st), &SR_L(spawn), SR_LO(bounce));
         if (!SR_LO(alive))
-            SR_LO(alive) = sr_wave_next_pending(count, &SR_LO(kept), &SR_LO(st), &SR_LO(r), &SR_LO(bounce),
+            SR_LO(alive) = sr_wave_next_pending(w, count, &SR_LO(kept), &SR_LO(st), &SR_LO(r), &SR_LO(bounce),
                                                 &SR_LO(first_bounce), p->scene.max_depth);
     }
 }
 
-/* Rays entering intersect per bounce, for the warp's lanes that traced bounces [b0, b1): a
- * vote per bounce level and one add from the leader into `count` (the GPU: the block's copy
- * of the counts, launch.h), when the warp is done with a stencil word. (The lanes' paths are
- * contiguous runs of bounces, so nothing is counted inside the loop.) */
-SR_WARP_FN void sr_wave_count(uint32_t *count, SR_LANE_IN(uint32_t, b0), SR_LANE_IN(uint32_t, b1), uint32_t max_depth)
+/* Rays entering intersect, counted when the warp is done with a stencil word, for its lanes'
+ * last rays, which traced bounces [b0, b1). Per bounce (w->bounce_counts): a vote per bounce
+ * level and one add from the leader into count[b] (the GPU: the block's copy of the counts,
+ * launch.h; the lanes' paths are contiguous runs of bounces, so nothing is counted inside
+ * the loop). Else each lane adds its bounces to *kept, summed once at the warp's end
+ * (sr_wave_count_kept). */
+SR_WARP_FN void sr_wave_count(const sr_wave_args *w, uint32_t *count, SR_LANE_IN(uint32_t, b0),
+                              SR_LANE_IN(uint32_t, b1), SR_LANE_OUT(uint64_t, kept), uint32_t max_depth)
 {
     SR_LANE_VAR(uint32_t, lo);
     SR_LANE_VAR(uint32_t, hi);
     SR_FOR_LANES {
         SR_L(hi) = SR_L(b1) < max_depth ? SR_L(b1) : max_depth;   /* a path's last segment (bounce max_depth) is not counted */
         SR_L(lo) = SR_L(hi) > SR_L(b0) ? SR_L(b0) : 0xffffffffu;
+        if (!w->bounce_counts && SR_L(hi) > SR_L(b0)) SR_LO(kept) += SR_L(hi) - SR_L(b0);
     }
+    if (!w->bounce_counts) return;
     const uint32_t from = sr_warp_min(lo), to = sr_warp_max(hi);
     SR_LOOP_ONCE
     for (uint32_t b = from; b < to; b++) {
@@ -186,6 +182,32 @@ SR_WARP_FN void sr_wave_count(uint32_t *count, SR_LANE_IN(uint32_t, b0), SR_LANE
         SR_FOR_LANES SR_L(in) = SR_L(b0) <= b && b < SR_L(hi);
         const uint32_t c = sr_popc(sr_warp_ballot(in));
         if (SR_LEADER && c) sr_atomic_add(&count[b], c);
+    }
+}
+
+/* The lanes' kept counts (sr_wave_keep_count, sr_wave_count) into `count` at the warp's end:
+ * per bounce, the split's pending rays, a warp sum and one add from the leader per level;
+ * else the total into count[0], one warp sum and one add, as the megakernel counts. On the
+ * default scene at 1080p and depth 1 the total saves a warp 14 of its 749 instructions on the
+ * GPU (docs/performance.md, "The frame's floor"). */
+SR_WARP_FN void sr_wave_count_kept(const sr_wave_args *w, uint32_t *count, SR_LANE_IN(uint64_t, kept), bool split)
+{
+    if (!w->bounce_counts) {
+        SR_LANE_VAR(uint32_t, n);
+        SR_FOR_LANES SR_L(n) = (uint32_t)SR_L(kept);
+        const uint32_t c = sr_warp_sum(n);
+        if (SR_LEADER && c) sr_atomic_add(count, c);
+        return;
+    }
+    if (!split) return;   /* (a constant on the GPU) */
+    SR_LANE_VAR(bool, any);
+    SR_FOR_LANES SR_L(any) = SR_L(kept) != 0u;
+    if (!sr_warp_ballot(any)) return;
+    for (uint32_t b = 0; b < SR_WAVE_KEPT_LEVELS; b++) {
+        SR_LANE_VAR(uint32_t, c);
+        SR_FOR_LANES SR_L(c) = (uint32_t)(SR_L(kept) >> (8u * b)) & 0xffu;
+        const uint32_t sum = sr_warp_sum(c);
+        if (SR_LEADER && sum) sr_atomic_add(&count[b], sum);
     }
 }
 
@@ -280,10 +302,10 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
         }
         sr_stencil_write_back(stencil, SR_UNIFORM(i) >> 5, word, alive);
         if (queue) sr_wave_end(w, order, rank, started);
-        sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
+        sr_wave_count(w, count, first_bounce, bounce, SR_LANE_REF(kept), p->scene.max_depth);
         if (queue || (take = sr_wave_claim(w, gen, start)) == SR_NO_CHUNK) break;
     }
-    if (!path && split) sr_wave_count_kept(count, kept);
+    sr_wave_count_kept(w, count, kept, !path && split);
 }
 
 /* Without repacking (depth 1, or --wave-dense 1): each lane runs its path to the end on its
@@ -319,7 +341,7 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
             if (path || !split) continue;   /* (constants on the GPU: those kernels carry no stack) */
             if (spawns) sr_split_keep(p, &SR_L(st), &spawn, SR_L(bounce));
             if (!SR_L(alive))
-                SR_L(alive) = sr_wave_next_pending(count, &SR_L(kept), &SR_L(st), &SR_L(r), &SR_L(bounce),
+                SR_L(alive) = sr_wave_next_pending(w, count, &SR_L(kept), &SR_L(st), &SR_L(r), &SR_L(bounce),
                                                    &SR_L(first_bounce), p->scene.max_depth);
         }
     }
@@ -328,8 +350,8 @@ SR_WARP_FN void sr_wave_direct(const sr_params *p, const sr_wave_args *w, uint32
 #endif
     sr_stencil_write_back(w->first, SR_UNIFORM(i) >> 5, word, alive);   /* (every lane's alive is false) */
     sr_wave_end(w, order, rank, started);
-    sr_wave_count(count, first_bounce, bounce, p->scene.max_depth);
-    if (!path && split) sr_wave_count_kept(count, kept);
+    sr_wave_count(w, count, first_bounce, bounce, SR_LANE_REF(kept), p->scene.max_depth);
+    sr_wave_count_kept(w, count, kept, !path && split);
 }
 
 #endif

@@ -338,6 +338,7 @@ static int sr_render_main(int argc, char **argv)
     const int user_quiet = c.quiet;
     if (rank > 0) c.quiet = 1;   /* rank 0 alone shows progress and the summary */
     if (c.quiet) c.frame.render.progress = 0;
+    if (stats) c.frame.render.bounce_counts = 1;   /* its rays_per_bounce */
 
     const sr_image_opts io = { .exposure = c.frame.exposure, .tonemap = c.frame.tonemap, .exr_type = exr_type };
     sr_scene scene;

@@ -129,6 +129,8 @@ typedef struct sr_launch_args {
                             (resident_blocks); the CPU backend runs its threads            */
     uint32_t generations;/* wave with the queue and the Whitted split: the drains, one per
                             generation of spawned rays (kernels/frames/wave.h); 0 or 1: one */
+    int bounce_counts;   /* wave: count the rays per bounce, else only their total in bounce
+                            0's counter (sr_render_opts.bounce_counts)                      */
     uint32_t parity;     /* wave: the wave samples launched on this pool before this one,
                             mod 2: which of the two stencil and queue-counter pairs is this
                             sample's (it refills the other, the next sample's)              */

@@ -197,8 +197,9 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     row->way = sr_wave_way_name(r, o);
     row->wave_dense = sr_wave_dense_used(r, o);
     const double pool = (double)f.width * f.height;
+    row->per_bounce = sr_mask_counts_bounces(o);
     for (uint32_t k = 0; k < SR_MAX_DEPTH; k++)
-        row->live_after[k] = mask == SR_MASK_MEGAKERNEL || k + 1 >= depth ? NAN
+        row->live_after[k] = !row->per_bounce || k + 1 >= depth ? NAN
                              : (double)st.bounce_rays[k + 1] / b->frames / pool;
     return SR_OK;
 }

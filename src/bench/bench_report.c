@@ -55,7 +55,7 @@ static void sr_live_list(const sr_bench_row *row, char *buf, size_t cap)
 {
     size_t used = 0;
     buf[0] = '\0';
-    if (row->mask == SR_MASK_MEGAKERNEL) { snprintf(buf, cap, "(not counted per bounce)"); return; }
+    if (!row->per_bounce) { snprintf(buf, cap, "(not counted per bounce)"); return; }
     for (uint32_t k = 0; k + 1 < row->depth && used + 8 < cap; k++)
         used += (size_t)snprintf(buf + used, cap - used, "%s%.3f", k ? " " : "", row->live_after[k]);
     if (row->depth == 1) snprintf(buf, cap, "-");
@@ -124,7 +124,7 @@ sr_status sr_bench_write_csv(const char *path, const sr_bench_row *rows, uint32_
         const sr_bench_row *r = &rows[i];
         char live[SR_MAX_DEPTH * 8];
         sr_live_list(r, live, sizeof live);
-        if (r->mask == SR_MASK_MEGAKERNEL || r->depth == 1) live[0] = '\0';
+        if (!r->per_bounce || r->depth == 1) live[0] = '\0';
         fprintf(f, "%u,%s,%s,%.4f,%.2f,%.4f,%.4f,%.4f,%d,%.0f,%.2f,%s", r->depth, sr_mask_name(r->mask),
                 sr_sort_algo_name(r->sort), r->median_ms, r->fps, r->min_ms, r->max_ms, r->spread, r->noisy,
                 r->rays_per_frame, r->mrays_per_s, live);
@@ -200,7 +200,7 @@ sr_status sr_bench_write_json(const char *path, const sr_bench_setup *setup, con
         cJSON_AddNumberToObject(o, "dropped_rays_per_frame", r->dropped_per_frame);
         if (r->way) cJSON_AddStringToObject(o, "wave_way", r->way);
         cJSON *live = cJSON_AddArrayToObject(o, "live_after_bounce");
-        if (r->mask != SR_MASK_MEGAKERNEL)
+        if (r->per_bounce)
             for (uint32_t k = 0; k + 1 < r->depth; k++) cJSON_AddItemToArray(live, cJSON_CreateNumber(r->live_after[k]));
         if (breakdown) {
             double fr = r->frames ? r->frames : 1;

@@ -25,7 +25,9 @@ typedef struct sr_bench_row {
     int noisy;                           /* spread > SR_BENCH_NOISY_SPREAD                       */
     double fps, rays_per_frame, mrays_per_s;
     double dropped_per_frame;            /* Whitted glass's spawned rays dropped (whitted.h)      */
-    double live_after[SR_MAX_DEPTH];     /* live fraction after bounce b (flags/stencil/compact) */
+    double live_after[SR_MAX_DEPTH];     /* live fraction after bounce b, where per_bounce        */
+    int per_bounce;                      /* rays counted per bounce (flags/stencil/compact; the wave
+                                            mask and the megakernel count only the total)       */
     sr_stage_times times;                /* summed over timed frames (--breakdown)              */
     uint32_t frames, compactions;
     const char *way;                     /* wave: the way it measured fastest (render.h)         */

@@ -16,6 +16,11 @@ void sr_render_opts_default(sr_render_opts *o)
     o->progress = 0;
 }
 
+int sr_mask_counts_bounces(const sr_render_opts *o)
+{
+    return o->mask == SR_MASK_WAVE ? o->bounce_counts : o->mask != SR_MASK_MEGAKERNEL;
+}
+
 void sr_frame_from_scene(sr_frame *f, const sr_scene *scene)
 {
     memset(f, 0, sizeof *f);

@@ -49,6 +49,9 @@ typedef struct sr_render_opts {
     int progress;          /* progress bar on stderr once a render has run a second          */
     struct sr_stage_times *times; /* when not NULL: time every stage (adds to it)             */
     int keep_partial;      /* on Ctrl-C, leave the mean of the completed samples in rgb        */
+    int bounce_counts;     /* wave mask: count the rays per bounce (sr_render_stats.bounce_rays:
+                              --stats, the viewer's heads-up), else only their total, as the
+                              megakernel does, which costs its warps less (wave_frame.h)   */
 } sr_render_opts;
 
 typedef struct sr_frame {
@@ -64,6 +67,10 @@ typedef struct sr_frame {
 } sr_frame;
 
 void sr_render_opts_default(sr_render_opts *o);
+/* Whether a sample with these options counts its rays per bounce: the stage masks always, the
+ * wave mask when asked (bounce_counts), the megakernel never (only their total, in bounce 0's
+ * place of sr_render_stats.bounce_rays). */
+int sr_mask_counts_bounces(const sr_render_opts *o);
 /* The scene file's camera, size, spp, depth and integrator; the defaults for the rest. */
 void sr_frame_from_scene(sr_frame *f, const sr_scene *scene);
 

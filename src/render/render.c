@@ -526,6 +526,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_ren
         a.ordered = slowest && !r->wave_launch_order;
         a.order_slot = r->wave_order_slot;
         a.parity = r->wave_parity;
+        a.bounce_counts = o->bounce_counts;
     }
     sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
@@ -694,7 +695,7 @@ sr_status sr_render_sample(sr_renderer *r, const sr_frame *f, uint32_t sample,
         if ((s = ops->elapsed_ms(be, SR_MAX_MARKS - 2u, SR_MAX_MARKS - 1u, &ms, err))) return s;
         sr_wave_way_timed(r, ms);
     }
-    if (o->mask != SR_MASK_MEGAKERNEL && counts[0]) {
+    if (sr_mask_counts_bounces(o) && counts[0]) {
         for (uint32_t b = 0; b + 1 < SR_MAX_DEPTH; b++) r->live_after[b] = (float)counts[b + 1] / (float)counts[0];
         r->have_history = 1;
     }

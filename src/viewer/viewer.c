@@ -610,6 +610,7 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
     v->frame.spp = SR_MAX_SPP;
     v->frame.render.progress = 0;
     v->frame.render.times = NULL;
+    v->frame.render.bounce_counts = 1;   /* the heads-up's rays per bounce */
     v->speed = sr_maxf(0.5f * sr_length(sr_sub(v->frame.camera.position, v->frame.camera.look_at)), 0.1f);
     /* The window opened before the scene was read, at the options' size: now the scene's. */
     int ww = 0, wh = 0;

@@ -195,7 +195,25 @@ static void test_generations_follow_each_other(void **state)
     assert_int_equal(sr_wave_claim(&q.w, 2u, CAP), SR_NO_CHUNK);
 }
 
-/* Lane l traced bounces [b0, b1): each bounce below max_depth counts the lanes that traced it. */
+/* The split's earlier rays of the warp's lanes, counted into kept (and count, per bounce, past a
+ * byte's room or SR_WAVE_KEPT_LEVELS) and into expected: lane l's traced bounces [1, 1 + l % 4),
+ * lane 5's 300 more bounce 2 (past its byte's 255) and one bounces [7, 10). */
+static void earlier_rays(const sr_wave_args *w, uint32_t *count, uint64_t *kept, uint32_t *expected)
+{
+    SR_FOR_LANES {
+        SR_L(kept) = 0u;
+        sr_wave_keep_count(w, count, &SR_L(kept), 1u, 1u + lane % 4u);
+        for (uint32_t b = 1u; b < 1u + lane % 4u; b++) expected[b]++;
+    }
+    for (uint32_t k = 0; k < 300u; k++) sr_wave_keep_count(w, count, &kept[5], 2u, 3u);
+    sr_wave_keep_count(w, count, &kept[5], 7u, 10u);
+    expected[2] += 300u;
+    expected[7]++, expected[8]++, expected[9]++;
+}
+
+/* Lane l traced bounces [b0, b1): each bounce below max_depth counts the lanes that traced it;
+ * a lane's earlier rays (the split's, kept) are counted at the warp's end; counting only the
+ * total puts the sum of all of them in count[0]. */
 static void test_counts_per_bounce(void **state)
 {
     (void)state;
@@ -206,13 +224,30 @@ static void test_counts_per_bounce(void **state)
         SR_L(b0) = lane % 3u;
         SR_L(b1) = lane < 8u ? SR_L(b0) : SR_L(b0) + lane % 7u;   /* lanes 0-7: nothing traced */
     }
-    uint32_t count[SR_MAX_DEPTH] = { 0 }, expected[SR_MAX_DEPTH] = { 0 };
+    uint32_t count[SR_MAX_DEPTH] = { 0 }, expected[SR_MAX_DEPTH] = { 0 }, total = 0;
     for (uint32_t l = 0; l < SR_WARP; l++)
         for (uint32_t b = b0[l]; b < b1[l] && b < max_depth; b++) expected[b]++;
-    sr_wave_count(count, b0, b1, max_depth);
-    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) assert_int_equal(count[b], expected[b]);
+    sr_wave_args w;
+    memset(&w, 0, sizeof w);
+    w.bounce_counts = 1u;
+    SR_LANE_VAR(uint64_t, kept);
+    earlier_rays(&w, count, kept, expected);
+    sr_wave_count(&w, count, b0, b1, kept, max_depth);
+    sr_wave_count_kept(&w, count, kept, true);
+    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) {
+        assert_int_equal(count[b], expected[b]);
+        total += expected[b];
+    }
     assert_int_equal(count[max_depth], 0u);   /* the last segment is not counted */
-    assert_true(expected[0] > 0u && expected[3] > 0u);
+    assert_true(expected[0] > 0u && expected[3] > 0u && expected[2] > 300u && expected[9] == 1u);
+    /* Only the total: the same rays, all in count[0]. */
+    uint32_t sum[SR_MAX_DEPTH] = { 0 }, unused[SR_MAX_DEPTH] = { 0 };
+    w.bounce_counts = 0u;
+    earlier_rays(&w, sum, kept, unused);
+    sr_wave_count(&w, sum, b0, b1, kept, max_depth);
+    sr_wave_count_kept(&w, sum, kept, true);
+    assert_int_equal(sum[0], total);
+    for (uint32_t b = 1; b < SR_MAX_DEPTH; b++) assert_int_equal(sum[b], 0u);
     /* The write-back: the ballot of the alive flags, stored only if it changed. */
     SR_LANE_VAR(bool, alive);
     SR_FOR_LANES SR_L(alive) = lane == 3u || lane == 30u;

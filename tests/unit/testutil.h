@@ -115,8 +115,8 @@ void sr_test_lamp_pair_scene(char *out, size_t cap, const char *f0, const char *
 /* Parse a scene from JSON text (messages name `name`); fails the test on error. */
 void sr_test_parse(const char *name, const char *json, sr_scene *out);
 
-/* Render `scene` on backend `kind` with `mask` and `seed`; returns a malloc'd w*h*3 image of
- * the mean radiance. Returns NULL when kind is CUDA and no device is present. Fails the test
+/* Render `scene` on backend `kind` with `mask` and `seed`, counting rays per bounce; returns a
+ * malloc'd w*h*3 image of the mean radiance. Returns NULL when kind is CUDA and no device is present. Fails the test
  * on any other error. */
 float *sr_test_render(const sr_scene *scene, sr_backend_kind kind, sr_mask mask, float compact_below,
                       uint32_t seed, sr_render_stats *stats);
@@ -125,9 +125,16 @@ float *sr_test_render(const sr_scene *scene, sr_backend_kind kind, sr_mask mask,
 float *sr_test_render_opts(const sr_scene *scene, sr_backend_kind kind, const sr_render_opts *opts,
                            sr_render_stats *stats);
 
+/* Fails the test unless a render with options o (st) traced the rays of the reference (ref,
+ * counted per bounce): as many, and per bounce where o counts them so (sr_mask_counts_bounces),
+ * else all in bounce 0's place. */
+void sr_test_same_counts(const char *label, const sr_render_opts *o, const sr_render_stats *st,
+                         const sr_render_stats *ref);
+
 /* Render `scene` on `kind` with the stencil mask (the reference), then with flags, compact
- * (compacting every bounce and by the default-like 0.5 policy) and the megakernel: each image
- * must equal the reference bit for bit and trace the same number of rays. The reference's
+ * (compacting every bounce and by the default-like 0.5 policy), the megakernel and the wave
+ * mask (its ways, counting per bounce or only the total): each image must equal the reference
+ * bit for bit and trace the same rays (sr_test_same_counts). The reference's
  * statistics go to ref_stats (may be NULL). Returns the reference image (malloc'd). */
 float *sr_test_masks_agree(const sr_scene *scene, sr_backend_kind kind, uint32_t seed, sr_render_stats *ref_stats);
 

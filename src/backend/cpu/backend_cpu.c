@@ -319,6 +319,7 @@ static sr_status cpu_wave(sr_cpu *c, const sr_launch_args *a)
     w.ctl = ctl;
     w.capacity = c->queue_cap;
     w.dense_min = a->dense_min;
+    w.bounce_counts = (uint32_t)a->bounce_counts;
     w.tiles_x = sr_tiles_x(c->core.view.width);
     w.tiles = (a->n + 31u) / 32u;
     sr_params p = cpu_params(c, a);

@@ -548,6 +548,7 @@ static sr_status cuda_wave(sr_cuda *c, sr_params *p, const sr_launch_args *a, sr
         .ctl_next = cuda_wave_ctl(c, parity ^ 1u),
         .capacity = c->wave_queue_cap,
         .dense_min = a->dense_min,   /* 1..32: the frame driver clamps it */
+        .bounce_counts = (uint32_t)a->bounce_counts,
         .tiles_x = sr_tiles_x(c->core.view.width),
         .tiles = sr_tiles(c->core.view.width, c->core.view.height),
         .timeline = c->wave_timeline,
