@@ -56,7 +56,7 @@ SR_WARP_FN bool sr_wave_trace(const sr_params *p, bool path, sr_ray *r, uint32_t
 /* A lane's count of the bounces of its earlier rays (the Whitted split's pending ones), which
  * the warp's count at the word's end does not see. Per bounce (w->bounce_counts): bounces
  * below SR_WAVE_KEPT_LEVELS in a byte each of *kept, summed over the warp once at its end
- * (sr_wave_count); a deeper bounce, or a byte that would overflow, goes to `count` at once
+ * (sr_wave_count_kept); a deeper bounce, or a byte that would overflow, goes to `count` at once
  * (an atomic for every bounce of every ended ray filled the load-store queue of the split
  * kernels: docs/performance.md). Else *kept is the plain number of the rays' bounces. */
 #define SR_WAVE_KEPT_LEVELS 8u
