@@ -12,9 +12,9 @@
 #include "../core/compat.h"
 #include "../core/types.h"
 
-/* Samples per way when the renderer measures how to run the wave mask (src/render/render.c), whose
- * median counts: one lucky sample (the fastest of the runs counted before) picked a way
- * 3 % slower. */
+/* Samples per way when the renderer measures how to run the wave mask
+ * (src/render/wave_way.c), whose median counts: one lucky sample (the fastest of the runs
+ * counted before) picked a way 3 % slower. */
 #define SR_WAVE_TUNE_RUNS 3u
 /* The first samples taken slowest tiles first have no order yet (the order of the tiles,
  * below): they run in launch order. The measuring runs them first, uncounted, so that the
@@ -99,7 +99,7 @@ typedef struct sr_wave_args {
  * the order of the tiles changes, never what a ray computes, so the images stay the same.
  * The bookkeeping still costs a frame 12-17 us at 1080p (the filing about 5, the placing 2,
  * the rest of the block's start 9, not its group's load nor its barrier: docs/experiments.md),
- * so the renderer measures this order against the launch order (render.c): it wins where
+ * so the renderer measures this order against the launch order (wave_way.c): it wins where
  * slow tiles sit late in the image (the mesh, 10-22 %) or paths run long. */
 #define SR_WAVE_ORDER_CLASSES 16u
 /* The order's unit is a block's group of SR_WAVE_GROUP tiles side by side (32 x 4 pixels):

@@ -165,7 +165,7 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     uint32_t sample = 0;
     for (; sample < b->warmup; sample++)
         if ((s = sr_render_sample(r, &f, sample, NULL, err))) return s;
-    /* The wave mask measures its ways on its first samples at each depth (render.c): those
+    /* The wave mask measures its ways on its first samples at each depth (wave_way.c): those
      * belong to the warm-up, never to the timed frames (they ran the slower ways too). */
     for (uint32_t extra = 0; sr_wave_measuring(r, &f) && extra < 64; extra++, sample++)
         if ((s = sr_render_sample(r, &f, sample, NULL, err))) return s;

@@ -61,7 +61,7 @@ typedef struct sr_renderer {
      * for the next one, so that deciding costs no GPU round trip. */
     float live_after[SR_MAX_DEPTH];
     int have_history;
-    /* The wave mask left to the program (render.c, sr_wave_way_next): samples measured so
+    /* The wave mask left to the program (wave_way.c): samples measured so
      * far and the fastest way. wave_tune_depth and wave_tune_integrator are the measurement's
      * key, the frame's depth and integrator it was measured at (a frame with others measures
      * again), not settings. */
@@ -146,7 +146,7 @@ const char *sr_wave_way_name(const sr_renderer *r, const sr_render_opts *o);
  * repacks): the one o gives, or the measured way's; 0 where that way is the compact mask,
  * while it is still measuring, or for another mask. */
 uint32_t sr_wave_dense_used(const sr_renderer *r, const sr_render_opts *o);
-/* Which way the measuring keeps (an index into render.c's ways), given each way's timings
+/* Which way the measuring keeps (an index into wave_way.c's ways), given each way's timings
  * [way][run] at a depth: the fastest by its median, except that a way moving rays between
  * warps (repacking, compaction) must beat the fastest that does not by SR_WAVE_MOVE_MARGIN.
  * Sorts each way's runs in place. */
