@@ -245,7 +245,7 @@ SR_WARP_FN void sr_wave_frame(const sr_params *p, const sr_wave_args *w, uint32_
     SR_LANE_VAR(sr_ray, spawn);
     SR_LANE_VAR(bool, spawns);
     SR_LANE_VAR(sr_split_stack, st);
-    SR_LANE_VAR(uint64_t, kept);   /* (the split's: other kernels carry none of it) */
+    SR_LANE_VAR(uint64_t, kept);   /* the split's kept counts, or the lane's total (sr_wave_count) */
     SR_FOR_LANES {
         SR_L(i) = SR_L(bounce) = SR_L(first_bounce) = 0;
         SR_L(alive) = false;
