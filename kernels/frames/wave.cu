@@ -34,7 +34,7 @@
 #endif
 /* The Whitted split's kernels (a 16-ray stack in local memory on every lane): 7 blocks (72
  * registers, 28 warps): their spills fell from 424 to 104 bytes and they ran 13-34 % faster
- * than at 9 on the H100 (docs/performance.md, "Whitted glass: the split"). */
+ * than at 9 on the H100 (docs/performance-history.md, "Whitted glass: the split"). */
 #ifndef SR_WAVE_BLOCKS_SPLIT
 #define SR_WAVE_BLOCKS_SPLIT 7
 #endif
