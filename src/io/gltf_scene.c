@@ -251,7 +251,8 @@ static sr_status sr_walk(const char *path, const cJSON *root, sr_gltf_scene *g, 
         const cJSON *r;
         cJSON_ArrayForEach(r, sr_field(scene, "nodes")) {
             const int r0 = (int)r->valuedouble;
-            if (!is_child[r0]) stack[top++] = r0;   /* a root listed twice is placed once */
+            /* sr_gltf_struct_check refused a root listed twice; the stack holds each node once */
+            if (!is_child[r0]) stack[top++] = r0;
             is_child[r0] = 1;
         }
         sr_reverse(stack, top);   /* the first root on top */

@@ -450,6 +450,33 @@ static void test_hostile_files(void **state)
     expect_in(load_refused(path), "nodes[1001] is 1001 levels below its root node 0; at most 1000 are supported");
 }
 
+/* A root listed twice in a scene (glTF: scene.nodes holds unique items) is refused, exit 2,
+ * both as a scene (our node walk) and as a mesh of a JSON scene (assimp's): assimp placed
+ * it once per listing, so a lamp listed twice lit the scene twice as bright. */
+static void test_duplicate_root_refused(void **state)
+{
+    (void)state;
+    char gl[512], js[1024], text[1024], out[512], err[4096];
+    sr_gltf_write(gl, sizeof gl, "gltf_dup_root.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [1, 0, 1]}], \"nodes\": [{\"mesh\": 0},"
+                  " {\"mesh\": 0, \"translation\": [0, 0, -1]}],");
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},"
+             " \"materials\": {\"lamp\": {\"type\": \"emissive\", \"radiance\": [1, 1, 1]}},"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\"}]}", gl);
+    sr_test_write_file(js, sizeof js, "gltf_dup_root.json", text);
+    sr_test_tmp_path(out, sizeof out, "gltf_dup_root.png");
+    const char *const scenes[] = { gl, js };
+    for (int k = 0; k < 2; k++) {
+        remove(out);
+        const char *a[] = { "render", scenes[k], "--backend", "cpu", "-q", "--width", "16", "--height", "16",
+                            "-o", out, NULL };
+        assert_int_equal(sr_test_run_cli(a, err, sizeof err), 2);
+        expect_in(err, gl);
+        expect_in(err, "scenes[0].nodes[2] duplicates node 1 (already scenes[0].nodes[0])");
+        assert_false(sr_test_file_exists(out));
+    }
+}
+
 /* A valid file assimp cannot read: a KHR_animation_pointer channel animates a material's
  * colour (VEC4 keys), which assimp 5.2 reads as a node's translation and refuses. The message
  * says that the structure was checked and names the extension, instead of calling the file
@@ -662,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_framing_camera),
         cmocka_unit_test(test_notices),
         cmocka_unit_test(test_hostile_files),
+        cmocka_unit_test(test_duplicate_root_refused),
         cmocka_unit_test(test_valid_file_assimp_cannot_read),
         cmocka_unit_test(test_hostile_buffers),
         cmocka_unit_test(test_transform_matrix_equals_trs),
