@@ -136,7 +136,6 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
         return sr_scene_loader_fail(c, file, "gltf.file", st, &gerr);
     }
     st = add_notice(c, s, resolved, info.notice);
-    free(resolved);
     /* A camera looks at the point of its view axis nearest the file's centre (the viewer
      * orbits about look_at), or 1 ahead when that centre is behind it. */
     sr_vec3 lo, hi, centre = sr_v3s(0.0f);
@@ -155,6 +154,14 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
             sc->desc.look_at = sr_madd(gc->position, gc->forward, ahead > 1e-3f && ahead < 1e15f ? ahead : 1.0f);
             sc->desc.up = gc->up;
             sc->desc.vfov_deg = gc->yfov_rad * (180.0f / SR_PI);
+            if (gc->yfov_rad > 0.0f && !sr_camera_fov_ok(sc->desc.vfov_deg)) {
+                char clean[512];
+                sr_sanitize(clean, sizeof clean, resolved);
+                st = sr_json_fail_val(c, file, "gltf.file", "cannot parse mesh file %s: cameras[%u].perspective.yfov: "
+                                      "the field of view " SR_CAMERA_FOV_RULE ", got %.9g radians, %.9g degrees as a "
+                                      "float", clean, k, (double)gc->yfov_rad, (double)sc->desc.vfov_deg);
+                break;
+            }
             if (gc->kind == SR_GLTF_CAMERA_PERSPECTIVE &&
                 (!sr_camera_up_ok(&sc->desc) || !(sr_camera_distance(&sc->desc) > 0.0)))
                 sc->kind = SR_GLTF_CAMERA_UNPLACED;   /* a node that squashes its camera flat */
@@ -177,6 +184,7 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
         if (!st) s->light_count = info.light_count;
     }
     sr_gltf_scene_free(&info);
+    free(resolved);
     return st;
 }
 

@@ -430,6 +430,12 @@ static void test_hostile_files(void **state)
           "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0,"
           " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 3}}}],",
           "KHR_lights_punctual.light is not an index" },
+        /* below pi in double, a field of view of 180 degrees as a float: upside down */
+        { "gltf_yfov_pi.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"mesh\": 0}, {\"camera\": 0,"
+          " \"translation\": [0, 0, 3]}], \"cameras\": [{\"type\": \"perspective\","
+          " \"perspective\": {\"yfov\": 3.14159265358979}}],",
+          "cameras[0].perspective.yfov: the field of view must be greater than 0 and less than 180 degrees as a float" },
     };
     char path[512];
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
