@@ -190,8 +190,10 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
 
 /* A camera that sees the whole of the scene's bounds: their bounding sphere fits the
  * narrower of the two fields of view; it looks from the front (+Z, glTF's front), a little
- * from the right and above. */
-static void framing_camera(const sr_scene *s, sr_camera_desc *d)
+ * from the right and above. Bounds too large for a float camera to stand back from (it
+ * squares its distance, SR_CAMERA_DIST_MAX), or too far from the origin for float to place
+ * it at its distance, are refused at the file's name: the image would be black. */
+static sr_status framing_camera(sr_json_doc *c, const cJSON *file, const sr_scene *s, sr_camera_desc *d)
 {
     sr_vec3 lo, hi;
     if (!scene_bounds(s, &lo, &hi)) lo = sr_v3s(-1.0f), hi = sr_v3s(1.0f);
@@ -209,11 +211,30 @@ static void framing_camera(const sr_scene *s, sr_camera_desc *d)
     d->position = sr_madd(center, dir, dist);
     d->look_at = center;
     d->up = sr_v3(0.0f, 1.0f, 0.0f);
+    /* the same distance in double, from the bounds' extent in double (its float length
+     * overflows from about 1e19) */
+    const double ex = (double)hi.x - lo.x, ey = (double)hi.y - lo.y, ez = (double)hi.z - lo.z;
+    const double radius_d = 0.5 * sqrt(ex * ex + ey * ey + ez * ez), dist_d = radius_d / sin(half) * 1.02;
+    const double placed = sr_camera_distance(d);
+    if (dist_d <= (double)SR_CAMERA_DIST_MAX && fabs(placed - dist_d) <= 0.01 * dist_d) return SR_OK;
+    char why[256];
+    if (!(dist_d <= (double)SR_CAMERA_DIST_MAX))
+        snprintf(why, sizeof why, "its bounds (a sphere of radius %.3g) are too large to frame: the camera would "
+                 "stand %.3g from their centre, and a camera looks at most %g far (it is built in float)", radius_d,
+                 dist_d, (double)SR_CAMERA_DIST_MAX);
+    else
+        snprintf(why, sizeof why, "its bounds' centre [%.3g, %.3g, %.3g] is too far from the origin to frame: a "
+                 "float camera there cannot stand %.3g from it", (double)center.x, (double)center.y, (double)center.z,
+                 dist_d);
+    char clean[512];
+    sr_sanitize(clean, sizeof clean, file->valuestring);
+    return sr_json_fail_val(c, file, "gltf.file", "glTF file %s has no camera, and %s; give the scene a \"camera\" "
+                            "(a JSON scene with \"gltf\" and \"camera\"), or scale the model to a size float holds",
+                            clean, why);
 }
 
 sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
 {
-    (void)c;
     const cJSON *img = sr_json_field(root, "image");
     const bool sized = img && (sr_json_field(img, "width") || sr_json_field(img, "height"));
     if (!sr_json_field(root, "camera")) {
@@ -225,7 +246,7 @@ sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
             s->height = h < 1.0 ? 1u : h > SR_MAX_RESOLUTION ? SR_MAX_RESOLUTION : (uint32_t)lround(h);
         }
         if (first) s->camera = first->desc;
-        else framing_camera(s, &s->camera);
+        else SR_TRY(framing_camera(c, sr_json_field(sr_json_field(root, "gltf"), "file"), s, &s->camera));
     }
     if (!sr_json_field(root, "integrator")) s->integrator = SR_INTEGRATOR_PATH;
     const bool background = sr_json_field(root, "background") || sr_json_field(root, "sky") ||

@@ -341,36 +341,75 @@ static void test_camera_index(void **state)
     expect_in(err, "has 2 cameras; expected 0 to 1");
 }
 
-/* No camera: one that frames the scene. Squares spread out in all three axes; every corner
- * must project into the image, in front of the camera. */
+/* Every vertex of s (its prims, and its instances' placed in double) in front of its camera
+ * and within its view; returns how many there are. */
+static uint32_t assert_framed(const sr_scene *s)
+{
+    const sr_camera_desc *c = &s->camera;
+    const d3 pos = d3v(c->position.x, c->position.y, c->position.z);
+    const d3 w = d3norm(d3sub(d3v(c->look_at.x, c->look_at.y, c->look_at.z), pos));
+    const d3 u = d3norm(d3cross(w, d3v(c->up.x, c->up.y, c->up.z))), v = d3cross(u, w);
+    const double t = tan(c->vfov_deg * PI_D / 360.0), aspect = (double)s->width / s->height;
+    uint32_t seen = 0;
+    const uint32_t placed = s->prim_count + s->instance_count;
+    for (uint32_t i = 0; i < placed; i++) {
+        const sr_mesh_instance *in = i < s->prim_count ? NULL : &s->instances[i - s->prim_count];
+        const sr_shared_mesh *m = in ? &s->shared_meshes[in->mesh] : NULL;
+        const uint32_t first = in ? m->first : i, count = in ? m->count : 1;
+        for (uint32_t j = first; j < first + count; j++) {
+            const sr_prim *pr = in ? &s->shared_prims[j] : &s->prims[j];
+            const sr_vec3 p[3] = { pr->a, pr->b, pr->c };
+            for (int k = 0; k < 3; k++) {
+                d3 q = d3v(p[k].x, p[k].y, p[k].z);
+                if (in)
+                    q = d3v(in->m[0][0] * q.x + in->m[0][1] * q.y + in->m[0][2] * q.z + in->m[0][3],
+                            in->m[1][0] * q.x + in->m[1][1] * q.y + in->m[1][2] * q.z + in->m[1][3],
+                            in->m[2][0] * q.x + in->m[2][1] * q.y + in->m[2][2] * q.z + in->m[2][3]);
+                const d3 d = d3sub(q, pos);
+                const double z = d3dot(d, w), x = d3dot(d, u) / z, y = d3dot(d, v) / z;
+                if (!(z > 0 && fabs(x) <= t * aspect && fabs(y) <= t))
+                    fail_msg("vertex (%g, %g, %g) is outside the framing camera's view (x %g, y %g of %g, %g)", q.x,
+                             q.y, q.z, x, y, t * aspect, t);
+                seen++;
+            }
+        }
+    }
+    return seen;
+}
+
+/* The file of test_framing_camera, its root scaled by `scale`: squares spread out in all
+ * three axes. */
+static const char *framing_file(char *gl, size_t cap, double scale)
+{
+    char rest[1024];
+    snprintf(rest, sizeof rest, "\"scene\": 0, \"scenes\": [{\"nodes\": [3]}],\n"
+             "\"nodes\": [{\"mesh\": 0, \"translation\": [-7, 0, 0]}, {\"mesh\": 0, \"translation\": [5, 3, -4]},"
+             " {\"mesh\": 0, \"translation\": [1, -2, 9], \"scale\": [3, 3, 3]},"
+             " {\"children\": [0, 1, 2], \"scale\": [%.17g, %.17g, %.17g]}],", scale, scale, scale);
+    return sr_gltf_write(gl, cap, "gltf_frame.gltf", rest);
+}
+
+/* No camera: one that frames the scene. Every corner of the squares must project into the
+ * image, in front of the camera, at scale 1 and at 1e14 (the float camera squares distances
+ * of 1e15). Scaled by 1e19 the model cannot be framed (the camera would stand 1e20 back,
+ * beyond SR_CAMERA_DIST_MAX; its float length overflowed and the image was black): refused. */
 static void test_framing_camera(void **state)
 {
     (void)state;
     char gl[512];
-    sr_gltf_write(gl, sizeof gl, "gltf_frame.gltf",
-                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"
-                  "\"nodes\": [{\"mesh\": 0, \"translation\": [-7, 0, 0]}, {\"mesh\": 0, \"translation\": [5, 3, -4]},"
-                  " {\"mesh\": 0, \"translation\": [1, -2, 9], \"scale\": [3, 3, 3]}],");
-    sr_scene s;
-    load_ok(gl, &s);
-    assert_int_equal(s.file_camera_count, 0);
-    assert_int_equal(s.integrator, SR_INTEGRATOR_PATH);
-    assert_true(s.has_sky);   /* no light in the file: the default sky lights it */
-    const sr_camera_desc *c = &s.camera;
-    const sr_vec3 w = sr_normalize(sr_sub(c->look_at, c->position));
-    const sr_vec3 u = sr_normalize(sr_cross(w, c->up)), v = sr_cross(u, w);
-    const double t = tan(c->vfov_deg * PI_D / 360.0), aspect = (double)s.width / s.height;
-    for (uint32_t i = 0; i < s.prim_count; i++) {
-        const sr_vec3 p[3] = { s.prims[i].a, s.prims[i].b, s.prims[i].c };
-        for (int k = 0; k < 3; k++) {
-            const sr_vec3 d = sr_sub(p[k], c->position);
-            const double z = sr_dot(d, w), x = sr_dot(d, u) / z, y = sr_dot(d, v) / z;
-            if (!(z > 0 && fabs(x) <= t * aspect && fabs(y) <= t))
-                fail_msg("vertex (%g, %g, %g) is outside the framing camera's view (x %g, y %g of %g, %g)", p[k].x,
-                         p[k].y, p[k].z, x, y, t * aspect, t);
-        }
+    const double scales[] = { 1.0, 1e14 };
+    for (int k = 0; k < 2; k++) {
+        sr_scene s;
+        load_ok(framing_file(gl, sizeof gl, scales[k]), &s);
+        assert_int_equal(s.file_camera_count, 0);
+        assert_int_equal(s.integrator, SR_INTEGRATOR_PATH);
+        assert_true(s.has_sky);   /* no light in the file: the default sky lights it */
+        assert_int_equal(assert_framed(&s), 18);   /* 3 squares, 2 triangles each */
+        sr_scene_free(&s);
     }
-    sr_scene_free(&s);
+    const char *msg = load_refused(framing_file(gl, sizeof gl, 1e19));
+    expect_in(msg, "glTF file gltf_frame.gltf has no camera, and its bounds (a sphere of radius");
+    expect_in(msg, "are too large to frame");
 }
 
 /* ---- notices and hostile files --------------------------------------------------------- */
