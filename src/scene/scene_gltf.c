@@ -111,6 +111,23 @@ static bool scene_bounds(const sr_scene *s, sr_vec3 *lo, sr_vec3 *hi)
     return lo->x <= hi->x;
 }
 
+/* Why a placed camera (d, as the file's gc gives it) cannot be built: the point it looks at
+ * is lost to float rounding or overflow so far out, or its node turns its up onto its view
+ * direction. */
+static const char *unusable_camera_why(const sr_gltf_camera *gc, const sr_camera_desc *d)
+{
+    static char why[128];
+    const sr_vec3 p = gc->position;
+    if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z))
+        return "its node puts it beyond what a float holds";
+    if (!(sr_camera_distance(d) > 0.0)) {
+        snprintf(why, sizeof why, "its node puts it at [%.3g, %.3g, %.3g], too far out for a float camera to look from",
+                 (double)p.x, (double)p.y, (double)p.z);
+        return why;
+    }
+    return "its node turns its up onto its view direction";
+}
+
 sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
 {
     const cJSON *g = sr_json_field(root, "gltf");
@@ -135,7 +152,6 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
         free(resolved);
         return sr_scene_loader_fail(c, file, "gltf.file", st, &gerr);
     }
-    st = add_notice(c, s, resolved, info.notice);
     /* A camera looks at the point of its view axis nearest the file's centre (the viewer
      * orbits about look_at), or 1 ahead when that centre is behind it. */
     sr_vec3 lo, hi, centre = sr_v3s(0.0f);
@@ -163,11 +179,14 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
                 break;
             }
             if (gc->kind == SR_GLTF_CAMERA_PERSPECTIVE &&
-                (!sr_camera_up_ok(&sc->desc) || !(sr_camera_distance(&sc->desc) > 0.0)))
-                sc->kind = SR_GLTF_CAMERA_UNPLACED;   /* a node that squashes its camera flat */
+                (!sr_camera_up_ok(&sc->desc) || !(sr_camera_distance(&sc->desc) > 0.0))) {
+                sc->kind = SR_GLTF_CAMERA_UNPLACED;   /* named in the notice, with why */
+                sr_list_append(info.notice, sizeof info.notice, "cameras[%u] (%s)", k, unusable_camera_why(gc, &sc->desc));
+            }
         }
         if (!st) s->file_camera_count = info.camera_count;
     }
+    if (!st) st = add_notice(c, s, resolved, info.notice);
     if (!st && info.mesh_count) {
         s->mesh_nodes = malloc(info.mesh_count * sizeof *s->mesh_nodes);
         if (!s->mesh_nodes) st = sr_json_oom(c);

@@ -412,6 +412,39 @@ static void test_framing_camera(void **state)
     expect_in(msg, "are too large to frame");
 }
 
+/* A file's only camera that cannot be built (its node puts it beyond float, or so far out
+ * that the point it looks at rounds onto it) is named in the notice with why, and the
+ * framing camera stands in; an aspectRatio that asks for more than 16384 rows is refused. */
+static void test_unusable_cameras(void **state)
+{
+    (void)state;
+    static const struct { const char *where, *says; } far[] = {
+        { "[1e39, 0, 0]", "not used: cameras[0] (its node puts it beyond what a float holds)" },
+        { "[0, 0, 1e20]", "not used: cameras[0] (its node puts it at [0, 0, 1e+20], too far out for a float camera" },
+    };
+    char gl[512], rest[512];
+    for (int k = 0; k < 2; k++) {
+        snprintf(rest, sizeof rest, "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"mesh\": 0},"
+                 " {\"camera\": 0, \"translation\": %s}], \"cameras\": [{\"type\": \"perspective\","
+                 " \"perspective\": {\"yfov\": 0.8}}],", far[k].where);
+        sr_gltf_write(gl, sizeof gl, "gltf_far_camera.gltf", rest);
+        sr_scene s;
+        load_ok(gl, &s);
+        if (!s.notices || !strstr(s.notices, far[k].says))
+            fail_msg("camera at %s: expected \"%s\" in the notices, got:\n%s", far[k].where, far[k].says,
+                     s.notices ? s.notices : "(none)");
+        assert_int_equal(assert_framed(&s), 6);   /* the framing camera sees the square */
+        sr_scene_free(&s);
+    }
+    sr_gltf_write(gl, sizeof gl, "gltf_tall_camera.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"mesh\": 0},"
+                  " {\"camera\": 0, \"translation\": [0, 0, 3]}], \"cameras\": [{\"type\": \"perspective\","
+                  " \"perspective\": {\"yfov\": 0.8, \"aspectRatio\": 1e-9}}],");
+    const char *msg = load_refused(gl);
+    expect_in(msg, gl);
+    expect_in(msg, "cameras[0].perspective.aspectRatio is 1e-09; expected width / height from 0.0390625 to 640");
+}
+
 /* ---- notices and hostile files --------------------------------------------------------- */
 
 static void test_notices(void **state)
@@ -732,6 +765,7 @@ int main(void)
         cmocka_unit_test(test_json_overrides),
         cmocka_unit_test(test_camera_index),
         cmocka_unit_test(test_framing_camera),
+        cmocka_unit_test(test_unusable_cameras),
         cmocka_unit_test(test_notices),
         cmocka_unit_test(test_hostile_files),
         cmocka_unit_test(test_duplicate_root_refused),
