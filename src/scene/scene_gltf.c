@@ -247,7 +247,7 @@ static sr_status framing_camera(sr_json_doc *c, const cJSON *file, const sr_scen
                  dist_d);
     char clean[512];
     sr_sanitize(clean, sizeof clean, file->valuestring);
-    return sr_json_fail_val(c, file, "gltf.file", "glTF file %s has no camera, and %s; give the scene a \"camera\" "
+    return sr_json_fail_val(c, file, "gltf.file", "%s has no camera, and %s; give the scene a \"camera\" "
                             "(a JSON scene with \"gltf\" and \"camera\"), or scale the model to a size float holds",
                             clean, why);
 }

@@ -408,7 +408,7 @@ static void test_framing_camera(void **state)
         sr_scene_free(&s);
     }
     const char *msg = load_refused(framing_file(gl, sizeof gl, 1e19));
-    expect_in(msg, "glTF file gltf_frame.gltf has no camera, and its bounds (a sphere of radius");
+    expect_in(msg, "gltf_frame.gltf has no camera, and its bounds (a sphere of radius");
     expect_in(msg, "are too large to frame");
 }
 
