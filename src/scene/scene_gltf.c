@@ -111,21 +111,18 @@ static bool scene_bounds(const sr_scene *s, sr_vec3 *lo, sr_vec3 *hi)
     return lo->x <= hi->x;
 }
 
-/* Why a placed camera (d, as the file's gc gives it) cannot be built: the point it looks at
- * is lost to float rounding or overflow so far out, or its node turns its up onto its view
- * direction. */
-static const char *unusable_camera_why(const sr_gltf_camera *gc, const sr_camera_desc *d)
+/* Why a placed camera d (at the file camera's position p) cannot be built, into why: the
+ * point it looks at is lost to float rounding or overflow so far out, or its node turns its
+ * up onto its view direction. */
+static void unusable_camera_why(sr_vec3 p, const sr_camera_desc *d, char *why, size_t cap)
 {
-    static char why[128];
-    const sr_vec3 p = gc->position;
     if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z))
-        return "its node puts it beyond what a float holds";
-    if (!(sr_camera_distance(d) > 0.0)) {
-        snprintf(why, sizeof why, "its node puts it at [%.3g, %.3g, %.3g], too far out for a float camera to look from",
+        snprintf(why, cap, "its node puts it beyond what a float holds");
+    else if (!(sr_camera_distance(d) > 0.0))
+        snprintf(why, cap, "its node puts it at [%.3g, %.3g, %.3g], too far out for a float camera to look from",
                  (double)p.x, (double)p.y, (double)p.z);
-        return why;
-    }
-    return "its node turns its up onto its view direction";
+    else
+        snprintf(why, cap, "its node turns its up onto its view direction");
 }
 
 sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
@@ -181,7 +178,9 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
             if (gc->kind == SR_GLTF_CAMERA_PERSPECTIVE &&
                 (!sr_camera_up_ok(&sc->desc) || !(sr_camera_distance(&sc->desc) > 0.0))) {
                 sc->kind = SR_GLTF_CAMERA_UNPLACED;   /* named in the notice, with why */
-                sr_list_append(info.notice, sizeof info.notice, "cameras[%u] (%s)", k, unusable_camera_why(gc, &sc->desc));
+                char why[128];
+                unusable_camera_why(gc->position, &sc->desc, why, sizeof why);
+                sr_list_append(info.notice, sizeof info.notice, "cameras[%u] (%s)", k, why);
             }
         }
         if (!st) s->file_camera_count = info.camera_count;
