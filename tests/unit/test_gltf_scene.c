@@ -2,8 +2,9 @@
  * test writes (gltfutil.h): a file's camera shows what it describes (a marker lands on the
  * pixel it projects to), node transforms compose down the tree, a KHR_lights_punctual point
  * light renders as the same light written in JSON, --camera-index picks a camera, the
- * framing camera sees the whole scene, notices name what is not used, hostile files are
- * refused (exit 2) naming the item; JSON mesh "transform" matrices equal the same
+ * framing camera sees the whole scene (a model too large to frame is refused), notices name
+ * what is not used (and cameras too far out to build), hostile files are refused (exit 2)
+ * naming the item (a root listed twice, a yfov of 180 degrees as a float, a tiny aspectRatio); JSON mesh "transform" matrices equal the same
  * scale/rotate/translate; Whitted warns when nothing lights the scene. */
 #include "gltfutil.h"
 
