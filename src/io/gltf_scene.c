@@ -18,6 +18,11 @@
 
 #define SR_PI_D 3.14159265358979323846
 
+/* A camera's aspectRatio sets the image's height at the default width of 640 pixels: from 1
+ * to 16384 rows (the scene's SR_MAX_RESOLUTION), so 640 / 16384 to 640. */
+#define SR_GLTF_ASPECT_MIN (640.0 / 16384.0)
+#define SR_GLTF_ASPECT_MAX 640.0
+
 /* An affine transform, row-major 3x4: p' = m[0..2] . p + m[3], one row per output axis. */
 typedef struct sr_affine { double m[3][4]; } sr_affine;
 
@@ -138,9 +143,14 @@ static sr_status sr_read_cameras(const char *path, const cJSON *root, sr_gltf_sc
             if (!cJSON_IsNumber(yfov) || !(yfov->valuedouble > 0.0 && yfov->valuedouble < SR_PI_D))
                 return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: cameras[%d].perspective.yfov is missing "
                                "or not an angle in radians between 0 and pi; expected one", path, i);
-            if (aspect && (!cJSON_IsNumber(aspect) || !(aspect->valuedouble > 0.0 && aspect->valuedouble < 1e4)))
+            if (aspect && (!cJSON_IsNumber(aspect) || !(aspect->valuedouble >= SR_GLTF_ASPECT_MIN &&
+                                                         aspect->valuedouble <= SR_GLTF_ASPECT_MAX))) {
+                char got[40] = "not a number";
+                if (cJSON_IsNumber(aspect)) snprintf(got, sizeof got, "%.9g", aspect->valuedouble);
                 return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: cameras[%d].perspective.aspectRatio is "
-                               "not a positive number; expected width / height (or none)", path, i);
+                               "%s; expected width / height from %g to %g (an image 640 pixels wide and 1 to 16384 "
+                               "high), or none", path, i, got, SR_GLTF_ASPECT_MIN, SR_GLTF_ASPECT_MAX);
+            }
             out->yfov_rad = (float)yfov->valuedouble;
             out->aspect = aspect ? (float)aspect->valuedouble : 0.0f;
         } else if (cJSON_IsString(type) && !strcmp(type->valuestring, "orthographic")) {
@@ -251,7 +261,8 @@ static sr_status sr_walk(const char *path, const cJSON *root, sr_gltf_scene *g, 
         const cJSON *r;
         cJSON_ArrayForEach(r, sr_field(scene, "nodes")) {
             const int r0 = (int)r->valuedouble;
-            if (!is_child[r0]) stack[top++] = r0;   /* a root listed twice is placed once */
+            /* sr_gltf_struct_check refused a root listed twice; the stack holds each node once */
+            if (!is_child[r0]) stack[top++] = r0;
             is_child[r0] = 1;
         }
         sr_reverse(stack, top);   /* the first root on top */

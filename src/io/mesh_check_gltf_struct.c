@@ -204,7 +204,7 @@ static int sr_finite_array(const cJSON *v, int n)
 
 /* Nodes form a forest: children in range, never the node itself, at most one parent each,
  * every node with a parent reachable from a root (else it lies on a cycle), at most
- * SR_GLTF_DEPTH_MAX levels deep; the scenes list roots only. */
+ * SR_GLTF_DEPTH_MAX levels deep; the scenes list roots only, each once. */
 static sr_status sr_check_nodes(const char *path, const cJSON *root, sr_error *err)
 {
     const cJSON *nodes = sr_field(root, "nodes"), *n;
@@ -213,15 +213,16 @@ static sr_status sr_check_nodes(const char *path, const cJSON *root, sr_error *e
     if (count == 0) return SR_OK;
     int *parent = malloc((size_t)count * sizeof *parent), *stack = malloc((size_t)count * sizeof *stack);
     int *depth = malloc((size_t)count * sizeof *depth);
+    int *listed_in = malloc((size_t)count * sizeof *listed_in), *listed_at = malloc((size_t)count * sizeof *listed_at);
     unsigned char *seen = calloc((size_t)count, 1);
     const cJSON **items = malloc((size_t)count * sizeof *items);
     sr_status st = SR_OK;
-    if (!parent || !stack || !seen || !items || !depth) {
+    if (!parent || !stack || !seen || !items || !depth || !listed_in || !listed_at) {
         st = sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
         goto done;
     }
     int i = 0;
-    cJSON_ArrayForEach(n, nodes) { items[i] = n; parent[i++] = -1; }
+    cJSON_ArrayForEach(n, nodes) { items[i] = n; listed_in[i] = -1; parent[i++] = -1; }
     static const struct { const char *key; int n; } xf[] = { { "matrix", 16 }, { "translation", 3 }, { "rotation", 4 },
                                                             { "scale", 3 } };
     for (i = 0; i < count && !st; i++) {
@@ -315,12 +316,22 @@ static sr_status sr_check_nodes(const char *path, const cJSON *root, sr_error *e
                 snprintf(msg, sizeof msg, "scenes[%d].nodes[%d] is node %llu, a child of node %d; expected root nodes "
                          "only", s, k, (unsigned long long)ix, parent[ix]);
                 st = sr_bad(err, path, msg);
+            } else if (listed_in[ix] == s) {   /* glTF 2.0: a scene's "nodes" has unique items */
+                snprintf(msg, sizeof msg, "scenes[%d].nodes[%d] duplicates node %llu (already scenes[%d].nodes[%d]); "
+                         "expected each root once (a root listed twice would be placed twice)", s, k,
+                         (unsigned long long)ix, s, listed_at[ix]);
+                st = sr_bad(err, path, msg);
+            } else {
+                listed_in[ix] = s;
+                listed_at[ix] = k;
             }
             k++;
         }
         s++;
     }
 done:
+    free(listed_in);
+    free(listed_at);
     free(depth);
     free(parent);
     free(stack);

@@ -45,7 +45,7 @@ static sr_status parse_camera(sr_json_doc *c, const cJSON *cam, sr_camera_desc *
     SR_TRY(sr_json_opt_vec3(c, cam, "camera", "position", SR_JSON_VEC_ANY, sr_v3s(0), &d->position));
     SR_TRY(sr_json_opt_vec3(c, cam, "camera", "look_at", SR_JSON_VEC_ANY, sr_v3s(0), &d->look_at));
     SR_TRY(sr_json_opt_vec3(c, cam, "camera", "up", SR_JSON_VEC_DIR, sr_v3(0, 1, 0), &d->up));
-    SR_TRY(sr_json_opt_float(c, cam, "camera", "fov", R_FOV, 40.0f, &d->vfov_deg));
+    SR_TRY(sr_json_opt_fov(c, cam, "camera", 40.0f, &d->vfov_deg));
     SR_TRY(sr_json_opt_float(c, cam, "camera", "aperture", R_NONNEG, 0.0f, &d->aperture));
     SR_TRY(sr_json_opt_float(c, cam, "camera", "focus_distance", R_NONNEG, 0.0f, &d->focus_distance));
 
@@ -383,13 +383,32 @@ int sr_camera_up_ok(const sr_camera_desc *d)
     return sr_length(sr_cross(up, view)) >= 1e-5f;
 }
 
+float sr_camera_fov_tan(float vfov_deg) { return tanf(vfov_deg * SR_PI / 360.0f); }
+
+int sr_camera_fov_ok(float vfov_deg)
+{
+    const float t = sr_camera_fov_tan(vfov_deg);
+    return vfov_deg > 0.0f && vfov_deg < 180.0f && isfinite(t) && t > 0.0f;
+}
+
+sr_status sr_json_opt_fov(sr_json_doc *c, const cJSON *obj, const char *jp, float def, float *out)
+{
+    SR_TRY(sr_json_opt_float(c, obj, jp, "fov", R_FOV, def, out));
+    const cJSON *n = sr_json_field(obj, "fov");
+    if (!n || sr_camera_fov_ok(*out)) return SR_OK;
+    char kjp[SR_JSON_PATH_MAX], got[64];
+    sr_json_path_key(kjp, sizeof kjp, jp, "fov");
+    sr_json_number_text(c, n, got, sizeof got);
+    return sr_json_fail_val(c, n, kjp, SR_CAMERA_FOV_RULE ", got %s (%.9g as a float)", got, (double)*out);
+}
+
 sr_camera sr_camera_make(const sr_camera_desc *d, uint32_t width, uint32_t height)
 {
     sr_camera cam;
     memset(&cam, 0, sizeof cam);
     float aspect = height ? (float)width / (float)height : 1.0f;
     float focus = d->focus_distance > 0.0f ? d->focus_distance : sr_length(sr_sub(d->look_at, d->position));
-    float h = tanf(d->vfov_deg * SR_PI / 360.0f);
+    float h = sr_camera_fov_tan(d->vfov_deg);
     float vh = 2.0f * h * focus, vw = aspect * vh;
     sr_vec3 w = sr_normalize(sr_sub(d->position, d->look_at));
     sr_vec3 u = sr_normalize(sr_cross(d->up, w));

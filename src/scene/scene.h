@@ -95,6 +95,18 @@ int sr_camera_up_ok(const sr_camera_desc *desc);
  * scene's camera and --camera need it above 0 and at most SR_CAMERA_DIST_MAX. */
 double sr_camera_distance(const sr_camera_desc *desc);
 
+/* tan(fov / 2) of a vertical field of view in degrees, in float as sr_camera_make works it:
+ * the image plane's half-height at distance 1. */
+float sr_camera_fov_tan(float vfov_deg);
+
+/* Whether a vertical field of view (degrees) makes a camera: above 0 and below 180, its
+ * sr_camera_fov_tan finite and above 0. A value within (0, 180) in double may round to 180
+ * in float, whose tangent is negative (the image turns upside down). Every camera is checked
+ * by it: the JSON camera and camera_path keyframes, a glTF file's cameras, --camera.
+ * Messages give SR_CAMERA_FOV_RULE. */
+int sr_camera_fov_ok(float vfov_deg);
+#define SR_CAMERA_FOV_RULE "must be greater than 0 and less than 180 degrees as a float (the camera is built in float)"
+
 /* The camera of frame `frame` on the scene's camera path: position, look-at and field of view
  * interpolated linearly between the keyframes around it (held before the first and after the
  * last); up, aperture and focus distance from "camera". The scene's camera without a path. */

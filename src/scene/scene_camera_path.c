@@ -33,7 +33,7 @@ sr_status sr_scene_parse_camera_path(sr_json_doc *c, const cJSON *path, sr_scene
         SR_TRY(sr_json_opt_uint(c, k, jp, "frame", 0, SR_CAMERA_PATH_MAX_FRAME, 0, &key->frame));
         SR_TRY(sr_json_opt_vec3(c, k, jp, "position", SR_JSON_VEC_ANY, sr_v3s(0), &key->position));
         SR_TRY(sr_json_opt_vec3(c, k, jp, "look_at", SR_JSON_VEC_ANY, sr_v3s(0), &key->look_at));
-        SR_TRY(sr_json_opt_float(c, k, jp, "fov", R_FOV, s->camera.vfov_deg, &key->vfov_deg));
+        SR_TRY(sr_json_opt_fov(c, k, jp, s->camera.vfov_deg, &key->vfov_deg));
         if (i > 0 && key->frame <= s->camera_path[i - 1].frame) {
             char at[80];
             sr_json_path_key(at, sizeof at, jp, "frame");

@@ -111,6 +111,20 @@ static bool scene_bounds(const sr_scene *s, sr_vec3 *lo, sr_vec3 *hi)
     return lo->x <= hi->x;
 }
 
+/* Why a placed camera d (at the file camera's position p) cannot be built, into why: the
+ * point it looks at is lost to float rounding or overflow so far out, or its node turns its
+ * up onto its view direction. */
+static void unusable_camera_why(sr_vec3 p, const sr_camera_desc *d, char *why, size_t cap)
+{
+    if (!isfinite(p.x) || !isfinite(p.y) || !isfinite(p.z))
+        snprintf(why, cap, "its node puts it beyond what a float holds");
+    else if (!(sr_camera_distance(d) > 0.0))
+        snprintf(why, cap, "its node puts it at [%.3g, %.3g, %.3g], too far out for a float camera to look from",
+                 (double)p.x, (double)p.y, (double)p.z);
+    else
+        snprintf(why, cap, "its node turns its up onto its view direction");
+}
+
 sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
 {
     const cJSON *g = sr_json_field(root, "gltf");
@@ -135,8 +149,6 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
         free(resolved);
         return sr_scene_loader_fail(c, file, "gltf.file", st, &gerr);
     }
-    st = add_notice(c, s, resolved, info.notice);
-    free(resolved);
     /* A camera looks at the point of its view axis nearest the file's centre (the viewer
      * orbits about look_at), or 1 ahead when that centre is behind it. */
     sr_vec3 lo, hi, centre = sr_v3s(0.0f);
@@ -155,12 +167,25 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
             sc->desc.look_at = sr_madd(gc->position, gc->forward, ahead > 1e-3f && ahead < 1e15f ? ahead : 1.0f);
             sc->desc.up = gc->up;
             sc->desc.vfov_deg = gc->yfov_rad * (180.0f / SR_PI);
+            if (gc->yfov_rad > 0.0f && !sr_camera_fov_ok(sc->desc.vfov_deg)) {
+                char clean[512];
+                sr_sanitize(clean, sizeof clean, resolved);
+                st = sr_json_fail_val(c, file, "gltf.file", "cannot parse mesh file %s: cameras[%u].perspective.yfov: "
+                                      "the field of view " SR_CAMERA_FOV_RULE ", got %.9g radians, %.9g degrees as a "
+                                      "float", clean, k, (double)gc->yfov_rad, (double)sc->desc.vfov_deg);
+                break;
+            }
             if (gc->kind == SR_GLTF_CAMERA_PERSPECTIVE &&
-                (!sr_camera_up_ok(&sc->desc) || !(sr_camera_distance(&sc->desc) > 0.0)))
-                sc->kind = SR_GLTF_CAMERA_UNPLACED;   /* a node that squashes its camera flat */
+                (!sr_camera_up_ok(&sc->desc) || !(sr_camera_distance(&sc->desc) > 0.0))) {
+                sc->kind = SR_GLTF_CAMERA_UNPLACED;   /* named in the notice, with why */
+                char why[128];
+                unusable_camera_why(gc->position, &sc->desc, why, sizeof why);
+                sr_list_append(info.notice, sizeof info.notice, "cameras[%u] (%s)", k, why);
+            }
         }
         if (!st) s->file_camera_count = info.camera_count;
     }
+    if (!st) st = add_notice(c, s, resolved, info.notice);
     if (!st && info.mesh_count) {
         s->mesh_nodes = malloc(info.mesh_count * sizeof *s->mesh_nodes);
         if (!s->mesh_nodes) st = sr_json_oom(c);
@@ -177,13 +202,16 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
         if (!st) s->light_count = info.light_count;
     }
     sr_gltf_scene_free(&info);
+    free(resolved);
     return st;
 }
 
 /* A camera that sees the whole of the scene's bounds: their bounding sphere fits the
  * narrower of the two fields of view; it looks from the front (+Z, glTF's front), a little
- * from the right and above. */
-static void framing_camera(const sr_scene *s, sr_camera_desc *d)
+ * from the right and above. Bounds too large for a float camera to stand back from (it
+ * squares its distance, SR_CAMERA_DIST_MAX), or too far from the origin for float to place
+ * it at its distance, are refused at the file's name: the image would be black. */
+static sr_status framing_camera(sr_json_doc *c, const cJSON *file, const sr_scene *s, sr_camera_desc *d)
 {
     sr_vec3 lo, hi;
     if (!scene_bounds(s, &lo, &hi)) lo = sr_v3s(-1.0f), hi = sr_v3s(1.0f);
@@ -201,11 +229,30 @@ static void framing_camera(const sr_scene *s, sr_camera_desc *d)
     d->position = sr_madd(center, dir, dist);
     d->look_at = center;
     d->up = sr_v3(0.0f, 1.0f, 0.0f);
+    /* the same distance in double, from the bounds' extent in double (its float length
+     * overflows from about 1e19) */
+    const double ex = (double)hi.x - lo.x, ey = (double)hi.y - lo.y, ez = (double)hi.z - lo.z;
+    const double radius_d = 0.5 * sqrt(ex * ex + ey * ey + ez * ez), dist_d = radius_d / sin(half) * 1.02;
+    const double placed = sr_camera_distance(d);
+    if (dist_d <= (double)SR_CAMERA_DIST_MAX && fabs(placed - dist_d) <= 0.01 * dist_d) return SR_OK;
+    char why[256];
+    if (!(dist_d <= (double)SR_CAMERA_DIST_MAX))
+        snprintf(why, sizeof why, "its bounds (a sphere of radius %.3g) are too large to frame: the camera would "
+                 "stand %.3g from their centre, and a camera looks at most %g far (it is built in float)", radius_d,
+                 dist_d, (double)SR_CAMERA_DIST_MAX);
+    else
+        snprintf(why, sizeof why, "its bounds' centre [%.3g, %.3g, %.3g] is too far from the origin to frame: a "
+                 "float camera there cannot stand %.3g from it", (double)center.x, (double)center.y, (double)center.z,
+                 dist_d);
+    char clean[512];
+    sr_sanitize(clean, sizeof clean, file->valuestring);
+    return sr_json_fail_val(c, file, "gltf.file", "%s has no camera, and %s; give the scene a \"camera\" "
+                            "(a JSON scene with \"gltf\" and \"camera\"), or scale the model to a size float holds",
+                            clean, why);
 }
 
 sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
 {
-    (void)c;
     const cJSON *img = sr_json_field(root, "image");
     const bool sized = img && (sr_json_field(img, "width") || sr_json_field(img, "height"));
     if (!sr_json_field(root, "camera")) {
@@ -217,7 +264,7 @@ sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
             s->height = h < 1.0 ? 1u : h > SR_MAX_RESOLUTION ? SR_MAX_RESOLUTION : (uint32_t)lround(h);
         }
         if (first) s->camera = first->desc;
-        else framing_camera(s, &s->camera);
+        else SR_TRY(framing_camera(c, sr_json_field(sr_json_field(root, "gltf"), "file"), s, &s->camera));
     }
     if (!sr_json_field(root, "integrator")) s->integrator = SR_INTEGRATOR_PATH;
     const bool background = sr_json_field(root, "background") || sr_json_field(root, "sky") ||

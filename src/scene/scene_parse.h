@@ -18,6 +18,10 @@ static const sr_json_range R_FOV = {0, 180, SR_JSON_BOUND_EXCL, SR_JSON_BOUND_EX
 static const sr_json_range R_IOR = {1, 0, SR_JSON_BOUND_INCL, SR_JSON_BOUND_NONE};
 static const sr_json_range R_CREASE = {0, 180, SR_JSON_BOUND_INCL, SR_JSON_BOUND_INCL};
 
+/* obj's "fov" (a camera's vertical field of view in degrees), or def: within R_FOV and
+ * sr_camera_fov_ok once a float (scene.c). */
+sr_status sr_json_opt_fov(sr_json_doc *c, const cJSON *obj, const char *jp, float def, float *out);
+
 /* ---- files the scene refers to (scene_files.c) ---- */
 
 /* A file path relative to the scene file's folder; absolute paths are kept. malloc'd. */

@@ -53,9 +53,8 @@ int sr_camera_arg_parse(const char *text, sr_camera_arg *out, char *why, size_t 
         return sr_camera_why(why, cap, "the look-at point (numbers 4-6) is %g from the position (numbers 1-3); expected "
                                        "at most %g apart (the camera is built in float and squares that distance)",
                              dist, (double)SR_CAMERA_DIST_MAX);
-    if (n >= 7 && !(v[6] > 0.0f && v[6] < 180.0f))
-        return sr_camera_why(why, cap, "the field of view (number 7) must be greater than 0 and less than 180 "
-                                       "degrees, got %g", (double)v[6]);
+    if (n >= 7 && !sr_camera_fov_ok(v[6]))
+        return sr_camera_why(why, cap, "the field of view (number 7) " SR_CAMERA_FOV_RULE ", got %g", (double)v[6]);
     if (n == 12 && !sr_json_unit_vector(sr_v3(v[7], v[8], v[9]), NULL))
         return sr_camera_why(why, cap, "the up vector (numbers 8-10) must not be zero");
     if (n == 12 && !(v[10] >= 0.0f && v[11] >= 0.0f))

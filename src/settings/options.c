@@ -268,7 +268,8 @@ static int sr_pick_file_camera(const sr_common *c, const char *cmd, const sr_sce
     if (cam->kind != 0) {
         fprintf(stderr, "stencilray %s: --camera-index %u: camera %u of %s is %s; expected a perspective camera that a "
                 "node places\n", cmd, n, n, scene->path,
-                cam->kind == 1 ? "orthographic (not supported)" : "placed by no node of the scene (or squashed flat)");
+                cam->kind == 1 ? "orthographic (not supported)"
+                                : "placed by no node of the scene (or squashed flat, or too far out for a float camera)");
         return 2;
     }
     f->camera = cam->desc;

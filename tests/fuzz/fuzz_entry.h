@@ -5,7 +5,8 @@
  *
  * The contract checked: sr_scene_parse never crashes, leaks or hangs (the sanitizers and
  * libFuzzer's timeout check those); it returns SR_OK with a scene whose numbers are in
- * range and whose indices point inside its arrays, or SR_ERR_INPUT with a message that
+ * range, whose indices point inside its arrays and whose cameras can be built in float
+ * (sr_camera_make), or SR_ERR_INPUT with a message that
  * names the file, is printable text and is NUL-terminated. Anything else is a finding. */
 #ifndef SR_FUZZ_ENTRY_H
 #define SR_FUZZ_ENTRY_H
@@ -29,6 +30,14 @@ static int sr_fuzz_violation(char *why, size_t cap, const char *fmt, ...)
     vsnprintf(why, cap, fmt, ap);
     va_end(ap);
     return 1;
+}
+
+/* Whether sr_camera_make can build d: a field of view whose float tangent is positive, a
+ * look-at point other than the position and within SR_CAMERA_DIST_MAX, up not along the view. */
+static int sr_fuzz_camera_ok(const sr_camera_desc *d)
+{
+    const double dist = sr_camera_distance(d);
+    return sr_camera_fov_ok(d->vfov_deg) && dist > 0.0 && dist <= (double)SR_CAMERA_DIST_MAX && sr_camera_up_ok(d);
 }
 
 /* 0 when the result honours the contract, else 1 with the reason in why. */
@@ -72,6 +81,19 @@ static int sr_fuzz_check_result(const char *path, sr_status st, const sr_error *
             if (s->planes[i].kind != SR_PRIM_PLANE || s->planes[i].material >= s->material_count)
                 return sr_fuzz_violation(why, cap, "plane %u: kind %u, material %u", i, s->planes[i].kind,
                                          s->planes[i].material);
+        /* every camera it may render with can be built in float: the scene's, a glTF file's
+         * perspective cameras (--camera-index) and the camera path's fields of view */
+        if (!sr_fuzz_camera_ok(&s->camera))
+            return sr_fuzz_violation(why, cap, "accepted a camera that cannot be built (fov %.9g)",
+                                     (double)s->camera.vfov_deg);
+        for (uint32_t i = 0; i < s->file_camera_count; i++)
+            if (s->file_cameras[i].kind == 0 && !sr_fuzz_camera_ok(&s->file_cameras[i].desc))
+                return sr_fuzz_violation(why, cap, "accepted file camera %u, which cannot be built (fov %.9g)", i,
+                                         (double)s->file_cameras[i].desc.vfov_deg);
+        for (uint32_t i = 0; i < s->camera_path_count; i++)
+            if (!sr_camera_fov_ok(s->camera_path[i].vfov_deg))
+                return sr_fuzz_violation(why, cap, "accepted camera_path[%u] with fov %.9g", i,
+                                         (double)s->camera_path[i].vfov_deg);
         return 0;
     }
     if (st != SR_ERR_INPUT || err->status != SR_ERR_INPUT)

@@ -223,6 +223,7 @@ static void test_bad_camera(void **state)
                                 "expected at most 1e+16 apart" },
         { "0,0,2e16,0,0,0", "is 2e+16 from the position" },
         { "0,1,5,0,1,0,180", "the field of view (number 7) must be greater than 0 and less than 180" },
+        { "0,1,5,0,1,0,179.999999", "less than 180 degrees as a float (the camera is built in float), got 180" },
         { "0,1,5,0,1,0,40,0,0,0,0,0", "the up vector (numbers 8-10) must not be zero" },
         { "0,1,5,0,1,0,40,0,1,0,-1,0", "the aperture and the focus distance (numbers 11 and 12) must be 0 or more" },
         { "0,5,0,0,0,0", "up [0, 1, 0] is parallel to the view direction" },   /* the scene's up */

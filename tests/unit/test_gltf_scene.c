@@ -2,8 +2,9 @@
  * test writes (gltfutil.h): a file's camera shows what it describes (a marker lands on the
  * pixel it projects to), node transforms compose down the tree, a KHR_lights_punctual point
  * light renders as the same light written in JSON, --camera-index picks a camera, the
- * framing camera sees the whole scene, notices name what is not used, hostile files are
- * refused (exit 2) naming the item; JSON mesh "transform" matrices equal the same
+ * framing camera sees the whole scene (a model too large to frame is refused), notices name
+ * what is not used (and cameras too far out to build), hostile files are refused (exit 2)
+ * naming the item (a root listed twice, a yfov of 180 degrees as a float, a tiny aspectRatio); JSON mesh "transform" matrices equal the same
  * scale/rotate/translate; Whitted warns when nothing lights the scene. */
 #include "gltfutil.h"
 
@@ -341,36 +342,108 @@ static void test_camera_index(void **state)
     expect_in(err, "has 2 cameras; expected 0 to 1");
 }
 
-/* No camera: one that frames the scene. Squares spread out in all three axes; every corner
- * must project into the image, in front of the camera. */
+/* Every vertex of s (its prims, and its instances' placed in double) in front of its camera
+ * and within its view; returns how many there are. */
+static uint32_t assert_framed(const sr_scene *s)
+{
+    const sr_camera_desc *c = &s->camera;
+    const d3 pos = d3v(c->position.x, c->position.y, c->position.z);
+    const d3 w = d3norm(d3sub(d3v(c->look_at.x, c->look_at.y, c->look_at.z), pos));
+    const d3 u = d3norm(d3cross(w, d3v(c->up.x, c->up.y, c->up.z))), v = d3cross(u, w);
+    const double t = tan(c->vfov_deg * PI_D / 360.0), aspect = (double)s->width / s->height;
+    uint32_t seen = 0;
+    const uint32_t placed = s->prim_count + s->instance_count;
+    for (uint32_t i = 0; i < placed; i++) {
+        const sr_mesh_instance *in = i < s->prim_count ? NULL : &s->instances[i - s->prim_count];
+        const sr_shared_mesh *m = in ? &s->shared_meshes[in->mesh] : NULL;
+        const uint32_t first = in ? m->first : i, count = in ? m->count : 1;
+        for (uint32_t j = first; j < first + count; j++) {
+            const sr_prim *pr = in ? &s->shared_prims[j] : &s->prims[j];
+            const sr_vec3 p[3] = { pr->a, pr->b, pr->c };
+            for (int k = 0; k < 3; k++) {
+                d3 q = d3v(p[k].x, p[k].y, p[k].z);
+                if (in)
+                    q = d3v(in->m[0][0] * q.x + in->m[0][1] * q.y + in->m[0][2] * q.z + in->m[0][3],
+                            in->m[1][0] * q.x + in->m[1][1] * q.y + in->m[1][2] * q.z + in->m[1][3],
+                            in->m[2][0] * q.x + in->m[2][1] * q.y + in->m[2][2] * q.z + in->m[2][3]);
+                const d3 d = d3sub(q, pos);
+                const double z = d3dot(d, w), x = d3dot(d, u) / z, y = d3dot(d, v) / z;
+                if (!(z > 0 && fabs(x) <= t * aspect && fabs(y) <= t))
+                    fail_msg("vertex (%g, %g, %g) is outside the framing camera's view (x %g, y %g of %g, %g)", q.x,
+                             q.y, q.z, x, y, t * aspect, t);
+                seen++;
+            }
+        }
+    }
+    return seen;
+}
+
+/* The file of test_framing_camera, its root scaled by `scale`: squares spread out in all
+ * three axes. */
+static const char *framing_file(char *gl, size_t cap, double scale)
+{
+    char rest[1024];
+    snprintf(rest, sizeof rest, "\"scene\": 0, \"scenes\": [{\"nodes\": [3]}],\n"
+             "\"nodes\": [{\"mesh\": 0, \"translation\": [-7, 0, 0]}, {\"mesh\": 0, \"translation\": [5, 3, -4]},"
+             " {\"mesh\": 0, \"translation\": [1, -2, 9], \"scale\": [3, 3, 3]},"
+             " {\"children\": [0, 1, 2], \"scale\": [%.17g, %.17g, %.17g]}],", scale, scale, scale);
+    return sr_gltf_write(gl, cap, "gltf_frame.gltf", rest);
+}
+
+/* No camera: one that frames the scene. Every corner of the squares must project into the
+ * image, in front of the camera, at scale 1 and at 1e14 (the float camera squares distances
+ * of 1e15). Scaled by 1e19 the model cannot be framed (the camera would stand 1e20 back,
+ * beyond SR_CAMERA_DIST_MAX; its float length overflowed and the image was black): refused. */
 static void test_framing_camera(void **state)
 {
     (void)state;
     char gl[512];
-    sr_gltf_write(gl, sizeof gl, "gltf_frame.gltf",
-                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"
-                  "\"nodes\": [{\"mesh\": 0, \"translation\": [-7, 0, 0]}, {\"mesh\": 0, \"translation\": [5, 3, -4]},"
-                  " {\"mesh\": 0, \"translation\": [1, -2, 9], \"scale\": [3, 3, 3]}],");
-    sr_scene s;
-    load_ok(gl, &s);
-    assert_int_equal(s.file_camera_count, 0);
-    assert_int_equal(s.integrator, SR_INTEGRATOR_PATH);
-    assert_true(s.has_sky);   /* no light in the file: the default sky lights it */
-    const sr_camera_desc *c = &s.camera;
-    const sr_vec3 w = sr_normalize(sr_sub(c->look_at, c->position));
-    const sr_vec3 u = sr_normalize(sr_cross(w, c->up)), v = sr_cross(u, w);
-    const double t = tan(c->vfov_deg * PI_D / 360.0), aspect = (double)s.width / s.height;
-    for (uint32_t i = 0; i < s.prim_count; i++) {
-        const sr_vec3 p[3] = { s.prims[i].a, s.prims[i].b, s.prims[i].c };
-        for (int k = 0; k < 3; k++) {
-            const sr_vec3 d = sr_sub(p[k], c->position);
-            const double z = sr_dot(d, w), x = sr_dot(d, u) / z, y = sr_dot(d, v) / z;
-            if (!(z > 0 && fabs(x) <= t * aspect && fabs(y) <= t))
-                fail_msg("vertex (%g, %g, %g) is outside the framing camera's view (x %g, y %g of %g, %g)", p[k].x,
-                         p[k].y, p[k].z, x, y, t * aspect, t);
-        }
+    const double scales[] = { 1.0, 1e14 };
+    for (int k = 0; k < 2; k++) {
+        sr_scene s;
+        load_ok(framing_file(gl, sizeof gl, scales[k]), &s);
+        assert_int_equal(s.file_camera_count, 0);
+        assert_int_equal(s.integrator, SR_INTEGRATOR_PATH);
+        assert_true(s.has_sky);   /* no light in the file: the default sky lights it */
+        assert_int_equal(assert_framed(&s), 18);   /* 3 squares, 2 triangles each */
+        sr_scene_free(&s);
     }
-    sr_scene_free(&s);
+    const char *msg = load_refused(framing_file(gl, sizeof gl, 1e19));
+    expect_in(msg, "gltf_frame.gltf has no camera, and its bounds (a sphere of radius");
+    expect_in(msg, "are too large to frame");
+}
+
+/* A file's only camera that cannot be built (its node puts it beyond float, or so far out
+ * that the point it looks at rounds onto it) is named in the notice with why, and the
+ * framing camera stands in; an aspectRatio that asks for more than 16384 rows is refused. */
+static void test_unusable_cameras(void **state)
+{
+    (void)state;
+    static const struct { const char *where, *says; } far[] = {
+        { "[1e39, 0, 0]", "not used: cameras[0] (its node puts it beyond what a float holds)" },
+        { "[0, 0, 1e20]", "not used: cameras[0] (its node puts it at [0, 0, 1e+20], too far out for a float camera" },
+    };
+    char gl[512], rest[512];
+    for (int k = 0; k < 2; k++) {
+        snprintf(rest, sizeof rest, "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"mesh\": 0},"
+                 " {\"camera\": 0, \"translation\": %s}], \"cameras\": [{\"type\": \"perspective\","
+                 " \"perspective\": {\"yfov\": 0.8}}],", far[k].where);
+        sr_gltf_write(gl, sizeof gl, "gltf_far_camera.gltf", rest);
+        sr_scene s;
+        load_ok(gl, &s);
+        if (!s.notices || !strstr(s.notices, far[k].says))
+            fail_msg("camera at %s: expected \"%s\" in the notices, got:\n%s", far[k].where, far[k].says,
+                     s.notices ? s.notices : "(none)");
+        assert_int_equal(assert_framed(&s), 6);   /* the framing camera sees the square */
+        sr_scene_free(&s);
+    }
+    sr_gltf_write(gl, sizeof gl, "gltf_tall_camera.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"mesh\": 0},"
+                  " {\"camera\": 0, \"translation\": [0, 0, 3]}], \"cameras\": [{\"type\": \"perspective\","
+                  " \"perspective\": {\"yfov\": 0.8, \"aspectRatio\": 1e-9}}],");
+    const char *msg = load_refused(gl);
+    expect_in(msg, gl);
+    expect_in(msg, "cameras[0].perspective.aspectRatio is 1e-09; expected width / height from 0.0390625 to 640");
 }
 
 /* ---- notices and hostile files --------------------------------------------------------- */
@@ -430,6 +503,12 @@ static void test_hostile_files(void **state)
           "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0,"
           " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 3}}}],",
           "KHR_lights_punctual.light is not an index" },
+        /* below pi in double, a field of view of 180 degrees as a float: upside down */
+        { "gltf_yfov_pi.gltf",
+          "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"mesh\": 0}, {\"camera\": 0,"
+          " \"translation\": [0, 0, 3]}], \"cameras\": [{\"type\": \"perspective\","
+          " \"perspective\": {\"yfov\": 3.14159265358979}}],",
+          "cameras[0].perspective.yfov: the field of view must be greater than 0 and less than 180 degrees as a float" },
     };
     char path[512];
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -448,6 +527,33 @@ static void test_hostile_files(void **state)
     sr_gltf_write(path, sizeof path, "gltf_deep.gltf", rest);
     free(rest);
     expect_in(load_refused(path), "nodes[1001] is 1001 levels below its root node 0; at most 1000 are supported");
+}
+
+/* A root listed twice in a scene (glTF: scene.nodes holds unique items) is refused, exit 2,
+ * both as a scene (our node walk) and as a mesh of a JSON scene (assimp's): assimp placed
+ * it once per listing, so a lamp listed twice lit the scene twice as bright. */
+static void test_duplicate_root_refused(void **state)
+{
+    (void)state;
+    char gl[512], js[1024], text[1024], out[512], err[4096];
+    sr_gltf_write(gl, sizeof gl, "gltf_dup_root.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [1, 0, 1]}], \"nodes\": [{\"mesh\": 0},"
+                  " {\"mesh\": 0, \"translation\": [0, 0, -1]}],");
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0]},"
+             " \"materials\": {\"lamp\": {\"type\": \"emissive\", \"radiance\": [1, 1, 1]}},"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"lamp\"}]}", gl);
+    sr_test_write_file(js, sizeof js, "gltf_dup_root.json", text);
+    sr_test_tmp_path(out, sizeof out, "gltf_dup_root.png");
+    const char *const scenes[] = { gl, js };
+    for (int k = 0; k < 2; k++) {
+        remove(out);
+        const char *a[] = { "render", scenes[k], "--backend", "cpu", "-q", "--width", "16", "--height", "16",
+                            "-o", out, NULL };
+        assert_int_equal(sr_test_run_cli(a, err, sizeof err), 2);
+        expect_in(err, gl);
+        expect_in(err, "scenes[0].nodes[2] duplicates node 1 (already scenes[0].nodes[0])");
+        assert_false(sr_test_file_exists(out));
+    }
 }
 
 /* A valid file assimp cannot read: a KHR_animation_pointer channel animates a material's
@@ -660,8 +766,10 @@ int main(void)
         cmocka_unit_test(test_json_overrides),
         cmocka_unit_test(test_camera_index),
         cmocka_unit_test(test_framing_camera),
+        cmocka_unit_test(test_unusable_cameras),
         cmocka_unit_test(test_notices),
         cmocka_unit_test(test_hostile_files),
+        cmocka_unit_test(test_duplicate_root_refused),
         cmocka_unit_test(test_valid_file_assimp_cannot_read),
         cmocka_unit_test(test_hostile_buffers),
         cmocka_unit_test(test_transform_matrix_equals_trs),

@@ -127,6 +127,15 @@ static void test_fov_range(void **state)
     EXPECT_ERR(SCENE_CAM("{'position': [0, 1, 5], 'look_at': [0, 1, 0], 'fov': @180}"), "camera.fov",
                "greater than 0 and less than 180", "got 180");
     EXPECT_ERR(SCENE_CAM("{'position': [0, 1, 5], 'look_at': [0, 1, 0], 'fov': @-30}"), "camera.fov", "got -30");
+    /* below 180 in double, 180 as a float: its tangent is negative (an upside-down image) */
+    EXPECT_ERR(SCENE_CAM("{'position': [0, 1, 5], 'look_at': [0, 1, 0], 'fov': @179.999999}"), "camera.fov",
+               "less than 180 degrees as a float (the camera is built in float)", "got 179.999999 (180 as a float)");
+    EXPECT_ERR(SCENE_WITH("'camera_path': [{'frame': 0, 'position': [0, 1, 5], 'look_at': [0, 1, 0]},"
+                          " {'frame': 9, 'position': [0, 1, 4], 'look_at': [0, 1, 0], 'fov': @179.999999}]"),
+               "camera_path[1].fov", "less than 180 degrees as a float", "got 179.999999 (180 as a float)");
+    /* above 0 in double, 0 as a float */
+    EXPECT_ERR(SCENE_CAM("{'position': [0, 1, 5], 'look_at': [0, 1, 0], 'fov': @1e-50}"), "camera.fov",
+               "greater than 0", "got 1e-50 (0 as a float)");
 }
 
 static void test_aperture_focus_range(void **state)
