@@ -496,6 +496,30 @@ static void test_gltf_placement_memory(void **state)
     if (peak > 100.0) fail_msg("peak %.0f MiB over the 100 MiB limit", peak);
 }
 
+/* One mesh of 2 000 primitives placed by 5 000 nodes: 10^7 placements in a 150 KB file, which
+ * the import alone holds as an index per node and primitive (40 MB): budgeted from the JSON
+ * before the import. */
+static void test_gltf_placement_import_memory(void **state)
+{
+    (void)state;
+    char gltf[1024], dir[1024], out[1100];
+    write_grid_gltf(gltf, sizeof gltf, "limits_placed_import", 1, 1, 2000, 4999, 1, 0);
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_placed_import");
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    const char *argv[] = { "render", gltf, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
+    const char *env[] = { "SR_HOST_MEM_LIMIT=40M", NULL };
+    static sr_child c;
+    double peak;
+    const int code = run_with_peak(&c, argv, env, &peak);
+    printf("  10^7 placements under 40 MiB: exit %d, peak %.0f MiB\n", code, peak);
+    if (code != 2 || !strstr(c.err, "importing mesh file ") ||
+        !strstr(c.err, "limits_placed_import.gltf (5000 nodes, about 2.5 KiB each, 10000000 placements of a mesh's "
+                       "primitives by a node, 6 bytes each") || !strstr(c.err, "only 40.0 MiB are available"))
+        fail_msg("expected exit 2 and the import's budget, got %d:\n%s", code, c.err);
+    assert_int_equal(sr_hard_count_files(dir), 0);
+    if (peak > 40.0) fail_msg("peak %.0f MiB over the 40 MiB limit", peak);
+}
+
 /* 10^7 placed emissive triangles (a 20 000-triangle grid placed by 500 nodes): the emitter
  * table (8 bytes each) is budgeted with the render, before the BVHs and the count of every
  * placed triangle; the same file without emission renders under the same limit. */
@@ -563,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_textures_budgeted_together),
         cmocka_unit_test(test_gltf_node_memory),
         cmocka_unit_test(test_gltf_placement_memory),
+        cmocka_unit_test(test_gltf_placement_import_memory),
         cmocka_unit_test(test_emitter_table_memory),
         cmocka_unit_test(test_placed_triangles_counted_first),
     };
