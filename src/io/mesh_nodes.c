@@ -157,7 +157,7 @@ sr_status sr_mesh_place_nodes(const sr_mesh_emit_ctx *ec, const struct aiScene *
                      path, SR_NODE_DEPTH_MAX);
     /* what goes where: copies (triangles x nodes) and shared meshes (triangles once, placed
      * by an instance per node), all counted before anything is placed */
-    uint64_t flat = 0, shared = 0, placements = 0, placed = 0;
+    uint64_t flat = 0, shared = 0, placements = 0, placed = 0, uses = 0;   /* placements: instanced */
     for (unsigned m = 0; !st && m < nm; m++) {
         w.shared_id[m] = -1;
         const struct aiMesh *mesh = sc->mMeshes[m];
@@ -172,6 +172,7 @@ sr_status sr_mesh_place_nodes(const sr_mesh_emit_ctx *ec, const struct aiScene *
             flat += tris * w.uses[m];
         }
         placed += tris * w.uses[m];
+        uses += w.uses[m];
     }
     const uint64_t have = *kept, have_shared = *sh->count, have_instances = *sh->instance_count;
     if (!st && (have + flat > SR_MAX_PRIMS || have_shared + shared > SR_MAX_PRIMS))
@@ -185,7 +186,7 @@ sr_status sr_mesh_place_nodes(const sr_mesh_emit_ctx *ec, const struct aiScene *
         if (placed_before) snprintf(before, sizeof before, " on top of the scene's %llu", (unsigned long long)placed_before);
         st = sr_fail(err, SR_ERR_INPUT, "mesh file %s places %llu triangles in all (%llu placements of its meshes by its "
                      "nodes)%s, more than the %u a hit can be numbered by; expected fewer nodes or smaller meshes", path,
-                     (unsigned long long)placed, (unsigned long long)placements, before, SR_MAX_PLACED_PRIMS);
+                     (unsigned long long)placed, (unsigned long long)uses, before, SR_MAX_PLACED_PRIMS);
     }
     if (!st) {
         const size_t attr_bytes = (attrs && (need_attrs || *attrs || *sh->attrs) ? sizeof(sr_tri_attr) : 0) +
