@@ -222,7 +222,7 @@ sr_status sr_ranks_sum_to_root(int64_t *buf, size_t n, sr_error *err)
                 int unit = 0;
                 void *at = NULL;
                 MPI_Win_shared_query(sr_sum_win, r, &size, &unit, &at);
-                if ((size_t)size < n * sizeof(int64_t)) continue;   /* (sr_ranks_same_film_size said no) */
+                if ((size_t)size < n * sizeof(int64_t)) continue;   /* never past a peer's end */
                 peer[k] = (sr_film_sum){ (int64_t *)at, n, 1u, 1u };
                 peers[k] = &peer[k];
                 k++;

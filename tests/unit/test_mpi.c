@@ -1,8 +1,11 @@
 /* test_mpi.c: render under mpirun (a build with -DSR_WITH_MPI=ON; skipped, exit 77, without):
  * 1, 2 and 3 ranks on the CPU backend give the bytes of a plain run (one frame, and frames of a
  * sequence whole or shared); a bad scene is said once and ends the job with exit 2; a killed
- * rank ends the job with nothing written; ranks started with other settings stop, said once. */
+ * rank ends the job with nothing written; ranks started with other settings stop, said once; rank 0
+ * refuses a peer's film of another size. */
 #include "testutil.h"
+#include "../../src/farm/film_sum.h"
+#include "../../src/farm/ranks.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -263,20 +266,62 @@ static void test_killed_rank_writes_nothing(void **state)
     assert_true(run_mpi(3, "SR_TEST_KILL_RANK=2", seq, err, sizeof err) != 0);
     assert_int_equal(files_starting("mpi_killseq_"), 0);
 }
+
+/* Run as `mpirun -np 2 test_mpi --film-peer`: rank 0 sums a film of 4096 pixels, rank 1 one of
+ * 16, and rank 0 must refuse the smaller one, not read past its end. Exit 2 when refused. */
+static int film_peer_main(int argc, char **argv)
+{
+    sr_error err = { SR_OK, "" };
+    if (sr_ranks_init(&argc, &argv, &err)) return 3;
+    const size_t n = 3u * (sr_ranks_rank() == 0 ? 4096u : 16u);
+    sr_film_sum sum;
+    sr_status s = sr_ranks_film_sum_init(&sum, n, &err);
+    if (!s) {
+        for (size_t i = 0; i < n; i++) sum.v[i] = 1;
+        s = sr_ranks_sum_to_root(sum.v, n, &err);
+        sr_ranks_film_sum_free(&sum);
+    }
+    if (sr_ranks_rank() == 0) fprintf(stderr, "film-peer: %s\n", s ? err.msg : "summed");
+    sr_ranks_finalize();
+    return s ? 2 : 0;
+}
+
+static void test_peer_film_of_another_size(void **state)
+{
+    (void)state;
+    char self[4096], err[16384];
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(len > 0);
+    self[len] = '\0';
+    const char *argv[16];
+    size_t n = mpirun_head(argv);
+    argv[n++] = "-np";
+    argv[n++] = "2";
+    argv[n++] = self;
+    argv[n++] = "--film-peer";
+    argv[n] = NULL;
+    const int code = run_mpirun(argv, NULL, err, sizeof err);
+    if (code != 2 || !strstr(err, "film-peer: the ranks' films differ in size"))
+        fail_msg("expected rank 0 to refuse rank 1's smaller film (exit 2), got %d:\n%s", code, err);
+}
 #endif
 
-int main(void)
+int main(int argc, char **argv)
 {
 #ifndef SR_MPIEXEC
     printf("built without MPI (-DSR_WITH_MPI=ON builds it): skipped\n");
+    (void)argc;
+    (void)argv;
     return 77;
 #else
+    if (argc > 1 && !strcmp(argv[1], "--film-peer")) return film_peer_main(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranks_give_the_plain_bytes),
         cmocka_unit_test(test_sequences_under_mpi),
         cmocka_unit_test(test_bad_scene_said_once),
         cmocka_unit_test(test_killed_rank_writes_nothing),
         cmocka_unit_test(test_ranks_that_differ_stop),
+        cmocka_unit_test(test_peer_film_of_another_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif
