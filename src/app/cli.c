@@ -241,6 +241,31 @@ static sr_status sr_render_reduce(sr_film_sum *sum, sr_farm_stats *fs, sr_error 
     return s;
 }
 
+/* Under MPI, whether every rank renders the frames rank 0 does: the same size, samples,
+ * depth, integrator, seed, camera, exposure and tonemap, scene file bytes and frames (with
+ * --frames, the same -o and --exr-type too: each rank writes its own frames). Otherwise rank
+ * 0 names the first rank and setting that differ, and the job exits 2 with nothing written. */
+static int sr_render_same_frame(const sr_common *c, const sr_scene *scene, const char *out, sr_exr_type exr_type,
+                                const sr_frame_list *todo)
+{
+    if (sr_ranks_size() < 2) return 0;
+    const sr_frame *f = &c->frame;
+    const uint64_t h0 = SR_RANKS_HASH_START;
+    const uint64_t look = sr_ranks_hash(h0, &f->camera, sizeof f->camera);
+    const uint64_t tone = sr_ranks_hash(sr_ranks_hash(h0, &f->exposure, sizeof f->exposure), &f->tonemap, sizeof f->tonemap);
+    const uint64_t prims = (uint64_t)scene->prim_count + scene->shared_prim_count + scene->plane_count;
+    const uint64_t frames = todo ? sr_ranks_hash(h0, todo->n, sizeof(uint32_t) * todo->count) : 0;
+    const uint64_t written = todo ? sr_ranks_hash(sr_ranks_hash(h0, out, strlen(out)), &exr_type, sizeof exr_type) : 0;
+    const sr_rank_fact facts[] = {
+        { "width", f->width, 0 }, { "height", f->height, 0 }, { "spp", f->spp, 0 }, { "depth", f->depth, 0 },
+        { "integrator", f->integrator, 1 }, { "seed", f->render.seed, 0 }, { "camera", look, 1 },
+        { "exposure or tonemap", tone, 1 }, { "scene file's bytes", sr_ranks_hash_file(c->scene_path), 1 },
+        { "scene's primitive count", prims, 0 }, { "list of frames to render (--frames)", frames, 1 },
+        { "-o or --exr-type (--frames)", written, 1 },
+    };
+    return sr_ranks_same_frame(facts, (int)(sizeof facts / sizeof facts[0]), "stencilray render") ? 2 : 0;
+}
+
 /* This rank's share of frame f: all of it (`whole`), or the passes that rank 0 hands it as its
  * workers ask (a fixed interleave where MPI cannot take calls from the workers' threads). */
 static sr_status sr_render_share(sr_farm *fm, const sr_frame *f, int whole, sr_film_sum *sum, sr_farm_stats *fs,
@@ -402,6 +427,7 @@ static int sr_render_main(int argc, char **argv)
     sr_farm *fm = NULL;
     float *rgb = NULL;
     sr_film_sum sum = { NULL, 0, 0, 0 };
+    if (!code) code = sr_render_same_frame(&c, &scene, out, exr_type, frames_text ? &todo : NULL);
     if (code) goto done;
 
     const int tell = frame->render.progress && !c.quiet && isatty(STDERR_FILENO);

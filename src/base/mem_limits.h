@@ -13,6 +13,21 @@
 #define SR_MAX_MESH_BYTES (4ull << 30)
 /* Primitives (spheres, quads, triangles) in one scene; the BVH addresses at most 2^31. */
 #define SR_MAX_PRIMS (1u << 28)
+/* Triangles and primitives a scene places in all, each instance's counted again: a hit
+ * numbers them in 31 bits (src/render/instances.c). */
+#define SR_MAX_PLACED_PRIMS 0x7fffffffu
+/* Host memory while assimp imports a file, per byte of the file: measured 16x for OBJ
+ * (1M triangles, 35 MiB) and 20x for binary PLY (19 MiB); 24x leaves a margin. Files
+ * with unusually dense faces can need more (see tests/fuzz/README.md). */
+#define SR_MESH_IMPORT_FACTOR 24u
+/* Host memory per node of a glTF file, on top of the bytes' factor: assimp's node (its name
+ * alone 1 KiB) and its reader's, and our walk's. Measured 2.0 KiB a node without a mesh and
+ * 2.3 KiB with one (100 000 vs 500 000 nodes, peak resident size); 2.5 KiB leaves a margin. */
+#define SR_GLTF_NODE_BYTES 2560u
+/* Host memory per placement in a glTF file (a node placing a mesh: one per primitive of the
+ * mesh, as assimp makes a mesh of each) while it is imported: assimp's index of the mesh in
+ * its node. Measured 3.9 bytes (10^8 placements); 6 leaves a margin. */
+#define SR_GLTF_PLACEMENT_BYTES 6u
 
 /* Host memory this process can still use, in bytes: MemAvailable from /proc/meminfo, capped
  * by the cgroup's memory.max (containers) and by $SR_HOST_MEM_LIMIT (bytes, or with a K, M

@@ -499,14 +499,15 @@ sr_status sr_farm_check_memory(const sr_scene *scene, const sr_frame *f, const s
                                 sr_bvh_build_bytes(scene->shared_prim_count) +
                                 (scene->attrs ? (uint64_t)scene->prim_count * sizeof(sr_tri_attr) : 0) +
                                 (scene->shared_attrs ? (uint64_t)scene->shared_prim_count * sizeof(sr_tri_attr) : 0) +
-                                (uint64_t)scene->instance_count * sizeof(sr_instance) + px * 24u;
+                                (uint64_t)scene->instance_count * sizeof(sr_instance) +
+                                sr_scene_emitter_bound(scene) * sizeof(sr_emitter) + px * 24u;
     const uint64_t own_sums = cpu * px * 3u * sizeof(int64_t);
     const uint64_t pools = cpu * sr_cpu_pool_bytes(f->width, f->height, sr_pool_factor(scene));
     const uint64_t sum = px * 3u * sizeof(int64_t), rgb = px * 12u;
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
     const uint64_t need = per_worker * n + own_sums + pools + sum + rgb + enc;
     char what[512], b1[32], b2[32], b3[32], b4[32];
-    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build and film sum, CPU ray "
+    snprintf(what, sizeof what, "a %ux%u render over %u worker%s (%s each for its BVH build, emitter table and film sum, CPU ray "
              "pools %s, the frame's sums %s, image and output %s)", f->width, f->height, n, n == 1 ? "" : "s",
              sr_fmt_bytes(b1, sizeof b1, per_worker), sr_fmt_bytes(b2, sizeof b2, pools),
              sr_fmt_bytes(b3, sizeof b3, sum + own_sums), sr_fmt_bytes(b4, sizeof b4, rgb + enc));

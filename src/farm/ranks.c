@@ -186,9 +186,24 @@ void sr_ranks_film_sum_free(sr_film_sum *s)
     sr_film_sum_free(s);
 }
 
+#ifdef SR_HAVE_MPI
+/* Whether every rank sums films of n values (collective): a peer's film of another size is
+ * refused, not read past its end or truncated. */
+static int sr_ranks_same_film_size(size_t n)
+{
+    uint64_t mine = (uint64_t)n, most = 0, least = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &least, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    return most == least;
+}
+#endif
+
 sr_status sr_ranks_sum_to_root(int64_t *buf, size_t n, sr_error *err)
 {
 #ifdef SR_HAVE_MPI
+    if (sr_mpi_on && sr_size > 1 && !sr_ranks_same_film_size(n))
+        return sr_fail(err, SR_ERR_RUNTIME, "the ranks' films differ in size (%zu values here); every rank must "
+                       "render the same frame", n);
     if (sr_mpi_on && sr_size > 1 && sr_sum_win != MPI_WIN_NULL && buf == sr_sum_mine) {
         /* Every rank's sum is written: rank 0 reads the others' in place and adds them into its
          * own (integers: any order gives the same bits), then lets them go on. */
@@ -207,6 +222,7 @@ sr_status sr_ranks_sum_to_root(int64_t *buf, size_t n, sr_error *err)
                 int unit = 0;
                 void *at = NULL;
                 MPI_Win_shared_query(sr_sum_win, r, &size, &unit, &at);
+                if ((size_t)size < n * sizeof(int64_t)) continue;   /* never past a peer's end */
                 peer[k] = (sr_film_sum){ (int64_t *)at, n, 1u, 1u };
                 peers[k] = &peer[k];
                 k++;
@@ -263,6 +279,68 @@ void sr_ranks_barrier(void)
 {
 #ifdef SR_HAVE_MPI
     if (sr_mpi_on && sr_size > 1) MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+/* ---- every rank renders the same frame ------------------------------------------------------ */
+
+uint64_t sr_ranks_hash(uint64_t h, const void *bytes, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)bytes;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+uint64_t sr_ranks_hash_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    uint64_t h = SR_RANKS_HASH_START;
+    unsigned char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) h = sr_ranks_hash(h, buf, got);
+    fclose(f);
+    return h;
+}
+
+int sr_ranks_same_frame(const sr_rank_fact *facts, int n, const char *prefix)
+{
+#ifdef SR_HAVE_MPI
+    if (!sr_mpi_on || sr_size < 2) return 0;
+    /* Rank 0's facts to all (their count first); each rank finds its first difference, and
+     * the lowest rank with one tells rank 0 which and its value. */
+    uint64_t root[SR_RANK_FACTS_MAX + 1] = { 0 };
+    root[0] = (uint64_t)n;
+    for (int k = 0; k < n && k < SR_RANK_FACTS_MAX; k++) root[k + 1] = facts[k].value;
+    MPI_Bcast(root, SR_RANK_FACTS_MAX + 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    int differ = -1;   /* the first differing fact; n when the counts differ */
+    if (root[0] != (uint64_t)n) differ = n;
+    for (int k = 0; differ < 0 && k < n; k++)
+        if (root[k + 1] != facts[k].value) differ = k;
+    int me = differ >= 0 ? sr_rank : sr_size, lowest = sr_size;
+    MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (lowest == sr_size) return 0;
+    uint64_t told[2] = { (uint64_t)differ, differ >= 0 && differ < n ? facts[differ].value : 0 };
+    MPI_Bcast(told, 2, MPI_UINT64_T, lowest, MPI_COMM_WORLD);
+    if (sr_rank == 0) {
+        const int k = (int)told[0];
+        fprintf(stderr, "%s: rank %d of %d would render another frame than rank 0: ", prefix, lowest, sr_size);
+        if (k >= n) fprintf(stderr, "it compares other settings (another stencilray?)");
+        else if (facts[k].is_hash) fprintf(stderr, "its %s differs from rank 0's", facts[k].what);
+        else fprintf(stderr, "its %s is %llu, rank 0's is %llu", facts[k].what, (unsigned long long)told[1],
+                     (unsigned long long)facts[k].value);
+        fprintf(stderr, "; start every rank with the same options and scene; nothing written\n");
+        fflush(stderr);
+    }
+    return lowest;
+#else
+    (void)facts;
+    (void)n;
+    (void)prefix;
+    return 0;
 #endif
 }
 

@@ -52,6 +52,22 @@ void sr_ranks_test_kill(void);
 /* Wait for every rank (a barrier); no-op with one. */
 void sr_ranks_barrier(void);
 
+/* What a rank's frame depends on, compared across the ranks before they render (a rank
+ * started with other options or another scene file would add its film to the others').
+ * `value` is a number, or a hash (sr_ranks_hash) when `is_hash`. */
+typedef struct sr_rank_fact { const char *what; uint64_t value; int is_hash; } sr_rank_fact;
+#define SR_RANK_FACTS_MAX 24
+/* Collective: rank 0 compares every rank's n facts (n <= SR_RANK_FACTS_MAX, the same n and
+ * order everywhere) with its own. Returns 0 when all agree; else, on every rank, the lowest
+ * rank that differs, and rank 0 has printed one message naming it and the first fact that
+ * differs, prefixed with `prefix`. */
+int sr_ranks_same_frame(const sr_rank_fact *facts, int n, const char *prefix);
+/* FNV-1a over n bytes, continuing from h (start with SR_RANKS_HASH_START). */
+#define SR_RANKS_HASH_START 14695981039346656037ull
+uint64_t sr_ranks_hash(uint64_t h, const void *bytes, size_t n);
+/* The hash of a file's bytes; 0 when it cannot be read. */
+uint64_t sr_ranks_hash_file(const char *path);
+
 /* A frame's passes handed out to the ranks as their workers ask (farm.h's sr_farm_share take),
  * so that a faster rank takes more passes: rank 0 keeps the counter and answers the other
  * ranks from a thread of its own while its workers render. Every rank calls begin before it

@@ -37,11 +37,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Host memory while assimp imports a file, per byte of the file: measured 16x for OBJ
- * (1M triangles, 35 MiB) and 20x for binary PLY (19 MiB); 24x leaves a margin. Files
- * with unusually dense faces can need more (see tests/fuzz/README.md). */
-#define SR_MESH_IMPORT_FACTOR 24u
-
 /* Only the steps whose result the renderer uses. ValidateDataStructure runs first and refuses
  * faces whose indices are out of range: assimp's PLY reader does not check them, and the
  * steps after it then read outside the vertex array (SIGSEGV; found by tests/fuzz).

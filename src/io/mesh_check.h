@@ -43,8 +43,9 @@ long sr_mesh_line(FILE *f, char **line, size_t *cap, int *end);
 
 /* The files a mesh pulls in (an OBJ's mtllib, a glTF's buffers and images): each must be a
  * regular file of a bounded size; their sizes add up in *ref_bytes (for the memory budget).
- * A .glb's header and chunk lengths must fit its file_size. ext: ".obj", ".glb"... Reads the
- * mesh file, none of the files it names. */
+ * A .glb's header and chunk lengths must fit its file_size. A glTF's import is budgeted by its
+ * bytes, its nodes and their placements of meshes (mem_limits.h) before it runs. ext: ".obj",
+ * ".glb"... Reads the mesh file, none of the files it names. */
 sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes,
                              sr_error *err);
 

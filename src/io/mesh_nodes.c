@@ -6,6 +6,7 @@
 #include "../base/mem_limits.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,8 +155,9 @@ sr_status sr_mesh_place_nodes(const sr_mesh_emit_ctx *ec, const struct aiScene *
     if (!walk_nodes(&w, sc->mRootNode, root, 0, true))
         st = sr_fail(err, SR_ERR_INPUT, "mesh file %s: its node hierarchy is deeper than %d; expected a shallower one",
                      path, SR_NODE_DEPTH_MAX);
-    /* what goes where: copies (triangles x nodes) and shared meshes (triangles once) */
-    uint64_t flat = 0, shared = 0;
+    /* what goes where: copies (triangles x nodes) and shared meshes (triangles once, placed
+     * by an instance per node), all counted before anything is placed */
+    uint64_t flat = 0, shared = 0, placements = 0, placed = 0, uses = 0;   /* placements: instanced */
     for (unsigned m = 0; !st && m < nm; m++) {
         w.shared_id[m] = -1;
         const struct aiMesh *mesh = sc->mMeshes[m];
@@ -163,21 +165,40 @@ sr_status sr_mesh_place_nodes(const sr_mesh_emit_ctx *ec, const struct aiScene *
         uint64_t tris = 0;
         for (unsigned f = 0; f < mesh->mNumFaces; f++) tris += mesh->mFaces[f].mNumIndices == 3;
         w.instanced[m] = w.uses[m] > 1;
-        if (w.instanced[m]) shared += tris;
-        else flat += tris * w.uses[m];
+        if (w.instanced[m]) {
+            shared += tris;
+            placements += w.uses[m];
+        } else {
+            flat += tris * w.uses[m];
+        }
+        placed += tris * w.uses[m];
+        uses += w.uses[m];
     }
-    const uint64_t have = *kept, have_shared = *sh->count;
+    const uint64_t have = *kept, have_shared = *sh->count, have_instances = *sh->instance_count;
     if (!st && (have + flat > SR_MAX_PRIMS || have_shared + shared > SR_MAX_PRIMS))
         st = sr_fail(err, SR_ERR_INPUT, "mesh file %s places %llu triangles (and %llu more once, instanced); a scene holds "
                      "at most %u primitives", path, (unsigned long long)flat, (unsigned long long)shared, SR_MAX_PRIMS);
+    /* every placement's triangles get a hit id of their own: counted here, not after the BVHs */
+    uint64_t placed_before = have + have_instances;   /* the top level's prims and instance proxies */
+    for (uint64_t k = 0; !st && k < have_instances; k++) placed_before += (*sh->meshes)[(*sh->instances)[k].mesh].count;
+    if (!st && placed_before + placements + placed > SR_MAX_PLACED_PRIMS) {
+        char before[64] = "";
+        if (placed_before) snprintf(before, sizeof before, " on top of the scene's %llu", (unsigned long long)placed_before);
+        st = sr_fail(err, SR_ERR_INPUT, "mesh file %s places %llu triangles in all (%llu placements of its meshes by its "
+                     "nodes)%s, more than the %u a hit can be numbered by; expected fewer nodes or smaller meshes", path,
+                     (unsigned long long)placed, (unsigned long long)uses, before, SR_MAX_PLACED_PRIMS);
+    }
     if (!st) {
         const size_t attr_bytes = (attrs && (need_attrs || *attrs || *sh->attrs) ? sizeof(sr_tri_attr) : 0) +
                                   (ec->vts ? sizeof(sr_tri_tangent) : 0);   /* at most */
-        char *what = sr_format("mesh file %s (%llu triangles placed, %llu instanced, then the BVH)", path,
-                               (unsigned long long)flat, (unsigned long long)shared);
+        char *what = sr_format("mesh file %s (%llu triangles placed, %llu instanced by %llu placements, then the BVHs)",
+                               path, (unsigned long long)flat, (unsigned long long)shared,
+                               (unsigned long long)placements);
+        /* an instance per placement, and the top level's BVH over them and the placed copies */
         st = what ? sr_check_host_memory((flat + shared) * (sizeof(sr_prim) + attr_bytes) +
-                                         sr_bvh_build_bytes(have + flat) + sr_bvh_build_bytes(have_shared + shared),
-                                         what, "", err)
+                                         placements * sizeof(sr_mesh_instance) +
+                                         sr_bvh_build_bytes(have + flat + have_instances + placements) +
+                                         sr_bvh_build_bytes(have_shared + shared), what, "", err)
                   : sr_fail(err, SR_ERR_RUNTIME, "out of memory loading mesh file %s", path);
         free(what);
     }

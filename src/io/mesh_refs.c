@@ -361,12 +361,39 @@ static sr_status sr_gltf_json_check(const char *path, const char *json, size_t l
     return SR_OK;
 }
 
+/* The length of a glTF's "nodes", and its placements: per node with a "mesh", that mesh's
+ * primitives (assimp makes a mesh of each). */
+static void sr_gltf_count_nodes(const cJSON *root, uint64_t *nodes, uint64_t *placements)
+{
+    const cJSON *node_list = cJSON_GetObjectItemCaseSensitive(root, "nodes"), *node;
+    const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(root, "meshes");
+    const int mesh_count = cJSON_IsArray(meshes) ? cJSON_GetArraySize(meshes) : 0;
+    uint32_t *prims = calloc((size_t)mesh_count + 1u, sizeof *prims);
+    const cJSON *mesh, *mesh_list = mesh_count && prims ? meshes : NULL;
+    int m = 0;
+    cJSON_ArrayForEach(mesh, mesh_list) {
+        const cJSON *list = cJSON_GetObjectItemCaseSensitive(mesh, "primitives");
+        prims[m++] = cJSON_IsArray(list) ? (uint32_t)cJSON_GetArraySize(list) : 0;
+    }
+    *nodes = *placements = 0;
+    if (!cJSON_IsArray(node_list)) node_list = NULL;
+    cJSON_ArrayForEach(node, node_list) {
+        (*nodes)++;
+        const cJSON *ix = cJSON_GetObjectItemCaseSensitive(node, "mesh");
+        if (cJSON_IsNumber(ix) && ix->valuedouble >= 0 && ix->valuedouble < mesh_count)
+            *placements += prims ? prims[(int)ix->valuedouble] : 1u;
+    }
+    free(prims);
+}
+
 /* glTF JSON (a .gltf file, or a .glb's JSON chunk): every buffer and image "uri" that is not a
- * data: URI names a file next to the mesh. */
-static sr_status sr_gltf_refs(const char *path, const char *json, size_t len, uint64_t *bytes, sr_error *err)
+ * data: URI names a file next to the mesh. *nodes and *placements: sr_gltf_count_nodes's. */
+static sr_status sr_gltf_refs(const char *path, const char *json, size_t len, uint64_t *bytes, uint64_t *nodes,
+                              uint64_t *placements, sr_error *err)
 {
     cJSON *root = cJSON_ParseWithLength(json, len);
     if (!root) return SR_OK;   /* assimp says what is wrong with it */
+    sr_gltf_count_nodes(root, nodes, placements);
     sr_status st = SR_OK;
     static const char *const lists[] = { "buffers", "images" };
     for (int l = 0; l < 2 && !st; l++) {
@@ -473,9 +500,23 @@ sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_si
     size_t json_len = 0;
     uint64_t bin_at, bin_len;
     sr_status st = sr_gltf_read_json(path, ext, file_size, &json, &json_len, &bin_at, &bin_len, err);
+    uint64_t nodes = 0, placements = 0;
     if (!st && json) st = sr_gltf_json_check(path, json, json_len, err);
-    if (!st && json) st = sr_gltf_refs(path, json, json_len, ref_bytes, err);
+    if (!st && json) st = sr_gltf_refs(path, json, json_len, ref_bytes, &nodes, &placements, err);
     free(json);
+    if (st || !nodes) return st;
+    /* The import's memory grows with the nodes and their placements as much as with the
+     * bytes: budgeted before it. */
+    const uint64_t bytes = file_size + *ref_bytes;
+    char *what = sr_format("importing mesh file %s (%llu nodes, about %.1f KiB each, %llu placements of a mesh's "
+                           "primitives by a node, %u bytes each, and %.1f MiB with the files it refers to, about %ux "
+                           "that)", path, (unsigned long long)nodes, SR_GLTF_NODE_BYTES / 1024.0,
+                           (unsigned long long)placements, SR_GLTF_PLACEMENT_BYTES, (double)bytes / 1048576.0,
+                           SR_MESH_IMPORT_FACTOR);
+    if (!what) return sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
+    st = sr_check_host_memory(bytes * SR_MESH_IMPORT_FACTOR + nodes * SR_GLTF_NODE_BYTES +
+                              placements * SR_GLTF_PLACEMENT_BYTES, what, "", err);
+    free(what);
     return st;
 }
 

@@ -1,6 +1,7 @@
 /* instances.c: the two-level BVH (instances.h). */
 #include "instances.h"
 #include "../base/affine.h"
+#include "../base/mem_limits.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -130,10 +131,10 @@ sr_status sr_levels_join(const sr_scene *scene, sr_levels *lv, const sr_bvh *top
     /* hit ids: the top level's, then every instance's mesh prims in turn */
     uint64_t ids = top->prim_count;
     for (uint32_t k = 0; k < lv->instance_count; k++) ids += lv->meshes[scene->instances[k].mesh].prim_count;
-    if (ids > 0x7fffffffu)
+    if (ids > SR_MAX_PLACED_PRIMS)
         return sr_fail(err, SR_ERR_INPUT, "the scene's %u instances place %llu triangles and primitives in all, more "
                        "than the %u a hit can be numbered by; use fewer instances or smaller meshes", lv->instance_count,
-                       (unsigned long long)ids, 0x7fffffffu);
+                       (unsigned long long)ids, SR_MAX_PLACED_PRIMS);
     const bool with_attrs = top_attrs || scene->shared_attrs;
     lv->prims = malloc((size_t)prims * sizeof *lv->prims);
     lv->nodes = malloc((size_t)nodes * sizeof *lv->nodes);

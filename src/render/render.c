@@ -51,12 +51,39 @@ static float sr_id_power(const sr_renderer *r, const sr_scene *scene, uint32_t i
     return sr_is_emitter(m) ? sr_emitter_power(p, m) : 0.0f;
 }
 
+uint64_t sr_scene_emitter_bound(const sr_scene *scene)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < scene->prim_count; i++) n += sr_is_emitter(&scene->materials[scene->prims[i].material]);
+    if (!scene->instance_count) return n;
+    /* each shared mesh's emissive triangles once, then once per instance placing it */
+    uint64_t *per_mesh = (uint64_t *)calloc(scene->shared_mesh_count + 1u, sizeof *per_mesh);
+    for (uint32_t m = 0; m < scene->shared_mesh_count; m++) {
+        const sr_shared_mesh *sm = &scene->shared_meshes[m];
+        for (uint32_t i = sm->first; per_mesh && i < sm->first + sm->count; i++)
+            per_mesh[m] += sr_is_emitter(&scene->materials[scene->shared_prims[i].material]);
+    }
+    for (uint32_t k = 0; k < scene->instance_count; k++) {
+        const uint32_t m = scene->instances[k].mesh;
+        n += per_mesh ? per_mesh[m] : scene->shared_meshes[m].count;   /* (at most all of them) */
+    }
+    free(per_mesh);
+    return n;
+}
+
 /* The emissive bounded prims by hit id (the BVH order's, then each instance's mesh), with the
  * CDF the path integrator picks one by (sr_emitter_power of the world-space prim, summed in
  * double and normalised; the last entry is exactly 1). Instanced emitters are entries of their
  * own, one per placement: light sampling picks among world-space triangles. */
 static sr_status sr_build_emitters(sr_renderer *r, const sr_scene *scene, sr_error *err)
 {
+    /* the table's size is checked before the count below runs over every placed triangle */
+    char what[160];
+    const uint64_t bound = sr_scene_emitter_bound(scene);
+    snprintf(what, sizeof what, "the emitter table (%llu emissive triangles and primitives placed)",
+             (unsigned long long)bound);
+    sr_status st = sr_check_host_memory(bound * sizeof(sr_emitter), what, "", err);
+    if (st) return st;
     uint64_t ids = r->bvh.prim_count;
     for (uint32_t k = 0; k < scene->instance_count; k++) ids += scene->shared_meshes[scene->instances[k].mesh].count;
     uint32_t count = 0;
@@ -675,13 +702,15 @@ sr_status sr_check_render_memory(const sr_scene *s, const sr_frame *f, sr_backen
                                 ? (uint64_t)(s->prim_count + s->instance_count + s->shared_prim_count) * sizeof(sr_tri_attr)
                                 : 0);
     const uint64_t enc = out ? sr_image_write_bytes(f->width, f->height, out) : 0;
-    const uint64_t need = bvh + attrs + pool + rgb + enc;
-    char what[512], b1[32], b2[32], b3[32], b4[32];
+    const uint64_t emitters = sr_scene_emitter_bound(s) * sizeof(sr_emitter);
+    const uint64_t need = bvh + attrs + emitters + pool + rgb + enc;
+    char what[512], b1[32], b2[32], b3[32], b4[32], b5[32];
     int len = snprintf(what, sizeof what, "a %ux%u render on the %s backend", f->width, f->height,
                        be_kind == SR_BACKEND_CPU ? "CPU" : "CUDA");
     if (len > 0 && (size_t)len < sizeof what)
-        snprintf(what + len, sizeof what - (size_t)len, " (ray pool and film %s, BVH build %s, image %s, %s output %s)",
-                 sr_fmt_bytes(b1, sizeof b1, pool), sr_fmt_bytes(b2, sizeof b2, bvh), sr_fmt_bytes(b3, sizeof b3, rgb),
+        snprintf(what + len, sizeof what - (size_t)len, " (ray pool and film %s, BVH build %s, emitter table %s, "
+                 "image %s, %s output %s)", sr_fmt_bytes(b1, sizeof b1, pool), sr_fmt_bytes(b2, sizeof b2, bvh),
+                 sr_fmt_bytes(b5, sizeof b5, emitters), sr_fmt_bytes(b3, sizeof b3, rgb),
                  out ? (strrchr(out, '.') ? strrchr(out, '.') + 1 : "file") : "no", sr_fmt_bytes(b4, sizeof b4, enc));
     return sr_check_host_memory(need, what,
                                 "; use a smaller --width/--height"

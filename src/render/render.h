@@ -157,6 +157,11 @@ uint32_t sr_wave_way_choose(float ms[][SR_WAVE_TUNE_RUNS], uint32_t depth);
 int sr_wave_chooses(const sr_render_opts *o);
 int sr_wave_measuring(const sr_renderer *r, const sr_frame *f);
 
+/* The emitter table's entries at most (sr_renderer_prepare): the scene's emissive bounded prims
+ * plus, per instance, its mesh's emissive triangles; counted without building anything, so that
+ * the table (sizeof(sr_emitter) each) is budgeted before it is allocated. */
+uint64_t sr_scene_emitter_bound(const sr_scene *scene);
+
 /* Everything `render` allocates on the host after the scene is loaded: the BVH build, the
  * CPU backend's pool and film (when be_kind is CPU) and the image read back for frame f, and
  * its encoding for `out` (NULL: no file). SR_ERR_INPUT with the numbers when it does not fit. */

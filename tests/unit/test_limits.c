@@ -336,6 +336,18 @@ static void write_textured_scene(const char *path, const char *const *files, int
     fclose(f);
 }
 
+/* Run to the end; its exit code (-1 when killed) and its own peak resident size (wait4). */
+static int run_with_peak(sr_child *c, const char *const *argv, const char *const *env, double *peak_mib)
+{
+    sr_hard_spawn(c, argv, env);
+    int status = 0;
+    struct rusage ru;
+    assert_int_equal(wait4(c->pid, &status, 0, &ru), c->pid);
+    while (c->err_fd >= 0) sr_hard_drain(c, 100);
+    *peak_mib = (double)ru.ru_maxrss / 1024.0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* 24 materials naming one 2048 x 2048 PNG (48 MiB as texels): decoded once, so the render's
  * peak stays far below what 24 copies took (1.2 GiB, under a 500 MiB limit that each copy
  * met alone). The peak is the child's own maximum resident size (wait4). */
@@ -354,16 +366,11 @@ static void test_shared_texture_peak_memory(void **state)
     write_textured_scene(scene, files, 24);
     const char *argv[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
     const char *env[] = { "SR_HOST_MEM_LIMIT=500M", NULL };
-    sr_child c;
-    sr_hard_spawn(&c, argv, env);
-    int status = 0;
-    struct rusage ru;
-    assert_int_equal(wait4(c.pid, &status, 0, &ru), c.pid);
-    while (c.err_fd >= 0) sr_hard_drain(&c, 100);
-    const double peak_mib = (double)ru.ru_maxrss / 1024.0;
-    printf("  24 materials, one 2048x2048 PNG: exit %d, peak %.0f MiB\n%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-           peak_mib, c.err);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    static sr_child c;
+    double peak_mib;
+    const int code = run_with_peak(&c, argv, env, &peak_mib);
+    printf("  24 materials, one 2048x2048 PNG: exit %d, peak %.0f MiB\n%s", code, peak_mib, c.err);
+    assert_int_equal(code, 0);
     if (peak_mib > 300.0) fail_msg("peak %.0f MiB: the texture was decoded more than once", peak_mib);
 }
 
@@ -392,6 +399,176 @@ static void test_textures_budgeted_together(void **state)
     render_refused(argv, env, dir, expect);
 }
 
+/* tmp/<name>.gltf (and .bin): a mesh of `prims` primitives, each the same gx x gy grid of unit
+ * squares (2 gx gy triangles; emissive or not), placed by node 0 and by each of its `nodes`
+ * children (none of them when !children_place: empty nodes). The path goes to path. */
+static void write_grid_gltf(char *path, size_t cap, const char *name, unsigned gx, unsigned gy, unsigned prims,
+                            unsigned nodes, int children_place, int emissive)
+{
+    char bin[1024], binname[128];
+    snprintf(binname, sizeof binname, "%s.bin", name);
+    sr_test_tmp_path(bin, sizeof bin, binname);
+    FILE *f = fopen(bin, "wb");
+    assert_non_null(f);
+    const unsigned verts = (gx + 1u) * (gy + 1u), tris = 2u * gx * gy;
+    for (unsigned y = 0; y <= gy; y++)
+        for (unsigned x = 0; x <= gx; x++) {
+            const float v[3] = { (float)x / (float)gx, (float)y / (float)gy, 0.0f };
+            fwrite(v, sizeof v, 1, f);
+        }
+    for (unsigned y = 0; y < gy; y++)
+        for (unsigned x = 0; x < gx; x++) {
+            const uint32_t a = y * (gx + 1u) + x;
+            const uint32_t t[6] = { a, a + 1u, a + gx + 2u, a, a + gx + 2u, a + gx + 1u };
+            fwrite(t, sizeof t, 1, f);
+        }
+    fclose(f);
+    char gltf[128];
+    snprintf(gltf, sizeof gltf, "%s.gltf", name);
+    sr_test_tmp_path(path, cap, gltf);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}],\n\"nodes\": [{\"mesh\": 0, "
+               "\"children\": [");
+    for (unsigned k = 1; k <= nodes; k++) fprintf(f, k > 1 ? ",%u" : "%u", k);
+    fprintf(f, "]}");
+    for (unsigned k = 0; k < nodes; k++) {
+        if (children_place) fprintf(f, ",\n{\"mesh\": 0, \"translation\": [%u, %u, 0]}", k % 64u * 2u, k / 64u * 2u);
+        else fprintf(f, ",{}");
+    }
+    fprintf(f, "],\n\"materials\": [{%s}],\n\"meshes\": [{\"primitives\": [", emissive ? "\"emissiveFactor\": [1, 1, 1]" : "");
+    for (unsigned k = 0; k < prims; k++)
+        fprintf(f, "%s{\"attributes\": {\"POSITION\": 0}, \"indices\": 1, \"material\": 0}", k ? "," : "");
+    fprintf(f, "]}],\n\"buffers\": [{\"byteLength\": %u, \"uri\": \"%s\"}],\n"
+               "\"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": %u},"
+               " {\"buffer\": 0, \"byteOffset\": %u, \"byteLength\": %u}],\n"
+               "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": %u, \"type\": \"VEC3\","
+               " \"min\": [0, 0, 0], \"max\": [1, 1, 0]},\n"
+               " {\"bufferView\": 1, \"componentType\": 5125, \"count\": %u, \"type\": \"SCALAR\"}]}\n",
+            verts * 12u + tris * 12u, binname, verts * 12u, verts * 12u, tris * 12u, verts, tris * 3u);
+    fclose(f);
+}
+
+/* A glTF file's nodes cost the import far more than their bytes (2 KiB each, about 20 bytes
+ * of JSON): 60 000 empty nodes in 0.6 MB passed the 24x-the-bytes check under 64 MiB and then
+ * peaked well above it. Counted from the JSON before the import, they are refused with the
+ * numbers, and the process stays under the limit. */
+static void test_gltf_node_memory(void **state)
+{
+    (void)state;
+    char gltf[1024], dir[1024], out[1100];
+    write_grid_gltf(gltf, sizeof gltf, "limits_nodes", 1, 1, 1, 60000, 0, 0);
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_nodes");
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    const char *argv[] = { "render", gltf, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
+    const char *env[] = { "SR_HOST_MEM_LIMIT=64M", NULL };
+    static sr_child c;
+    double peak;
+    const int code = run_with_peak(&c, argv, env, &peak);
+    printf("  60 000 empty nodes under 64 MiB: exit %d, peak %.0f MiB\n", code, peak);
+    if (code != 2 || !strstr(c.err, "limits_nodes.gltf (60001 nodes, about 2.5 KiB each") ||
+        !strstr(c.err, "only 64.0 MiB are available"))
+        fail_msg("expected exit 2 and the nodes' budget, got %d:\n%s", code, c.err);
+    assert_int_equal(sr_hard_count_files(dir), 0);
+    if (peak > 64.0) fail_msg("peak %.0f MiB over the 64 MiB limit", peak);
+}
+
+/* One mesh of 100 primitives placed by 10 000 nodes: 10^6 placements in a 40 KB file (a legal
+ * file; a node has one parent, a mesh any number of nodes). Each placement is an instance and
+ * a leaf of the top level's BVH: budgeted from the node walk's count before any is made. */
+static void test_gltf_placement_memory(void **state)
+{
+    (void)state;
+    char gltf[1024], dir[1024], out[1100];
+    write_grid_gltf(gltf, sizeof gltf, "limits_placed", 1, 1, 100, 10000, 1, 0);
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_placed");
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    const char *argv[] = { "render", gltf, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
+    const char *env[] = { "SR_HOST_MEM_LIMIT=100M", NULL };
+    static sr_child c;
+    double peak;
+    const int code = run_with_peak(&c, argv, env, &peak);
+    printf("  10^6 placements under 100 MiB: exit %d, peak %.0f MiB\n", code, peak);
+    if (code != 2 || !strstr(c.err, "limits_placed.gltf (0 triangles placed, 200 instanced by 1000100 placements, "
+                                    "then the BVHs) needs ") || !strstr(c.err, "only 100.0 MiB are available"))
+        fail_msg("expected exit 2 and the placements' budget, got %d:\n%s", code, c.err);
+    assert_int_equal(sr_hard_count_files(dir), 0);
+    if (peak > 100.0) fail_msg("peak %.0f MiB over the 100 MiB limit", peak);
+}
+
+/* One mesh of 2 000 primitives placed by 5 000 nodes: 10^7 placements in a 150 KB file, which
+ * the import alone holds as an index per node and primitive (40 MB): budgeted from the JSON
+ * before the import. */
+static void test_gltf_placement_import_memory(void **state)
+{
+    (void)state;
+    char gltf[1024], dir[1024], out[1100];
+    write_grid_gltf(gltf, sizeof gltf, "limits_placed_import", 1, 1, 2000, 4999, 1, 0);
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_placed_import");
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    const char *argv[] = { "render", gltf, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
+    const char *env[] = { "SR_HOST_MEM_LIMIT=40M", NULL };
+    static sr_child c;
+    double peak;
+    const int code = run_with_peak(&c, argv, env, &peak);
+    printf("  10^7 placements under 40 MiB: exit %d, peak %.0f MiB\n", code, peak);
+    if (code != 2 || !strstr(c.err, "importing mesh file ") ||
+        !strstr(c.err, "limits_placed_import.gltf (5000 nodes, about 2.5 KiB each, 10000000 placements of a mesh's "
+                       "primitives by a node, 6 bytes each") || !strstr(c.err, "only 40.0 MiB are available"))
+        fail_msg("expected exit 2 and the import's budget, got %d:\n%s", code, c.err);
+    assert_int_equal(sr_hard_count_files(dir), 0);
+    if (peak > 40.0) fail_msg("peak %.0f MiB over the 40 MiB limit", peak);
+}
+
+/* 10^7 placed emissive triangles (a 20 000-triangle grid placed by 500 nodes): the emitter
+ * table (8 bytes each) is budgeted with the render, before the BVHs and the count of every
+ * placed triangle; the same file without emission renders under the same limit. */
+static void test_emitter_table_memory(void **state)
+{
+    (void)state;
+    char lit[1024], dark[1024], dir[1024], out[1100];
+    write_grid_gltf(lit, sizeof lit, "limits_lit", 100, 100, 1, 499, 1, 1);
+    write_grid_gltf(dark, sizeof dark, "limits_dark", 100, 100, 1, 499, 1, 0);
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_lit");
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    const char *argv[] = { "render", lit, "--backend", "cpu", "--width", "16", "--height", "16", "--spp", "1",
+                           "-q", "-o", out, NULL };
+    const char *env[] = { "SR_HOST_MEM_LIMIT=60M", NULL };
+    static sr_child c;
+    double peak;
+    int code = run_with_peak(&c, argv, env, &peak);
+    printf("  10^7 placed emissive triangles under 60 MiB: exit %d, peak %.0f MiB\n", code, peak);
+    if (code != 2 || !strstr(c.err, "emitter table") || !strstr(c.err, "only 60.0 MiB are available"))
+        fail_msg("expected exit 2 and the emitter table's budget, got %d:\n%s", code, c.err);
+    assert_int_equal(sr_hard_count_files(dir), 0);
+    if (peak > 60.0) fail_msg("peak %.0f MiB over the 60 MiB limit", peak);
+    argv[1] = dark;
+    code = run_with_peak(&c, argv, env, &peak);
+    printf("  the same without emission: exit %d, peak %.0f MiB\n", code, peak);
+    if (code != 0) fail_msg("without emission: exit %d:\n%s", code, c.err);
+    unlink(out);
+}
+
+/* 2.2 * 10^9 placed triangles (100 primitives of a 10 000-triangle grid, placed by 2 200
+ * nodes) are more than a hit can number: refused from the node walk's count in well under a
+ * second, before any BVH is built (which took 40 s). */
+static void test_placed_triangles_counted_first(void **state)
+{
+    (void)state;
+    char gltf[1024], dir[1024], out[1100];
+    write_grid_gltf(gltf, sizeof gltf, "limits_2g", 100, 50, 100, 2199, 1, 0);
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_2g");
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    const char *argv[] = { "render", gltf, "--backend", "cpu", "-o", out, NULL };
+    const double t0 = sr_hard_now();
+    const char *expect[] = { "limits_2g.gltf places 2200000000 triangles in all (220000 placements of its meshes by its "
+                             "nodes), more than the 2147483647 a hit can be numbered by", NULL };
+    render_refused(argv, NULL, dir, expect);
+    const double took = sr_hard_now() - t0;
+    printf("  2.2 * 10^9 placed triangles refused in %.2f s\n", took);
+    if (took > 10.0) fail_msg("refused after %.1f s: the placements were built before they were counted", took);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +585,11 @@ int main(void)
         cmocka_unit_test(test_mesh_not_a_regular_file),
         cmocka_unit_test(test_shared_texture_peak_memory),
         cmocka_unit_test(test_textures_budgeted_together),
+        cmocka_unit_test(test_gltf_node_memory),
+        cmocka_unit_test(test_gltf_placement_memory),
+        cmocka_unit_test(test_gltf_placement_import_memory),
+        cmocka_unit_test(test_emitter_table_memory),
+        cmocka_unit_test(test_placed_triangles_counted_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,11 @@
 /* test_mpi.c: render under mpirun (a build with -DSR_WITH_MPI=ON; skipped, exit 77, without):
  * 1, 2 and 3 ranks on the CPU backend give the bytes of a plain run (one frame, and frames of a
  * sequence whole or shared); a bad scene is said once and ends the job with exit 2; a killed
- * rank ends the job with nothing written. */
+ * rank ends the job with nothing written; ranks started with other settings stop, said once; rank 0
+ * refuses a peer's film of another size. */
 #include "testutil.h"
+#include "../../src/farm/film_sum.h"
+#include "../../src/farm/ranks.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,21 +16,52 @@
 #include <unistd.h>
 
 #ifdef SR_MPIEXEC
+static int run_mpirun(const char *const *argv, const char *env, char *err, size_t cap);
+
+/* The mpirun program and its options for every run; returns the count. */
+static size_t mpirun_head(const char **argv)
+{
+    size_t n = 0;
+    argv[n++] = SR_MPIEXEC;
+    argv[n++] = "--oversubscribe";
+    if (geteuid() == 0) argv[n++] = "--allow-run-as-root";
+    return n;
+}
+
 /* mpirun -np N stencilray ARGS..., with env (NAME=VALUE or NULL) set; its stderr into err. */
 static int run_mpi(int np, const char *env, const char *const *args, char *err, size_t cap)
 {
     char npt[16];
     snprintf(npt, sizeof npt, "%d", np);
     const char *argv[80];
-    size_t n = 0;
-    argv[n++] = SR_MPIEXEC;
-    argv[n++] = "--oversubscribe";
-    if (geteuid() == 0) argv[n++] = "--allow-run-as-root";
+    size_t n = mpirun_head(argv);
     argv[n++] = "-np";
     argv[n++] = npt;
     argv[n++] = SR_CLI;
     for (size_t i = 0; args[i] && n < 78; i++) argv[n++] = args[i];
     argv[n] = NULL;
+    return run_mpirun(argv, env, err, cap);
+}
+
+/* One rank per argument list (mpirun's "-np 1 A : -np 1 B"), so that ranks get other options. */
+static int run_mpi_each(int np, const char *const *const *args, char *err, size_t cap)
+{
+    const char *argv[160];
+    size_t n = mpirun_head(argv);
+    for (int r = 0; r < np; r++) {
+        if (r) argv[n++] = ":";
+        argv[n++] = "-np";
+        argv[n++] = "1";
+        argv[n++] = SR_CLI;
+        for (size_t i = 0; args[r][i] && n < 150; i++) argv[n++] = args[r][i];
+    }
+    argv[n] = NULL;
+    return run_mpirun(argv, NULL, err, cap);
+}
+
+/* mpirun with its argv (NULL-terminated), env (NAME=VALUE or NULL) set; its stderr into err. */
+static int run_mpirun(const char *const *argv, const char *env, char *err, size_t cap)
+{
     int fds[2];
     if (pipe(fds)) abort();
     const pid_t pid = fork();
@@ -157,6 +191,56 @@ static void test_bad_scene_said_once(void **state)
     if (count(err, "--spp: expected") != 1) fail_msg("expected the message once:\n%s", err);
 }
 
+/* Ranks started with another size, spp or scene would sum films that do not match (a smaller
+ * one read past its end): rank 0 names the rank and the setting once, exit 2, nothing written. */
+static void test_ranks_that_differ_stop(void **state)
+{
+    (void)state;
+    char scene[4096], out[512], err[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell.json");
+    sr_test_tmp_path(out, sizeof out, "mpi_differ.png");
+    static const struct { const char *opt, *mine, *theirs, *said; } cases[] = {
+        { "--width", "32", "16", "its width is 16, rank 0's is 32" },
+        { "--width", "32", "48", "its width is 48, rank 0's is 32" },
+        { "--spp", "4", "2", "its spp is 2, rank 0's is 4" },
+        { "--depth", "3", "2", "its depth is 2, rank 0's is 3" },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        unlink(out);
+        const char *same[] = { "render", scene, "--backend", "cpu", "--width", "32", "--height", "24", "--spp", "4",
+                               "--depth", "3", cases[k].opt, cases[k].mine, "-o", out, NULL };
+        const char *odd[] = { "render", scene, "--backend", "cpu", "--width", "32", "--height", "24", "--spp", "4",
+                              "--depth", "3", cases[k].opt, cases[k].theirs, "-o", out, NULL };
+        const char *const *three[] = { same, same, odd };   /* rank 2 differs */
+        const int code = run_mpi_each(3, three, err, sizeof err);
+        if (code != 2) fail_msg("%s %s on rank 2: exit %d, expected 2:\n%s", cases[k].opt, cases[k].theirs, code, err);
+        if (count(err, "rank 2 of 3 would render another frame than rank 0") != 1 || !strstr(err, cases[k].said))
+            fail_msg("%s %s on rank 2: expected one message saying \"%s\":\n%s", cases[k].opt, cases[k].theirs,
+                     cases[k].said, err);
+        assert_false(sr_test_file_exists(out));
+    }
+    /* Another scene file: the same spheres, one more space. */
+    char one[512], other[512];
+    sr_test_tmp_path(one, sizeof one, "mpi_spheres.json");
+    sr_test_write_sphere_scene(one, 3);
+    char *text = sr_test_read_text(one);
+    assert_non_null(text);
+    sr_test_write_file(other, sizeof other, "mpi_spheres_spaced.json", text);
+    FILE *f = fopen(other, "a");
+    assert_non_null(f);
+    fputc(' ', f);
+    fclose(f);
+    free(text);
+    unlink(out);
+    const char *mine[] = { "render", one, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
+    const char *theirs[] = { "render", other, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
+    const char *const *two[] = { mine, theirs };
+    assert_int_equal(run_mpi_each(2, two, err, sizeof err), 2);
+    if (count(err, "rank 1 of 2 would render another frame than rank 0: its scene file's bytes differ") != 1)
+        fail_msg("expected one message naming the scene file:\n%s", err);
+    assert_false(sr_test_file_exists(out));
+}
+
 static void test_killed_rank_writes_nothing(void **state)
 {
     (void)state;
@@ -182,19 +266,62 @@ static void test_killed_rank_writes_nothing(void **state)
     assert_true(run_mpi(3, "SR_TEST_KILL_RANK=2", seq, err, sizeof err) != 0);
     assert_int_equal(files_starting("mpi_killseq_"), 0);
 }
+
+/* Run as `mpirun -np 2 test_mpi --film-peer`: rank 0 sums a film of 4096 pixels, rank 1 one of
+ * 16, and rank 0 must refuse the smaller one, not read past its end. Exit 2 when refused. */
+static int film_peer_main(int argc, char **argv)
+{
+    sr_error err = { SR_OK, "" };
+    if (sr_ranks_init(&argc, &argv, &err)) return 3;
+    const size_t n = 3u * (sr_ranks_rank() == 0 ? 4096u : 16u);
+    sr_film_sum sum;
+    sr_status s = sr_ranks_film_sum_init(&sum, n, &err);
+    if (!s) {
+        for (size_t i = 0; i < n; i++) sum.v[i] = 1;
+        s = sr_ranks_sum_to_root(sum.v, n, &err);
+        sr_ranks_film_sum_free(&sum);
+    }
+    if (sr_ranks_rank() == 0) fprintf(stderr, "film-peer: %s\n", s ? err.msg : "summed");
+    sr_ranks_finalize();
+    return s ? 2 : 0;
+}
+
+static void test_peer_film_of_another_size(void **state)
+{
+    (void)state;
+    char self[4096], err[16384];
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    assert_true(len > 0);
+    self[len] = '\0';
+    const char *argv[16];
+    size_t n = mpirun_head(argv);
+    argv[n++] = "-np";
+    argv[n++] = "2";
+    argv[n++] = self;
+    argv[n++] = "--film-peer";
+    argv[n] = NULL;
+    const int code = run_mpirun(argv, NULL, err, sizeof err);
+    if (code != 2 || !strstr(err, "film-peer: the ranks' films differ in size"))
+        fail_msg("expected rank 0 to refuse rank 1's smaller film (exit 2), got %d:\n%s", code, err);
+}
 #endif
 
-int main(void)
+int main(int argc, char **argv)
 {
 #ifndef SR_MPIEXEC
     printf("built without MPI (-DSR_WITH_MPI=ON builds it): skipped\n");
+    (void)argc;
+    (void)argv;
     return 77;
 #else
+    if (argc > 1 && !strcmp(argv[1], "--film-peer")) return film_peer_main(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranks_give_the_plain_bytes),
         cmocka_unit_test(test_sequences_under_mpi),
         cmocka_unit_test(test_bad_scene_said_once),
         cmocka_unit_test(test_killed_rank_writes_nothing),
+        cmocka_unit_test(test_ranks_that_differ_stop),
+        cmocka_unit_test(test_peer_film_of_another_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif
