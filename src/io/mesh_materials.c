@@ -80,6 +80,7 @@ bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *ma
     m->color = sr_v3s(0.8f);
     m->roughness = 0.5f;
     m->ior = 1.5f;
+    m->spec_f0 = sr_pbr_f0(m->ior);
     if (!mat) return true;
     struct aiString name;
     if (aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS) {
