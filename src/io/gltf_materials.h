@@ -36,6 +36,9 @@ typedef struct sr_gltf_material {
     float normal_scale;        /* normalTexture.scale; 1 without it                           */
     uint32_t alpha_mode;       /* SR_ALPHA_*                                                  */
     float alpha_cutoff;        /* MASK: 0.5 unless given                                      */
+    float ior;                 /* KHR_materials_ior's ior; 1.5 without it (or below 1)        */
+    int bad_ior;               /* the file's ior is below 1 or not a number: 1.5 is used      */
+    float transmission;        /* KHR_materials_transmission's transmissionFactor; 0 without it */
 } sr_gltf_material;
 
 enum { SR_GLTF_XF_MR = 0, SR_GLTF_XF_NORMAL, SR_GLTF_XF_EMIT };
