@@ -1,7 +1,8 @@
 /* gltf_materials.h: what a glTF file's materials say that assimp 5.2 (Debian 12) does not pass
  * on, read from the file's JSON: KHR_materials_emissive_strength (assimp 5.2 drops it),
  * KHR_texture_transform in glTF's own convention, alphaMode, the texCoord sets the textures
- * use, and the extensions the file uses that the renderer does not support (for the notice).
+ * use, KHR_materials_ior and the transmission factor (for the notice, with its value), and
+ * the extensions the file uses that the renderer does not support (for the notice).
  *
  *   sr_gltf_materials gm;
  *   if (sr_gltf_materials_read(path, ".glb", size, &gm, err) == SR_OK) { ... gm.mats[k] ...;
