@@ -26,7 +26,9 @@ typedef struct sr_material {
     float checker_scale;  /* diffuse: size of a checker cell in world units, 0 = none   */
     float roughness;      /* metal: 0 = mirror, 1 = very blurry                         */
     float ior;            /* glass: index of refraction                                 */
-    float metallic;       /* pbr: 0 = dielectric (F0 = 0.04), 1 = metal (F0 = color)    */
+    float metallic;       /* pbr: 0 = dielectric (F0 = spec_f0), 1 = metal (F0 = color) */
+    float spec_f0;        /* pbr: the dielectric's reflectance at normal incidence,
+                             ((ior - 1) / (ior + 1))^2: 0.04 at ior 1.5 (sr_pbr_f0)        */
     uint32_t two_sided;   /* emissive: 1 = emits from both sides                        */
     uint32_t color_tex;   /* 1 + texture index multiplying `color` (albedo, reflectance); 0 = none */
     uint32_t rough_tex;   /* 1 + texture index multiplying `roughness` (its green channel); 0 = none */
@@ -42,6 +44,14 @@ typedef struct sr_material {
     float alpha_cutoff;   /* SR_ALPHA_MASK: a hit counts where alpha >= this                 */
     uint32_t alpha_tex;   /* 1 + texture index holding alpha (in every channel); 0 = none    */
 } sr_material;
+
+/* A pbr material's spec_f0 for index of refraction ior, ((ior - 1) / (ior + 1))^2, in double
+ * so that ior 1.5 gives 0.04f exactly (host only). */
+static inline float sr_pbr_f0(float ior)
+{
+    const double r = ((double)ior - 1.0) / ((double)ior + 1.0);
+    return (float)(r * r);
+}
 
 /* sr_material.alpha_mode: opaque; alpha-tested (a hit counts where alpha >= alpha_cutoff);
  * coverage (a hit counts with probability alpha: stochastic transparency). */

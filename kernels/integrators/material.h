@@ -1,5 +1,5 @@
 /* material.h: a surface at a hit, for both integrators: its albedo (checker), its shading
- * normal, where rays leaving it start, and the pbr material's Fresnel term. */
+ * normal, where rays leaving it start, and the pbr material's Fresnel terms. */
 #ifndef SR_MATERIAL_H
 #define SR_MATERIAL_H
 
@@ -147,13 +147,28 @@ SR_HD sr_vec3 sr_shading_normal(const sr_scene_view *s, uint32_t hit_prim, const
     return ns;
 }
 
-/* The pbr material's Fresnel reflectance at cosine c (Schlick) with F0 = mix(0.04, base,
- * metallic), per channel. */
+/* Schlick's (1 - c)^5 at cosine c (clamped to [0, 1]). */
+SR_HD float sr_schlick_k5(float c)
+{
+    const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f);
+    return k * k * k * k * k;
+}
+
+/* The pbr material's specular reflectance (Schlick) at cosine c between the view and the
+ * half vector, per channel, F0 = mix(spec_f0, base, metallic): glTF 2.0's fresnel_mix of the
+ * dielectric and conductor_fresnel of the metal in one, both being linear in F0. */
 SR_HD sr_vec3 sr_pbr_fresnel(const sr_material *m, sr_vec3 base, float c)
 {
-    const float k = 1.0f - sr_clampf(c, 0.0f, 1.0f), k5 = k * k * k * k * k;
-    const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(0.04f), 1.0f - m->metallic), sr_scale(base, m->metallic));
+    const float k5 = sr_schlick_k5(c);
+    const sr_vec3 f0 = sr_add(sr_scale(sr_v3s(m->spec_f0), 1.0f - m->metallic), sr_scale(base, m->metallic));
     return sr_add(f0, sr_scale(sr_sub(sr_v3s(1.0f), f0), k5));
+}
+
+/* The share of the pbr material's diffuse base at cosine c between the view and the half
+ * vector: (1 - metallic) (1 - F) with the dielectric's F (glTF's fresnel_mix). */
+SR_HD float sr_pbr_diffuse_share(const sr_material *m, float c)
+{
+    return (1.0f - m->metallic) * (1.0f - m->spec_f0) * (1.0f - sr_schlick_k5(c));
 }
 
 SR_HD float sr_luminance(sr_vec3 c) { return 0.2126f * c.x + 0.7152f * c.y + 0.0722f * c.z; }

@@ -115,25 +115,24 @@ SR_HD sr_vec3 sr_bsdf_eval(const sr_material *m, sr_vec3 albedo, sr_vec3 n, sr_v
     *pdf = 0.0f;
     if (!(cos_i > 0.0f)) return sr_v3s(0.0f);
     if (m->kind == SR_MAT_PBR) {
-        /* glTF 2.0's metallic-roughness BRDF: GGX specular with Schlick Fresnel plus Lambert
-         * diffuse weighted by (1 - F) (1 - metallic); the pdf is the lobe mixture's. */
+        /* glTF 2.0's metallic-roughness BRDF (Appendix B): GGX specular weighted by Schlick's F
+         * and the Lambert base weighted by 1 - F, both F at the half vector (fresnel_mix),
+         * mixed with the metal's F-weighted specular by metallic; the pdf is the lobe
+         * mixture's. */
         float cos_o = sr_dot(n, wo);
         if (!(cos_o > 0.0f)) return sr_v3s(0.0f);
-        /* glTF weights the diffuse lobe by 1 - F at the half vector, which lets a white
-         * dielectric reflect more than it receives (1.013 at roughness 0); 1 - F at the
-         * viewing angle keeps the sum within 1 (the specular lobe reflects about F(cos_o)). */
         float ps = sr_pbr_spec_prob(m, albedo, cos_o);
-        sr_vec3 Fo = sr_pbr_fresnel(m, albedo, cos_o);
-        sr_vec3 diff = sr_mul(sr_sub(sr_v3s(1.0f), Fo), sr_scale(albedo, (1.0f - m->metallic) * cos_i * (1.0f / SR_PI)));
+        sr_vec3 h = sr_normalize(sr_add(wo, wi));
+        const float cos_oh = sr_dot(wo, h);
+        sr_vec3 diff = sr_scale(albedo, sr_pbr_diffuse_share(m, cos_oh) * cos_i * (1.0f / SR_PI));
         if (m->roughness <= 0.0f) {   /* the specular lobe is a delta: only the diffuse one here */
             *pdf = (1.0f - ps) * cos_i * (1.0f / SR_PI);
             return diff;
         }
-        sr_vec3 h = sr_normalize(sr_add(wo, wi));
         float a = sr_ggx_alpha(m), a2 = a * a;
         float D = sr_ggx_d(a2, sr_dot(n, h));
         float lo = sr_ggx_lambda(a2, cos_o), li = sr_ggx_lambda(a2, cos_i);
-        sr_vec3 F = sr_pbr_fresnel(m, albedo, sr_dot(wo, h));
+        sr_vec3 F = sr_pbr_fresnel(m, albedo, cos_oh);
         sr_vec3 spec = sr_scale(F, D / ((1.0f + lo + li) * 4.0f * cos_o));
         *pdf = ps * D / ((1.0f + lo) * 4.0f * cos_o) + (1.0f - ps) * cos_i * (1.0f / SR_PI);
         return sr_add(spec, diff);

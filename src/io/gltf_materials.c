@@ -238,6 +238,14 @@ static void read_material(const cJSON *m, sr_gltf_material *out, char *unsupport
     const cJSON *es = cJSON_GetObjectItemCaseSensitive(ext, "KHR_materials_emissive_strength");
     const float k = num(cJSON_GetObjectItemCaseSensitive(es, "emissiveStrength"), 1.0f);
     if (k >= 0.0f) out->emissive_strength = k;
+    const cJSON *ior = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(ext, "KHR_materials_ior"), "ior");
+    if (ior) {
+        const float v = num(ior, 0.0f);
+        if (v >= 1.0f) out->ior = v;
+        else out->bad_ior = 1;
+    }
+    const cJSON *tr = cJSON_GetObjectItemCaseSensitive(ext, "KHR_materials_transmission");
+    out->transmission = fminf(fmaxf(num(cJSON_GetObjectItemCaseSensitive(tr, "transmissionFactor"), 0.0f), 0.0f), 1.0f);
     for (const cJSON *e = ext ? ext->child : NULL; e; e = e->next) add_unsupported(unsupported, cap, e->string);
 }
 
@@ -268,6 +276,7 @@ sr_status sr_gltf_materials_read(const char *path, const char *ext, uint64_t siz
             out->mats[k].emissive_strength = 1.0f;
             out->mats[k].alpha_cutoff = 0.5f;
             out->mats[k].normal_scale = 1.0f;
+            out->mats[k].ior = 1.5f;
             if (cJSON_IsObject(m)) read_material(m, &out->mats[k], out->unsupported, sizeof out->unsupported);
         }
         /* into assimp's order (assimp_material_order) */

@@ -1,7 +1,8 @@
 /* gltf_materials.h: what a glTF file's materials say that assimp 5.2 (Debian 12) does not pass
  * on, read from the file's JSON: KHR_materials_emissive_strength (assimp 5.2 drops it),
  * KHR_texture_transform in glTF's own convention, alphaMode, the texCoord sets the textures
- * use, and the extensions the file uses that the renderer does not support (for the notice).
+ * use, KHR_materials_ior and the transmission factor (for the notice, with its value), and
+ * the extensions the file uses that the renderer does not support (for the notice).
  *
  *   sr_gltf_materials gm;
  *   if (sr_gltf_materials_read(path, ".glb", size, &gm, err) == SR_OK) { ... gm.mats[k] ...;
@@ -36,6 +37,9 @@ typedef struct sr_gltf_material {
     float normal_scale;        /* normalTexture.scale; 1 without it                           */
     uint32_t alpha_mode;       /* SR_ALPHA_*                                                  */
     float alpha_cutoff;        /* MASK: 0.5 unless given                                      */
+    float ior;                 /* KHR_materials_ior's ior; 1.5 without it (or below 1)        */
+    int bad_ior;               /* the file's ior is below 1 or not a number: 1.5 is used      */
+    float transmission;        /* KHR_materials_transmission's transmissionFactor; 0 without it */
 } sr_gltf_material;
 
 enum { SR_GLTF_XF_MR = 0, SR_GLTF_XF_NORMAL, SR_GLTF_XF_EMIT };

@@ -80,6 +80,7 @@ bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *ma
     m->color = sr_v3s(0.8f);
     m->roughness = 0.5f;
     m->ior = 1.5f;
+    m->spec_f0 = sr_pbr_f0(m->ior);
     if (!mat) return true;
     struct aiString name;
     if (aiGetMaterialString(mat, AI_MATKEY_NAME, &name) == aiReturn_SUCCESS) {
@@ -108,6 +109,8 @@ bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *ma
         if (mat_float(mat, AI_MATKEY_OPACITY, &d) && d < 0.5f) m->kind = SR_MAT_GLASS;
     }
     if (mat_float(mat, AI_MATKEY_REFRACTI, &f) && f >= 1.0f && f < 10.0f) m->ior = f;
+    if (gltf && gx) m->ior = gx->ior;   /* KHR_materials_ior, from the JSON */
+    if (gltf) m->spec_f0 = sr_pbr_f0(m->ior);   /* (an MTL's Ni is its glass's only: 0.04 stays) */
     if (mat_color(mat, AI_MATKEY_COLOR_EMISSIVE, &c) && m->kind == SR_MAT_PBR) {
         /* glTF: KHR_materials_emissive_strength from the JSON (assimp 5.2 drops it) */
         float k = gx ? gx->emissive_strength : 1.0f;
@@ -225,7 +228,8 @@ void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool
         for (unsigned k = 0; k < sc->mNumMaterials; k++) n += aiGetMaterialTextureCount(sc->mMaterials[k], maps[t].type) > 0;
         if (n) sr_list_append(buf, cap, "%s%s (%u material%s)", maps[t].what, plural(n), n, plural(n));
     }
-    unsigned ks = 0, texcoord = 0, other_xf = 0, odd_wrap = 0;
+    unsigned ks = 0, texcoord = 0, other_xf = 0, odd_wrap = 0, bad_ior = 0, thin = 0, partial = 0;
+    float thin_t = 0.0f, partial_t = 0.0f;   /* one of each, to name */
     for (uint32_t k = 0; o->file_mat_count && *o->file_mats && k < *o->file_mat_count; k++) {
         int odd = 0;
         for (int t = 0; t < SR_FTEX_COUNT; t++) odd |= (*o->file_mats)[k].tex[t].odd_wrap;
@@ -238,6 +242,10 @@ void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool
     for (uint32_t k = 0; k < gm->count; k++) {
         texcoord += gm->mats[k].other_texcoord != 0;
         other_xf += gm->mats[k].other_xf != 0;
+        bad_ior += gm->mats[k].bad_ior != 0;
+        const float t = gm->mats[k].transmission;
+        if (t > 0.0f && t < 0.5f) thin++, thin_t = t;
+        if (t >= 0.5f && t < 1.0f) partial++, partial_t = t;
     }
     if (ks) sr_list_append(buf, cap, "specular colour Ks (%u material%s; the specular lobe follows Ns)", ks, plural(ks));
     if (texcoord) sr_list_append(buf, cap, "texture coordinate sets other than TEXCOORD_0 (%u material%s)", texcoord, plural(texcoord));
@@ -245,6 +253,14 @@ void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool
         sr_list_append(buf, cap, "texture transforms beside a base colour transform that scales a UV axis to zero (%u material%s; "
              "the base colour's is used)",
              other_xf, plural(other_xf));
+    if (thin)
+        sr_list_append(buf, cap, "KHR_materials_transmission under 0.5 (%u material%s, e.g. %g: rendered opaque)", thin,
+                       plural(thin), thin_t);
+    if (partial)
+        sr_list_append(buf, cap, "KHR_materials_transmission between 0.5 and 1 (%u material%s, e.g. %g: rendered as "
+                       "glass, all of it transmitted)", partial, plural(partial), partial_t);
+    if (bad_ior)
+        sr_list_append(buf, cap, "KHR_materials_ior below 1 (%u material%s; 1.5 is used)", bad_ior, plural(bad_ior));
     if (odd_wrap)
         sr_list_append(buf, cap, "texture wrap modes other than repeat or clamp on both axes (%u material%s; they repeat)",
              odd_wrap, plural(odd_wrap));

@@ -11,18 +11,17 @@
 
 static const char *const gltf_keys[] = {"*file", "material", NULL};
 
-/* glTF gives point and spot lights in candela (lm/sr) and directional lights in lux (lm/m^2);
- * the renderer's lights are radiometric: W/sr and W/m^2 (radiance 1 is white on the film).
- * One watt of light at 555 nm is 683 lumens (the SI definition of the candela), so
- * W/sr = cd / 683 and W/m^2 = lux / 683, for every colour alike (the file's colour is
- * already the light's linear RGB). A point light of 683 cd is "intensity": 1 in JSON. */
-#define SR_LUMENS_PER_WATT 683.0f
-
+/* glTF gives point and spot lights in candela (lm/sr), directional lights in lux (lm/m^2) and
+ * emission in nits (cd/m^2, the emissive factor x KHR_materials_emissive_strength). All three
+ * are taken as they are, as the Khronos sample viewer, three.js and Babylon.js take them: a
+ * file's radiance 1 (emissive 1, the default sky's white) is white on the film, and a
+ * candela is then what 1 m^2 of 1 nit radiates along its normal, so lamps and emitters of a
+ * file keep their ratio. A point light of 5 cd is "intensity": 5 in JSON. */
 static sr_status convert_light(sr_json_doc *c, const sr_gltf_light *g, sr_light *out)
 {
     memset(out, 0, sizeof *out);
     out->kind = g->kind;
-    out->power = sr_scale(g->color, g->intensity / SR_LUMENS_PER_WATT);
+    out->power = sr_scale(g->color, g->intensity);
     if (g->kind == SR_LIGHT_DIRECTIONAL) {
         out->v = g->direction;
     } else {

@@ -143,6 +143,7 @@ static sr_status parse_material(sr_json_doc *c, const cJSON *m, const char *jp, 
         float transmission = 0.0f;
         SR_TRY(sr_json_opt_float(c, m, jp, "transmission", R_UNIT, 0.0f, &transmission));
         SR_TRY(sr_json_opt_float(c, m, jp, "ior", R_IOR, 1.5f, &out->ior));
+        out->spec_f0 = sr_pbr_f0(out->ior);
         if (transmission >= 0.5f) {   /* mostly transmissive: the glass model, tinted by the base colour */
             if (out->color_tex || out->rough_tex) {
                 char tjp[SR_JSON_PATH_MAX];

@@ -39,10 +39,10 @@ static void test_gltf_lights_match(void **state)
                   "\"cameras\": [{\"type\": \"perspective\", \"perspective\": {\"yfov\": 0.8, \"aspectRatio\": 1.333}}],\n"
                   "\"extensionsUsed\": [\"KHR_lights_punctual\"],\n"
                   "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [\n"
-                  "  {\"type\": \"point\", \"color\": [1, 0.8, 0.6], \"intensity\": 8000},\n"
-                  "  {\"type\": \"spot\", \"color\": [0.6, 0.8, 1], \"intensity\": 20000,"
+                  "  {\"type\": \"point\", \"color\": [1, 0.8, 0.6], \"intensity\": 12},\n"
+                  "  {\"type\": \"spot\", \"color\": [0.6, 0.8, 1], \"intensity\": 30,"
                   " \"spot\": {\"innerConeAngle\": 0.2, \"outerConeAngle\": 0.5}},\n"
-                  "  {\"type\": \"directional\", \"intensity\": 300}]}},");
+                  "  {\"type\": \"directional\", \"intensity\": 0.45}]}},");
     static const uint32_t integrators[] = { SR_INTEGRATOR_WHITTED, SR_INTEGRATOR_PATH };
     for (int k = 0; k < 2; k++) {
         sr_scene s;

@@ -247,6 +247,76 @@ static void test_unsupported_extensions_noticed_once(void **state)
     sr_scene_free(&s);
 }
 
+/* The square with one material (its JSON), loaded with the file's materials; its notices go
+ * to *notices (malloc'd, or NULL), its material to *out. */
+static void load_square_material(const char *name, const char *material, const char *used, sr_material *out,
+                                 char **notices)
+{
+    char path[1024], json[4096];
+    sr_test_tmp_path(path, sizeof path, name);
+    sr_gltf_write_square(path, SR_GLTF_DATA_URI, material, NULL, 0, NULL, used);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[0,0,4],\"look_at\":[0,0,0]},\"image\":{\"width\":8,\"height\":8,\"spp\":1},"
+             " \"materials\":{}, \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"}]}", path);
+    sr_scene s;
+    sr_test_parse("gm_square.json", json, &s);
+    *out = s.materials[s.prims[0].material];
+    *notices = s.notices ? strdup(s.notices) : NULL;
+    sr_scene_free(&s);
+}
+
+/* KHR_materials_ior on an opaque material sets the dielectric's F0 = ((ior - 1) / (ior + 1))^2
+ * (ior 2: 1/9); without it F0 is 0.04 exactly; an ior below 1 is named and 1.5 used. */
+static void test_ior_sets_f0(void **state)
+{
+    (void)state;
+    sr_material m;
+    char *notices;
+    load_square_material("gm_ior.gltf", "{\"pbrMetallicRoughness\":{\"metallicFactor\":0},"
+                         "\"extensions\":{\"KHR_materials_ior\":{\"ior\":2}}}", "\"KHR_materials_ior\"", &m, &notices);
+    assert_int_equal(m.kind, SR_MAT_PBR);
+    assert_float_equal(m.ior, 2.0f, 0.0f);
+    assert_float_equal(m.spec_f0, 1.0f / 9.0f, 1e-7);
+    if (notices) fail_msg("%s", notices);   /* used: no notice */
+    load_square_material("gm_ior_none.gltf", "{\"pbrMetallicRoughness\":{\"metallicFactor\":0}}", NULL, &m, &notices);
+    assert_true(m.spec_f0 == 0.04f);
+    free(notices);
+    load_square_material("gm_ior_low.gltf", "{\"pbrMetallicRoughness\":{\"metallicFactor\":0},"
+                         "\"extensions\":{\"KHR_materials_ior\":{\"ior\":0.5}}}", "\"KHR_materials_ior\"", &m, &notices);
+    assert_true(m.spec_f0 == 0.04f);
+    if (!notices || !strstr(notices, "KHR_materials_ior below 1 (1 material; 1.5 is used)")) fail_msg("%s", notices ? notices : "no notice");
+    free(notices);
+}
+
+/* KHR_materials_transmission under 0.5 is rendered opaque, and between 0.5 and 1 as glass
+ * that transmits everything: the notice names each with its value. */
+static void test_partial_transmission_noticed(void **state)
+{
+    (void)state;
+    sr_material m;
+    char *notices;
+    load_square_material("gm_thin.gltf", "{\"pbrMetallicRoughness\":{\"metallicFactor\":0},"
+                         "\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":0.3}}}",
+                         "\"KHR_materials_transmission\"", &m, &notices);
+    assert_int_equal(m.kind, SR_MAT_PBR);
+    printf("%s", notices ? notices : "");
+    if (!notices || !strstr(notices, "KHR_materials_transmission under 0.5 (1 material, e.g. 0.3: rendered opaque)"))
+        fail_msg("%s", notices ? notices : "no notice");
+    free(notices);
+    load_square_material("gm_most.gltf", "{\"pbrMetallicRoughness\":{\"metallicFactor\":0},"
+                         "\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":0.7}}}",
+                         "\"KHR_materials_transmission\"", &m, &notices);
+    assert_int_equal(m.kind, SR_MAT_GLASS);
+    if (!notices || !strstr(notices, "between 0.5 and 1 (1 material, e.g. 0.7: rendered as glass"))
+        fail_msg("%s", notices ? notices : "no notice");
+    free(notices);
+    load_square_material("gm_full.gltf", "{\"pbrMetallicRoughness\":{\"metallicFactor\":0},"
+                         "\"extensions\":{\"KHR_materials_transmission\":{\"transmissionFactor\":1}}}",
+                         "\"KHR_materials_transmission\"", &m, &notices);
+    assert_int_equal(m.kind, SR_MAT_GLASS);
+    if (notices) fail_msg("%s", notices);   /* all of it transmitted, as glass does */
+}
+
 /* alphaMode MASK: where the texture's alpha is under the cutoff, the square is not there for
  * camera rays or shadow rays, so those pixels are the background's bit for bit; where it is
  * over, the square shows. */
@@ -604,6 +674,8 @@ int main(void)
         cmocka_unit_test(test_normal_map_cosine),
         cmocka_unit_test(test_emissive_lamp_is_a_light),
         cmocka_unit_test(test_unsupported_extensions_noticed_once),
+        cmocka_unit_test(test_ior_sets_f0),
+        cmocka_unit_test(test_partial_transmission_noticed),
         cmocka_unit_test(test_alpha_mask_shows_behind),
         cmocka_unit_test(test_alpha_blend_coverage),
         cmocka_unit_test(test_embedded_garbage_refused),

@@ -121,7 +121,7 @@ static void test_hierarchy_composes(void **state)
              "  {\"mesh\": 0, \"translation\": [0.5, -0.25, 1], \"rotation\": [%.17g, 0, 0, %.17g],"
              " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}],\n"
              "\"extensionsUsed\": [\"KHR_lights_punctual\"],\n"
-             "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [{\"type\": \"point\", \"intensity\": 683}]}},",
+             "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [{\"type\": \"point\", \"intensity\": 2}]}},",
              s45, c45, s15, c15);
     sr_gltf_write(gl, sizeof gl, "gltf_tree.gltf", rest);
     sr_scene s;
@@ -146,7 +146,7 @@ static void test_hierarchy_composes(void **state)
     assert_int_equal(s.light_count, 1);
     assert_int_equal(s.lights[0].kind, SR_LIGHT_POINT);
     sr_test_assert_vec_near(s.lights[0].v, (float)o[0], (float)o[1], (float)o[2], 1e-5f);
-    sr_test_assert_vec(s.lights[0].power, 1, 1, 1);   /* 683 cd = 1 W/sr */
+    sr_test_assert_vec(s.lights[0].power, 2, 2, 2);   /* 2 cd: intensity 2 */
     assert_int_equal(s.mesh_count, 1);
     assert_int_equal(s.mesh_nodes[0], 1);
     sr_scene_free(&s);
@@ -175,9 +175,9 @@ static void test_mesh_used_by_several_nodes(void **state)
 
 /* ---- lights ---------------------------------------------------------------------------- */
 
-/* A floor (the square, 10 wide, turned to face +Y) lit by a point light of 683 x 5 cd at
- * (0, 2, 0): the same image, bit for bit, as the file's geometry with the light written in
- * JSON ("intensity": 5): 3415 / 683 = 5 exactly in float, and the node's position is exact. */
+/* A floor (the square, 10 wide, turned to face +Y) lit by a point light of 5 cd at (0, 2, 0):
+ * the same image, bit for bit, as the file's geometry with the light written in JSON
+ * ("intensity": 5): candela are taken as they are, and the node's position is exact. */
 #define FLOOR_NODES                                                                                                   \
     "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1, 2]}],\n"                                                            \
     "\"nodes\": [{\"mesh\": 0, \"rotation\": [-0.70710678118654757, 0, 0, 0.70710678118654757], \"scale\": [10, 10, 1]},\n" \
@@ -206,7 +206,7 @@ static void test_point_light_as_json(void **state)
     char gl[512], sc[512], rest[2048];
     snprintf(rest, sizeof rest, FLOOR_NODES,
              "{\"translation\": [0, 2, 0], \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}",
-             "{\"type\": \"point\", \"color\": [1, 0.5, 0.25], \"intensity\": 3415}");
+             "{\"type\": \"point\", \"color\": [1, 0.5, 0.25], \"intensity\": 5}");
     sr_gltf_write(gl, sizeof gl, "gltf_point.gltf", rest);
     sr_test_write_file(sc, sizeof sc, "gltf_point.json",
                        "{\"gltf\": {\"file\": \"gltf_point.gltf\"},\n"
@@ -240,7 +240,7 @@ static void test_spot_light_as_json(void **state)
     snprintf(rest, sizeof rest, FLOOR_NODES,
              "{\"matrix\": [1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0, 0, 2, 0, 1],"
              " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}",
-             "{\"type\": \"spot\", \"intensity\": 6830, \"spot\": {\"innerConeAngle\": 0.3, \"outerConeAngle\": 0.6}}");
+             "{\"type\": \"spot\", \"intensity\": 10, \"spot\": {\"innerConeAngle\": 0.3, \"outerConeAngle\": 0.6}}");
     sr_gltf_write(gl, sizeof gl, "gltf_spot.gltf", rest);
     snprintf(rest, sizeof rest,
              "{\"gltf\": {\"file\": \"gltf_spot.gltf\"},\n"
@@ -267,6 +267,78 @@ static void test_spot_light_as_json(void **state)
     sr_scene_free(&a);
 }
 
+/* A file's emitters and lamps in one unit: a floor lit from 2 above by a small emissive
+ * square facing down (L = 50 nits: emissiveFactor 1 x KHR_materials_emissive_strength 50,
+ * side 0.2, A = 0.04 m^2) and, in a second file, by a point light of L A = 2 cd in its place.
+ * To first order a small Lambertian emitter is a point of intensity L A cos (off its normal):
+ * seen through a narrow camera at the floor straight below, within 3 degrees of the axis, the
+ * two differ by the square's size (0.4 %) and cos 3 degrees (0.1 %): their mean radiance
+ * agrees within 1 %, direct light only (depth 1). */
+#define LAMP_FILE                                                                                                     \
+    "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}],\n"                           \
+    "\"nodes\": [{\"mesh\": 0, \"rotation\": [-0.70710678118654757, 0, 0, 0.70710678118654757], \"scale\": [10, 10, 1]},\n" \
+    "  %s],\n"                                                                                                          \
+    "\"extensionsUsed\": [\"KHR_lights_punctual\", \"KHR_materials_emissive_strength\"],\n"                            \
+    "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [{\"type\": \"point\", \"intensity\": 2}]}},\n"            \
+    "\"materials\": [{\"pbrMetallicRoughness\": {\"baseColorFactor\": [0.8, 0.8, 0.8, 1], \"metallicFactor\": 0,"      \
+    " \"roughnessFactor\": 1}},\n"                                                                                      \
+    "  {\"pbrMetallicRoughness\": {\"baseColorFactor\": [0, 0, 0, 1], \"metallicFactor\": 0}, \"emissiveFactor\": [1, 1, 1],"\
+    " \"extensions\": {\"KHR_materials_emissive_strength\": {\"emissiveStrength\": 50}}}],\n"                         \
+    "\"meshes\": [{\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1, \"material\": 0}]},\n"         \
+    "  {\"primitives\": [{\"attributes\": {\"POSITION\": 0}, \"indices\": 1, \"material\": 1}]}],\n"                  \
+    "\"buffers\": [{\"byteLength\": 60, \"uri\": \"data:application/octet-stream;base64," SR_GLTF_SQUARE_B64 "\"}],\n" \
+    "\"bufferViews\": [{\"buffer\": 0, \"byteOffset\": 0, \"byteLength\": 48}, {\"buffer\": 0, \"byteOffset\": 48, \"byteLength\": 12}],\n" \
+    "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 4, \"type\": \"VEC3\","                   \
+    " \"min\": [-0.5, -0.5, 0], \"max\": [0.5, 0.5, 0]},\n"                                                           \
+    "  {\"bufferView\": 1, \"componentType\": 5123, \"count\": 6, \"type\": \"SCALAR\"}]}\n"
+
+static double floor_below_lamp(const char *name, const char *lamp_node, sr_scene *keep)
+{
+    char gl[512], sc[512], text[4096];
+    snprintf(text, sizeof text, LAMP_FILE, lamp_node);
+    char file[64];
+    snprintf(file, sizeof file, "%s.gltf", name);
+    sr_test_write_file(gl, sizeof gl, file, text);
+    snprintf(text, sizeof text,
+             "{\"gltf\": {\"file\": \"%s\"}, \"background\": [0, 0, 0], \"integrator\": \"path\",\n"
+             " \"camera\": {\"position\": [0, 1.5, 0.5], \"look_at\": [0, 0, 0], \"fov\": 5},\n"
+             " \"image\": {\"width\": 16, \"height\": 16, \"spp\": 64, \"max_depth\": 1}}\n", file);
+    snprintf(file, sizeof file, "%s.json", name);
+    sr_test_write_file(sc, sizeof sc, file, text);
+    sr_scene s;
+    load_ok(sc, &s);
+    float *img = sr_test_render_cpu(&s, 5);
+    double sum = 0;
+    for (uint32_t i = 0; i < 3u * s.width * s.height; i++) sum += img[i];
+    free(img);
+    const double mean = sum / (3.0 * s.width * s.height);
+    *keep = s;
+    return mean;
+}
+
+static void test_emitter_and_lamp_in_one_unit(void **state)
+{
+    (void)state;
+    sr_scene a, b;
+    const double emitter = floor_below_lamp("gltf_unit_emitter",
+        "{\"mesh\": 1, \"translation\": [0, 2, 0], \"rotation\": [0.70710678118654757, 0, 0, 0.70710678118654757],"
+        " \"scale\": [0.2, 0.2, 1]}", &a);
+    const double lamp = floor_below_lamp("gltf_unit_lamp",
+        "{\"translation\": [0, 2, 0], \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}", &b);
+    printf("floor below the lamp: emissive square %.5f, point light %.5f, ratio %.4f\n", emitter, lamp, emitter / lamp);
+    assert_int_equal(a.light_count, 0);   /* the square is the first file's only light */
+    bool nits = false;   /* the square's emission: 50 nits, taken as they are */
+    for (uint32_t k = 0; k < a.material_count; k++)
+        nits |= a.materials[k].kind == SR_MAT_PBR && a.materials[k].color2.x == 50.0f && a.materials[k].color2.z == 50.0f;
+    assert_true(nits);
+    assert_int_equal(b.light_count, 1);
+    sr_test_assert_vec(b.lights[0].power, 2, 2, 2);
+    assert_true(lamp > 0.05);   /* lit: about 0.8 / pi of E = 2 cd / (2 m)^2 */
+    assert_float_equal(emitter / lamp, 1.0, 0.01);
+    sr_scene_free(&a);
+    sr_scene_free(&b);
+}
+
 /* A JSON scene over the file: its camera, sky, integrator and "lights": [] replace the
  * file's, its objects and materials add to them; "material" names one of the scene's for
  * every triangle of the file. */
@@ -276,7 +348,7 @@ static void test_json_overrides(void **state)
     char gl[512], sc[512], rest[2048];
     snprintf(rest, sizeof rest, FLOOR_NODES,
              "{\"translation\": [0, 2, 0], \"extensions\": {\"KHR_lights_punctual\": {\"light\": 0}}}",
-             "{\"type\": \"point\", \"intensity\": 3415}");
+             "{\"type\": \"point\", \"intensity\": 5}");
     sr_gltf_write(gl, sizeof gl, "gltf_override.gltf", rest);
     sr_test_write_file(sc, sizeof sc, "gltf_override.json",
                        "{\"gltf\": {\"file\": \"gltf_override.gltf\", \"material\": \"red\"},\n"
@@ -763,6 +835,7 @@ int main(void)
         cmocka_unit_test(test_mesh_used_by_several_nodes),
         cmocka_unit_test(test_point_light_as_json),
         cmocka_unit_test(test_spot_light_as_json),
+        cmocka_unit_test(test_emitter_and_lamp_in_one_unit),
         cmocka_unit_test(test_json_overrides),
         cmocka_unit_test(test_camera_index),
         cmocka_unit_test(test_framing_camera),
