@@ -162,13 +162,14 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     row->depth = depth;
     row->mask = mask;
     row->sort = sort;
-    uint32_t sample = 0;
-    for (; sample < b->warmup; sample++)
+    for (uint32_t sample = 0; sample < b->warmup; sample++)
         if ((s = sr_render_sample(r, &f, sample, NULL, err))) return s;
     /* The wave mask measures its ways on its first samples at each depth (wave_way.c): those
-     * belong to the warm-up, never to the timed frames (they ran the slower ways too). */
-    for (uint32_t extra = 0; sr_wave_measuring(r, &f) && extra < 64; extra++, sample++)
-        if ((s = sr_render_sample(r, &f, sample, NULL, err))) return s;
+     * belong to the warm-up, never to the timed frames (they ran the slower ways too). They
+     * take samples after the timed ones, so every mask times the same samples, the same rays. */
+    for (uint32_t extra = 0; sr_wave_measuring(r, &f) && extra < 64; extra++)
+        if ((s = sr_render_sample(r, &f, b->warmup + b->frames + extra, NULL, err))) return s;
+    const uint32_t sample = b->warmup;   /* the first timed sample, the same for every mask */
     sr_render_stats st;
     memset(&st, 0, sizeof st);
     for (uint32_t k = 0; k < b->frames; k++) {
