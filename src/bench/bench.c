@@ -76,7 +76,7 @@ SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_INTEGRATOR
 "                          64 spp at the deepest --depth spread over them as render does:\n"
 "                          each worker's passes, busy time and Mrays/s, and the total's\n"
 "                          over the wall time\n"
-SR_HELP_TUNING SR_HELP_SORT_KEY
+SR_HELP_THREADS SR_HELP_TUNING SR_HELP_SORT_KEY
 "\n"
 "Examples:\n"
 "  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"

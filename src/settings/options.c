@@ -3,6 +3,7 @@
 #include "../base/datadir.h"
 #include "../base/interrupt.h"
 #include "../base/names.h"
+#include "../backend/cpu/ompenv.h"
 #include "../io/mesh.h"
 #include "../../kernels/frames/sortkey.h"
 
@@ -122,6 +123,11 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (sr_farm_parse_devices(v, SR_BACKEND_AUTO, SR_FARM_COUNT_UNKNOWN, NULL, specs, &n, msg, sizeof msg))
             return sr_usage_error(a, "--device %s%s", msg, "");
         return 0;
+    }
+    if (!strcmp(o, "--threads")) {
+        const int r = sr_parse_u32(a, o, 1, SR_MAX_THREADS, &c->threads);
+        if (!r) sr_omp_threads_set((int)c->threads);   /* before any OpenMP work of this thread */
+        return r;
     }
     if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->frame.render.seed);
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->frame.exposure);

@@ -6,6 +6,8 @@
 #include "hardutil.h"
 
 #include <assimp/version.h>
+#include <cJSON.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -167,8 +169,8 @@ static int run_stdout(const char *const *args, char *buf, size_t cap)
     if (pid == 0) {
         dup2(fds[1], 1);
         close(fds[0]);
-        const char *argv[16] = { SR_CLI };
-        for (int k = 0; args[k] && k < 14; k++) argv[k + 1] = args[k];
+        const char *argv[32] = { SR_CLI };
+        for (int k = 0; args[k] && k < 30; k++) argv[k + 1] = args[k];
         execv(SR_CLI, (char *const *)argv);
         _exit(98);
     }
@@ -275,6 +277,82 @@ static void test_version_and_help_footer(void **state)
     }
 }
 
+/* The "device" a --stats file names for the image and for each worker ("CPU, N threads"):
+ * fails unless all of them run want threads. */
+static void assert_stats_threads(const char *stats, int want)
+{
+    char *text = sr_test_read_text(stats);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    char expect[64];
+    snprintf(expect, sizeof expect, "CPU, %d threads", want);
+    const cJSON *device = cJSON_GetObjectItem(root, "device");
+    if (!cJSON_IsString(device) || strcmp(device->valuestring, expect))
+        fail_msg("--stats device: expected '%s' in:\n%s", expect, text);
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(root, "workers")) {
+        const cJSON *d = cJSON_GetObjectItem(w, "device");
+        if (!cJSON_IsString(d) || strcmp(d->valuestring, expect)) fail_msg("a worker's device is not '%s':\n%s", expect, text);
+    }
+    cJSON_Delete(root);
+    free(text);
+}
+
+/* --threads N sets the CPU backend's OpenMP threads for render (one worker and several, each
+ * on its own thread), bench and view; OMP_NUM_THREADS is the count without it; a count that
+ * is not a whole number from 1 up exits 2 naming the option. */
+static void test_threads_option(void **state)
+{
+    (void)state;
+    char scene[1024], dir[1024], out[1100], stats[1100], err[8192], buf[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_threads");
+    snprintf(out, sizeof out, "%s/t.png", dir);
+    snprintf(stats, sizeof stats, "%s/t.json", dir);
+    char *saved = getenv("OMP_NUM_THREADS") ? strdup(getenv("OMP_NUM_THREADS")) : NULL;
+    unsetenv("OMP_NUM_THREADS");
+    static const struct { const char *threads, *devices, *env; int want; } runs[] = {
+        { "3", "0", NULL, 3 }, { "1", "0", NULL, 1 }, { "3", "0,0", NULL, 3 },
+        { NULL, "0", "5", 5 }, { "2", "0,0", "5", 2 },   /* the environment's count, and the option over it */
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        if (runs[k].env) setenv("OMP_NUM_THREADS", runs[k].env, 1);
+        else unsetenv("OMP_NUM_THREADS");
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "16", "--height", "8", "--device",
+                               runs[k].devices, "-o", out, "--stats", stats, "-q",
+                               runs[k].threads ? "--threads" : NULL, runs[k].threads, NULL };
+        const int code = sr_test_run_cli(argv, err, sizeof err);
+        if (code) fail_msg("exit %d:\n%s", code, err);
+        assert_stats_threads(stats, runs[k].want);
+    }
+    unsetenv("OMP_NUM_THREADS");
+    const char *bench[] = { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1",
+                            "--frames", "1", "--mask", "flags", "--threads", "3", "-q", NULL };
+    assert_int_equal(run_stdout(bench, buf, sizeof buf), 0);
+    if (!strstr(buf, "# OpenMP: 3 threads")) fail_msg("bench --threads 3:\n%s", buf);
+    if (saved) setenv("OMP_NUM_THREADS", saved, 1);
+    free(saved);
+
+    static const char *const cmds[] = { "render", "bench", "view" }, *const bad[] = { "0", "-2", "x", "", "4097", "2.5" };
+    for (size_t c = 0; c < 3; c++) {
+#ifndef SR_HAVE_VIEWER
+        if (!strcmp(cmds[c], "view")) continue;
+#endif
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            const char *argv[] = { cmds[c], scene, "--backend", "cpu", "--threads", bad[k], "-o", out, NULL };
+            if (c > 0) argv[6] = NULL;   /* -o is render's */
+            assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+            char want[128];
+            snprintf(want, sizeof want, "--threads: expected a whole number from 1 to 4096, got '%s'", bad[k]);
+            if (!strstr(err, want)) fail_msg("%s --threads '%s':\n%s", cmds[c], bad[k], err);
+        }
+        const char *help[] = { cmds[c], "--help", NULL };
+        assert_int_equal(run_stdout(help, buf, sizeof buf), 0);
+        if (!strstr(buf, "  --threads N ")) fail_msg("%s --help does not list --threads", cmds[c]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_info_cuda_module_loading),
         cmocka_unit_test(test_help_lists_each_option_once),
         cmocka_unit_test(test_version_and_help_footer),
+        cmocka_unit_test(test_threads_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
