@@ -269,6 +269,7 @@ static int sr_render_main(int argc, char **argv)
     c.frame.render.progress = 1;
     const char *out = "render.png", *stats = NULL, *frames_text = NULL;
     sr_exr_type exr_type = SR_EXR_HALF;
+    int exr_type_given = 0;   /* --exr-type: refused unless -o names an EXR */
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
         const int operand = sr_parse_operand(&a, &c);
@@ -294,6 +295,7 @@ static int sr_render_main(int argc, char **argv)
             if (!strcmp(v, "half")) exr_type = SR_EXR_HALF;
             else if (!strcmp(v, "float")) exr_type = SR_EXR_FLOAT;
             else return sr_usage_error(&a, "--exr-type %s: unknown pixel type; expected half or float%s", v, "");
+            exr_type_given = 1;
             continue;
         }
         int r = sr_parse_common(&a, &c);
@@ -305,6 +307,9 @@ static int sr_render_main(int argc, char **argv)
     if (bad) return bad;
     if (!sr_image_format_known(out))
         return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png, .hdr or .exr%s", out, "");
+    if (exr_type_given && sr_image_format_known(out) != SR_FMT_EXR)
+        return sr_usage_error(&a, "--exr-type applies to .exr output only, and -o is %s; it would change nothing "
+                              "here, so leave --exr-type out%s", out, "");
     char msg[2 * PATH_MAX + 256];
     const char *inputs[] = { c.scene_path, NULL };
     uint32_t first = 0, last = 0;

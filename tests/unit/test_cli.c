@@ -277,6 +277,35 @@ static void test_version_and_help_footer(void **state)
     }
 }
 
+/* --exr-type sets the pixel type of an EXR only: with a PNG or HDR output (a sequence's pattern
+ * too) nothing would read it, so it is refused like the options no mask reads (exit 2, nothing
+ * written, naming the option and the output); with .exr it renders. */
+static void test_exr_type_needs_exr(void **state)
+{
+    (void)state;
+    char scene[1024], dir[1024], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_exr_type");
+    static const char *const names[] = { "x.png", "x.hdr", "x_%02d.png" };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char out[1100];
+        snprintf(out, sizeof out, "%s/%s", dir, names[k]);
+        const int seq = strchr(names[k], '%') != NULL;
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", out,
+                               "--exr-type", "float", "-q", seq ? "--frames" : NULL, "0", NULL };
+        assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+        if (!strstr(err, "--exr-type applies to .exr output only") || !strstr(err, names[k])) fail_msg("-o %s:\n%s", out, err);
+        assert_int_equal(sr_hard_count_files(dir), 0);
+    }
+    char out[1100];
+    snprintf(out, sizeof out, "%s/x.EXR", dir);
+    const char *good[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", out,
+                           "--exr-type", "float", "-q", NULL };
+    const int code = sr_test_run_cli(good, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    assert_int_equal(sr_hard_count_files(dir), 1);
+}
+
 /* The "device" a --stats file names for the image and for each worker ("CPU, N threads"):
  * fails unless all of them run want threads. */
 static void assert_stats_threads(const char *stats, int want)
@@ -366,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_help_lists_each_option_once),
         cmocka_unit_test(test_version_and_help_footer),
         cmocka_unit_test(test_threads_option),
+        cmocka_unit_test(test_exr_type_needs_exr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
