@@ -261,6 +261,22 @@ static sr_status sr_render_share(sr_farm *fm, const sr_frame *f, int whole, sr_f
     return s;
 }
 
+/* Whether -o names a directory: one that exists, or a name ending in '/'. */
+static int sr_output_names_directory(const char *out)
+{
+    struct stat st;
+    const size_t n = strlen(out);
+    return (n > 0 && out[n - 1] == '/') || (stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* dir/name (one '/' between them) in buf, for a message. */
+static const char *sr_output_in_directory(const char *dir, const char *name, char *buf, size_t cap)
+{
+    const size_t n = strlen(dir);
+    snprintf(buf, cap, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
+    return buf;
+}
+
 static int sr_render_main(int argc, char **argv)
 {
     sr_args a = { argc, 2, argv, "render" };
@@ -300,17 +316,20 @@ static int sr_render_main(int argc, char **argv)
         }
         int r = sr_parse_common(&a, &c);
         if (r > 0) return r;
-        if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
+        if (r < 0) return sr_unknown_option(&a, o, sr_render_help);
     }
     const int runs[] = { (int)c.frame.render.mask };
     const int bad = sr_check_mask_options(&a, &c, runs, 1, c.frame.render.sort != SR_SORT_NONE);
     if (bad) return bad;
+    char msg[2 * PATH_MAX + 256];
+    if (sr_output_names_directory(out))
+        return sr_usage_error(&a, "-o %s: that is a directory; expected an image file name ending in .png, .hdr or "
+                              ".exr, such as %s", out, sr_output_in_directory(out, "render.png", msg, sizeof msg));
     if (!sr_image_format_known(out))
         return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png, .hdr or .exr%s", out, "");
     if (exr_type_given && sr_image_format_known(out) != SR_FMT_EXR)
         return sr_usage_error(&a, "--exr-type applies to .exr output only, and -o is %s; it would change nothing "
                               "here, so leave --exr-type out%s", out, "");
-    char msg[2 * PATH_MAX + 256];
     const char *inputs[] = { c.scene_path, NULL };
     uint32_t first = 0, last = 0;
     if (frames_text) {
@@ -765,6 +784,9 @@ static int sr_cli_dispatch(int argc, char **argv)
         return 1;
     }
 #endif
-    fprintf(stderr, "stencilray: unknown command '%s'\n\n%s", argv[1], sr_main_help);
+    static const char *const commands[] = { "render", "view", "bench", "info", "version", "help", NULL };
+    const char *near = sr_name_closest(argv[1], commands);
+    fprintf(stderr, "stencilray: unknown command '%s'%s%s%s\n\n%s", argv[1], near ? "; did you mean '" : "",
+            near ? near : "", near ? "'?" : "", sr_main_help);
     return 2;
 }

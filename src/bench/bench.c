@@ -239,7 +239,7 @@ int sr_bench_main(int argc, char **argv)
         else if (!strcmp(o, "--plot")) r = (b.plot = sr_value(&a, o)) ? 0 : 2;
         else r = sr_parse_common(&a, &b.c);
         if (r > 0) return r;
-        if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
+        if (r < 0) return sr_unknown_option(&a, o, sr_bench_help);
     }
     int sorting = 0;   /* bench takes --sort as a list of its own */
     for (int k = 0; k < b.sort_count; k++) sorting |= b.sorts[k] != SR_SORT_NONE;

@@ -24,6 +24,36 @@ int sr_usage_error(const sr_args *a, const char *fmt, const char *x, const char 
     return 2;
 }
 
+/* The options a help text lists: each word of letters and '-' that starts with '-' after a
+ * space or '(' and ends the word ("-o, --output FILE" gives -o and --output; "-x.json" is a
+ * file name), into words (at most cap - 1, NULL-terminated). */
+static void sr_help_options(const char *help, char words[][32], const char **list, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = help; *p && n + 1 < cap; p++) {
+        if (*p != '-' || (p > help && p[-1] != ' ' && p[-1] != '(')) continue;
+        const size_t len = strspn(p, "-abcdefghijklmnopqrstuvwxyz");
+        if (len < 2 || len >= sizeof words[0] || p[len - 1] == '-' || !strchr(" ,)=\n", p[len])) continue;
+        memcpy(words[n], p, len);
+        words[n][len] = '\0';
+        list[n] = words[n];
+        n++;
+        p += len - 1;
+    }
+    list[n] = NULL;
+}
+
+int sr_unknown_option(const sr_args *a, const char *opt, const char *help)
+{
+    char words[160][32];
+    const char *list[161];
+    sr_help_options(help, words, list, sizeof list / sizeof list[0]);
+    const char *near = sr_name_closest(opt, list);
+    char hint[64] = "";
+    if (near) snprintf(hint, sizeof hint, "; did you mean %s?", near);
+    return sr_usage_error(a, "unknown option '%s'%s", opt, hint);
+}
+
 /* The value after option `opt`, or NULL after printing an error. */
 const char *sr_value(sr_args *a, const char *opt)
 {

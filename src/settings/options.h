@@ -51,6 +51,9 @@ typedef struct sr_common {
 
 /* Print "stencilray CMD: <fmt with x, y>" and a pointer to --help; returns 2. */
 int sr_usage_error(const sr_args *a, const char *fmt, const char *x, const char *y);
+/* "unknown option 'OPT'", with "did you mean --X?" when one of the options the command's
+ * help text lists (help) is within 2 edits of it (sr_name_closest); returns 2. */
+int sr_unknown_option(const sr_args *a, const char *opt, const char *help);
 /* The value after option `opt` (advancing a->i), or NULL after printing an error. */
 const char *sr_value(sr_args *a, const char *opt);
 int sr_parse_u32(sr_args *a, const char *opt, uint32_t lo, uint32_t hi, uint32_t *out);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -306,6 +307,62 @@ static void test_exr_type_needs_exr(void **state)
     assert_int_equal(sr_hard_count_files(dir), 1);
 }
 
+/* -o naming a directory (one that exists, or a name ending in '/') says so and what is
+ * expected, whatever its ending; nothing is written. */
+static void test_output_directory(void **state)
+{
+    (void)state;
+    char scene[1024], dir[1024], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_outdir");
+    char sub[1100], png_dir[1100], slash[1100];
+    snprintf(sub, sizeof sub, "%s/frames", dir);
+    snprintf(png_dir, sizeof png_dir, "%s/looks.png", dir);
+    snprintf(slash, sizeof slash, "%s/new/", dir);
+    rmdir(sub);   /* left empty by an earlier run (sr_hard_fresh_dir removes files only) */
+    rmdir(png_dir);
+    assert_int_equal(mkdir(sub, 0777), 0);
+    assert_int_equal(mkdir(png_dir, 0777), 0);
+    const char *const outs[] = { sub, png_dir, slash };
+    for (size_t k = 0; k < 3; k++) {
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", outs[k], "-q", NULL };
+        assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+        char want[1200];
+        snprintf(want, sizeof want, "-o %s: that is a directory; expected an image file name ending in .png, .hdr or .exr",
+                 outs[k]);
+        if (!strstr(err, want) || !strstr(err, "/render.png")) fail_msg("-o %s:\n%s", outs[k], err);
+        assert_int_equal(sr_hard_count_files(dir), 2);   /* the two directories, nothing written */
+    }
+}
+
+/* A mistyped command or option gets a "did you mean" naming the closest one (within 2 edits);
+ * a word close to nothing gets none; either way exit 2. */
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    char err[8192];
+    static const struct { const char *args[4], *expect; } cases[] = {
+        { { "renderr", NULL }, "unknown command 'renderr'; did you mean 'render'?" },
+        { { "bnech", NULL }, "unknown command 'bnech'; did you mean 'bench'?" },
+        { { "render", "--widht", "8", NULL }, "unknown option '--widht'; did you mean --width?" },
+        { { "render", "--exr-tpye", "half", NULL }, "unknown option '--exr-tpye'; did you mean --exr-type?" },
+        { { "bench", "--warmpu", "1", NULL }, "unknown option '--warmpu'; did you mean --warmup?" },
+#ifdef SR_HAVE_VIEWER
+        { { "view", "--sp", "4", NULL }, "unknown option '--sp'; did you mean --spp?" },
+#endif
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        assert_int_equal(sr_test_run_cli(cases[k].args, err, sizeof err), 2);
+        if (!strstr(err, cases[k].expect)) fail_msg("expected '%s' in:\n%s", cases[k].expect, err);
+    }
+    static const char *const far[][3] = { { "xyzzy", NULL }, { "render", "-x", NULL }, { "bench", "--colour", NULL } };
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(sr_test_run_cli(far[k], err, sizeof err), 2);
+        if (strstr(err, "did you mean")) fail_msg("%s %s: a suggestion for a word close to nothing:\n%s", far[k][0],
+                                                  far[k][1] ? far[k][1] : "", err);
+    }
+}
+
 /* The "device" a --stats file names for the image and for each worker ("CPU, N threads"):
  * fails unless all of them run want threads. */
 static void assert_stats_threads(const char *stats, int want)
@@ -396,6 +453,8 @@ int main(void)
         cmocka_unit_test(test_version_and_help_footer),
         cmocka_unit_test(test_threads_option),
         cmocka_unit_test(test_exr_type_needs_exr),
+        cmocka_unit_test(test_output_directory),
+        cmocka_unit_test(test_did_you_mean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
