@@ -57,7 +57,9 @@ static const char sr_render_help[] =
 "  --frames A-B            render frames A to B of the scene's \"camera_path\" (A alone: one),\n"
 "                          each to -o's name with its number in place of the one %0Nd\n"
 "                          (out_%04d.png: out_0007.png); frames already written are\n"
-"                          skipped, so the same command resumes an interrupted sequence\n"
+"                          skipped, so the same command resumes an interrupted sequence;\n"
+"                          other settings than theirs (OUT_%04d.png.settings) are refused\n"
+"  --overwrite             with --frames: render every frame again, written ones too\n"
 "  --                      the end of the options: what follows is the scene, even a name\n"
 "                          that starts with '-' (render -- -x.json)\n"
 SR_RENDER_COMMON_HELP
@@ -286,6 +288,49 @@ static sr_status sr_render_share(sr_farm *fm, const sr_frame *f, int whole, sr_f
     return s;
 }
 
+/* --frames: the settings that decide the images (sequence.h) as text, and where they are kept
+ * beside the frames. With frames written already (`written`), a settings file that differs
+ * from them is refused: exit 2, naming the setting; else 0. */
+static int sr_sequence_check_settings(const sr_common *c, const sr_image_opts *io, const char *pattern,
+                                      const char *frames_text, uint32_t written, char *path, size_t path_cap,
+                                      char *text, size_t text_cap)
+{
+    const sr_frame *f = &c->frame;
+    const int fmt = sr_image_format_known(pattern);
+    const sr_sequence_settings st = {
+        .scene = c->scene_path, .width = f->width, .height = f->height, .spp = f->spp, .depth = f->depth,
+        .seed = f->render.seed, .camera_index = c->camera_index, .integrator = sr_integrator_name((int)f->integrator),
+        .exposure = f->exposure, .tonemap = fmt == SR_FMT_PNG ? sr_tonemap_name(io->tonemap) : NULL,
+        .exr_type = fmt == SR_FMT_EXR ? (io->exr_type == SR_EXR_FLOAT ? "float" : "half") : NULL,
+    };
+    if (sr_sequence_settings_path(pattern, path, path_cap) || sr_sequence_settings_text(&st, text, text_cap)) {
+        fprintf(stderr, "stencilray render: -o %s: the name of its settings file is too long\n", pattern);
+        return 2;
+    }
+    char why[PATH_MAX + 256];
+    if (written == 0 || sr_sequence_settings_differ(path, text, why, sizeof why) <= 0) return 0;
+    fprintf(stderr, "stencilray render: --frames %s: %u of the frames are written already (-o %s) with %s (%s); "
+                    "render with their settings to resume, or add --overwrite to render every frame again\n",
+            frames_text, written, pattern, why, path);
+    return 2;
+}
+
+/* Whether -o names a directory: one that exists, or a name ending in '/'. */
+static int sr_output_names_directory(const char *out)
+{
+    struct stat st;
+    const size_t n = strlen(out);
+    return (n > 0 && out[n - 1] == '/') || (stat(out, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* dir/name (one '/' between them) in buf, for a message. */
+static const char *sr_output_in_directory(const char *dir, const char *name, char *buf, size_t cap)
+{
+    const size_t n = strlen(dir);
+    snprintf(buf, cap, "%s%s%s", dir, n > 0 && dir[n - 1] == '/' ? "" : "/", name);
+    return buf;
+}
+
 static int sr_render_main(int argc, char **argv)
 {
     sr_args a = { argc, 2, argv, "render" };
@@ -294,6 +339,8 @@ static int sr_render_main(int argc, char **argv)
     c.frame.render.progress = 1;
     const char *out = "render.png", *stats = NULL, *frames_text = NULL;
     sr_exr_type exr_type = SR_EXR_HALF;
+    int exr_type_given = 0;   /* --exr-type: refused unless -o names an EXR */
+    int overwrite = 0;        /* --overwrite: --frames renders the frames written already too */
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
         const int operand = sr_parse_operand(&a, &c);
@@ -305,6 +352,7 @@ static int sr_render_main(int argc, char **argv)
             continue;
         }
         if (!strcmp(o, "--save-partial")) { c.frame.render.keep_partial = 1; continue; }
+        if (!strcmp(o, "--overwrite")) { overwrite = 1; continue; }
         if (!strcmp(o, "--stats")) {
             if (!(stats = sr_value(&a, o))) return 2;
             continue;
@@ -319,18 +367,25 @@ static int sr_render_main(int argc, char **argv)
             if (!strcmp(v, "half")) exr_type = SR_EXR_HALF;
             else if (!strcmp(v, "float")) exr_type = SR_EXR_FLOAT;
             else return sr_usage_error(&a, "--exr-type %s: unknown pixel type; expected half or float%s", v, "");
+            exr_type_given = 1;
             continue;
         }
         int r = sr_parse_common(&a, &c);
         if (r > 0) return r;
-        if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
+        if (r < 0) return sr_unknown_option(&a, o, sr_render_help);
     }
     const int runs[] = { (int)c.frame.render.mask };
     const int bad = sr_check_mask_options(&a, &c, runs, 1, c.frame.render.sort != SR_SORT_NONE);
     if (bad) return bad;
+    char msg[2 * PATH_MAX + 256];
+    if (sr_output_names_directory(out))
+        return sr_usage_error(&a, "-o %s: that is a directory; expected an image file name ending in .png, .hdr or "
+                              ".exr, such as %s", out, sr_output_in_directory(out, "render.png", msg, sizeof msg));
     if (!sr_image_format_known(out))
         return sr_usage_error(&a, "-o %s: unknown image format; expected a name ending in .png, .hdr or .exr%s", out, "");
-    char msg[2 * PATH_MAX + 256];
+    if (exr_type_given && sr_image_format_known(out) != SR_FMT_EXR)
+        return sr_usage_error(&a, "--exr-type applies to .exr output only, and -o is %s; it would change nothing "
+                              "here, so leave --exr-type out%s", out, "");
     const char *inputs[] = { c.scene_path, NULL };
     uint32_t first = 0, last = 0;
     if (frames_text) {
@@ -347,6 +402,9 @@ static int sr_render_main(int argc, char **argv)
             return sr_usage_error(&a, "--save-partial keeps the samples of one frame; with --frames an interrupted "
                                   "sequence resumes at its first missing frame instead; leave it out%s%s", "", "");
     } else {
+        if (overwrite)
+            return sr_usage_error(&a, "--overwrite applies to --frames only (one image is always written over the old "
+                                  "one); leave it out%s%s", "", "");
         if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
         sr_output_guard_add("-o", out);   /* the meshes the scene reads are checked against it as it loads */
     }
@@ -411,9 +469,13 @@ static int sr_render_main(int argc, char **argv)
             break;
         }
         struct stat sb;
-        if (stat(name, &sb) == 0 && S_ISREG(sb.st_mode)) todo.skipped++;   /* written whole by an earlier run */
+        if (!overwrite && stat(name, &sb) == 0 && S_ISREG(sb.st_mode)) todo.skipped++;   /* written whole by an earlier run */
         else todo.n[todo.count++] = k;
     }
+    /* The settings beside the frames: those written already must be what this run would render. */
+    char settings_path[PATH_MAX], settings[PATH_MAX + 512];
+    if (!code && frames_text) code = sr_sequence_check_settings(&c, &io, out, frames_text, todo.skipped, settings_path,
+                                                                sizeof settings_path, settings, sizeof settings);
     double t_setup = sr_now();
     sr_backend_warm_end(warm);   /* the contexts' time left over after the read counts in the set-up */
     /* Everything the host will allocate, checked before any of it is (render.h). */
@@ -471,6 +533,10 @@ static int sr_render_main(int argc, char **argv)
         if (rank == 0 && !c.quiet && todo.skipped)
             fprintf(stderr, "stencilray: %u of the frames %u-%u are written already; rendering the other %u\n",
                     todo.skipped, first, last, todo.count);
+        if (rank == 0 && (s = sr_sequence_settings_write(settings_path, settings, &err))) {
+            code = sr_render_failed(err.msg, s);
+            goto done;
+        }
         const double t0 = sr_now();
         uint32_t mine = 0;
         float *img = rgb ? rgb : (float *)malloc(sizeof(float) * 3u * frame->width * frame->height);
@@ -786,6 +852,9 @@ static int sr_cli_dispatch(int argc, char **argv)
         return 1;
     }
 #endif
-    fprintf(stderr, "stencilray: unknown command '%s'\n\n%s", argv[1], sr_main_help);
+    static const char *const commands[] = { "render", "view", "bench", "info", "version", "help", NULL };
+    const char *near = sr_name_closest(argv[1], commands);
+    fprintf(stderr, "stencilray: unknown command '%s'%s%s%s\n\n%s", argv[1], near ? "; did you mean '" : "",
+            near ? near : "", near ? "'?" : "", sr_main_help);
     return 2;
 }

@@ -45,3 +45,37 @@ const char *sr_name_choices(const char *const *names, char *buf, size_t cap)
     }
     return buf;
 }
+
+size_t sr_name_distance(const char *a, const char *b)
+{
+    const size_t n = strlen(a), m = strlen(b);
+    if (n > SR_NAME_DISTANCE_MAX_LEN || m > SR_NAME_DISTANCE_MAX_LEN) return (size_t)-1;
+    /* d[i][j]: the edits from a's first i letters to b's first j */
+    size_t d[SR_NAME_DISTANCE_MAX_LEN + 1][SR_NAME_DISTANCE_MAX_LEN + 1];
+    for (size_t i = 0; i <= n; i++) d[i][0] = i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+const char *sr_name_closest(const char *word, const char *const *names)
+{
+    const char *best = NULL;
+    size_t best_d = 3;   /* within 2 edits */
+    for (int i = 0; names[i]; i++) {
+        const size_t d = sr_name_distance(word, names[i]);
+        if (d < best_d && 2 * d < strlen(word)) {
+            best = names[i];
+            best_d = d;
+        }
+    }
+    return best;
+}

@@ -28,4 +28,14 @@ int sr_sort_key_parse(const char *name);
 /* A table's names as a usage message lists them, "clamp, reinhard or aces", into buf. */
 const char *sr_name_choices(const char *const *names, char *buf, size_t cap);
 
+/* The edits from a to b: letters put in, taken out, changed, or two neighbours swapped
+ * ("renderr", "rednre" and "rendr" are one from "render"); words longer than
+ * SR_NAME_DISTANCE_MAX_LEN count as far from everything. */
+#define SR_NAME_DISTANCE_MAX_LEN 63
+size_t sr_name_distance(const char *a, const char *b);
+/* The name of the NULL-terminated list closest to a mistyped word, for a "did you mean":
+ * within 2 edits and fewer than half the word's letters (so "-x" suggests nothing); the
+ * first of equally close names; NULL when none is close. */
+const char *sr_name_closest(const char *word, const char *const *names);
+
 #endif

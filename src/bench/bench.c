@@ -76,7 +76,7 @@ SR_HELP_SIZE SR_HELP_CAMERA SR_HELP_INTEGRATOR
 "                          64 spp at the deepest --depth spread over them as render does:\n"
 "                          each worker's passes, busy time and Mrays/s, and the total's\n"
 "                          over the wall time\n"
-SR_HELP_TUNING SR_HELP_SORT_KEY
+SR_HELP_THREADS SR_HELP_TUNING SR_HELP_SORT_KEY
 "\n"
 "Examples:\n"
 "  stencilray bench scenes/mirror_hall.json --depth 1-16 --width 1920 --height 1080\n"
@@ -162,13 +162,14 @@ static sr_status sr_bench_pair(sr_renderer *r, const sr_bench_opts *b, uint32_t 
     row->depth = depth;
     row->mask = mask;
     row->sort = sort;
-    uint32_t sample = 0;
-    for (; sample < b->warmup; sample++)
+    for (uint32_t sample = 0; sample < b->warmup; sample++)
         if ((s = sr_render_sample(r, &f, sample, NULL, err))) return s;
     /* The wave mask measures its ways on its first samples at each depth (wave_way.c): those
-     * belong to the warm-up, never to the timed frames (they ran the slower ways too). */
-    for (uint32_t extra = 0; sr_wave_measuring(r, &f) && extra < 64; extra++, sample++)
-        if ((s = sr_render_sample(r, &f, sample, NULL, err))) return s;
+     * belong to the warm-up, never to the timed frames (they ran the slower ways too). They
+     * take samples after the timed ones, so every mask times the same samples, the same rays. */
+    for (uint32_t extra = 0; sr_wave_measuring(r, &f) && extra < 64; extra++)
+        if ((s = sr_render_sample(r, &f, b->warmup + b->frames + extra, NULL, err))) return s;
+    const uint32_t sample = b->warmup;   /* the first timed sample, the same for every mask */
     sr_render_stats st;
     memset(&st, 0, sizeof st);
     for (uint32_t k = 0; k < b->frames; k++) {
@@ -238,7 +239,7 @@ int sr_bench_main(int argc, char **argv)
         else if (!strcmp(o, "--plot")) r = (b.plot = sr_value(&a, o)) ? 0 : 2;
         else r = sr_parse_common(&a, &b.c);
         if (r > 0) return r;
-        if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", o, "");
+        if (r < 0) return sr_unknown_option(&a, o, sr_bench_help);
     }
     int sorting = 0;   /* bench takes --sort as a list of its own */
     for (int k = 0; k < b.sort_count; k++) sorting |= b.sorts[k] != SR_SORT_NONE;

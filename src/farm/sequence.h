@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "../base/status.h"
 
 #define SR_FRAMES_MAX 9999999u   /* the last frame number (scene_camera_path.c holds the same) */
 #define SR_SEQUENCE_MAX_FRAMES 100000u   /* frames one --frames range may hold */
@@ -16,5 +17,29 @@ int sr_frames_parse(const char *text, uint32_t *first, uint32_t *last, char *msg
 int sr_frame_pattern_check(const char *pattern, char *msg, size_t cap);
 /* The name of frame `frame` (pattern checked first). 0, or -1 when it does not fit in cap. */
 int sr_frame_pattern_name(const char *pattern, uint32_t frame, char *buf, size_t cap);
+
+/* The settings that decide a sequence's images, kept beside its frames in a small text file
+ * (the pattern's name + ".settings", one "key value" a line), so that a rerun with other
+ * settings is told apart from a resumed one. The mask, backend, devices and threads are not
+ * among them: every one gives the same image. */
+typedef struct sr_sequence_settings {
+    const char *scene;           /* the scene file (kept as its full path)         */
+    uint32_t width, height, spp, depth, seed, camera_index;
+    const char *integrator;
+    float exposure;
+    const char *tonemap;         /* PNG frames only (NULL otherwise)               */
+    const char *exr_type;        /* EXR frames only (NULL otherwise)               */
+} sr_sequence_settings;
+
+/* pattern + ".settings" into buf: 0, or -1 when it does not fit. */
+int sr_sequence_settings_path(const char *pattern, char *buf, size_t cap);
+/* The settings as the file holds them, into buf: 0, or -1 when they do not fit. */
+int sr_sequence_settings_text(const sr_sequence_settings *s, char *buf, size_t cap);
+/* Compare the file at path with text (sr_sequence_settings_text): 0 the same, -1 no such file,
+ * 1 they differ: msg says which setting first, as the frames have it and as text does
+ * ("--width 64, and this run has --width 128"), or that the file cannot be read. */
+int sr_sequence_settings_differ(const char *path, const char *text, char *msg, size_t cap);
+/* Write text to path through a temporary name and a rename. */
+sr_status sr_sequence_settings_write(const char *path, const char *text, sr_error *err);
 
 #endif

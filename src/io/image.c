@@ -16,7 +16,6 @@
 
 #include <stb_image_write.h>
 
-enum { SR_FMT_PNG = 1, SR_FMT_HDR = 2, SR_FMT_EXR = 3 };
 
 int sr_image_format_known(const char *path)
 {

@@ -37,7 +37,8 @@ sr_status sr_image_write_png8(const char *path, const uint8_t *rgb8, uint32_t w,
 void sr_image_to_srgb8(const float *rgb, uint32_t w, uint32_t h, float exposure,
                        sr_tonemap op, uint8_t *out);
 
-/* Does path end in .png / .hdr / .exr (case-insensitive)? 1, 2, 3 for them, else 0. */
+/* Does path end in .png / .hdr / .exr (case-insensitive)? SR_FMT_PNG, _HDR, _EXR, else 0. */
+enum { SR_FMT_PNG = 1, SR_FMT_HDR = 2, SR_FMT_EXR = 3 };
 int sr_image_format_known(const char *path);
 
 #endif

@@ -3,6 +3,7 @@
 #include "../base/datadir.h"
 #include "../base/interrupt.h"
 #include "../base/names.h"
+#include "../backend/cpu/ompenv.h"
 #include "../io/mesh.h"
 #include "../../kernels/frames/sortkey.h"
 
@@ -21,6 +22,36 @@ int sr_usage_error(const sr_args *a, const char *fmt, const char *x, const char 
     fprintf(stderr, fmt, x, y);
     fprintf(stderr, "\nRun 'stencilray %s --help' for the options.\n", a->cmd);
     return 2;
+}
+
+/* The options a help text lists: each word of letters and '-' that starts with '-' after a
+ * space or '(' and ends the word ("-o, --output FILE" gives -o and --output; "-x.json" is a
+ * file name), into words (at most cap - 1, NULL-terminated). */
+static void sr_help_options(const char *help, char words[][32], const char **list, size_t cap)
+{
+    size_t n = 0;
+    for (const char *p = help; *p && n + 1 < cap; p++) {
+        if (*p != '-' || (p > help && p[-1] != ' ' && p[-1] != '(')) continue;
+        const size_t len = strspn(p, "-abcdefghijklmnopqrstuvwxyz");
+        if (len < 2 || len >= sizeof words[0] || p[len - 1] == '-' || !strchr(" ,)=\n", p[len])) continue;
+        memcpy(words[n], p, len);
+        words[n][len] = '\0';
+        list[n] = words[n];
+        n++;
+        p += len - 1;
+    }
+    list[n] = NULL;
+}
+
+int sr_unknown_option(const sr_args *a, const char *opt, const char *help)
+{
+    char words[160][32];
+    const char *list[161];
+    sr_help_options(help, words, list, sizeof list / sizeof list[0]);
+    const char *near = sr_name_closest(opt, list);
+    char hint[64] = "";
+    if (near) snprintf(hint, sizeof hint, "; did you mean %s?", near);
+    return sr_usage_error(a, "unknown option '%s'%s", opt, hint);
 }
 
 /* The value after option `opt`, or NULL after printing an error. */
@@ -122,6 +153,11 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (sr_farm_parse_devices(v, SR_BACKEND_AUTO, SR_FARM_COUNT_UNKNOWN, NULL, specs, &n, msg, sizeof msg))
             return sr_usage_error(a, "--device %s%s", msg, "");
         return 0;
+    }
+    if (!strcmp(o, "--threads")) {
+        const int r = sr_parse_u32(a, o, 1, SR_MAX_THREADS, &c->threads);
+        if (!r) sr_omp_threads_set((int)c->threads);   /* before any OpenMP work of this thread */
+        return r;
     }
     if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->frame.render.seed);
     if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->frame.exposure);

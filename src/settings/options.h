@@ -13,6 +13,7 @@
 #include "../../kernels/core/tonemap.h"
 
 #define SR_DEFAULT_SCENE "scenes/default.json"
+#define SR_MAX_THREADS 4096u   /* --threads */
 
 typedef struct sr_args { int argc, i; char **argv; const char *cmd; } sr_args;
 
@@ -44,11 +45,15 @@ typedef struct sr_common {
     const char *wave_opt;                 /* --wave-dense or --wave-order: the wave mask  */
     const char *compact_opt;              /* --compact-below: compact (and wave's measuring) */
     const char *sort_key_opt;             /* --sort-key: a sort other than none           */
+    uint32_t threads;                     /* --threads, or 0: OpenMP's own count (ompenv.h) */
     double read_s;                        /* sr_open: seconds reading the scene and its meshes */
 } sr_common;
 
 /* Print "stencilray CMD: <fmt with x, y>" and a pointer to --help; returns 2. */
 int sr_usage_error(const sr_args *a, const char *fmt, const char *x, const char *y);
+/* "unknown option 'OPT'", with "did you mean --X?" when one of the options the command's
+ * help text lists (help) is within 2 edits of it (sr_name_closest); returns 2. */
+int sr_unknown_option(const sr_args *a, const char *opt, const char *help);
 /* The value after option `opt` (advancing a->i), or NULL after printing an error. */
 const char *sr_value(sr_args *a, const char *opt);
 int sr_parse_u32(sr_args *a, const char *opt, uint32_t lo, uint32_t hi, uint32_t *out);
@@ -100,10 +105,14 @@ int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs,
 "                          distance (the viewer's C key prints its camera in this form)\n" \
 "  --camera-index N        a glTF scene's camera N (its \"cameras\" list, from 0) instead of\n" \
 "                          the first; --camera then moves it\n"
+#define SR_HELP_THREADS \
+"  --threads N             the CPU backend's threads (1..4096; default: OMP_NUM_THREADS,\n" \
+"                          else one per core)\n"
 #define SR_HELP_WHERE \
 "Where it runs:\n" \
 "  --backend B             auto (default: CUDA if a device is present, else CPU), cuda, cpu\n" \
-"  --device N              which CUDA device (see 'stencilray info'), default 0\n"
+"  --device N              which CUDA device (see 'stencilray info'), default 0\n" \
+SR_HELP_THREADS
 /* render's: several workers and MPI ranks (src/farm) */
 #define SR_HELP_WHERE_RENDER \
 "Where it runs:\n" \
@@ -115,7 +124,8 @@ int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs,
 "                          free workers take in turn; any list gives the same image\n" \
 "  (MPI)                   mpirun -np N stencilray render ... (a build with -DSR_WITH_MPI=ON):\n" \
 "                          the ranks share the passes (or, with --frames, the frames);\n" \
-"                          rank 0 writes the image\n"
+"                          rank 0 writes the image\n" \
+SR_HELP_THREADS
 #define SR_HELP_MASK \
 "  --mask M                how bounces skip finished rays: wave (default), compact,\n" \
 "                          stencil, flags, megakernel; every mask gives the same image\n"

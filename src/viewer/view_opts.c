@@ -222,7 +222,7 @@ int sr_view_parse(int argc, char **argv, sr_view_opts *o, int *help)
         } else {
             int r = sr_parse_common(&a, &o->c);
             if (r > 0) return r;
-            if (r < 0) return sr_usage_error(&a, "unknown option '%s'%s", opt, "");
+            if (r < 0) return sr_unknown_option(&a, opt, sr_view_help);
         }
     }
     int every_mask[SR_MASK_COUNT];   /* the M key and --script switch masks as it runs */

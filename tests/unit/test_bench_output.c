@@ -153,6 +153,41 @@ static void test_csv_and_json(void **state)
     free(text);
 }
 
+/* Every mask times the same samples: on a path-traced scene, where the paths' lengths follow
+ * the samples' random numbers, the rays per frame at each depth are the same number for every
+ * mask (the wave mask's measuring samples included in its warm-up take none of them). */
+static void test_masks_trace_the_same_rays(void **state)
+{
+    (void)state;
+    char scene[1024], json[1024], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell_path.json");
+    sr_test_tmp_path(json, sizeof json, "bench_same_rays.json");
+    remove(json);
+    const char *argv[] = { "bench", scene, "--backend", "cpu", "--width", "64", "--height", "36", "--depth", "1-4",
+                           "--frames", "2", "--warmup", "1", "--json", json, "-q", NULL };
+    const int code = sr_test_run_cli(argv, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    char *text = sr_test_read_text(json);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    const cJSON *results = cJSON_GetObjectItem(root, "results");
+    assert_int_equal(cJSON_GetArraySize(results), 4 * 5);
+    double first_depth_rays = 0;
+    for (int i = 0; i < 4 * 5; i++) {
+        const cJSON *r = cJSON_GetArrayItem(results, i), *same = cJSON_GetArrayItem(results, i - i % 5);
+        const double rays = number(r, "rays_per_frame"), want = number(same, "rays_per_frame");
+        if (rays != want)
+            fail_msg("depth %d: %s traced %.1f rays per frame, %s %.1f", (int)number(r, "depth"),
+                     cJSON_GetObjectItem(r, "mask")->valuestring, rays, cJSON_GetObjectItem(same, "mask")->valuestring, want);
+        if (i == 0) first_depth_rays = rays;
+    }
+    /* deeper paths trace more rays: the counts compared above are not all one number */
+    assert_true(number(cJSON_GetArrayItem(results, 3 * 5), "rays_per_frame") > first_depth_rays);
+    cJSON_Delete(root);
+    free(text);
+}
+
 /* The chart's format follows its name: PNG, SVG or PDF, told apart by their first bytes. */
 static void test_plot(void **state)
 {
@@ -290,6 +325,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_and_json),
+        cmocka_unit_test(test_masks_trace_the_same_rays),
         cmocka_unit_test(test_plot),
         cmocka_unit_test(test_plot_format_refused),
         cmocka_unit_test(test_plot_names_are_not_code),

@@ -6,8 +6,11 @@
 #include "hardutil.h"
 
 #include <assimp/version.h>
+#include <cJSON.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -167,8 +170,8 @@ static int run_stdout(const char *const *args, char *buf, size_t cap)
     if (pid == 0) {
         dup2(fds[1], 1);
         close(fds[0]);
-        const char *argv[16] = { SR_CLI };
-        for (int k = 0; args[k] && k < 14; k++) argv[k + 1] = args[k];
+        const char *argv[32] = { SR_CLI };
+        for (int k = 0; args[k] && k < 30; k++) argv[k + 1] = args[k];
         execv(SR_CLI, (char *const *)argv);
         _exit(98);
     }
@@ -275,6 +278,167 @@ static void test_version_and_help_footer(void **state)
     }
 }
 
+/* --exr-type sets the pixel type of an EXR only: with a PNG or HDR output (a sequence's pattern
+ * too) nothing would read it, so it is refused like the options no mask reads (exit 2, nothing
+ * written, naming the option and the output); with .exr it renders. */
+static void test_exr_type_needs_exr(void **state)
+{
+    (void)state;
+    char scene[1024], dir[1024], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_exr_type");
+    static const char *const names[] = { "x.png", "x.hdr", "x_%02d.png" };
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        char out[1100];
+        snprintf(out, sizeof out, "%s/%s", dir, names[k]);
+        const int seq = strchr(names[k], '%') != NULL;
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", out,
+                               "--exr-type", "float", "-q", seq ? "--frames" : NULL, "0", NULL };
+        assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+        if (!strstr(err, "--exr-type applies to .exr output only") || !strstr(err, names[k])) fail_msg("-o %s:\n%s", out, err);
+        assert_int_equal(sr_hard_count_files(dir), 0);
+    }
+    char out[1100];
+    snprintf(out, sizeof out, "%s/x.EXR", dir);
+    const char *good[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", out,
+                           "--exr-type", "float", "-q", NULL };
+    const int code = sr_test_run_cli(good, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    assert_int_equal(sr_hard_count_files(dir), 1);
+}
+
+/* -o naming a directory (one that exists, or a name ending in '/') says so and what is
+ * expected, whatever its ending; nothing is written. */
+static void test_output_directory(void **state)
+{
+    (void)state;
+    char scene[1024], dir[1024], err[8192];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_outdir");
+    char sub[1100], png_dir[1100], slash[1100];
+    snprintf(sub, sizeof sub, "%s/frames", dir);
+    snprintf(png_dir, sizeof png_dir, "%s/looks.png", dir);
+    snprintf(slash, sizeof slash, "%s/new/", dir);
+    rmdir(sub);   /* left empty by an earlier run (sr_hard_fresh_dir removes files only) */
+    rmdir(png_dir);
+    assert_int_equal(mkdir(sub, 0777), 0);
+    assert_int_equal(mkdir(png_dir, 0777), 0);
+    const char *const outs[] = { sub, png_dir, slash };
+    for (size_t k = 0; k < 3; k++) {
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", outs[k], "-q", NULL };
+        assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+        char want[1200];
+        snprintf(want, sizeof want, "-o %s: that is a directory; expected an image file name ending in .png, .hdr or .exr",
+                 outs[k]);
+        if (!strstr(err, want) || !strstr(err, "/render.png")) fail_msg("-o %s:\n%s", outs[k], err);
+        assert_int_equal(sr_hard_count_files(dir), 2);   /* the two directories, nothing written */
+    }
+}
+
+/* A mistyped command or option gets a "did you mean" naming the closest one (within 2 edits);
+ * a word close to nothing gets none; either way exit 2. */
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    char err[8192];
+    static const struct { const char *args[4], *expect; } cases[] = {
+        { { "renderr", NULL }, "unknown command 'renderr'; did you mean 'render'?" },
+        { { "bnech", NULL }, "unknown command 'bnech'; did you mean 'bench'?" },
+        { { "render", "--widht", "8", NULL }, "unknown option '--widht'; did you mean --width?" },
+        { { "render", "--exr-tpye", "half", NULL }, "unknown option '--exr-tpye'; did you mean --exr-type?" },
+        { { "bench", "--warmpu", "1", NULL }, "unknown option '--warmpu'; did you mean --warmup?" },
+#ifdef SR_HAVE_VIEWER
+        { { "view", "--sp", "4", NULL }, "unknown option '--sp'; did you mean --spp?" },
+#endif
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        assert_int_equal(sr_test_run_cli(cases[k].args, err, sizeof err), 2);
+        if (!strstr(err, cases[k].expect)) fail_msg("expected '%s' in:\n%s", cases[k].expect, err);
+    }
+    static const char *const far[][3] = { { "xyzzy", NULL }, { "render", "-x", NULL }, { "bench", "--colour", NULL } };
+    for (size_t k = 0; k < 3; k++) {
+        assert_int_equal(sr_test_run_cli(far[k], err, sizeof err), 2);
+        if (strstr(err, "did you mean")) fail_msg("%s %s: a suggestion for a word close to nothing:\n%s", far[k][0],
+                                                  far[k][1] ? far[k][1] : "", err);
+    }
+}
+
+/* The "device" a --stats file names for the image and for each worker ("CPU, N threads"):
+ * fails unless all of them run want threads. */
+static void assert_stats_threads(const char *stats, int want)
+{
+    char *text = sr_test_read_text(stats);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    char expect[64];
+    snprintf(expect, sizeof expect, "CPU, %d threads", want);
+    const cJSON *device = cJSON_GetObjectItem(root, "device");
+    if (!cJSON_IsString(device) || strcmp(device->valuestring, expect))
+        fail_msg("--stats device: expected '%s' in:\n%s", expect, text);
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(root, "workers")) {
+        const cJSON *d = cJSON_GetObjectItem(w, "device");
+        if (!cJSON_IsString(d) || strcmp(d->valuestring, expect)) fail_msg("a worker's device is not '%s':\n%s", expect, text);
+    }
+    cJSON_Delete(root);
+    free(text);
+}
+
+/* --threads N sets the CPU backend's OpenMP threads for render (one worker and several, each
+ * on its own thread), bench and view; OMP_NUM_THREADS is the count without it; a count that
+ * is not a whole number from 1 up exits 2 naming the option. */
+static void test_threads_option(void **state)
+{
+    (void)state;
+    char scene[1024], dir[1024], out[1100], stats[1100], err[8192], buf[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_hard_fresh_dir(dir, sizeof dir, "cli_threads");
+    snprintf(out, sizeof out, "%s/t.png", dir);
+    snprintf(stats, sizeof stats, "%s/t.json", dir);
+    char *saved = getenv("OMP_NUM_THREADS") ? strdup(getenv("OMP_NUM_THREADS")) : NULL;
+    unsetenv("OMP_NUM_THREADS");
+    static const struct { const char *threads, *devices, *env; int want; } runs[] = {
+        { "3", "0", NULL, 3 }, { "1", "0", NULL, 1 }, { "3", "0,0", NULL, 3 },
+        { NULL, "0", "5", 5 }, { "2", "0,0", "5", 2 },   /* the environment's count, and the option over it */
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        if (runs[k].env) setenv("OMP_NUM_THREADS", runs[k].env, 1);
+        else unsetenv("OMP_NUM_THREADS");
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "16", "--height", "8", "--device",
+                               runs[k].devices, "-o", out, "--stats", stats, "-q",
+                               runs[k].threads ? "--threads" : NULL, runs[k].threads, NULL };
+        const int code = sr_test_run_cli(argv, err, sizeof err);
+        if (code) fail_msg("exit %d:\n%s", code, err);
+        assert_stats_threads(stats, runs[k].want);
+    }
+    unsetenv("OMP_NUM_THREADS");
+    const char *bench[] = { "bench", scene, "--backend", "cpu", "--width", "8", "--height", "8", "--depth", "1",
+                            "--frames", "1", "--mask", "flags", "--threads", "3", "-q", NULL };
+    assert_int_equal(run_stdout(bench, buf, sizeof buf), 0);
+    if (!strstr(buf, "# OpenMP: 3 threads")) fail_msg("bench --threads 3:\n%s", buf);
+    if (saved) setenv("OMP_NUM_THREADS", saved, 1);
+    free(saved);
+
+    static const char *const cmds[] = { "render", "bench", "view" }, *const bad[] = { "0", "-2", "x", "", "4097", "2.5" };
+    for (size_t c = 0; c < 3; c++) {
+#ifndef SR_HAVE_VIEWER
+        if (!strcmp(cmds[c], "view")) continue;
+#endif
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            const char *argv[] = { cmds[c], scene, "--backend", "cpu", "--threads", bad[k], "-o", out, NULL };
+            if (c > 0) argv[6] = NULL;   /* -o is render's */
+            assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+            char want[128];
+            snprintf(want, sizeof want, "--threads: expected a whole number from 1 to 4096, got '%s'", bad[k]);
+            if (!strstr(err, want)) fail_msg("%s --threads '%s':\n%s", cmds[c], bad[k], err);
+        }
+        const char *help[] = { cmds[c], "--help", NULL };
+        assert_int_equal(run_stdout(help, buf, sizeof buf), 0);
+        if (!strstr(buf, "  --threads N ")) fail_msg("%s --help does not list --threads", cmds[c]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +451,10 @@ int main(void)
         cmocka_unit_test(test_info_cuda_module_loading),
         cmocka_unit_test(test_help_lists_each_option_once),
         cmocka_unit_test(test_version_and_help_footer),
+        cmocka_unit_test(test_threads_option),
+        cmocka_unit_test(test_exr_type_needs_exr),
+        cmocka_unit_test(test_output_directory),
+        cmocka_unit_test(test_did_you_mean),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

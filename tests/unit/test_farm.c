@@ -1,6 +1,6 @@
 /* test_farm.c: a frame spread over several workers (src/farm) is the same image as one
  * worker; the fixed-point film sum does not depend on the order of its passes; camera paths
- * and render --frames (the right frames, resuming, bad patterns refused). */
+ * and render --frames (the right frames, resuming, changed settings refused, bad patterns refused). */
 #include "testutil.h"
 #include "../../src/farm/farm.h"
 #include "../../src/farm/film_sum.h"
@@ -305,6 +305,100 @@ static void test_frames_render_and_resume(void **state)
     assert_non_null(strstr(err, "camera_path"));
 }
 
+/* A PNG's width from its IHDR chunk (bytes 16-19, big-endian). */
+static uint32_t png_width(const char *path)
+{
+    size_t n = 0;
+    unsigned char *b = sr_test_read_bytes(path, &n);
+    assert_non_null(b);
+    assert_true(n > 24);
+    const uint32_t w = (uint32_t)b[16] << 24 | (uint32_t)b[17] << 16 | (uint32_t)b[18] << 8 | b[19];
+    free(b);
+    return w;
+}
+
+/* A sequence keeps the settings that decide its images beside its frames: a rerun with another
+ * --width, --spp or --exposure is refused (exit 2, naming the setting, nothing rendered), one
+ * that changes only how it runs (mask, workers, threads) resumes, --overwrite renders the
+ * frames again with the new settings (kept from then on), and without frames on disk the old
+ * settings bind nothing. */
+static void test_frames_settings_kept(void **state)
+{
+    (void)state;
+    char scene[4096], pattern[512], settings[600], f0[600], f2[600], err[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/orbit.json");
+    sr_test_tmp_path(pattern, sizeof pattern, "seqset_%02d.png");
+    snprintf(settings, sizeof settings, "%s.settings", pattern);
+    snprintf(f0, sizeof f0, pattern, 0);
+    snprintf(f2, sizeof f2, pattern, 2);
+    for (int k = 0; k < 4; k++) {
+        char name[600];
+        snprintf(name, sizeof name, pattern, k);
+        unlink(name);
+    }
+    unlink(settings);
+    const char *first[] = { "render", scene, "--backend", "cpu", "--width", "16", "--height", "12", "--spp", "1",
+                            "--frames", "0-1", "-o", pattern, "-q", NULL };
+    int code = sr_test_run_cli(first, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    assert_true(sr_test_file_exists(settings));
+    size_t n_before = 0;
+    unsigned char *before = sr_test_read_bytes(f0, &n_before);
+    assert_non_null(before);
+    static const struct { const char *opt, *value, *expect; } changed[] = {
+        { "--width", "20", "with --width 16, and this run has --width 20" },
+        { "--spp", "2", "with --spp 1, and this run has --spp 2" },
+        { "--exposure", "2", "with --exposure 1, and this run has --exposure 2" },
+    };
+    for (size_t k = 0; k < sizeof changed / sizeof changed[0]; k++) {
+        const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "16", "--height", "12", "--spp", "1",
+                               "--frames", "0-2", "-o", pattern, "-q", changed[k].opt, changed[k].value, NULL };
+        assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
+        if (!strstr(err, changed[k].expect) || !strstr(err, "--overwrite")) fail_msg("%s %s:\n%s", changed[k].opt,
+                                                                                    changed[k].value, err);
+        assert_false(sr_test_file_exists(f2));   /* nothing rendered */
+    }
+    size_t n_after = 0;
+    unsigned char *after = sr_test_read_bytes(f0, &n_after);
+    assert_true(n_after == n_before && !memcmp(before, after, n_before));
+    free(after);
+    free(before);
+    /* how it runs is no setting of the images: the sequence resumes */
+    const char *resume[] = { "render", scene, "--backend", "cpu", "--width", "16", "--height", "12", "--spp", "1",
+                             "--frames", "0-2", "-o", pattern, "--mask", "compact", "--device", "0,0", "--threads", "1",
+                             NULL };
+    code = sr_test_run_cli(resume, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    assert_non_null(strstr(err, "2 of the frames 0-2 are written already"));
+    assert_int_equal(png_width(f2), 16);
+    /* --overwrite renders them all again, and the new settings are the sequence's from then on */
+    const char *wider[] = { "render", scene, "--backend", "cpu", "--width", "20", "--height", "12", "--spp", "1",
+                            "--frames", "0-2", "-o", pattern, "-q", "--overwrite", NULL };
+    code = sr_test_run_cli(wider, err, sizeof err);
+    if (code) fail_msg("exit %d:\n%s", code, err);
+    assert_int_equal(png_width(f0), 20);
+    assert_int_equal(png_width(f2), 20);
+    wider[15] = NULL;
+    code = sr_test_run_cli(wider, err, sizeof err);
+    if (code) fail_msg("resuming after --overwrite: exit %d:\n%s", code, err);
+    /* no frames left: the settings file binds nothing */
+    for (int k = 0; k < 3; k++) {
+        char name[600];
+        snprintf(name, sizeof name, pattern, k);
+        unlink(name);
+    }
+    code = sr_test_run_cli(first, err, sizeof err);
+    if (code) fail_msg("no frames on disk: exit %d:\n%s", code, err);
+    assert_int_equal(png_width(f0), 16);
+    /* --overwrite is for sequences only */
+    char single[600];
+    sr_test_tmp_path(single, sizeof single, "seqset_single.png");
+    const char *one[] = { "render", scene, "--backend", "cpu", "--width", "8", "--height", "8", "-o", single,
+                          "--overwrite", NULL };
+    assert_int_equal(sr_test_run_cli(one, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--overwrite applies to --frames only"));
+}
+
 /* The CLI's standard output (stderr dropped), NUL-terminated into out; its exit status. */
 static int run_stdout(const char *const *argv, char *out, size_t cap)
 {
@@ -369,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_camera_path),
         cmocka_unit_test(test_workers_give_the_same_bytes),
         cmocka_unit_test(test_frames_render_and_resume),
+        cmocka_unit_test(test_frames_settings_kept),
         cmocka_unit_test(test_bench_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,12 +89,36 @@ static void test_kernel_names(void **state)
     assert_string_equal(sr_kernel_name(SR_KERNEL_WAVE), "wave");
 }
 
+/* The edits between two words, and the "did you mean" they pick: within 2 edits and fewer
+ * than half the word's letters, the first of equally close names. */
+static void test_closest_name(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_name_distance("render", "render"), 0);
+    assert_int_equal(sr_name_distance("renderr", "render"), 1);   /* a letter put in */
+    assert_int_equal(sr_name_distance("rendr", "render"), 1);     /* taken out */
+    assert_int_equal(sr_name_distance("rander", "render"), 1);    /* changed */
+    assert_int_equal(sr_name_distance("redner", "render"), 1);    /* two neighbours swapped */
+    assert_int_equal(sr_name_distance("", "info"), 4);
+    assert_int_equal(sr_name_distance("bench", "view"), 5);
+    static const char *const commands[] = { "render", "view", "bench", "info", "version", NULL };
+    assert_string_equal(sr_name_closest("renderr", commands), "render");
+    assert_string_equal(sr_name_closest("bnech", commands), "bench");
+    assert_string_equal(sr_name_closest("vew", commands), "view");
+    assert_null(sr_name_closest("xyz", commands));
+    assert_null(sr_name_closest("in", commands));   /* 2 edits from info, but half the word */
+    static const char *const opts[] = { "-o", "-q", "--spp", "--seed", NULL };
+    assert_null(sr_name_closest("-x", opts));
+    assert_string_equal(sr_name_closest("--sed", opts), "--seed");   /* one edit; --spp is two */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_spellings),
         cmocka_unit_test(test_kernel_names),
+        cmocka_unit_test(test_closest_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

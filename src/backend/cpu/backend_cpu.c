@@ -14,6 +14,7 @@
 #include "../../base/mem_limits.h"
 #include "sort_cpu.h"
 #include "bvh_cpu.h"
+#include "ompenv.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -543,6 +544,7 @@ sr_status sr_cpu_backend_create(sr_backend *out, sr_error *err)
     out->impl = c;
     out->kind = SR_BACKEND_CPU;
     out->state = &c->core;
+    sr_omp_threads_apply();   /* on the thread that renders with it (ompenv.h) */
     snprintf(out->device_name, sizeof out->device_name, "CPU, %d threads", omp_get_max_threads());
     return SR_OK;
 }

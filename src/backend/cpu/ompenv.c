@@ -1,6 +1,7 @@
 /* ompenv.c: OpenMP's wait policy for the CPU backend (ompenv.h says why it is done this way). */
 #include "ompenv.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -40,4 +41,17 @@ const char *sr_omp_wait_policy_source(void)
 {
     if (!getenv("OMP_WAIT_POLICY")) return "none";
     return getenv(SR_OMP_DEFAULTED_ENV) ? "stencilray" : "environment";
+}
+
+static int sr_omp_threads;   /* --threads, or 0: OpenMP's own count */
+
+void sr_omp_threads_set(int threads)
+{
+    sr_omp_threads = threads;
+    sr_omp_threads_apply();
+}
+
+void sr_omp_threads_apply(void)
+{
+    if (sr_omp_threads > 0) omp_set_num_threads(sr_omp_threads);
 }

@@ -34,4 +34,12 @@ void sr_omp_wait_policy_default(int argc, char **argv);
 const char *sr_omp_wait_policy(void);
 const char *sr_omp_wait_policy_source(void);
 
+/* --threads: how many OpenMP threads the CPU backend's parallel loops run on. OpenMP keeps
+ * the count per thread, so sr_omp_threads_set sets it for the calling thread and remembers
+ * it, and sr_omp_threads_apply sets it on another thread that renders (a farm worker, the
+ * viewer's render thread; the CPU backend calls it as it opens). Without --threads OpenMP's
+ * own count stands: OMP_NUM_THREADS, else one per core. */
+void sr_omp_threads_set(int threads);
+void sr_omp_threads_apply(void);
+
 #endif
