@@ -70,8 +70,8 @@ typedef struct sr_scene {
 #define SR_MAX_RESOLUTION 16384u
 #define SR_MAX_SPP 65536u
 
-/* Read and validate a scene: a JSON scene file, or a glTF 2.0 file (.gltf, .glb) read as the
- * scene {"gltf": {"file": path}} (docs/scene-format.md). On failure: returns SR_ERR_INPUT (bad file) or SR_ERR_RUNTIME
+/* Read and validate a scene: a JSON scene file, or a model file (glTF 2.0: .gltf, .glb; a mesh:
+ * .obj, .ply, .stl) read as the scene {"gltf": {"file": path}} (docs/scene-format.md). On failure: returns SR_ERR_INPUT (bad file) or SR_ERR_RUNTIME
  * (out of memory), err->msg holds "path:line:col: what is wrong; expected ...", and *out is
  * left empty (nothing to free). */
 sr_status sr_scene_load(const char *path, sr_scene *out, sr_error *err);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const gltf_keys[] = {"*file", "material", NULL};
 
@@ -111,6 +112,14 @@ static bool scene_bounds(const sr_scene *s, sr_vec3 *lo, sr_vec3 *hi)
     return lo->x <= hi->x;
 }
 
+/* Whether name ends in .gltf or .glb (any case); the other mesh files hold only triangles
+ * and materials. */
+static bool is_gltf_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (!strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".glb"));
+}
+
 sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
 {
     const cJSON *g = sr_json_field(root, "gltf");
@@ -125,6 +134,7 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
     }
     /* the triangles first: the mesh loader budgets and checks the file (and what it names) */
     SR_TRY(sr_scene_parse_gltf_mesh(c, g, "gltf", s, sorted, named));
+    if (!is_gltf_name(file->valuestring)) return SR_OK;   /* a mesh file: no cameras, no lights */
     char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
     sr_gltf_scene info;

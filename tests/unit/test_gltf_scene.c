@@ -3,8 +3,9 @@
  * pixel it projects to), node transforms compose down the tree, a KHR_lights_punctual point
  * light renders as the same light written in JSON, --camera-index picks a camera, the
  * framing camera sees the whole scene, notices name what is not used, hostile files are
- * refused (exit 2) naming the item; JSON mesh "transform" matrices equal the same
- * scale/rotate/translate; Whitted warns when nothing lights the scene. */
+ * refused (exit 2) naming the item; an OBJ, PLY or STL file is a scene as a glTF file is; JSON
+ * mesh "transform" matrices equal the same scale/rotate/translate; Whitted warns when nothing
+ * lights the scene. */
 #include "gltfutil.h"
 
 #include <math.h>
@@ -373,6 +374,56 @@ static void test_framing_camera(void **state)
     sr_scene_free(&s);
 }
 
+/* ---- mesh files as scenes -------------------------------------------------------------- */
+
+/* An OBJ, PLY or STL file given as the scene is one as a glTF file is: the unit square in each
+ * gets the same framing camera, sky, integrator and image as the glTF file of the square; each
+ * renders, and bench runs on one. */
+static void test_mesh_file_as_scene(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *text; } meshes[] = {
+        { "scene_square.obj", "v -0.5 -0.5 0\nv 0.5 -0.5 0\nv 0.5 0.5 0\nv -0.5 0.5 0\nf 1 2 3\nf 1 3 4\n" },
+        { "scene_square.ply", "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+                              "property float z\nelement face 2\nproperty list uchar int vertex_indices\nend_header\n"
+                              "-0.5 -0.5 0\n0.5 -0.5 0\n0.5 0.5 0\n-0.5 0.5 0\n3 0 1 2\n3 0 2 3\n" },
+        { "scene_square.STL", "solid sq\nfacet normal 0 0 1\nouter loop\nvertex -0.5 -0.5 0\nvertex 0.5 -0.5 0\n"
+                              "vertex 0.5 0.5 0\nendloop\nendfacet\nfacet normal 0 0 1\nouter loop\n"
+                              "vertex -0.5 -0.5 0\nvertex 0.5 0.5 0\nvertex -0.5 0.5 0\nendloop\nendfacet\n"
+                              "endsolid sq\n" },
+    };
+    char gl[512], path[512], out[512], err[8192];
+    sr_gltf_write(gl, sizeof gl, "scene_square.gltf", "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0}],");
+    sr_scene ref;
+    load_ok(gl, &ref);
+    sr_test_tmp_path(out, sizeof out, "scene_square.png");
+    for (size_t k = 0; k < sizeof meshes / sizeof meshes[0]; k++) {
+        sr_test_write_file(path, sizeof path, meshes[k].name, meshes[k].text);
+        sr_scene s;
+        load_ok(path, &s);
+        assert_int_equal(s.prim_count, 2);
+        sr_test_assert_vec(s.camera.position, ref.camera.position.x, ref.camera.position.y, ref.camera.position.z);
+        sr_test_assert_vec(s.camera.look_at, ref.camera.look_at.x, ref.camera.look_at.y, ref.camera.look_at.z);
+        assert_true(s.has_sky && ref.has_sky);
+        sr_test_assert_vec(s.sky_zenith, ref.sky_zenith.x, ref.sky_zenith.y, ref.sky_zenith.z);
+        assert_int_equal(s.integrator, ref.integrator);
+        assert_int_equal(s.width, ref.width);
+        assert_int_equal(s.height, ref.height);
+        sr_scene_free(&s);
+        remove(out);
+        const char *a[] = { "render", path, "--backend", "cpu", "-q", "--width", "16", "--height", "12", "--spp", "1",
+                            "-o", out, NULL };
+        const int rc = sr_test_run_cli(a, err, sizeof err);
+        if (rc) fail_msg("render %s: exit %d: %s", meshes[k].name, rc, err);
+        assert_true(sr_test_file_exists(out));
+    }
+    sr_scene_free(&ref);
+    const char *b[] = { "bench", path, "--backend", "cpu", "-q", "--width", "16", "--height", "8", "--depth", "1",
+                        "--frames", "1", "--warmup", "0", "--mask", "wave", NULL };
+    const int rc = sr_test_run_cli(b, err, sizeof err);
+    if (rc) fail_msg("bench %s: exit %d: %s", path, rc, err);
+}
+
 /* ---- notices and hostile files --------------------------------------------------------- */
 
 static void test_notices(void **state)
@@ -660,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_json_overrides),
         cmocka_unit_test(test_camera_index),
         cmocka_unit_test(test_framing_camera),
+        cmocka_unit_test(test_mesh_file_as_scene),
         cmocka_unit_test(test_notices),
         cmocka_unit_test(test_hostile_files),
         cmocka_unit_test(test_valid_file_assimp_cannot_read),
