@@ -3,6 +3,8 @@
  * that is not used (mesh_materials.h). */
 #include "mesh_materials.h"
 
+#include <sys/stat.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,20 @@ static bool mat_float(const struct aiMaterial *mat, const char *key, unsigned ty
     if (aiGetMaterialFloatArray(mat, key, type, index, &v, &n) != aiReturn_SUCCESS || n < 1 || !isfinite(v)) return false;
     *out = (float)v;
     return true;
+}
+
+/* A texture's name resolved against the mesh file's folder, as long as it is: on the heap
+ * (free it), NULL when out of memory. */
+static char *texture_path(const char *mesh_path, const struct aiString *tex)
+{
+    const char *slash = strrchr(mesh_path, '/');
+    const size_t dir = (tex->data[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
+    char *path = malloc(dir + tex->length + 1);
+    if (!path) return NULL;
+    memcpy(path, mesh_path, dir);
+    memcpy(path + dir, tex->data, tex->length);
+    path[dir + tex->length] = '\0';
+    return path;
 }
 
 /* An image of type `type` that the material names, into *out: a file beside the mesh, or an
@@ -60,15 +76,8 @@ static bool file_texture(const struct aiScene *sc, const struct aiMaterial *mat,
         used[k] = 1;
         return true;
     }
-    /* resolved against the mesh file's folder, as long as it is */
-    const char *slash = strrchr(mesh_path, '/');
-    const size_t dir = (t[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
-    out->path = malloc(dir + tex.length + 1);
-    if (!out->path) return false;
-    memcpy(out->path, mesh_path, dir);
-    memcpy(out->path + dir, t, tex.length);
-    out->path[dir + tex.length] = '\0';
-    return true;
+    out->path = texture_path(mesh_path, &tex);
+    return out->path != NULL;
 }
 
 bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *mat, const char *mesh_path,
@@ -167,8 +176,35 @@ void sr_file_materials_free(sr_file_material *fm, uint32_t n)
     free(fm);
 }
 
-void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool used_normals, bool used_uv,
-                           const unsigned char *used_images, const sr_gltf_materials *gm, char *buf, size_t cap)
+/* Every image file the materials name (of any kind) that does not exist beside the mesh, once
+ * each, as notice items. */
+static void missing_textures(const struct aiScene *sc, const char *mesh_path, char *buf, size_t cap)
+{
+    for (unsigned k = 0; k < sc->mNumMaterials; k++)
+        for (int type = aiTextureType_NONE + 1; type <= AI_TEXTURE_TYPE_MAX; type++) {
+            const unsigned n = aiGetMaterialTextureCount(sc->mMaterials[k], (enum aiTextureType)type);
+            for (unsigned i = 0; i < n; i++) {
+                struct aiString tex;
+                if (aiGetMaterialTexture(sc->mMaterials[k], (enum aiTextureType)type, i, &tex, NULL, NULL, NULL, NULL,
+                                         NULL, NULL) != aiReturn_SUCCESS || !tex.data[0] || tex.data[0] == '*')
+                    continue;
+                char *path = texture_path(mesh_path, &tex), clean[512], item[600];
+                struct stat st;
+                if (!path || stat(path, &st) == 0) {
+                    free(path);
+                    continue;
+                }
+                sr_sanitize(clean, sizeof clean, path);
+                free(path);
+                snprintf(item, sizeof item, "texture file %s (not found)", clean);
+                if (!strstr(buf, item)) sr_list_append(buf, cap, "%s", item);
+            }
+        }
+}
+
+void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, const char *mesh_path, bool used_normals,
+                           bool used_uv, const unsigned char *used_images, const sr_gltf_materials *gm, char *buf,
+                           size_t cap)
 {
     buf[0] = '\0';
     unsigned colours = 0, uv2 = 0, uvs = 0, normals = 0, bones = 0, morphs = 0;
@@ -248,4 +284,5 @@ void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool
     if (odd_wrap)
         sr_list_append(buf, cap, "texture wrap modes other than repeat or clamp on both axes (%u material%s; they repeat)",
              odd_wrap, plural(odd_wrap));
+    if (!gltf) missing_textures(sc, mesh_path, buf, cap);
 }
