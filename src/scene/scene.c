@@ -260,13 +260,14 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     const cJSON *mats = sr_json_field(root, "materials"), *objs = sr_json_field(root, "objects");
     sr_status st = (mats || !gltf) ? sr_scene_parse_materials(c, mats, s, &sorted) : SR_OK;
     const uint32_t named = s->material_count;
-    if (st == SR_OK && gltf) st = sr_scene_parse_gltf(c, root, s, sorted, named);
+    uint32_t file_lights = 0;
+    if (st == SR_OK && gltf) st = sr_scene_parse_gltf(c, root, s, sorted, named, &file_lights);
     if (st == SR_OK && (objs || !gltf)) st = sr_scene_parse_objects(c, objs, s, sorted, named);
     free(sorted);
     SR_TRY(st);
     /* "lights" replace a glTF file's (sr_scene_parse_gltf left them out) */
     SR_TRY(parse_lights(c, sr_json_field(root, "lights"), s));
-    return gltf ? sr_scene_gltf_defaults(c, root, s) : SR_OK;
+    return gltf ? sr_scene_gltf_defaults(c, root, s, file_lights) : SR_OK;
 }
 
 /* ---- entry points ------------------------------------------------------------------------ */

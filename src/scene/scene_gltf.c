@@ -120,8 +120,10 @@ static bool is_gltf_name(const char *name)
     return dot && (!strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".glb"));
 }
 
-sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
+sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named,
+                             uint32_t *file_lights)
 {
+    *file_lights = 0;
     const cJSON *g = sr_json_field(root, "gltf");
     SR_TRY(sr_json_need_object(c, g, "gltf"));
     SR_TRY(sr_json_check_keys(c, g, "gltf", "\"gltf\"", gltf_keys));
@@ -145,6 +147,7 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
         free(resolved);
         return sr_scene_loader_fail(c, file, "gltf.file", st, &gerr);
     }
+    *file_lights = info.light_count;
     st = add_notice(c, s, resolved, info.notice);
     free(resolved);
     /* A camera looks at the point of its view axis nearest the file's centre (the viewer
@@ -213,7 +216,7 @@ static void framing_camera(const sr_scene *s, sr_camera_desc *d)
     d->up = sr_v3(0.0f, 1.0f, 0.0f);
 }
 
-sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
+sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s, uint32_t file_lights)
 {
     (void)c;
     const cJSON *img = sr_json_field(root, "image");
@@ -232,7 +235,7 @@ sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
     if (!sr_json_field(root, "integrator")) s->integrator = SR_INTEGRATOR_PATH;
     const bool background = sr_json_field(root, "background") || sr_json_field(root, "sky") ||
                             sr_json_field(root, "environment");
-    if (!background && s->light_count == 0) {   /* an overcast sky lights a file without lights */
+    if (!background && file_lights == 0) {   /* an overcast sky lights a file without lights */
         s->has_sky = 1;
         s->sky_zenith = sr_v3(0.75f, 0.82f, 1.0f);
         s->sky_horizon = sr_v3(1.0f, 1.0f, 1.0f);

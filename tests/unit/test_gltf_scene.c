@@ -300,6 +300,30 @@ static void test_json_overrides(void **state)
     sr_scene_free(&s);
 }
 
+/* A file without lights keeps its default sky when the JSON scene adds a light (the sky
+ * depends on the file's lights), and loses it to the JSON's own sky. */
+static void test_json_light_keeps_sky(void **state)
+{
+    (void)state;
+    char gl[512], sc[512];
+    sr_gltf_write(gl, sizeof gl, "gltf_unlit_file.gltf", "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0}],");
+    sr_test_write_file(sc, sizeof sc, "gltf_unlit_plus_light.json",
+                       "{\"gltf\": {\"file\": \"gltf_unlit_file.gltf\"},\n"
+                       " \"lights\": [{\"type\": \"point\", \"position\": [0, 2, 2], \"intensity\": 5}]}\n");
+    sr_scene s;
+    load_ok(sc, &s);
+    assert_int_equal(s.light_count, 1);
+    assert_true(s.has_sky);
+    sr_test_assert_vec(s.sky_zenith, 0.75f, 0.82f, 1.0f);
+    sr_scene_free(&s);
+    sr_test_write_file(sc, sizeof sc, "gltf_unlit_plus_bg.json",
+                       "{\"gltf\": {\"file\": \"gltf_unlit_file.gltf\"}, \"background\": [0, 0, 0],\n"
+                       " \"lights\": [{\"type\": \"point\", \"position\": [0, 2, 2], \"intensity\": 5}]}\n");
+    load_ok(sc, &s);
+    assert_false(s.has_sky);
+    sr_scene_free(&s);
+}
+
 /* ---- cameras: --camera-index and the framing camera ------------------------------------- */
 
 static void test_camera_index(void **state)
@@ -709,6 +733,7 @@ int main(void)
         cmocka_unit_test(test_point_light_as_json),
         cmocka_unit_test(test_spot_light_as_json),
         cmocka_unit_test(test_json_overrides),
+        cmocka_unit_test(test_json_light_keeps_sky),
         cmocka_unit_test(test_camera_index),
         cmocka_unit_test(test_framing_camera),
         cmocka_unit_test(test_mesh_file_as_scene),
