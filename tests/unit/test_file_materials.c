@@ -152,6 +152,31 @@ static void test_missing_files_named(void **state)
     sr_scene_free(&s);
 }
 
+/* One OBJ as two objects, with its own materials and with the scene's: the notice names the
+ * object whose use leaves the file's materials out. */
+static void test_notice_names_object(void **state)
+{
+    (void)state;
+    char dir[512], obj[600], json[2048];
+    sr_test_tmp_path(dir, sizeof dir, "");
+    write_obj(dir, "newmtl red\nKd 1 0 0\nnewmtl tex\nnewmtl lamp\nnewmtl clear\n", "fm_twice");
+    snprintf(obj, sizeof obj, "%s/fm_twice.obj", dir);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[2,0.5,4],\"look_at\":[2,0.5,0]},\n"
+             " \"materials\":{\"grey\":{\"type\":\"diffuse\"}},\n"
+             " \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"},\n"
+             "            {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"grey\"}]}", obj, obj);
+    sr_scene s;
+    sr_test_parse("fm_twice.json", json, &s);
+    assert_non_null(s.notices);
+    char want[800];
+    snprintf(want, sizeof want, "notice: mesh file %s (objects[1]): not used: ", obj);
+    const char *line = strstr(s.notices, want);
+    if (!line || !strstr(line, "materials (\"material\": \"file\" uses them)"))
+        fail_msg("expected \"%s\" naming the materials in:\n%s", want, s.notices);
+    sr_scene_free(&s);
+}
+
 /* Objects after a mesh with file materials look their material up among the scene's own
  * names only: the file's materials, appended to the table, are not in the sorted names (the
  * lookup used to search past the end of them; ASan catches that read). */
@@ -374,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_lookup_after_file_materials),
         cmocka_unit_test(test_gltf_and_notice),
         cmocka_unit_test(test_missing_files_named),
+        cmocka_unit_test(test_notice_names_object),
         cmocka_unit_test(test_showcase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
