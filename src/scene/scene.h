@@ -35,6 +35,8 @@ typedef struct sr_scene {
     char *path;                  /* as given, for messages                               */
     sr_camera_desc camera;
     uint32_t width, height, spp, max_depth;
+    float aspect;                /* the image's width / height when the file gives it exactly
+                                  * (a glTF camera's aspectRatio); 0: width / height       */
     uint32_t integrator;         /* sr_integrator: "integrator" (default whitted)         */
     sr_vec3 background, ambient;
     int has_sky;                 /* "sky" given: escaping rays see the gradient below     */

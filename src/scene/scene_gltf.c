@@ -228,6 +228,7 @@ sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s,
         if (first && first->aspect > 0.0f && !sized) {
             const double h = (double)s->width / first->aspect;
             s->height = h < 1.0 ? 1u : h > SR_MAX_RESOLUTION ? SR_MAX_RESOLUTION : (uint32_t)lround(h);
+            s->aspect = first->aspect;
         }
         if (first) s->camera = first->desc;
         else framing_camera(s, &s->camera);

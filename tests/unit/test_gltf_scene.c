@@ -366,6 +366,53 @@ static void test_camera_index(void **state)
     expect_in(err, "has 2 cameras; expected 0 to 1");
 }
 
+/* The size of the PNG at path (its IHDR), after rendering it with args (then -o path). */
+static void render_size(const char *scene, const char *opt, const char *value, const char *path, uint32_t *w, uint32_t *h)
+{
+    char err[4096];
+    remove(path);
+    const char *a[] = { "render", scene, "--backend", "cpu", "-q", "--spp", "1", opt, value, "-o", path, NULL };
+    const int rc = sr_test_run_cli(a, err, sizeof err);
+    if (rc) fail_msg("render %s %s %s: exit %d: %s", scene, opt, value, rc, err);
+    size_t n = 0;
+    unsigned char *png = sr_test_read_bytes(path, &n);
+    assert_true(png && n >= 24);
+    *w = (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 | (uint32_t)png[18] << 8 | png[19];
+    *h = (uint32_t)png[20] << 24 | (uint32_t)png[21] << 16 | (uint32_t)png[22] << 8 | png[23];
+    free(png);
+}
+
+/* Only one of --width and --height: the other keeps the camera's aspect ratio (a glTF
+ * camera's aspectRatio, a JSON scene's image size), rounded to the nearest pixel. */
+static void test_one_side_keeps_aspect(void **state)
+{
+    (void)state;
+    char gl[512], sc[512], out[512];
+    uint32_t w, h;
+    sr_test_tmp_path(out, sizeof out, "gltf_aspect.png");
+    sr_gltf_write(gl, sizeof gl, "gltf_wide_cam.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}],\n"
+                  "\"nodes\": [{\"mesh\": 0}, {\"camera\": 0, \"translation\": [0, 0, 3]}],\n"
+                  "\"cameras\": [{\"type\": \"perspective\", \"perspective\": {\"yfov\": 0.8, \"aspectRatio\": 1.7777778}}],");
+    render_size(gl, "--width", "320", out, &w, &h);
+    assert_int_equal(w, 320);
+    assert_int_equal(h, 180);
+    render_size(gl, "--height", "45", out, &w, &h);
+    assert_int_equal(w, 80);
+    assert_int_equal(h, 45);
+    sr_test_write_file(sc, sizeof sc, "aspect_640x427.json",
+                       "{\"camera\": {\"position\": [0, 0, 3], \"look_at\": [0, 0, 0]},\n"
+                       " \"image\": {\"width\": 640, \"height\": 427},\n"
+                       " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n"
+                       " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}]}\n");
+    render_size(sc, "--width", "96", out, &w, &h);
+    assert_int_equal(w, 96);
+    assert_int_equal(h, 64);   /* 427 * 96 / 640 = 64.05 */
+    render_size(sc, "--height", "1", out, &w, &h);
+    assert_int_equal(w, 1);    /* 1.499: at least 1 */
+    assert_int_equal(h, 1);
+}
+
 /* No camera: one that frames the scene. Squares spread out in all three axes; every corner
  * must project into the image, in front of the camera. */
 static void test_framing_camera(void **state)
@@ -737,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_camera_index),
         cmocka_unit_test(test_framing_camera),
         cmocka_unit_test(test_mesh_file_as_scene),
+        cmocka_unit_test(test_one_side_keeps_aspect),
         cmocka_unit_test(test_notices),
         cmocka_unit_test(test_hostile_files),
         cmocka_unit_test(test_valid_file_assimp_cannot_read),
