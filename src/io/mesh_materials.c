@@ -4,6 +4,7 @@
 #include "mesh_materials.h"
 
 #include <sys/stat.h>
+#include <assimp/GltfMaterial.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +46,24 @@ static char *texture_path(const char *mesh_path, const struct aiString *tex)
     return path;
 }
 
+/* A glTF sampler's filter (assimp passes its magFilter and minFilter): the image has one
+ * level and one filter, so magFilter decides, NEAREST (9728) being nearest; without one,
+ * minFilter's filter within a level does (NEAREST, NEAREST_MIPMAP_NEAREST 9984,
+ * NEAREST_MIPMAP_LINEAR 9986: nearest); else bilinear. */
+static uint32_t sampler_filter(const struct aiMaterial *mat, enum aiTextureType type)
+{
+    int mag = 0, min = 0;
+    unsigned one = 1;
+    const bool has_mag = aiGetMaterialIntegerArray(mat, AI_MATKEY_GLTF_MAPPINGFILTER_MAG(type, 0), &mag, &one) ==
+                         aiReturn_SUCCESS;
+    one = 1;
+    const bool has_min = aiGetMaterialIntegerArray(mat, AI_MATKEY_GLTF_MAPPINGFILTER_MIN(type, 0), &min, &one) ==
+                         aiReturn_SUCCESS;
+    if (has_mag) return mag == 9728 ? SR_FILTER_NEAREST : SR_FILTER_BILINEAR;
+    if (has_min && (min == 9728 || min == 9984 || min == 9986)) return SR_FILTER_NEAREST;
+    return SR_FILTER_BILINEAR;
+}
+
 /* An image of type `type` that the material names, into *out: a file beside the mesh, or an
  * image embedded in the file ("*N": assimp's aiScene::mTextures[N], compressed bytes) copied
  * out of the import and marked in used[N]; with its wrap mode (assimp passes a glTF sampler's
@@ -59,6 +78,7 @@ static bool file_texture(const struct aiScene *sc, const struct aiMaterial *mat,
     if (aiGetMaterialTexture(mat, type, 0, &tex, NULL, NULL, NULL, NULL, mode, NULL) != aiReturn_SUCCESS) return true;
     const char *t = tex.data;
     if (!t[0]) return true;
+    out->filter = sampler_filter(mat, type);
     if (mode[0] == aiTextureMapMode_Clamp && mode[1] == aiTextureMapMode_Clamp) out->wrap = SR_WRAP_CLAMP;
     else if (mode[0] != aiTextureMapMode_Wrap || mode[1] != aiTextureMapMode_Wrap) out->odd_wrap = 1;
     if (t[0] == '*') {
@@ -161,6 +181,7 @@ bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *ma
                 memcpy(al->name, base->name, sizeof al->name);
             }
             al->wrap = base->wrap;
+            al->filter = base->filter;
         }
     }
     return true;

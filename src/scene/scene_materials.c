@@ -286,10 +286,10 @@ static sr_status add_file_texture(sr_json_doc *c, const cJSON *file, const char 
     if (t->bytes) {
         char *name = sr_format("%s (%s)", mesh, t->name);
         if (!name) return sr_json_oom(c);
-        st = sr_texture_load_memory(name, t->bytes, t->len, srgb, t->wrap, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
+        st = sr_texture_load_memory(name, t->bytes, t->len, srgb, t->wrap, t->filter, &s->tex, &index, &terr);
         free(name);
     } else {
-        st = sr_texture_load(t->path, srgb, t->wrap, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
+        st = sr_texture_load(t->path, srgb, t->wrap, t->filter, &s->tex, &index, &terr);
     }
     char clean[sizeof terr.msg], mesh_clean[512];
     sr_sanitize(clean, sizeof clean, terr.msg);
