@@ -19,7 +19,9 @@ static const char *const gltf_keys[] = {"*file", "material", NULL};
  * already the light's linear RGB). A point light of 683 cd is "intensity": 1 in JSON. */
 #define SR_LUMENS_PER_WATT 683.0f
 
-static sr_status convert_light(sr_json_doc *c, const sr_gltf_light *g, sr_light *out)
+/* The file's light g as the renderer's; a light whose watts or position overflow a float is
+ * refused at the "gltf" key's file (path: the glTF file) naming the light. */
+static sr_status convert_light(sr_json_doc *c, const cJSON *file, const char *path, const sr_gltf_light *g, sr_light *out)
 {
     memset(out, 0, sizeof *out);
     out->kind = g->kind;
@@ -38,8 +40,13 @@ static sr_status convert_light(sr_json_doc *c, const sr_gltf_light *g, sr_light 
     }
     if (!isfinite(out->power.x) || !isfinite(out->power.y) || !isfinite(out->power.z) || !isfinite(out->v.x) ||
         !isfinite(out->v.y) || !isfinite(out->v.z))
-        return sr_fail(c->err, SR_ERR_INPUT, "%s: gltf.file: a light's colour x intensity or position is too large "
-                       "for a 32-bit float; expected values below 3.4e38", c->path);
+    {
+        char clean[512];
+        sr_sanitize(clean, sizeof clean, path);
+        return sr_json_fail_val(c, file, "gltf.file", "glTF file %s: KHR_lights_punctual.lights[%u]: its colour x "
+                                "intensity or its node's position is too large for a 32-bit float; expected values "
+                                "below 3.4e38", clean, g->index);
+    }
     return SR_OK;
 }
 
@@ -149,7 +156,6 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
     }
     *file_lights = info.light_count;
     st = add_notice(c, s, resolved, info.notice);
-    free(resolved);
     /* A camera looks at the point of its view axis nearest the file's centre (the viewer
      * orbits about look_at), or 1 ahead when that centre is behind it. */
     sr_vec3 lo, hi, centre = sr_v3s(0.0f);
@@ -186,9 +192,11 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
     if (!st && info.light_count && !sr_json_field(root, "lights")) {
         s->lights = calloc(info.light_count, sizeof *s->lights);
         if (!s->lights) st = sr_json_oom(c);
-        for (uint32_t k = 0; !st && k < info.light_count; k++) st = convert_light(c, &info.lights[k], &s->lights[k]);
+        for (uint32_t k = 0; !st && k < info.light_count; k++)
+            st = convert_light(c, file, resolved, &info.lights[k], &s->lights[k]);
         if (!st) s->light_count = info.light_count;
     }
+    free(resolved);
     sr_gltf_scene_free(&info);
     return st;
 }

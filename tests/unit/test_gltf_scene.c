@@ -523,6 +523,13 @@ static void test_notices(void **state)
     sr_scene_free(&s);
 }
 
+/* A file whose node 0 holds light 2 of three (the first two valid), `bad` being the third. */
+#define LIGHTS3(bad)                                                                                                  \
+    "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0,"                                         \
+    " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 2}}}],\n"                                                \
+    "\"extensionsUsed\": [\"KHR_lights_punctual\"],\n"                                                               \
+    "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [{\"type\": \"point\"}, {\"type\": \"directional\"}, " bad "]}},"
+
 /* A hostile file: each refused, before assimp reads it, naming the item. */
 static void test_hostile_files(void **state)
 {
@@ -552,6 +559,18 @@ static void test_hostile_files(void **state)
           "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0,"
           " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 3}}}],",
           "KHR_lights_punctual.light is not an index" },
+        /* lights the extension does not define, checked before assimp (which calls an unknown
+         * type a spot light missing its parameters) */
+        { "gltf_area_light.gltf",
+          LIGHTS3("{\"type\": \"area\"}"),
+          "KHR_lights_punctual.lights[2].type is \"area\", which KHR_lights_punctual does not define; expected "
+          "\"point\", \"spot\" or \"directional\"" },
+        { "gltf_spot_cones.gltf",
+          LIGHTS3("{\"type\": \"spot\", \"spot\": {\"innerConeAngle\": 0.6, \"outerConeAngle\": 0.5}}"),
+          "KHR_lights_punctual.lights[2].spot has innerConeAngle 0.6 and outerConeAngle 0.5; expected 0 <= inner < outer" },
+        { "gltf_light_overflow.gltf",
+          LIGHTS3("{\"type\": \"point\", \"color\": [1e20, 1, 1], \"intensity\": 1e25}"),
+          "KHR_lights_punctual.lights[2]: colour x intensity is" },
     };
     char path[512];
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -559,6 +578,7 @@ static void test_hostile_files(void **state)
         const char *msg = load_refused(path);
         expect_in(msg, bad[k].expect);
         expect_in(msg, path);
+        if (strstr(msg, "assimp")) fail_msg("refused by assimp, not the checks before it:\n%s", msg);
     }
     /* a chain of 1002 nodes: assimp recurses once per level (20000 overflowed its stack) */
     const size_t cap = 1002 * 40 + 256;
@@ -570,6 +590,25 @@ static void test_hostile_files(void **state)
     sr_gltf_write(path, sizeof path, "gltf_deep.gltf", rest);
     free(rest);
     expect_in(load_refused(path), "nodes[1001] is 1001 levels below its root node 0; at most 1000 are supported");
+}
+
+/* A light whose node puts it beyond a float's range, through a JSON scene's "gltf": refused at
+ * that key's line and column, naming the file and the light. */
+static void test_light_position_overflow(void **state)
+{
+    (void)state;
+    char gl[512], sc[512];
+    sr_gltf_write(gl, sizeof gl, "gltf_far_light.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"mesh\": 0},"
+                  " {\"translation\": [3e38, 0, 0], \"children\": [2]},"
+                  " {\"translation\": [3e38, 0, 0], \"extensions\": {\"KHR_lights_punctual\": {\"light\": 1}}}],\n"
+                  "\"extensionsUsed\": [\"KHR_lights_punctual\"],\n"
+                  "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [{\"type\": \"point\"}, {\"type\": \"point\"}]}},");
+    sr_test_write_file(sc, sizeof sc, "gltf_far_light.json", "{\n  \"gltf\": {\"file\": \"gltf_far_light.gltf\"}}\n");
+    const char *msg = load_refused(sc);
+    expect_in(msg, "gltf_far_light.json:2:20: gltf.file:");
+    expect_in(msg, "gltf_far_light.gltf: KHR_lights_punctual.lights[1]:");
+    expect_in(msg, "too large for a 32-bit float");
 }
 
 /* A valid file assimp cannot read: a KHR_animation_pointer channel animates a material's
@@ -788,6 +827,7 @@ int main(void)
         cmocka_unit_test(test_notices),
         cmocka_unit_test(test_hostile_files),
         cmocka_unit_test(test_valid_file_assimp_cannot_read),
+        cmocka_unit_test(test_light_position_overflow),
         cmocka_unit_test(test_hostile_buffers),
         cmocka_unit_test(test_transform_matrix_equals_trs),
         cmocka_unit_test(test_transform_errors),
