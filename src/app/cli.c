@@ -39,13 +39,13 @@
 /* ---- render ---------------------------------------------------------------------------- */
 
 static const char sr_render_help[] =
-"Usage: stencilray render [SCENE.json|MODEL.glb|MODEL.gltf] [-o OUT.png|.hdr|.exr] [options]\n"
+"Usage: stencilray render [SCENE.json|MODEL.glb|.gltf|.obj|.ply|.stl] [-o OUT.png|.hdr|.exr] [options]\n"
 "       stencilray render SCENE.json --frames A-B -o OUT_%04d.png [options]\n"
 "\n"
 "Render one frame of a scene (default " SR_DEFAULT_SCENE "; a glTF 2.0 file is a scene\n"
-"with its cameras, lights and materials) and write it as an 8-bit sRGB PNG, as linear\n"
-"Radiance HDR or as linear OpenEXR. The output is written to a temporary name\n"
-"and renamed, so a failed render never leaves a half-written file.\n"
+"with its cameras, lights and materials, a mesh file one with its materials) and write it\n"
+"as an 8-bit sRGB PNG, as linear Radiance HDR or as linear OpenEXR. The output is written\n"
+"to a temporary name and renamed, so a failed render never leaves a half-written file.\n"
 "\n"
 "  -o, --output FILE       where to write the image (default render.png)\n"
 "  --exr-type T            half (default) or float: the EXR's pixel type (.exr only)\n"

@@ -165,57 +165,27 @@ static sr_status sr_read_cameras(const char *path, const cJSON *root, sr_gltf_sc
     return SR_OK;
 }
 
-/* KHR_lights_punctual light `ix` placed by world transform w. */
-static sr_status sr_place_light(const char *path, const cJSON *const *defs, uint64_t ix, const sr_affine *w,
-                                sr_gltf_light *out, int *ranged, sr_error *err)
+/* KHR_lights_punctual light `ix` placed by world transform w; its values were checked by
+ * sr_gltf_struct_check (type, colour, intensity, cone). */
+static void sr_place_light(const cJSON *const *defs, uint64_t ix, const sr_affine *w, sr_gltf_light *out, int *ranged)
 {
     const cJSON *l = defs[ix];
     const cJSON *type = sr_field(l, "type"), *color = sr_field(l, "color"), *inten = sr_field(l, "intensity");
     memset(out, 0, sizeof *out);
-    if (!cJSON_IsString(type))
-        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: KHR_lights_punctual lights[%llu] has no \"type\"; "
-                       "expected \"point\", \"spot\" or \"directional\"", path, (unsigned long long)ix);
-    if (!strcmp(type->valuestring, "point")) out->kind = SR_LIGHT_POINT;
-    else if (!strcmp(type->valuestring, "spot")) out->kind = SR_LIGHT_SPOT;
-    else if (!strcmp(type->valuestring, "directional")) out->kind = SR_LIGHT_DIRECTIONAL;
-    else
-        return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: KHR_lights_punctual lights[%llu].type is not "
-                       "\"point\", \"spot\" or \"directional\"; expected one of them", path, (unsigned long long)ix);
-    double c[3] = { 1, 1, 1 };
-    if (color) {
-        bool ok = cJSON_IsArray(color) && cJSON_GetArraySize(color) == 3;
-        for (int k = 0; ok && k < 3; k++) {
-            c[k] = sr_num(color, k, -1);
-            ok = c[k] >= 0.0 && c[k] <= 1e30;
-        }
-        if (!ok)
-            return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: KHR_lights_punctual lights[%llu].color is "
-                           "not three numbers of at least 0; expected an RGB colour", path, (unsigned long long)ix);
-    }
-    double intensity = 1.0;
-    if (inten) {
-        if (!cJSON_IsNumber(inten) || !(inten->valuedouble >= 0.0 && inten->valuedouble <= 1e30))
-            return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: KHR_lights_punctual lights[%llu].intensity is "
-                           "not a number of at least 0; expected one", path, (unsigned long long)ix);
-        intensity = inten->valuedouble;
-    }
-    out->color = sr_v3((float)c[0], (float)c[1], (float)c[2]);
-    out->intensity = (float)intensity;
+    out->index = (uint32_t)ix;
+    out->kind = !strcmp(type->valuestring, "spot") ? SR_LIGHT_SPOT
+              : !strcmp(type->valuestring, "directional") ? SR_LIGHT_DIRECTIONAL : SR_LIGHT_POINT;
+    out->color = color ? sr_v3((float)sr_num(color, 0, 1), (float)sr_num(color, 1, 1), (float)sr_num(color, 2, 1))
+                       : sr_v3(1, 1, 1);
+    out->intensity = inten ? (float)inten->valuedouble : 1.0f;
     if (out->kind == SR_LIGHT_SPOT) {
         const cJSON *spot = sr_field(l, "spot"), *in = sr_field(spot, "innerConeAngle"), *outer = sr_field(spot, "outerConeAngle");
-        const double inner = cJSON_IsNumber(in) ? in->valuedouble : 0.0;
-        const double outr = cJSON_IsNumber(outer) ? outer->valuedouble : SR_PI_D / 4.0;
-        if (!(inner >= 0.0 && inner < outr && outr <= SR_PI_D / 2.0))
-            return sr_fail(err, SR_ERR_INPUT, "cannot parse mesh file %s: KHR_lights_punctual lights[%llu].spot has "
-                           "innerConeAngle %g and outerConeAngle %g; expected 0 <= inner < outer <= pi/2", path,
-                           (unsigned long long)ix, inner, outr);
-        out->inner_rad = (float)inner;
-        out->outer_rad = (float)outr;
+        out->inner_rad = cJSON_IsNumber(in) ? (float)in->valuedouble : 0.0f;
+        out->outer_rad = cJSON_IsNumber(outer) ? (float)outer->valuedouble : (float)(SR_PI_D / 4.0);
     }
     *ranged += sr_field(l, "range") != NULL;
     out->position = sr_affine_point(w, 0, 0, 0);
     if (!sr_affine_dir(w, 0, 0, -1, &out->direction)) out->direction = sr_v3(0, 0, -1);
-    return SR_OK;
 }
 
 static void sr_reverse(int *a, int n)
@@ -305,8 +275,7 @@ static sr_status sr_walk(const char *path, const cJSON *root, sr_gltf_scene *g, 
                 break;
             }
             g->lights = grown;
-            st = sr_place_light(path, defs, ix, &world[at], &g->lights[g->light_count], &ranged, err);
-            if (st) break;
+            sr_place_light(defs, ix, &world[at], &g->lights[g->light_count], &ranged);
             g->light_count++;
         }
         /* children pushed, then turned over, so that they come out in the file's order */

@@ -40,6 +40,7 @@ typedef struct sr_gltf_light {
     sr_vec3 color;
     float intensity;               /* candela (point, spot) or lux (directional)        */
     float inner_rad, outer_rad;    /* spot: innerConeAngle, outerConeAngle              */
+    uint32_t index;                /* its entry in KHR_lights_punctual.lights           */
 } sr_gltf_light;
 
 typedef struct sr_gltf_scene {

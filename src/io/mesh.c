@@ -388,7 +388,8 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     /* Inputs assimp mishandles, refused before it sees them (mesh_check.h). */
     if (!strcmp(ext, ".ply") && (mem = sr_ply_check(path, err))) return mem;
     if (!strcmp(ext, ".obj") && (mem = sr_obj_check(path, err))) return mem;
-    if (!strcmp(ext, ".obj") && (mem = sr_obj_mtl_check(path, err))) return mem;
+    char missing[1024] = "";   /* an OBJ's material files that do not exist */
+    if (!strcmp(ext, ".obj") && (mem = sr_obj_mtl_check(path, missing, sizeof missing, err))) return mem;
     if (!strcmp(ext, ".stl") && (mem = sr_stl_check(path, size, err))) return mem;
     if ((!strcmp(ext, ".gltf") || !strcmp(ext, ".glb")) && (mem = sr_gltf_data_check(path, ext, size, err))) return mem;
     /* What assimp does not pass on of a glTF's materials, read from its JSON before the
@@ -410,6 +411,8 @@ static sr_status mesh_load(const char *path, const sr_mesh_transform *xf, uint32
     }
     mem = mesh_import(path, xf, material, opts, &gm, walk, prims, count, attrs, err);
     sr_gltf_materials_free(&gm);
+    if (!mem && missing[0] && opts->notice && opts->notice_cap && opts->file_mats)
+        sr_list_append(opts->notice, opts->notice_cap, "%s", missing);
     return mem;
 }
 
@@ -686,7 +689,7 @@ static sr_status mesh_import(const char *path, const sr_mesh_transform *xf, uint
         return mem;
     }
     if (opts->notice && opts->notice_cap)
-        sr_mesh_unused_notice(sc, opts, use_normals, use_uv, used_images, gm, opts->notice, opts->notice_cap);
+        sr_mesh_unused_notice(sc, opts, path, use_normals, use_uv, used_images, gm, opts->notice, opts->notice_cap);
     free(used_images);
     aiReleaseImport(sc);
 

@@ -36,6 +36,7 @@ typedef struct sr_file_texture {
                             * sampler's CLAMP_TO_EDGE, MTL -clamp on), else repeat        */
     int odd_wrap;          /* the file asks for a wrap that is not that (mirrored repeat,
                             * or a different mode per axis): repeated, and noticed        */
+    uint32_t filter;       /* SR_FILTER_*: nearest where a glTF sampler asks for it       */
     int has_xf;            /* a UV transform of its own (sr_texture.has_xf, xf)           */
     float xf[6];
 } sr_file_texture;

@@ -66,7 +66,8 @@ sr_status sr_gltf_sparse_check(const char *path, const char *json, size_t len, u
 sr_status sr_gltf_json_read(const char *path, const char *ext, uint64_t file_size, char **json, size_t *json_len,
                             sr_error *err);
 
-/* The material files an OBJ pulls in, read as assimp reads them (once they are budgeted). */
-sr_status sr_obj_mtl_check(const char *path, sr_error *err);
+/* The material files an OBJ pulls in, read as assimp reads them (once they are budgeted).
+ * missing (when not NULL): those that do not exist, as notice items (", " between them). */
+sr_status sr_obj_mtl_check(const char *path, char *missing, size_t missing_cap, sr_error *err);
 
 #endif

@@ -8,6 +8,8 @@
 #include "mesh_check_gltf.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,6 +342,83 @@ done:
     return st;
 }
 
+/* The largest colour x intensity a light may have: the renderer takes a glTF light's candela
+ * or lux as they are (scene_gltf.c), in a 32-bit float. */
+#define SR_GLTF_POWER_MAX 3.0e38
+#define SR_GLTF_PI 3.14159265358979323846
+
+/* One KHR_lights_punctual light (lights[i]) as the extension defines it: a "type" of point,
+ * spot or directional, a "color" of three numbers >= 0, an "intensity" >= 0, a spot's cone
+ * angles 0 <= inner < outer <= pi/2; and colour x intensity within a float.
+ * (assimp reads an unknown type as a spot and calls its cone missing.) */
+static sr_status sr_check_light(const char *path, const cJSON *l, int i, sr_error *err)
+{
+    const cJSON *type = sr_field(l, "type"), *color = sr_field(l, "color"), *inten = sr_field(l, "intensity");
+    char msg[400], name[64] = "";
+    if (!cJSON_IsObject(l)) {
+        snprintf(msg, sizeof msg, "KHR_lights_punctual.lights[%d] is not an object; expected one", i);
+        return sr_bad(err, path, msg);
+    }
+    if (!cJSON_IsString(type)) {
+        snprintf(msg, sizeof msg, "KHR_lights_punctual.lights[%d] has no \"type\" string; expected \"point\", "
+                 "\"spot\" or \"directional\"", i);
+        return sr_bad(err, path, msg);
+    }
+    const bool spot = !strcmp(type->valuestring, "spot");
+    if (!spot && strcmp(type->valuestring, "point") && strcmp(type->valuestring, "directional")) {
+        sr_sanitize(name, sizeof name, type->valuestring);
+        snprintf(msg, sizeof msg, "KHR_lights_punctual.lights[%d].type is \"%s\", which KHR_lights_punctual does not "
+                 "define; expected \"point\", \"spot\" or \"directional\" (the types supported)", i, name);
+        return sr_bad(err, path, msg);
+    }
+    double c[3] = { 1, 1, 1 }, intensity = 1.0;
+    bool ok = !color || (cJSON_IsArray(color) && cJSON_GetArraySize(color) == 3);
+    for (int k = 0; ok && color && k < 3; k++) {
+        const cJSON *v = cJSON_GetArrayItem(color, k);
+        c[k] = cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+        ok = c[k] >= 0.0 && c[k] <= 1e30;
+    }
+    if (!ok) {
+        snprintf(msg, sizeof msg, "KHR_lights_punctual.lights[%d].color is not three numbers of at least 0; expected "
+                 "an RGB colour", i);
+        return sr_bad(err, path, msg);
+    }
+    if (inten && (!cJSON_IsNumber(inten) || !(inten->valuedouble >= 0.0 && inten->valuedouble <= 1e30))) {
+        snprintf(msg, sizeof msg, "KHR_lights_punctual.lights[%d].intensity is not a number of at least 0; expected "
+                 "one", i);
+        return sr_bad(err, path, msg);
+    }
+    if (inten) intensity = inten->valuedouble;
+    const double brightest = fmax(c[0], fmax(c[1], c[2])) * intensity;
+    if (!(brightest <= SR_GLTF_POWER_MAX)) {
+        snprintf(msg, sizeof msg, "KHR_lights_punctual.lights[%d]: colour x intensity is %g, too large for a 32-bit "
+                 "float; expected at most %g", i, brightest, SR_GLTF_POWER_MAX);
+        return sr_bad(err, path, msg);
+    }
+    if (spot) {
+        const cJSON *cone = sr_field(l, "spot"), *in = sr_field(cone, "innerConeAngle"), *out = sr_field(cone, "outerConeAngle");
+        const double inner = cJSON_IsNumber(in) ? in->valuedouble : 0.0;
+        const double outer = cJSON_IsNumber(out) ? out->valuedouble : SR_GLTF_PI / 4.0;
+        if (!(inner >= 0.0 && inner < outer && outer <= SR_GLTF_PI / 2.0)) {
+            snprintf(msg, sizeof msg, "KHR_lights_punctual.lights[%d].spot has innerConeAngle %g and outerConeAngle %g; "
+                     "expected 0 <= inner < outer <= pi/2 (radians)", i, inner, outer);
+            return sr_bad(err, path, msg);
+        }
+    }
+    return SR_OK;
+}
+
+static sr_status sr_check_lights(const char *path, const cJSON *root, sr_error *err)
+{
+    const cJSON *lights = sr_field(sr_field(sr_field(root, "extensions"), "KHR_lights_punctual"), "lights"), *l;
+    int i = 0;
+    sr_status st = SR_OK;
+    cJSON_ArrayForEach(l, lights) {
+        if ((st = sr_check_light(path, l, i++, err))) break;
+    }
+    return st;
+}
+
 sr_status sr_gltf_struct_check(const char *path, const char *json, size_t len, uint64_t bin_at, uint64_t bin_len,
                                sr_error *err)
 {
@@ -351,6 +430,7 @@ sr_status sr_gltf_struct_check(const char *path, const char *json, size_t len, u
     if (!st) st = sr_check_accessors(path, root, view_len, view_stride, &acc_count, err);
     if (!st) st = sr_check_meshes(path, root, acc_count, err);
     if (!st) st = sr_check_nodes(path, root, err);
+    if (!st) st = sr_check_lights(path, root, err);
     uint64_t sc;
     const cJSON *scene = sr_field(root, "scene");
     if (!st && scene &&

@@ -3,6 +3,9 @@
  * that is not used (mesh_materials.h). */
 #include "mesh_materials.h"
 
+#include <sys/stat.h>
+#include <assimp/GltfMaterial.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +32,38 @@ static bool mat_float(const struct aiMaterial *mat, const char *key, unsigned ty
     return true;
 }
 
+/* A texture's name resolved against the mesh file's folder, as long as it is: on the heap
+ * (free it), NULL when out of memory. */
+static char *texture_path(const char *mesh_path, const struct aiString *tex)
+{
+    const char *slash = strrchr(mesh_path, '/');
+    const size_t dir = (tex->data[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
+    char *path = malloc(dir + tex->length + 1);
+    if (!path) return NULL;
+    memcpy(path, mesh_path, dir);
+    memcpy(path + dir, tex->data, tex->length);
+    path[dir + tex->length] = '\0';
+    return path;
+}
+
+/* A glTF sampler's filter (assimp passes its magFilter and minFilter): the image has one
+ * level and one filter, so magFilter decides, NEAREST (9728) being nearest; without one,
+ * minFilter's filter within a level does (NEAREST, NEAREST_MIPMAP_NEAREST 9984,
+ * NEAREST_MIPMAP_LINEAR 9986: nearest); else bilinear. */
+static uint32_t sampler_filter(const struct aiMaterial *mat, enum aiTextureType type)
+{
+    int mag = 0, min = 0;
+    unsigned one = 1;
+    const bool has_mag = aiGetMaterialIntegerArray(mat, AI_MATKEY_GLTF_MAPPINGFILTER_MAG(type, 0), &mag, &one) ==
+                         aiReturn_SUCCESS;
+    one = 1;
+    const bool has_min = aiGetMaterialIntegerArray(mat, AI_MATKEY_GLTF_MAPPINGFILTER_MIN(type, 0), &min, &one) ==
+                         aiReturn_SUCCESS;
+    if (has_mag) return mag == 9728 ? SR_FILTER_NEAREST : SR_FILTER_BILINEAR;
+    if (has_min && (min == 9728 || min == 9984 || min == 9986)) return SR_FILTER_NEAREST;
+    return SR_FILTER_BILINEAR;
+}
+
 /* An image of type `type` that the material names, into *out: a file beside the mesh, or an
  * image embedded in the file ("*N": assimp's aiScene::mTextures[N], compressed bytes) copied
  * out of the import and marked in used[N]; with its wrap mode (assimp passes a glTF sampler's
@@ -43,6 +78,7 @@ static bool file_texture(const struct aiScene *sc, const struct aiMaterial *mat,
     if (aiGetMaterialTexture(mat, type, 0, &tex, NULL, NULL, NULL, NULL, mode, NULL) != aiReturn_SUCCESS) return true;
     const char *t = tex.data;
     if (!t[0]) return true;
+    out->filter = sampler_filter(mat, type);
     if (mode[0] == aiTextureMapMode_Clamp && mode[1] == aiTextureMapMode_Clamp) out->wrap = SR_WRAP_CLAMP;
     else if (mode[0] != aiTextureMapMode_Wrap || mode[1] != aiTextureMapMode_Wrap) out->odd_wrap = 1;
     if (t[0] == '*') {
@@ -60,15 +96,8 @@ static bool file_texture(const struct aiScene *sc, const struct aiMaterial *mat,
         used[k] = 1;
         return true;
     }
-    /* resolved against the mesh file's folder, as long as it is */
-    const char *slash = strrchr(mesh_path, '/');
-    const size_t dir = (t[0] == '/' || !slash) ? 0 : (size_t)(slash - mesh_path) + 1;
-    out->path = malloc(dir + tex.length + 1);
-    if (!out->path) return false;
-    memcpy(out->path, mesh_path, dir);
-    memcpy(out->path + dir, t, tex.length);
-    out->path[dir + tex.length] = '\0';
-    return true;
+    out->path = texture_path(mesh_path, &tex);
+    return out->path != NULL;
 }
 
 bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *mat, const char *mesh_path,
@@ -155,6 +184,7 @@ bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *ma
                 memcpy(al->name, base->name, sizeof al->name);
             }
             al->wrap = base->wrap;
+            al->filter = base->filter;
         }
     }
     return true;
@@ -170,8 +200,35 @@ void sr_file_materials_free(sr_file_material *fm, uint32_t n)
     free(fm);
 }
 
-void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool used_normals, bool used_uv,
-                           const unsigned char *used_images, const sr_gltf_materials *gm, char *buf, size_t cap)
+/* Every image file the materials name (of any kind) that does not exist beside the mesh, once
+ * each, as notice items. */
+static void missing_textures(const struct aiScene *sc, const char *mesh_path, char *buf, size_t cap)
+{
+    for (unsigned k = 0; k < sc->mNumMaterials; k++)
+        for (int type = aiTextureType_NONE + 1; type <= AI_TEXTURE_TYPE_MAX; type++) {
+            const unsigned n = aiGetMaterialTextureCount(sc->mMaterials[k], (enum aiTextureType)type);
+            for (unsigned i = 0; i < n; i++) {
+                struct aiString tex;
+                if (aiGetMaterialTexture(sc->mMaterials[k], (enum aiTextureType)type, i, &tex, NULL, NULL, NULL, NULL,
+                                         NULL, NULL) != aiReturn_SUCCESS || !tex.data[0] || tex.data[0] == '*')
+                    continue;
+                char *path = texture_path(mesh_path, &tex), clean[512], item[600];
+                struct stat st;
+                if (!path || stat(path, &st) == 0) {
+                    free(path);
+                    continue;
+                }
+                sr_sanitize(clean, sizeof clean, path);
+                free(path);
+                snprintf(item, sizeof item, "texture file %s (not found)", clean);
+                if (!strstr(buf, item)) sr_list_append(buf, cap, "%s", item);
+            }
+        }
+}
+
+void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, const char *mesh_path, bool used_normals,
+                           bool used_uv, const unsigned char *used_images, const sr_gltf_materials *gm, char *buf,
+                           size_t cap)
 {
     buf[0] = '\0';
     unsigned colours = 0, uv2 = 0, uvs = 0, normals = 0, bones = 0, morphs = 0;
@@ -264,4 +321,5 @@ void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool
     if (odd_wrap)
         sr_list_append(buf, cap, "texture wrap modes other than repeat or clamp on both axes (%u material%s; they repeat)",
              odd_wrap, plural(odd_wrap));
+    if (!gltf) missing_textures(sc, mesh_path, buf, cap);
 }

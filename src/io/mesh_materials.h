@@ -16,8 +16,10 @@
 bool sr_mesh_file_material(const struct aiScene *sc, const struct aiMaterial *mat, const char *mesh_path,
                            bool is_gltf, const sr_gltf_material *gx, unsigned char *used, sr_file_material *out);
 
-/* One line into buf listing what the file holds that is not used. */
-void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, bool used_normals, bool used_uv,
-                           const unsigned char *used_images, const sr_gltf_materials *gm, char *buf, size_t cap);
+/* One line into buf listing what the file (at mesh_path) holds that is not used, and the
+ * image files an OBJ's materials name that do not exist. */
+void sr_mesh_unused_notice(const struct aiScene *sc, const sr_mesh_opts *o, const char *mesh_path, bool used_normals,
+                           bool used_uv, const unsigned char *used_images, const sr_gltf_materials *gm, char *buf,
+                           size_t cap);
 
 #endif

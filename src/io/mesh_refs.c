@@ -107,9 +107,14 @@ static sr_status sr_mtl_check(const char *obj, const char *mtl, sr_error *err)
     return st;
 }
 
+/* Where an OBJ's material files that do not exist are listed (sr_obj_mtl_check). */
+typedef struct sr_missing_list { char *buf; size_t cap; } sr_missing_list;
+
 /* One material file name of an OBJ's mtllib (name_len bytes at name), as assimp finds it:
- * with `bytes`, checked and sized (sr_ref_file); without, read (sr_mtl_check). */
-static sr_status sr_obj_mtllib(const char *path, const char *name, size_t name_len, uint64_t *bytes, sr_error *err)
+ * with `bytes`, checked and sized (sr_ref_file); without, read (sr_mtl_check), and listed in
+ * *missing (when given) where neither it nor the OBJ's own name with "mtl" exists. */
+static sr_status sr_obj_mtllib(const char *path, const char *name, size_t name_len, uint64_t *bytes,
+                               const sr_missing_list *missing, sr_error *err)
 {
     const char *p = name, *e = name + name_len;
     if (e == p) return SR_OK;
@@ -137,6 +142,13 @@ static sr_status sr_obj_mtllib(const char *path, const char *name, size_t name_l
         base = base ? base + 1 : mtl;
         if (bytes) st = sr_ref_file(path, base, strlen(base), bytes, err);
     }
+    if (!st && !bytes && missing && stat(mtl, &sb) != 0) {   /* named as written, next to the OBJ */
+        char *named = sr_ref_path(path, name, name_len), clean[512];
+        if (!named) st = sr_fail(err, SR_ERR_RUNTIME, "out of memory checking mesh file %s", path);
+        else sr_sanitize(clean, sizeof clean, named);
+        if (named) sr_list_append(missing->buf, missing->cap, "material file %s (not found: the default material instead)", clean);
+        free(named);
+    }
     if (!st && !bytes) st = sr_mtl_check(path, mtl, err);
     free(mtl);
     return st;
@@ -145,7 +157,7 @@ static sr_status sr_obj_mtllib(const char *path, const char *name, size_t name_l
 /* Every material file an OBJ names (sr_obj_mtllib). assimp 5.2 opens the whole rest of an
  * mtllib line as one name, spaces and all (a FIFO named "x y" for "mtllib x y" blocked it
  * forever); the names it lists by the format's rules are checked too. */
-static sr_status sr_obj_mtllibs(const char *path, uint64_t *bytes, sr_error *err)
+static sr_status sr_obj_mtllibs(const char *path, uint64_t *bytes, const sr_missing_list *missing, sr_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return SR_OK;   /* sr_obj_check reports it */
@@ -159,11 +171,11 @@ static sr_status sr_obj_mtllibs(const char *path, uint64_t *bytes, sr_error *err
         if (strncmp(p, "mtllib", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) continue;
         for (p += 6; *p == ' ' || *p == '\t'; p++) {}
         const size_t whole = strlen(p);
-        st = sr_obj_mtllib(path, p, whole, bytes, err);
+        st = sr_obj_mtllib(path, p, whole, bytes, missing, err);   /* the name assimp opens */
         while (!st && *p) {   /* the parts, where there are several */
             const char *e = p;
             while (*e && *e != ' ' && *e != '\t') e++;
-            if ((size_t)(e - p) < whole) st = sr_obj_mtllib(path, p, (size_t)(e - p), bytes, err);
+            if ((size_t)(e - p) < whole) st = sr_obj_mtllib(path, p, (size_t)(e - p), bytes, NULL, err);
             for (p = e; *p == ' ' || *p == '\t'; p++) {}
         }
     }
@@ -494,7 +506,7 @@ sr_status sr_gltf_read_json(const char *path, const char *ext, uint64_t file_siz
 sr_status sr_mesh_refs_check(const char *path, const char *ext, uint64_t file_size, uint64_t *ref_bytes, sr_error *err)
 {
     *ref_bytes = 0;
-    if (!strcmp(ext, ".obj")) return sr_obj_mtllibs(path, ref_bytes, err);
+    if (!strcmp(ext, ".obj")) return sr_obj_mtllibs(path, ref_bytes, NULL, err);
     if (strcmp(ext, ".gltf") && strcmp(ext, ".glb")) return SR_OK;
     char *json = NULL;
     size_t json_len = 0;
@@ -532,7 +544,12 @@ sr_status sr_gltf_data_check(const char *path, const char *ext, uint64_t file_si
     return st;
 }
 
-sr_status sr_obj_mtl_check(const char *path, sr_error *err) { return sr_obj_mtllibs(path, NULL, err); }
+sr_status sr_obj_mtl_check(const char *path, char *missing, size_t missing_cap, sr_error *err)
+{
+    if (missing && missing_cap) missing[0] = '\0';
+    const sr_missing_list list = { missing, missing_cap };
+    return sr_obj_mtllibs(path, NULL, missing && missing_cap ? &list : NULL, err);
+}
 
 sr_status sr_gltf_json_read(const char *path, const char *ext, uint64_t file_size, char **json, size_t *json_len,
                             sr_error *err)

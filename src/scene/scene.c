@@ -260,13 +260,14 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     const cJSON *mats = sr_json_field(root, "materials"), *objs = sr_json_field(root, "objects");
     sr_status st = (mats || !gltf) ? sr_scene_parse_materials(c, mats, s, &sorted) : SR_OK;
     const uint32_t named = s->material_count;
-    if (st == SR_OK && gltf) st = sr_scene_parse_gltf(c, root, s, sorted, named);
+    uint32_t file_lights = 0;
+    if (st == SR_OK && gltf) st = sr_scene_parse_gltf(c, root, s, sorted, named, &file_lights);
     if (st == SR_OK && (objs || !gltf)) st = sr_scene_parse_objects(c, objs, s, sorted, named);
     free(sorted);
     SR_TRY(st);
     /* "lights" replace a glTF file's (sr_scene_parse_gltf left them out) */
     SR_TRY(parse_lights(c, sr_json_field(root, "lights"), s));
-    return gltf ? sr_scene_gltf_defaults(c, root, s) : SR_OK;
+    return gltf ? sr_scene_gltf_defaults(c, root, s, file_lights) : SR_OK;
 }
 
 /* ---- entry points ------------------------------------------------------------------------ */
@@ -293,24 +294,28 @@ sr_status sr_scene_parse(const char *path, const char *text, size_t len, sr_scen
 
 #define SR_SCENE_PARSE_FACTOR 16u
 
-/* Whether path names a glTF file (.gltf or .glb, any case): read as a scene of its own. */
-static bool is_gltf_path(const char *path)
+/* Whether path names a model file (glTF: .gltf, .glb; a mesh: .obj, .ply, .stl; any case):
+ * read as a scene of its own. */
+static bool is_model_path(const char *path)
 {
     const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
     if (!dot || (slash && dot < slash)) return false;
-    return !strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".glb");
+    static const char *const model_exts[] = { ".gltf", ".glb", ".obj", ".ply", ".stl" };
+    for (size_t k = 0; k < sizeof model_exts / sizeof model_exts[0]; k++)
+        if (!strcasecmp(dot, model_exts[k])) return true;
+    return false;
 }
 
-/* A glTF file as the scene {"gltf": {"file": NAME}}, NAME its name in its folder (so that it
+/* A model file as the scene {"gltf": {"file": NAME}}, NAME its name in its folder (so that it
  * resolves to path). The loaders' messages then start "path:1:N: gltf.file: ", which says
  * nothing about a file that has no such line: that part is cut. */
-static sr_status load_gltf_scene(const char *path, sr_scene *out, sr_error *err)
+static sr_status load_model_scene(const char *path, sr_scene *out, sr_error *err)
 {
     const char *slash = strrchr(path, '/');
     cJSON *doc = cJSON_CreateObject(), *g = cJSON_AddObjectToObject(doc, "gltf");
     char *text = g && cJSON_AddStringToObject(g, "file", slash ? slash + 1 : path) ? cJSON_PrintUnformatted(doc) : NULL;
     cJSON_Delete(doc);
-    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading glTF scene %s", path);
+    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory reading model scene %s", path);
     sr_status st = sr_scene_parse(path, text, strlen(text), out, err);
     free(text);
     if (st && err) {
@@ -324,7 +329,7 @@ sr_status sr_scene_load(const char *path, sr_scene *out, sr_error *err)
 {
     if (out) memset(out, 0, sizeof *out);
     if (!path) return sr_fail(err, SR_ERR_INPUT, "no scene file given");
-    if (is_gltf_path(path)) return load_gltf_scene(path, out, err);
+    if (is_model_path(path)) return load_model_scene(path, out, err);
     char *text = NULL;
     size_t len = 0;
     sr_status st = sr_json_read_file(path, "scene", MAX_SCENE_BYTES, &text, &len, err);

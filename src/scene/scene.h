@@ -35,6 +35,8 @@ typedef struct sr_scene {
     char *path;                  /* as given, for messages                               */
     sr_camera_desc camera;
     uint32_t width, height, spp, max_depth;
+    float aspect;                /* the image's width / height when the file gives it exactly
+                                  * (a glTF camera's aspectRatio); 0: width / height       */
     uint32_t integrator;         /* sr_integrator: "integrator" (default whitted)         */
     sr_vec3 background, ambient;
     int has_sky;                 /* "sky" given: escaping rays see the gradient below     */
@@ -70,8 +72,8 @@ typedef struct sr_scene {
 #define SR_MAX_RESOLUTION 16384u
 #define SR_MAX_SPP 65536u
 
-/* Read and validate a scene: a JSON scene file, or a glTF 2.0 file (.gltf, .glb) read as the
- * scene {"gltf": {"file": path}} (docs/scene-format.md). On failure: returns SR_ERR_INPUT (bad file) or SR_ERR_RUNTIME
+/* Read and validate a scene: a JSON scene file, or a model file (glTF 2.0: .gltf, .glb; a mesh:
+ * .obj, .ply, .stl) read as the scene {"gltf": {"file": path}} (docs/scene-format.md). On failure: returns SR_ERR_INPUT (bad file) or SR_ERR_RUNTIME
  * (out of memory), err->msg holds "path:line:col: what is wrong; expected ...", and *out is
  * left empty (nothing to free). */
 sr_status sr_scene_load(const char *path, sr_scene *out, sr_error *err);

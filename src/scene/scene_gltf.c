@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const gltf_keys[] = {"*file", "material", NULL};
 
@@ -16,8 +17,10 @@ static const char *const gltf_keys[] = {"*file", "material", NULL};
  * are taken as they are, as the Khronos sample viewer, three.js and Babylon.js take them: a
  * file's radiance 1 (emissive 1, the default sky's white) is white on the film, and a
  * candela is then what 1 m^2 of 1 nit radiates along its normal, so lamps and emitters of a
- * file keep their ratio. A point light of 5 cd is "intensity": 5 in JSON. */
-static sr_status convert_light(sr_json_doc *c, const sr_gltf_light *g, sr_light *out)
+ * file keep their ratio. A point light of 5 cd is "intensity": 5 in JSON. The file's light g
+ * becomes the renderer's; one whose colour x intensity or position overflows a float is
+ * refused at the "gltf" key's file (path: the glTF file) naming the light. */
+static sr_status convert_light(sr_json_doc *c, const cJSON *file, const char *path, const sr_gltf_light *g, sr_light *out)
 {
     memset(out, 0, sizeof *out);
     out->kind = g->kind;
@@ -36,8 +39,13 @@ static sr_status convert_light(sr_json_doc *c, const sr_gltf_light *g, sr_light 
     }
     if (!isfinite(out->power.x) || !isfinite(out->power.y) || !isfinite(out->power.z) || !isfinite(out->v.x) ||
         !isfinite(out->v.y) || !isfinite(out->v.z))
-        return sr_fail(c->err, SR_ERR_INPUT, "%s: gltf.file: a light's colour x intensity or position is too large "
-                       "for a 32-bit float; expected values below 3.4e38", c->path);
+    {
+        char clean[512];
+        sr_sanitize(clean, sizeof clean, path);
+        return sr_json_fail_val(c, file, "gltf.file", "glTF file %s: KHR_lights_punctual.lights[%u]: its colour x "
+                                "intensity or its node's position is too large for a 32-bit float; expected values "
+                                "below 3.4e38", clean, g->index);
+    }
     return SR_OK;
 }
 
@@ -124,8 +132,19 @@ static void unusable_camera_why(sr_vec3 p, const sr_camera_desc *d, char *why, s
         snprintf(why, cap, "its node turns its up onto its view direction");
 }
 
-sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named)
+
+/* Whether name ends in .gltf or .glb (any case); the other mesh files hold only triangles
+ * and materials. */
+static bool is_gltf_name(const char *name)
 {
+    const char *dot = strrchr(name, '.');
+    return dot && (!strcasecmp(dot, ".gltf") || !strcasecmp(dot, ".glb"));
+}
+
+sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named,
+                             uint32_t *file_lights)
+{
+    *file_lights = 0;
     const cJSON *g = sr_json_field(root, "gltf");
     SR_TRY(sr_json_need_object(c, g, "gltf"));
     SR_TRY(sr_json_check_keys(c, g, "gltf", "\"gltf\"", gltf_keys));
@@ -138,6 +157,7 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
     }
     /* the triangles first: the mesh loader budgets and checks the file (and what it names) */
     SR_TRY(sr_scene_parse_gltf_mesh(c, g, "gltf", s, sorted, named));
+    if (!is_gltf_name(file->valuestring)) return SR_OK;   /* a mesh file: no cameras, no lights */
     char *resolved = sr_scene_resolve_path(c->path, file->valuestring);
     if (!resolved) return sr_json_oom(c);
     sr_gltf_scene info;
@@ -148,6 +168,7 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
         free(resolved);
         return sr_scene_loader_fail(c, file, "gltf.file", st, &gerr);
     }
+    *file_lights = info.light_count;
     /* A camera looks at the point of its view axis nearest the file's centre (the viewer
      * orbits about look_at), or 1 ahead when that centre is behind it. */
     sr_vec3 lo, hi, centre = sr_v3s(0.0f);
@@ -197,7 +218,8 @@ sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, co
     if (!st && info.light_count && !sr_json_field(root, "lights")) {
         s->lights = calloc(info.light_count, sizeof *s->lights);
         if (!s->lights) st = sr_json_oom(c);
-        for (uint32_t k = 0; !st && k < info.light_count; k++) st = convert_light(c, &info.lights[k], &s->lights[k]);
+        for (uint32_t k = 0; !st && k < info.light_count; k++)
+            st = convert_light(c, file, resolved, &info.lights[k], &s->lights[k]);
         if (!st) s->light_count = info.light_count;
     }
     sr_gltf_scene_free(&info);
@@ -250,7 +272,7 @@ static sr_status framing_camera(sr_json_doc *c, const cJSON *file, const sr_scen
                             clean, why);
 }
 
-sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
+sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s, uint32_t file_lights)
 {
     const cJSON *img = sr_json_field(root, "image");
     const bool sized = img && (sr_json_field(img, "width") || sr_json_field(img, "height"));
@@ -261,6 +283,7 @@ sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
         if (first && first->aspect > 0.0f && !sized) {
             const double h = (double)s->width / first->aspect;
             s->height = h < 1.0 ? 1u : h > SR_MAX_RESOLUTION ? SR_MAX_RESOLUTION : (uint32_t)lround(h);
+            s->aspect = first->aspect;
         }
         if (first) s->camera = first->desc;
         else SR_TRY(framing_camera(c, sr_json_field(sr_json_field(root, "gltf"), "file"), s, &s->camera));
@@ -268,7 +291,7 @@ sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s)
     if (!sr_json_field(root, "integrator")) s->integrator = SR_INTEGRATOR_PATH;
     const bool background = sr_json_field(root, "background") || sr_json_field(root, "sky") ||
                             sr_json_field(root, "environment");
-    if (!background && s->light_count == 0) {   /* an overcast sky lights a file without lights */
+    if (!background && file_lights == 0) {   /* an overcast sky lights a file without lights */
         s->has_sky = 1;
         s->sky_zenith = sr_v3(0.75f, 0.82f, 1.0f);
         s->sky_horizon = sr_v3(1.0f, 1.0f, 1.0f);

@@ -287,14 +287,16 @@ static sr_status add_file_texture(sr_json_doc *c, const cJSON *file, const char 
     if (t->bytes) {
         char *name = sr_format("%s (%s)", mesh, t->name);
         if (!name) return sr_json_oom(c);
-        st = sr_texture_load_memory(name, t->bytes, t->len, srgb, t->wrap, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
+        st = sr_texture_load_memory(name, t->bytes, t->len, srgb, t->wrap, t->filter, &s->tex, &index, &terr);
         free(name);
     } else {
-        st = sr_texture_load(t->path, srgb, t->wrap, SR_FILTER_BILINEAR, &s->tex, &index, &terr);
+        st = sr_texture_load(t->path, srgb, t->wrap, t->filter, &s->tex, &index, &terr);
     }
-    char clean[sizeof terr.msg];
+    char clean[sizeof terr.msg], mesh_clean[512];
     sr_sanitize(clean, sizeof clean, terr.msg);
-    if (st == SR_ERR_INPUT) return sr_json_fail_val(c, file, fjp, "material \"%s\" of the mesh file: %s", fm->name, clean);
+    sr_sanitize(mesh_clean, sizeof mesh_clean, mesh);
+    if (st == SR_ERR_INPUT)
+        return sr_json_fail_val(c, file, fjp, "material \"%s\" of mesh file %s: %s", fm->name, mesh_clean, clean);
     if (st != SR_OK) return sr_fail(c->err, st, "%s: %s: %s", c->path, fjp, clean);
     /* its own UV transform: another entry on the same texels */
     if (t->has_xf && (st = sr_texture_transformed(&s->tex, index, t->xf, &index, &terr)))

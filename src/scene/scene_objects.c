@@ -47,14 +47,17 @@ static bool push_prim(prim_buf *b, sr_prim p)
     return true;
 }
 
-/* The notice a mesh file gets for what it holds that is not used, kept for the caller. */
-static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *mesh, const char *what)
+/* The notice a mesh file gets for what it holds that is not used, kept for the caller; it
+ * names the object (jp, "objects[N]"), as one file may serve several with other materials. */
+static sr_status add_notice(sr_json_doc *c, sr_scene *s, const char *jp, const char *mesh, const char *what)
 {
     if (!what[0]) return SR_OK;
     const size_t cap = strlen(mesh) + 1;
     char *clean = malloc(cap);
     if (clean) sr_sanitize(clean, cap, mesh);
-    char *line = clean ? sr_format("notice: mesh file %s: not used: %s\n", clean, what) : NULL;
+    const bool object = !strncmp(jp, "objects[", 8);
+    char *line = clean ? sr_format("notice: mesh file %s%s%s%s: not used: %s\n", clean, object ? " (" : "",
+                                   object ? jp : "", object ? ")" : "", what) : NULL;
     free(clean);
     if (!line) return sr_json_oom(c);
     size_t have = s->notices ? strlen(s->notices) : 0, add = strlen(line);
@@ -206,7 +209,7 @@ static sr_status parse_mesh(sr_json_doc *c, const cJSON *o, const char *jp, sr_s
     prims->cap = *prims->count;   /* the mesh loader sized the array to fit                 */
     sr_status st2 = SR_OK;        /* a failure below has its message in c->err already      */
     if (st == SR_OK && file_materials) st2 = sr_scene_add_file_materials(c, file, fjp, s, resolved, fm, fm_count);
-    if (st == SR_OK && st2 == SR_OK) st2 = add_notice(c, s, resolved, notice);
+    if (st == SR_OK && st2 == SR_OK) st2 = add_notice(c, s, jp, resolved, notice);
     sr_file_materials_free(fm, fm_count);
     free(resolved);
     if (st2 != SR_OK) return st2;

@@ -66,13 +66,16 @@ sr_status sr_scene_parse_gltf_mesh(sr_json_doc *c, const cJSON *g, const char *j
 /* ---- glTF files as scenes (scene_gltf.c) ---- */
 
 /* The root's "gltf": its triangles and materials (sr_scene_parse_gltf_mesh), its cameras into
- * s->file_cameras and, unless the root has "lights", its KHR_lights_punctual lights. */
-sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named);
+ * s->file_cameras and, unless the root has "lights", its KHR_lights_punctual lights;
+ * *file_lights: how many lights the file holds (used or not). */
+sr_status sr_scene_parse_gltf(sr_json_doc *c, const cJSON *root, sr_scene *s, const sr_name_ix *sorted, uint32_t named,
+                             uint32_t *file_lights);
 
 /* After everything else of a root with "gltf": what the JSON did not give. The camera (the
  * file's first usable one, else one framing the scene's bounds), the image's shape (the
- * camera's aspect ratio), a sky when there is no light, and the path integrator. */
-sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s);
+ * camera's aspect ratio), a sky when the file has no lights (file_lights 0; lights the JSON
+ * adds do not matter) and the JSON gives no background, and the path integrator. */
+sr_status sr_scene_gltf_defaults(sr_json_doc *c, const cJSON *root, sr_scene *s, uint32_t file_lights);
 
 /* "camera_path" (absent: none) into s->camera_path, after "camera" (its up and fov are the
  * keyframes' defaults): scene_camera_path.c. */

@@ -288,9 +288,9 @@ int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs,
     return sr_usage_error(a, "%s%s", msg, "");
 }
 
-/* --camera-index N: a glTF file's camera N onto the frame (and its aspect ratio onto the
- * image's height when no size was given). 0, or 2 after saying why not. */
-static int sr_pick_file_camera(const sr_common *c, const char *cmd, const sr_scene *scene, sr_frame *f)
+/* --camera-index N: a glTF file's camera N onto the frame, and its aspect ratio (when it
+ * has one) into *aspect. 0, or 2 after saying why not. */
+static int sr_pick_file_camera(const sr_common *c, const char *cmd, const sr_scene *scene, sr_frame *f, double *aspect)
 {
     const uint32_t n = c->camera_index, count = scene->file_camera_count;
     if (n >= count) {
@@ -309,11 +309,24 @@ static int sr_pick_file_camera(const sr_common *c, const char *cmd, const sr_sce
         return 2;
     }
     f->camera = cam->desc;
-    if (cam->aspect > 0.0f && !(c->given & (SR_GIVEN_WIDTH | SR_GIVEN_HEIGHT))) {
-        const double h = (double)f->width / cam->aspect;
-        f->height = h < 1.0 ? 1u : h > SR_MAX_RESOLUTION ? SR_MAX_RESOLUTION : (uint32_t)(h + 0.5);
-    }
+    if (cam->aspect > 0.0f) *aspect = cam->aspect;
     return 0;
+}
+
+/* A side rounded to the nearest pixel, 1..SR_MAX_RESOLUTION. */
+static uint32_t sr_side(double v)
+{
+    return v < 1.0 ? 1u : v > SR_MAX_RESOLUTION ? SR_MAX_RESOLUTION : (uint32_t)(v + 0.5);
+}
+
+/* The image's other side when only one of --width and --height was given (or none, and the
+ * camera changed the aspect ratio): the shape width / height = aspect is kept. */
+static void sr_keep_aspect(const sr_common *c, sr_frame *f, double aspect, bool camera_aspect)
+{
+    const unsigned given = c->given & (SR_GIVEN_WIDTH | SR_GIVEN_HEIGHT);
+    if (!(aspect > 0.0) || given == (SR_GIVEN_WIDTH | SR_GIVEN_HEIGHT)) return;
+    if (given == SR_GIVEN_HEIGHT) f->width = sr_side((double)f->height * aspect);
+    else if (given == SR_GIVEN_WIDTH || camera_aspect) f->height = sr_side((double)f->width / aspect);
 }
 
 /* Whitted lights surfaces with the point, spot and directional lights and "ambient" only
@@ -431,6 +444,7 @@ int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
     const sr_frame asked = c->frame;
     sr_frame *f = &c->frame;
     sr_frame_from_scene(f, scene);
+    double aspect = scene->aspect > 0.0f ? scene->aspect : (double)f->width / f->height;
     f->render = asked.render;
     f->exposure = asked.exposure;
     f->tonemap = asked.tonemap;
@@ -439,10 +453,12 @@ int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
     if (c->given & SR_GIVEN_SPP) f->spp = asked.spp;
     if (c->given & SR_GIVEN_DEPTH) f->depth = asked.depth;
     if (c->given & SR_GIVEN_INTEGRATOR) f->integrator = asked.integrator;
-    if ((c->given & SR_GIVEN_CAMERA_INDEX) && sr_pick_file_camera(c, cmd, scene, f)) {
+    const double scene_aspect = aspect;
+    if ((c->given & SR_GIVEN_CAMERA_INDEX) && sr_pick_file_camera(c, cmd, scene, f, &aspect)) {
         sr_scene_free(scene);
         return 2;
     }
+    sr_keep_aspect(c, f, aspect, aspect != scene_aspect);
     if (f->integrator == SR_INTEGRATOR_WHITTED && !c->quiet) sr_warn_whitted_unlit(cmd, scene);
     char camera_why[256];
     if ((c->given & SR_GIVEN_CAMERA) && !sr_camera_arg_apply(&c->camera, &f->camera, camera_why, sizeof camera_why)) {

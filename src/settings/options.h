@@ -90,7 +90,8 @@ int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs,
 /* The shared options' help, in pieces, so that each command lists exactly what it takes. */
 #define SR_HELP_SIZE \
 "Scene and image (override the scene file):\n" \
-"  --width N, --height N   image size in pixels (1..16384)\n"
+"  --width N, --height N   image size in pixels (1..16384); one alone keeps the camera's\n" \
+"                          aspect ratio\n"
 #define SR_HELP_SPP \
 "  --spp N                 samples per pixel (1..65536): more = smoother edges and glass\n"
 #define SR_HELP_DEPTH \

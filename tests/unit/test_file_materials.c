@@ -1,8 +1,8 @@
 /* test_file_materials.c: "material": "file" on meshes. OBJ/MTL's Kd, map_Kd, Ns, Ke, Ni and d
  * and glTF's pbrMetallicRoughness factors become project materials on the right triangles; a
- * missing map_Kd image stops with exit 2 naming it and the scene's line:column; and what a
- * file holds that is not used (a camera, a light, vertex colours, materials without "file")
- * is listed in one notice on stderr. */
+ * missing map_Kd image stops with exit 2 naming it and the scene's line:column; what a file
+ * holds that is not used (a camera, a light, vertex colours, materials without "file") is
+ * listed in one notice on stderr, and so are a missing MTL file and missing unused images. */
 #include "testutil.h"
 
 #include <math.h>
@@ -117,9 +117,64 @@ static void test_missing_map(void **state)
     remove(out);
     const char *argv[] = { "render", scene, "--backend", "cpu", "-o", out, NULL };
     assert_int_equal(sr_test_run_cli(argv, err, sizeof err), 2);
-    if (!strstr(err, "fm_missing.json:4:35:") || !strstr(err, "gone.png") || !strstr(err, "\"tex\""))
+    if (!strstr(err, "fm_missing.json:4:35:") || !strstr(err, "gone.png") || !strstr(err, "\"tex\" of mesh file") ||
+        !strstr(err, "fm_missing.obj"))
         fail_msg("%s", err);
     assert_false(sr_test_file_exists(out));
+}
+
+/* A missing MTL file (the model renders in the default material) and missing images the MTL
+ * names that are not used (a bump map) are named in the notice, with their paths; a file
+ * that is there is not. */
+static void test_missing_files_named(void **state)
+{
+    (void)state;
+    char dir[512], obj[600], json[2048], mtl[700], want[800];
+    sr_test_tmp_path(dir, sizeof dir, "");
+    write_obj(dir, "newmtl red\nKd 1 0 0\nmap_Bump fm_bump_gone.png\nnewmtl tex\nnewmtl lamp\nnewmtl clear\n",
+              "fm_refs");
+    snprintf(obj, sizeof obj, "%s/fm_refs.obj", dir);
+    scene_json(json, sizeof json, obj);
+    sr_scene s;
+    sr_test_parse("fm_refs.json", json, &s);
+    assert_non_null(s.notices);
+    snprintf(want, sizeof want, "texture file %s/fm_bump_gone.png (not found)", dir);
+    if (!strstr(s.notices, want)) fail_msg("expected \"%s\" in:\n%s", want, s.notices);
+    assert_null(strstr(s.notices, "material file"));   /* the MTL is there */
+    sr_scene_free(&s);
+    /* without its MTL: the notice names the file the OBJ's mtllib gives */
+    snprintf(mtl, sizeof mtl, "%s/fm_refs.mtl", dir);
+    assert_int_equal(remove(mtl), 0);
+    sr_test_parse("fm_refs.json", json, &s);
+    assert_non_null(s.notices);
+    snprintf(want, sizeof want, "material file %s (not found: the default material instead)", mtl);
+    if (!strstr(s.notices, want)) fail_msg("expected \"%s\" in:\n%s", want, s.notices);
+    sr_scene_free(&s);
+}
+
+/* One OBJ as two objects, with its own materials and with the scene's: the notice names the
+ * object whose use leaves the file's materials out. */
+static void test_notice_names_object(void **state)
+{
+    (void)state;
+    char dir[512], obj[600], json[2048];
+    sr_test_tmp_path(dir, sizeof dir, "");
+    write_obj(dir, "newmtl red\nKd 1 0 0\nnewmtl tex\nnewmtl lamp\nnewmtl clear\n", "fm_twice");
+    snprintf(obj, sizeof obj, "%s/fm_twice.obj", dir);
+    snprintf(json, sizeof json,
+             "{\"camera\":{\"position\":[2,0.5,4],\"look_at\":[2,0.5,0]},\n"
+             " \"materials\":{\"grey\":{\"type\":\"diffuse\"}},\n"
+             " \"objects\":[{\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"file\"},\n"
+             "            {\"type\":\"mesh\",\"file\":\"%s\",\"material\":\"grey\"}]}", obj, obj);
+    sr_scene s;
+    sr_test_parse("fm_twice.json", json, &s);
+    assert_non_null(s.notices);
+    char want[800];
+    snprintf(want, sizeof want, "notice: mesh file %s (objects[1]): not used: ", obj);
+    const char *line = strstr(s.notices, want);
+    if (!line || !strstr(line, "materials (\"material\": \"file\" uses them)"))
+        fail_msg("expected \"%s\" naming the materials in:\n%s", want, s.notices);
+    sr_scene_free(&s);
 }
 
 /* Objects after a mesh with file materials look their material up among the scene's own
@@ -343,6 +398,8 @@ int main(void)
         cmocka_unit_test(test_long_texture_path),
         cmocka_unit_test(test_lookup_after_file_materials),
         cmocka_unit_test(test_gltf_and_notice),
+        cmocka_unit_test(test_missing_files_named),
+        cmocka_unit_test(test_notice_names_object),
         cmocka_unit_test(test_showcase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

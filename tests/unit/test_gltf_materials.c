@@ -557,9 +557,8 @@ static void test_relative_transform_math(void **state)
     sr_gltf_materials_free(&gm);
 }
 
-/* A glTF sampler's wrap: CLAMP_TO_EDGE on both axes clamps the texture; mirrored repeat, or a
- * different mode per axis, has no counterpart here: it repeats and the notice says so. */
-static uint32_t sampler_wrap(const char *tag, const char *sampler, char *notice, size_t cap)
+/* The base colour texture of a square whose texture has `sampler` (NULL: none), as loaded. */
+static sr_texture sampler_texture(const char *tag, const char *sampler, char *notice, size_t cap)
 {
     char path[1024], name[64], json[4096];
     snprintf(name, sizeof name, "%s.gltf", tag);
@@ -597,9 +596,37 @@ static uint32_t sampler_wrap(const char *tag, const char *sampler, char *notice,
     snprintf(notice, cap, "%s", s.notices ? s.notices : "");
     const sr_material *m = &s.materials[s.prims[0].material];
     assert_true(m->color_tex != 0);
-    const uint32_t wrap = s.tex.items[m->color_tex - 1u].wrap;
+    const sr_texture tex = s.tex.items[m->color_tex - 1u];
     sr_scene_free(&s);
-    return wrap;
+    return tex;
+}
+
+/* A glTF sampler's wrap: CLAMP_TO_EDGE on both axes clamps the texture; mirrored repeat, or a
+ * different mode per axis, has no counterpart here: it repeats and the notice says so. */
+static uint32_t sampler_wrap(const char *tag, const char *sampler, char *notice, size_t cap)
+{
+    return sampler_texture(tag, sampler, notice, cap).wrap;
+}
+
+/* A glTF sampler's filter: magFilter NEAREST (9728) is the JSON "filter": "nearest"; without
+ * magFilter, a minFilter that is nearest within a level (9728, 9984, 9986) is too; LINEAR
+ * (9729) and the rest are bilinear. */
+static void test_sampler_filter(void **state)
+{
+    (void)state;
+    char notice[1024];
+    static const struct { const char *tag, *sampler; uint32_t filter; } cases[] = {
+        { "gm_filter_none", NULL, SR_FILTER_BILINEAR },
+        { "gm_filter_mag_near", "{\"magFilter\":9728}", SR_FILTER_NEAREST },
+        { "gm_filter_both_near", "{\"magFilter\":9728,\"minFilter\":9984}", SR_FILTER_NEAREST },
+        { "gm_filter_mag_lin", "{\"magFilter\":9729,\"minFilter\":9728}", SR_FILTER_BILINEAR },
+        { "gm_filter_min_near", "{\"minFilter\":9986}", SR_FILTER_NEAREST },
+        { "gm_filter_min_lin", "{\"minFilter\":9987}", SR_FILTER_BILINEAR },
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const sr_texture t = sampler_texture(cases[k].tag, cases[k].sampler, notice, sizeof notice);
+        if (t.filter != cases[k].filter) fail_msg("%s: filter %u, expected %u", cases[k].tag, t.filter, cases[k].filter);
+    }
 }
 
 static void test_sampler_wrap(void **state)
@@ -683,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_mtl_ks_noticed),
         cmocka_unit_test(test_maps_build_chosen),
         cmocka_unit_test(test_sampler_wrap),
+        cmocka_unit_test(test_sampler_filter),
         cmocka_unit_test(test_material_order_as_assimp_meets_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

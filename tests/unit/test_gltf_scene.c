@@ -4,8 +4,10 @@
  * light renders as the same light written in JSON, --camera-index picks a camera, the
  * framing camera sees the whole scene (a model too large to frame is refused), notices name
  * what is not used (and cameras too far out to build), hostile files are refused (exit 2)
- * naming the item (a root listed twice, a yfov of 180 degrees as a float, a tiny aspectRatio); JSON mesh "transform" matrices equal the same
- * scale/rotate/translate; Whitted warns when nothing lights the scene. */
+ * naming the item (a root listed twice, a yfov of 180 degrees as a float, a tiny aspectRatio,
+ * lights the extension does not define); an OBJ, PLY or STL file is a scene as a glTF file is;
+ * JSON mesh "transform" matrices equal the same scale/rotate/translate; Whitted warns when
+ * nothing lights the scene. */
 #include "gltfutil.h"
 
 #include <math.h>
@@ -372,6 +374,30 @@ static void test_json_overrides(void **state)
     sr_scene_free(&s);
 }
 
+/* A file without lights keeps its default sky when the JSON scene adds a light (the sky
+ * depends on the file's lights), and loses it to the JSON's own sky. */
+static void test_json_light_keeps_sky(void **state)
+{
+    (void)state;
+    char gl[512], sc[512];
+    sr_gltf_write(gl, sizeof gl, "gltf_unlit_file.gltf", "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0}],");
+    sr_test_write_file(sc, sizeof sc, "gltf_unlit_plus_light.json",
+                       "{\"gltf\": {\"file\": \"gltf_unlit_file.gltf\"},\n"
+                       " \"lights\": [{\"type\": \"point\", \"position\": [0, 2, 2], \"intensity\": 5}]}\n");
+    sr_scene s;
+    load_ok(sc, &s);
+    assert_int_equal(s.light_count, 1);
+    assert_true(s.has_sky);
+    sr_test_assert_vec(s.sky_zenith, 0.75f, 0.82f, 1.0f);
+    sr_scene_free(&s);
+    sr_test_write_file(sc, sizeof sc, "gltf_unlit_plus_bg.json",
+                       "{\"gltf\": {\"file\": \"gltf_unlit_file.gltf\"}, \"background\": [0, 0, 0],\n"
+                       " \"lights\": [{\"type\": \"point\", \"position\": [0, 2, 2], \"intensity\": 5}]}\n");
+    load_ok(sc, &s);
+    assert_false(s.has_sky);
+    sr_scene_free(&s);
+}
+
 /* ---- cameras: --camera-index and the framing camera ------------------------------------- */
 
 static void test_camera_index(void **state)
@@ -412,6 +438,53 @@ static void test_camera_index(void **state)
     assert_int_equal(sr_test_run_cli(bad, err, sizeof err), 2);
     expect_in(err, "--camera-index 2");
     expect_in(err, "has 2 cameras; expected 0 to 1");
+}
+
+/* The size of the PNG at path (its IHDR), after rendering it with args (then -o path). */
+static void render_size(const char *scene, const char *opt, const char *value, const char *path, uint32_t *w, uint32_t *h)
+{
+    char err[4096];
+    remove(path);
+    const char *a[] = { "render", scene, "--backend", "cpu", "-q", "--spp", "1", opt, value, "-o", path, NULL };
+    const int rc = sr_test_run_cli(a, err, sizeof err);
+    if (rc) fail_msg("render %s %s %s: exit %d: %s", scene, opt, value, rc, err);
+    size_t n = 0;
+    unsigned char *png = sr_test_read_bytes(path, &n);
+    assert_true(png && n >= 24);
+    *w = (uint32_t)png[16] << 24 | (uint32_t)png[17] << 16 | (uint32_t)png[18] << 8 | png[19];
+    *h = (uint32_t)png[20] << 24 | (uint32_t)png[21] << 16 | (uint32_t)png[22] << 8 | png[23];
+    free(png);
+}
+
+/* Only one of --width and --height: the other keeps the camera's aspect ratio (a glTF
+ * camera's aspectRatio, a JSON scene's image size), rounded to the nearest pixel. */
+static void test_one_side_keeps_aspect(void **state)
+{
+    (void)state;
+    char gl[512], sc[512], out[512];
+    uint32_t w, h;
+    sr_test_tmp_path(out, sizeof out, "gltf_aspect.png");
+    sr_gltf_write(gl, sizeof gl, "gltf_wide_cam.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}],\n"
+                  "\"nodes\": [{\"mesh\": 0}, {\"camera\": 0, \"translation\": [0, 0, 3]}],\n"
+                  "\"cameras\": [{\"type\": \"perspective\", \"perspective\": {\"yfov\": 0.8, \"aspectRatio\": 1.7777778}}],");
+    render_size(gl, "--width", "320", out, &w, &h);
+    assert_int_equal(w, 320);
+    assert_int_equal(h, 180);
+    render_size(gl, "--height", "45", out, &w, &h);
+    assert_int_equal(w, 80);
+    assert_int_equal(h, 45);
+    sr_test_write_file(sc, sizeof sc, "aspect_640x427.json",
+                       "{\"camera\": {\"position\": [0, 0, 3], \"look_at\": [0, 0, 0]},\n"
+                       " \"image\": {\"width\": 640, \"height\": 427},\n"
+                       " \"materials\": {\"m\": {\"type\": \"diffuse\"}},\n"
+                       " \"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"m\"}]}\n");
+    render_size(sc, "--width", "96", out, &w, &h);
+    assert_int_equal(w, 96);
+    assert_int_equal(h, 64);   /* 427 * 96 / 640 = 64.05 */
+    render_size(sc, "--height", "1", out, &w, &h);
+    assert_int_equal(w, 1);    /* 1.499: at least 1 */
+    assert_int_equal(h, 1);
 }
 
 /* Every vertex of s (its prims, and its instances' placed in double) in front of its camera
@@ -518,6 +591,56 @@ static void test_unusable_cameras(void **state)
     expect_in(msg, "cameras[0].perspective.aspectRatio is 1e-09; expected width / height from 0.0390625 to 640");
 }
 
+/* ---- mesh files as scenes -------------------------------------------------------------- */
+
+/* An OBJ, PLY or STL file given as the scene is one as a glTF file is: the unit square in each
+ * gets the same framing camera, sky, integrator and image as the glTF file of the square; each
+ * renders, and bench runs on one. */
+static void test_mesh_file_as_scene(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *text; } meshes[] = {
+        { "scene_square.obj", "v -0.5 -0.5 0\nv 0.5 -0.5 0\nv 0.5 0.5 0\nv -0.5 0.5 0\nf 1 2 3\nf 1 3 4\n" },
+        { "scene_square.ply", "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n"
+                              "property float z\nelement face 2\nproperty list uchar int vertex_indices\nend_header\n"
+                              "-0.5 -0.5 0\n0.5 -0.5 0\n0.5 0.5 0\n-0.5 0.5 0\n3 0 1 2\n3 0 2 3\n" },
+        { "scene_square.STL", "solid sq\nfacet normal 0 0 1\nouter loop\nvertex -0.5 -0.5 0\nvertex 0.5 -0.5 0\n"
+                              "vertex 0.5 0.5 0\nendloop\nendfacet\nfacet normal 0 0 1\nouter loop\n"
+                              "vertex -0.5 -0.5 0\nvertex 0.5 0.5 0\nvertex -0.5 0.5 0\nendloop\nendfacet\n"
+                              "endsolid sq\n" },
+    };
+    char gl[512], path[512], out[512], err[8192];
+    sr_gltf_write(gl, sizeof gl, "scene_square.gltf", "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0}],");
+    sr_scene ref;
+    load_ok(gl, &ref);
+    sr_test_tmp_path(out, sizeof out, "scene_square.png");
+    for (size_t k = 0; k < sizeof meshes / sizeof meshes[0]; k++) {
+        sr_test_write_file(path, sizeof path, meshes[k].name, meshes[k].text);
+        sr_scene s;
+        load_ok(path, &s);
+        assert_int_equal(s.prim_count, 2);
+        sr_test_assert_vec(s.camera.position, ref.camera.position.x, ref.camera.position.y, ref.camera.position.z);
+        sr_test_assert_vec(s.camera.look_at, ref.camera.look_at.x, ref.camera.look_at.y, ref.camera.look_at.z);
+        assert_true(s.has_sky && ref.has_sky);
+        sr_test_assert_vec(s.sky_zenith, ref.sky_zenith.x, ref.sky_zenith.y, ref.sky_zenith.z);
+        assert_int_equal(s.integrator, ref.integrator);
+        assert_int_equal(s.width, ref.width);
+        assert_int_equal(s.height, ref.height);
+        sr_scene_free(&s);
+        remove(out);
+        const char *a[] = { "render", path, "--backend", "cpu", "-q", "--width", "16", "--height", "12", "--spp", "1",
+                            "-o", out, NULL };
+        const int rc = sr_test_run_cli(a, err, sizeof err);
+        if (rc) fail_msg("render %s: exit %d: %s", meshes[k].name, rc, err);
+        assert_true(sr_test_file_exists(out));
+    }
+    sr_scene_free(&ref);
+    const char *b[] = { "bench", path, "--backend", "cpu", "-q", "--width", "16", "--height", "8", "--depth", "1",
+                        "--frames", "1", "--warmup", "0", "--mask", "wave", NULL };
+    const int rc = sr_test_run_cli(b, err, sizeof err);
+    if (rc) fail_msg("bench %s: exit %d: %s", path, rc, err);
+}
+
 /* ---- notices and hostile files --------------------------------------------------------- */
 
 static void test_notices(void **state)
@@ -545,6 +668,13 @@ static void test_notices(void **state)
     assert_null(strstr(s.notices, "1 camera,"));                          /* not twice, by assimp's count */
     sr_scene_free(&s);
 }
+
+/* A file whose node 0 holds light 2 of three (the first two valid), `bad` being the third. */
+#define LIGHTS3(bad)                                                                                                  \
+    "\"scene\": 0, \"scenes\": [{\"nodes\": [0]}], \"nodes\": [{\"mesh\": 0,"                                         \
+    " \"extensions\": {\"KHR_lights_punctual\": {\"light\": 2}}}],\n"                                                \
+    "\"extensionsUsed\": [\"KHR_lights_punctual\"],\n"                                                               \
+    "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [{\"type\": \"point\"}, {\"type\": \"directional\"}, " bad "]}},"
 
 /* A hostile file: each refused, before assimp reads it, naming the item. */
 static void test_hostile_files(void **state)
@@ -581,6 +711,18 @@ static void test_hostile_files(void **state)
           " \"translation\": [0, 0, 3]}], \"cameras\": [{\"type\": \"perspective\","
           " \"perspective\": {\"yfov\": 3.14159265358979}}],",
           "cameras[0].perspective.yfov: the field of view must be greater than 0 and less than 180 degrees as a float" },
+        /* lights the extension does not define, checked before assimp (which calls an unknown
+         * type a spot light missing its parameters) */
+        { "gltf_area_light.gltf",
+          LIGHTS3("{\"type\": \"area\"}"),
+          "KHR_lights_punctual.lights[2].type is \"area\", which KHR_lights_punctual does not define; expected "
+          "\"point\", \"spot\" or \"directional\"" },
+        { "gltf_spot_cones.gltf",
+          LIGHTS3("{\"type\": \"spot\", \"spot\": {\"innerConeAngle\": 0.6, \"outerConeAngle\": 0.5}}"),
+          "KHR_lights_punctual.lights[2].spot has innerConeAngle 0.6 and outerConeAngle 0.5; expected 0 <= inner < outer" },
+        { "gltf_light_overflow.gltf",
+          LIGHTS3("{\"type\": \"point\", \"color\": [1e20, 1, 1], \"intensity\": 1e25}"),
+          "KHR_lights_punctual.lights[2]: colour x intensity is" },
     };
     char path[512];
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -588,6 +730,7 @@ static void test_hostile_files(void **state)
         const char *msg = load_refused(path);
         expect_in(msg, bad[k].expect);
         expect_in(msg, path);
+        if (strstr(msg, "assimp")) fail_msg("refused by assimp, not the checks before it:\n%s", msg);
     }
     /* a chain of 1002 nodes: assimp recurses once per level (20000 overflowed its stack) */
     const size_t cap = 1002 * 40 + 256;
@@ -626,6 +769,25 @@ static void test_duplicate_root_refused(void **state)
         expect_in(err, "scenes[0].nodes[2] duplicates node 1 (already scenes[0].nodes[0])");
         assert_false(sr_test_file_exists(out));
     }
+}
+
+/* A light whose node puts it beyond a float's range, through a JSON scene's "gltf": refused at
+ * that key's line and column, naming the file and the light. */
+static void test_light_position_overflow(void **state)
+{
+    (void)state;
+    char gl[512], sc[512];
+    sr_gltf_write(gl, sizeof gl, "gltf_far_light.gltf",
+                  "\"scene\": 0, \"scenes\": [{\"nodes\": [0, 1]}], \"nodes\": [{\"mesh\": 0},"
+                  " {\"translation\": [3e38, 0, 0], \"children\": [2]},"
+                  " {\"translation\": [3e38, 0, 0], \"extensions\": {\"KHR_lights_punctual\": {\"light\": 1}}}],\n"
+                  "\"extensionsUsed\": [\"KHR_lights_punctual\"],\n"
+                  "\"extensions\": {\"KHR_lights_punctual\": {\"lights\": [{\"type\": \"point\"}, {\"type\": \"point\"}]}},");
+    sr_test_write_file(sc, sizeof sc, "gltf_far_light.json", "{\n  \"gltf\": {\"file\": \"gltf_far_light.gltf\"}}\n");
+    const char *msg = load_refused(sc);
+    expect_in(msg, "gltf_far_light.json:2:20: gltf.file:");
+    expect_in(msg, "gltf_far_light.gltf: KHR_lights_punctual.lights[1]:");
+    expect_in(msg, "too large for a 32-bit float");
 }
 
 /* A valid file assimp cannot read: a KHR_animation_pointer channel animates a material's
@@ -837,13 +999,17 @@ int main(void)
         cmocka_unit_test(test_spot_light_as_json),
         cmocka_unit_test(test_emitter_and_lamp_in_one_unit),
         cmocka_unit_test(test_json_overrides),
+        cmocka_unit_test(test_json_light_keeps_sky),
         cmocka_unit_test(test_camera_index),
         cmocka_unit_test(test_framing_camera),
         cmocka_unit_test(test_unusable_cameras),
+        cmocka_unit_test(test_mesh_file_as_scene),
+        cmocka_unit_test(test_one_side_keeps_aspect),
         cmocka_unit_test(test_notices),
         cmocka_unit_test(test_hostile_files),
         cmocka_unit_test(test_duplicate_root_refused),
         cmocka_unit_test(test_valid_file_assimp_cannot_read),
+        cmocka_unit_test(test_light_position_overflow),
         cmocka_unit_test(test_hostile_buffers),
         cmocka_unit_test(test_transform_matrix_equals_trs),
         cmocka_unit_test(test_transform_errors),
