@@ -1,6 +1,7 @@
 /* overlay.h: text over the viewer's image (the H key's list of keys, the start-up hint). The
- * text becomes triangles in pixels (sr_overlay_layout: stb_easy_font's quads, no GL), drawn on
- * a dark box with a shader of its own in any current GL 3.3 core context (the rest). */
+ * text becomes triangles in pixels (sr_overlay_layout: stb_easy_font's quads, no GL); the
+ * sr_overlay object draws them on a dark box with a shader of its own, in any current GL 3.3
+ * core context. */
 #ifndef SR_OVERLAY_H
 #define SR_OVERLAY_H
 

@@ -55,7 +55,7 @@ SR_HELP_CAMERA
 "  --script STEPS          scripted changes between frames, ';'-separated: frames=N depth=N\n"
 "                          mask=M size=WxH exposure=X tonemap=T camera=C (as --camera)\n"
 "                          shot=FILE.png print=camera (what the C key prints)\n"
-"                          key=K (press K: one of the keys below that is pressed, not held)\n"
+"                          key=K (press K: one of the keys above that act on a press)\n"
 "  --vsync on|off          wait for the display refresh (default on; off in scripted runs)\n"
 "  --shader-dir DIR        where display.vert and display.frag are (default: next to the\n"
 "                          binary, then ../share/stencilray/shaders, then the source tree)\n"

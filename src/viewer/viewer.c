@@ -403,7 +403,7 @@ static sr_status sr_view_draw(sr_viewer *v, sr_error *err)
     /* No clear: the draw and the blit both cover every pixel. */
     sr_status s = sr_display_draw(&v->disp, fw, fh, v->frame.exposure, v->frame.tonemap, err);
     if (s || !v->have_overlay) return s;
-    /* Over it: the key list while H holds it, else the hint for the first seconds. */
+    /* Over it: the key list while H has it on, else the hint for the first seconds. */
     size_t len = 0;
     const char *text = v->keys_shown ? sr_view_keys(&len) : sr_view_hint;
     if (!v->keys_shown) len = glfwGetTime() < v->hint_until ? strlen(sr_view_hint) : 0;
