@@ -136,17 +136,12 @@ static void sr_trim_log(char *log)
     if (!n) snprintf(log, 32, "(the GL gave no log)");
 }
 
-static sr_status sr_compile(GLenum type, const char *dir, const char *name, GLuint *out, sr_error *err)
+sr_status sr_gl_compile(unsigned type, const char *src, const char *name, unsigned *out, sr_error *err)
 {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    char *src = sr_read_text(path, err);
-    if (!src) return SR_ERR_RUNTIME;
-    GLuint sh = glCreateShader(type);
+    GLuint sh = glCreateShader((GLenum)type);
     const GLchar *text = src;
     glShaderSource(sh, 1, &text, NULL);
     glCompileShader(sh);
-    free(src);
     GLint ok = 0;
     glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
     if (!ok) {
@@ -154,28 +149,51 @@ static sr_status sr_compile(GLenum type, const char *dir, const char *name, GLui
         glGetShaderInfoLog(sh, sizeof log, NULL, log);
         sr_trim_log(log);
         glDeleteShader(sh);
-        return sr_fail(err, SR_ERR_RUNTIME, "%s: the shader does not compile (%s):\n%s", path,
+        return sr_fail(err, SR_ERR_RUNTIME, "%s: the shader does not compile (%s):\n%s", name,
                        (const char *)glGetString(GL_RENDERER), log);
     }
     *out = sh;
-    return sr_gl_check("compiling the display shaders", err);
+    return sr_gl_check("compiling a shader", err);
+}
+
+sr_status sr_gl_link(unsigned vs, unsigned fs, const char *name, unsigned *out, sr_error *err)
+{
+    GLuint program = glCreateProgram();
+    glAttachShader(program, vs);
+    glAttachShader(program, fs);
+    glLinkProgram(program);
+    GLint ok = 0;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[640] = "";
+        glGetProgramInfoLog(program, sizeof log, NULL, log);
+        sr_trim_log(log);
+        glDeleteProgram(program);
+        return sr_fail(err, SR_ERR_RUNTIME, "%s: the shaders do not link (%s):\n%s", name,
+                       (const char *)glGetString(GL_RENDERER), log);
+    }
+    *out = program;
+    return sr_gl_check("linking shaders", err);
+}
+
+/* shaders/NAME from `dir`, compiled. */
+static sr_status sr_compile_file(GLenum type, const char *dir, const char *name, GLuint *out, sr_error *err)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *src = sr_read_text(path, err);
+    if (!src) return SR_ERR_RUNTIME;
+    sr_status s = sr_gl_compile(type, src, path, out, err);
+    free(src);
+    return s;
 }
 
 static sr_status sr_link(sr_display *d, GLuint vs, GLuint fs, sr_error *err)
 {
-    d->program = glCreateProgram();
-    glAttachShader(d->program, vs);
-    glAttachShader(d->program, fs);
-    glLinkProgram(d->program);
-    GLint ok = 0;
-    glGetProgramiv(d->program, GL_LINK_STATUS, &ok);
-    if (!ok) {
-        char log[640] = "";
-        glGetProgramInfoLog(d->program, sizeof log, NULL, log);
-        sr_trim_log(log);
-        return sr_fail(err, SR_ERR_RUNTIME, "%s/display.vert + display.frag: the shaders do not link (%s):\n%s",
-                       d->shader_dir, (const char *)glGetString(GL_RENDERER), log);
-    }
+    char name[sizeof d->shader_dir + 32];
+    snprintf(name, sizeof name, "%s/display.vert + display.frag", d->shader_dir);
+    sr_status s = sr_gl_link(vs, fs, name, &d->program, err);
+    if (s) return s;
     /* A uniform the code sets but the shader lacks means the shader is not this one. */
     const char *names[7] = { "u_film", "u_viewport", "u_exposure", "u_tonemap", "u_encoded", "u_rows", "u_rows_size" };
     int *locs[7] = { &d->u_film, &d->u_viewport, &d->u_exposure, &d->u_tonemap, &d->u_encoded, &d->u_rows,
@@ -186,15 +204,15 @@ static sr_status sr_link(sr_display *d, GLuint vs, GLuint fs, sr_error *err)
             return sr_fail(err, SR_ERR_RUNTIME, "%s/display.frag: no active uniform %s; is it stencilray's shader?",
                            d->shader_dir, names[i]);
     }
-    return sr_gl_check("linking the display shaders", err);
+    return SR_OK;
 }
 
 /* The display program from the shaders in `dir` into d->program, with its uniforms found. */
 sr_status sr_gl_program(sr_display *d, const char *dir, sr_error *err)
 {
     GLuint vs = 0, fs = 0;
-    sr_status s = sr_compile(GL_VERTEX_SHADER, dir, "display.vert", &vs, err);
-    if (!s) s = sr_compile(GL_FRAGMENT_SHADER, dir, "display.frag", &fs, err);
+    sr_status s = sr_compile_file(GL_VERTEX_SHADER, dir, "display.vert", &vs, err);
+    if (!s) s = sr_compile_file(GL_FRAGMENT_SHADER, dir, "display.frag", &fs, err);
     if (!s) s = sr_link(d, vs, fs, err);
     if (vs) glDeleteShader(vs);   /* the program keeps what it needs */
     if (fs) glDeleteShader(fs);

@@ -6,6 +6,7 @@
 #include "../base/names.h"
 #include "../../kernels/frames/sortkey.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,7 +38,7 @@ const char sr_view_help[] =
 "  + -              exposure up / down by half a stop\n"
 "  V                vsync on / off\n"
 "  P                save a screenshot (stencilray-NNNN.png in the current folder)\n"
-"  H                print this key list\n"
+"  H                show / hide this key list over the image (and print it)\n"
 "  Esc              quit\n"
 "The window title shows FPS and ms per frame; the render's ms (the GPU's time for the frame's\n"
 "samples, or the CPU's) and the display's ms (getting the film into the texture, and the\n"
@@ -54,6 +55,7 @@ SR_HELP_CAMERA
 "  --script STEPS          scripted changes between frames, ';'-separated: frames=N depth=N\n"
 "                          mask=M size=WxH exposure=X tonemap=T camera=C (as --camera)\n"
 "                          shot=FILE.png print=camera (what the C key prints)\n"
+"                          key=K (press K: one of the keys above that act on a press)\n"
 "  --vsync on|off          wait for the display refresh (default on; off in scripted runs)\n"
 "  --shader-dir DIR        where display.vert and display.frag are (default: next to the\n"
 "                          binary, then ../share/stencilray/shaders, then the source tree)\n"
@@ -73,6 +75,16 @@ SR_HELP_SORT_KEY SR_HELP_OUTPUT
 "  xvfb-run -a stencilray view --backend cpu --frames 16 --screenshot shot.png\n"
 SR_HELP_FOOTER;
 
+
+const char *sr_view_keys(size_t *len)
+{
+    const char *keys = strstr(sr_view_help, "Controls:");
+    *len = (size_t)(strstr(keys, "The window title") - keys);
+    return keys;
+}
+
+/* The keys a script can press (key=K): those that act on a press. */
+static const char sr_script_keys[] = "HRCMVP123456789+-[]";
 
 /* "a,b,c,..." into exactly n floats. */
 static int sr_parse_floats(const char *s, float *out, int n)
@@ -152,13 +164,21 @@ static int sr_parse_step(sr_args *a, char *item, sr_step *st)
     } else if (!strcmp(k, "print")) {
         st->kind = SR_STEP_PRINT;
         ok = !strcmp(v, "camera");
+    } else if (!strcmp(k, "key")) {
+        st->kind = SR_STEP_KEY;
+        const char key = (char)toupper((unsigned char)v[0]);
+        if (!key || v[1] || !strchr(sr_script_keys, key)) {
+            sr_usage_error(a, "--script: key=%s: expected one of the keys %s", v, "H R C M V P 1..9 + - [ ]");
+            return 0;
+        }
+        st->a = (uint32_t)key;
     } else if (!strcmp(k, "shot")) {
         st->kind = SR_STEP_SHOT;
         st->path = v;
         ok = sr_png_name(v);
     } else {
         sr_usage_error(a, "--script: unknown step '%s'; expected frames, depth, mask, size, exposure, tonemap, "
-                          "camera, shot or print%s", k, "");
+                          "camera, shot, print or key%s", k, "");
         return 0;
     }
     if (!ok) sr_usage_error(a, "--script: bad value in '%s=%s' (see --help)", k, v);

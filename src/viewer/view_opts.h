@@ -12,12 +12,12 @@
 
 typedef enum sr_step_kind {
     SR_STEP_FRAMES, SR_STEP_DEPTH, SR_STEP_MASK, SR_STEP_SIZE, SR_STEP_EXPOSURE, SR_STEP_TONEMAP,
-    SR_STEP_CAMERA, SR_STEP_SHOT, SR_STEP_PRINT
+    SR_STEP_CAMERA, SR_STEP_SHOT, SR_STEP_PRINT, SR_STEP_KEY
 } sr_step_kind;
 
 typedef struct sr_step {
     sr_step_kind kind;
-    uint32_t a, b;     /* frames, depth, mask, tonemap; size a x b */
+    uint32_t a, b;     /* frames, depth, mask, tonemap, key (its character); size a x b */
     float f[1];        /* exposure                                  */
     sr_camera_arg cam; /* camera                                    */
     const char *path;  /* shot                                      */
@@ -33,8 +33,11 @@ typedef struct sr_view_opts {
     char *script;            /* owned copy, steps point into it */
 } sr_view_opts;
 
-/* The help of `stencilray view` (its "Controls:" part is what the H key prints). */
+/* The help of `stencilray view`. */
 extern const char sr_view_help[];
+
+/* The key list: the help's "Controls:" part, *len bytes (what H shows and prints). */
+const char *sr_view_keys(size_t *len);
 
 /* Parse `view`'s arguments (argv[2..]) into *o: 0, or the exit status after a message on
  * stderr (2 for a usage error); *help is set for -h/--help. o->script is owned by *o. */

@@ -6,6 +6,7 @@
 #include "view_opts.h"
 #include "../settings/camera_arg.h"
 #include "display.h"
+#include "overlay.h"
 #include "../settings/options.h"
 #include "../render/render.h"
 #include "../scene/scene.h"
@@ -33,6 +34,9 @@ typedef struct sr_viewer {
     sr_renderer r;
     int have_renderer;
     sr_display disp;
+    sr_overlay overlay;           /* the key list (H) or the start-up hint over the image   */
+    int have_overlay, keys_shown;
+    double hint_until;            /* the hint shows until then (glfwGetTime)                */
     GLFWwindow *win;
     /* The viewer's frame settings, the one place its camera, size (the film's: the
      * framebuffer's, once settled), depth, mask, exposure and tonemap are held; the renderer
@@ -73,11 +77,13 @@ static void sr_glfw_error(int code, const char *what)
     snprintf(sr_glfw_last, sizeof sr_glfw_last, "%s (GLFW error 0x%x)", what, code);
 }
 
+static const char sr_view_hint[] = "press H for keys";
+
 static void sr_print_keys(void)
 {
-    const char *k = strstr(sr_view_help, "Controls:");
-    const char *end = strstr(sr_view_help, "The window title");
-    fwrite(k, 1, (size_t)(end - k), stdout);
+    size_t len = 0;
+    const char *keys = sr_view_keys(&len);
+    fwrite(keys, 1, len, stdout);
     fflush(stdout);
 }
 
@@ -130,11 +136,11 @@ static int sr_fly(sr_viewer *v, float dt)
 
 /* ---- input ------------------------------------------------------------------------------- */
 
-static void sr_on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+/* A key pressed (action GLFW_PRESS) or repeating while held (GLFW_REPEAT): from the window,
+ * or from a script's key= step. */
+static void sr_view_press(sr_viewer *v, int key, int action)
 {
-    (void)scancode; (void)mods;
-    sr_viewer *v = (sr_viewer *)glfwGetWindowUserPointer(w);
-    if (action == GLFW_RELEASE) return;
+    GLFWwindow *w = v->win;
     /* Keys that repeat while held. */
     switch (key) {
     case GLFW_KEY_EQUAL: case GLFW_KEY_KP_ADD: v->frame.exposure *= 1.41421356f; return;
@@ -152,9 +158,32 @@ static void sr_on_key(GLFWwindow *w, int key, int scancode, int action, int mods
     case GLFW_KEY_M: v->frame.render.mask = (sr_mask)((v->frame.render.mask + 1) % SR_MASK_COUNT); v->dirty = 1; break;
     case GLFW_KEY_V: v->vsync = !v->vsync; glfwSwapInterval(v->vsync); break;
     case GLFW_KEY_P: v->shot_pending = 1; break;
-    case GLFW_KEY_H: sr_print_keys(); break;
+    case GLFW_KEY_H:
+        v->keys_shown = !v->keys_shown;
+        if (v->keys_shown) sr_print_keys();
+        break;
     case GLFW_KEY_C: sr_print_camera(&v->frame.camera); break;
     default: break;
+    }
+}
+
+static void sr_on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+    (void)scancode; (void)mods;
+    if (action != GLFW_RELEASE) sr_view_press((sr_viewer *)glfwGetWindowUserPointer(w), key, action);
+}
+
+/* A script's key=K (view_opts.c: one of H R C M V P 1..9 + - [ ]) as the GLFW key. */
+static int sr_script_key(uint32_t c)
+{
+    if (c >= 'A' && c <= 'Z') return GLFW_KEY_A + (int)(c - 'A');
+    if (c >= '0' && c <= '9') return GLFW_KEY_0 + (int)(c - '0');
+    switch (c) {
+    case '+': return GLFW_KEY_EQUAL;
+    case '-': return GLFW_KEY_MINUS;
+    case '[': return GLFW_KEY_LEFT_BRACKET;
+    case ']': return GLFW_KEY_RIGHT_BRACKET;
+    default: return GLFW_KEY_UNKNOWN;
     }
 }
 
@@ -372,7 +401,14 @@ static sr_status sr_view_draw(sr_viewer *v, sr_error *err)
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(v->win, &fw, &fh);
     /* No clear: the draw and the blit both cover every pixel. */
-    return sr_display_draw(&v->disp, fw, fh, v->frame.exposure, v->frame.tonemap, err);
+    sr_status s = sr_display_draw(&v->disp, fw, fh, v->frame.exposure, v->frame.tonemap, err);
+    if (s || !v->have_overlay) return s;
+    /* Over it: the key list while H has it on, else the hint for the first seconds. */
+    size_t len = 0;
+    const char *text = v->keys_shown ? sr_view_keys(&len) : sr_view_hint;
+    if (!v->keys_shown) len = glfwGetTime() < v->hint_until ? strlen(sr_view_hint) : 0;
+    s = sr_overlay_set_text(&v->overlay, text, len, fh, err);
+    return s ? s : sr_overlay_draw(&v->overlay, fw, fh, err);
 }
 
 /* Draw the film as it is shown and read the framebuffer back into a PNG: the back buffer is
@@ -494,6 +530,7 @@ static int sr_view_run_steps(sr_viewer *v, sr_status *s, sr_error *err)
         }
         case SR_STEP_SHOT: *s = sr_view_shot(v, st->path, err); break;
         case SR_STEP_PRINT: sr_print_camera(&v->frame.camera); break;
+        case SR_STEP_KEY: sr_view_press(v, sr_script_key(st->a), GLFW_PRESS); break;
         default: break;
         }
         v->step++;
@@ -632,7 +669,9 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
     char dir[PATH_MAX + 16];   /* a folder that opened: shorter than PATH_MAX */
     if (!s) s = sr_display_find_shaders(o->shader_dir, dir, sizeof dir, err);
     if (!s) s = sr_display_init(&v->disp, dir, err);
+    if (!s) s = sr_overlay_init(&v->overlay, err);
     if (s) return s;
+    v->have_overlay = 1;
     int fw = 0, fh = 0;
     glfwGetFramebufferSize(v->win, &fw, &fh);
     if (fw <= 0 || fh <= 0) { fw = (int)v->frame.width; fh = (int)v->frame.height; }
@@ -641,6 +680,10 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
     if ((s = sr_view_resize(v, (uint32_t)fw, (uint32_t)fh, err))) return s;
     if ((s = sr_view_choose_path(v, err))) return s;
     v->run_t0 = v->hud_t0 = v->last_frame = glfwGetTime();
+    if (!v->scripted) {   /* a script's shots show the image alone */
+        v->hint_until = v->run_t0 + 5.0;
+        if (!o->c.quiet) fprintf(stderr, "stencilray view: %s\n", sr_view_hint);
+    }
     return SR_OK;
 }
 
@@ -705,6 +748,7 @@ int sr_view_main(int argc, char **argv)
     if (s) fprintf(stderr, "stencilray view: %s\n", err.msg);
     else if (v.scripted && !o.c.quiet) sr_view_summary(&v);
     if (v.win) sr_display_free(&v.disp);   /* needs the context, so before the window goes */
+    if (v.have_overlay) sr_overlay_free(&v.overlay);
     if (v.have_renderer) sr_renderer_free(&v.r);
     if (v.win) glfwDestroyWindow(v.win);
     glfwTerminate();

@@ -1,11 +1,14 @@
 /* The viewer in a real window under Xvfb (Mesa), on the CPU path: its screenshots, read back
  * from the GL framebuffer, match `stencilray render` of the same scene, size, depth, tonemap
  * and sample count within 2 codes per channel, also after a depth change and a resize in the
- * middle of a run, and with a mesh read while the window is open. Also: no display, a broken
+ * middle of a run, and with a mesh read while the window is open; H (a script's key=H) shows
+ * the key list over the image and hides it again. Also: no display, a broken
  * shader, bad options. Registered by the top-level
  * CMakeLists.txt (viewer block); exits 77 (skipped) after the display-free checks when
  * xvfb-run is not installed (CI installs it: .ci/install-deps). */
 #include "testutil.h"
+#include "../../src/viewer/overlay.h"
+#include "../../src/viewer/view_opts.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -275,6 +278,57 @@ static void test_view_loads_mesh_while_open(void **state)
     assert_same_png(v, r, 120, 80);
 }
 
+/* key=H draws the key list over the image, in the box its layout says (sr_overlay_layout at
+ * the corner the viewer uses), and prints it; a second H takes it away. The three shots are of
+ * one film (a shot draws it again, it traces nothing). */
+static void test_view_keys_overlay(void **state)
+{
+    (void)state;
+    enum { W = 640, H = 360 };
+    char scene[1024], a[1024], b[1024], c[1024], script[4096], out[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/default.json");
+    sr_test_tmp_path(a, sizeof a, "xvfb_keys_a.png");
+    sr_test_tmp_path(b, sizeof b, "xvfb_keys_b.png");
+    sr_test_tmp_path(c, sizeof c, "xvfb_keys_c.png");
+    unlink(a); unlink(b); unlink(c);
+    snprintf(script, sizeof script, "frames=2;shot=%s;key=H;shot=%s;key=h;shot=%s", a, b, c);
+    const char *view[] = { scene, "--backend", "cpu", "--size", "640x360", "--script", script, NULL };
+    assert_int_equal(run_view(view, out, sizeof out), 0);
+    assert_non_null(strstr(out, "Controls:\n"));   /* printed as well */
+    size_t len = 0;
+    const char *keys = sr_view_keys(&len);
+    sr_overlay_mesh m;
+    sr_error err = { SR_OK, "" };
+    assert_int_equal(sr_overlay_layout(keys, len, 1.0f, 8.0f, 8.0f, &m, &err), SR_OK);
+    int w, h, n;
+    unsigned char *pa = stbi_load(a, &w, &h, &n, 3), *pb = stbi_load(b, &w, &h, &n, 3), *pc = stbi_load(c, &w, &h, &n, 3);
+    assert_non_null(pa);
+    assert_non_null(pb);
+    assert_non_null(pc);
+    assert_int_equal(w, W);
+    assert_int_equal(h, H);
+    assert_memory_equal(pa, pc, (size_t)W * H * 3);   /* hidden again: the image alone */
+    int inside = 0, outside = 0, white = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const unsigned char *p = pa + 3 * (y * W + x), *q = pb + 3 * (y * W + x);
+            const int differs = memcmp(p, q, 3) != 0;
+            const int in_box = x >= 8 && x < 8 + (int)m.width && y >= 8 && y < 8 + (int)m.height;
+            inside += differs && in_box;
+            outside += differs && !in_box;
+            white += in_box && q[0] == 255 && q[1] == 255 && q[2] == 255;
+        }
+    printf("key list: a %.0fx%.0f box, %d pixels changed in it, %d outside, %d white\n", m.width, m.height, inside,
+           outside, white);
+    assert_int_equal(outside, 0);
+    assert_true(inside > (int)(0.9 * m.width * m.height));   /* the box darkens the image under it */
+    assert_true(white > 2000);                                /* the glyphs */
+    stbi_image_free(pa);
+    stbi_image_free(pb);
+    stbi_image_free(pc);
+    sr_overlay_mesh_free(&m);
+}
+
 static void test_view_broken_shader(void **state)
 {
     (void)state;
@@ -326,6 +380,10 @@ static void test_view_usage(void **state)
     const char *bad_step[] = { "view", "--script", "frames=2;zoom=3", NULL };
     assert_int_equal(sr_test_run_cli(bad_step, err, sizeof err), 2);
     assert_non_null(strstr(err, "zoom"));
+    const char *bad_key[] = { "view", "--script", "frames=1;key=W", NULL };   /* held, not pressed */
+    assert_int_equal(sr_test_run_cli(bad_key, err, sizeof err), 2);
+    assert_non_null(strstr(err, "key=W"));
+    assert_non_null(strstr(err, "H R C M V P"));
     const char *help[] = { "view", "--help", NULL };
     assert_int_equal(sr_test_run_cli(help, err, sizeof err), 0);
     /* The display path switch: a name it does not know is refused before any window opens,
@@ -355,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_view_script_depth_and_resize),
         cmocka_unit_test(test_view_saved_camera),
         cmocka_unit_test(test_view_loads_mesh_while_open),
+        cmocka_unit_test(test_view_keys_overlay),
         cmocka_unit_test(test_view_broken_shader),
     };
     return cmocka_run_group_tests_name("view under Xvfb", windowed, NULL, NULL);
