@@ -185,7 +185,8 @@ SR_API sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, con
 /* Check and keep the frame's settings; the next render uses them. */
 SR_API sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *frame);
 /* The frame the next render draws, every field filled (the scene's values where the desc
- * gave none; the camera is the one that will be used). */
+ * gave none; the camera is the one that will be used). SR_RESULT_INPUT_ERROR without a
+ * scene; it leaves sr_last_error as it was. */
 SR_API sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out);
 
 /* Render the frame's spp samples into the film (the first render opens the device). */

@@ -178,9 +178,9 @@ static sr_status sr_api_check(sr_context *ctx, const sr_frame_desc *d)
 }
 
 /* The frame a desc asks for over the scene (as the CLI's sr_open_scene builds it from options). */
-static sr_status sr_api_frame(sr_context *ctx, const sr_frame_desc *d, sr_frame *f)
+static sr_status sr_api_frame(const sr_scene *scene, const sr_frame_desc *d, sr_frame *f, sr_error *err)
 {
-    sr_frame_from_scene(f, &ctx->scene);
+    sr_frame_from_scene(f, scene);
     if (d->width) f->width = d->width;
     if (d->height) f->height = d->height;
     if (d->spp) f->spp = d->spp;
@@ -194,10 +194,10 @@ static sr_status sr_api_frame(sr_context *ctx, const sr_frame_desc *d, sr_frame 
                               c->look_at[2], c->fov != 0.0f ? c->fov : f->camera.vfov_deg }, 7 };
         char why[256];
         if (!sr_camera_arg_apply(&a, &f->camera, why, sizeof why))
-            return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.camera: %s", why);
+            return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.camera: %s", why);
     }
     if ((uint64_t)f->width * f->height > (1u << 28))
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc: %ux%u is %llu pixels; at most %u are supported", f->width,
+        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc: %ux%u is %llu pixels; at most %u are supported", f->width,
                        f->height, (unsigned long long)f->width * f->height, 1u << 28);
     return SR_OK;
 }
@@ -215,7 +215,7 @@ sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
     sr_frame f;
     sr_status s = sr_api_need_scene(ctx, "sr_set_frame");
     if (!s) s = sr_api_check(ctx, d);
-    if (!s) s = sr_api_frame(ctx, d, &f);
+    if (!s) s = sr_api_frame(&ctx->scene, d, &f, &ctx->err);
     if (!s) ctx->asked = *d;
     return sr_api_status(ctx, s);
 }
@@ -224,13 +224,8 @@ sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out)
 {
     if (!ctx || !out || !ctx->loaded) return SR_RESULT_INPUT_ERROR;
     sr_frame f;
-    sr_error scratch;   /* the kept desc was checked when it was set */
-    sr_context *c = (sr_context *)ctx;
-    const sr_error before = c->err;
-    const sr_status s = sr_api_frame(c, &ctx->asked, &f);
-    scratch = c->err;
-    c->err = before;
-    if (s) return sr_api_result(scratch.status);
+    sr_error err;   /* the kept desc was checked when it was set */
+    if (sr_api_frame(&ctx->scene, &ctx->asked, &f, &err)) return sr_api_result(err.status);
     *out = ctx->asked;
     memcpy(out->camera.position, &f.camera.position, sizeof out->camera.position);
     memcpy(out->camera.look_at, &f.camera.look_at, sizeof out->camera.look_at);
@@ -289,7 +284,7 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
 {
     SR_TRY(sr_api_need_scene(ctx, "sr_render"));
     sr_frame f;
-    SR_TRY(sr_api_frame(ctx, &ctx->asked, &f));
+    SR_TRY(sr_api_frame(&ctx->scene, &ctx->asked, &f, &ctx->err));
     const sr_worker_spec spec = { sr_api_devices[ctx->asked.device], (int)ctx->asked.gpu };
     SR_TRY(sr_farm_check_memory(&ctx->scene, &f, &spec, 1, NULL, &ctx->err));
     SR_TRY(sr_api_open_farm(ctx, &f));

@@ -128,6 +128,18 @@ static void test_same_as_cli(void **state)
         assert_memory_equal(rgb + 4 * i, cli + 3 * i, sizeof(float) * 3);
         assert_true(rgb[4 * i + 3] == 1.0f);
     }
+    /* Another size, then this one again: the same bits (a resize keeps the scene's upload). */
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 20, .height = 12, .spp = 1, .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    assert_int_equal(sr_render(ctx), SR_RESULT_OK);
+    sr_film_size(ctx, &fw, &fh, &samples);
+    assert_true(fw == 20 && fh == 12 && samples == 1);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 40, .height = 24, .spp = 3, .depth = 3, .seed = 5,
+                                                         .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    assert_int_equal(sr_render(ctx), SR_RESULT_OK);
+    assert_int_equal(sr_read_pixels(ctx, rgb, 40 * 24 * 3, 3), SR_RESULT_OK);
+    assert_memory_equal(rgb, cli, sizeof(float) * 40 * 24 * 3);
     /* Saved through the same writer: the same file. */
     sr_test_tmp_path(saved, sizeof saved, "api_saved.exr");
     assert_int_equal(sr_save(ctx, saved, &(sr_save_desc){ .exr_float = 1 }), SR_RESULT_OK);
