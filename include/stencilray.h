@@ -60,10 +60,13 @@
 
    Threads
    =======
-   A context is used by one thread at a time (calls on it do not lock); different contexts
-   may be used on different threads at once. The progress callback runs on a worker thread
-   of the library, while sr_render_progress waits in the calling thread; it must not call
-   into the same context. The log callback runs on the thread that called the function that
+   A context is used by one thread at a time (calls on it do not lock). Different contexts
+   may be used on different threads, with one limit in this version: sr_load_file,
+   sr_load_json and the first render after a load (it builds the BVH) must not run on two
+   contexts at once (the mesh reader and the BVH builder count calls in unlocked globals);
+   later renders may. The progress callback runs on a worker thread of the library while
+   sr_render_progress waits in the calling thread; it must not call into the same context.
+   The log callback runs on the thread that called the function that
    logs.
 */
 #ifndef STENCILRAY_H
