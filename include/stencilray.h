@@ -66,8 +66,7 @@
    contexts at once (the mesh reader and the BVH builder count calls in unlocked globals);
    later renders may. The progress callback runs on a worker thread of the library while
    sr_render_progress waits in the calling thread; it must not call into the same context.
-   The log callback runs on the thread that called the function that
-   logs.
+   The log callback runs on the thread that called the function that logs.
 */
 #ifndef STENCILRAY_H
 #define STENCILRAY_H
