@@ -1,0 +1,215 @@
+/* stencilray.h: the stencilray renderer as a C library, the one header a client includes.
+
+   Link with the shared library (pkg-config --cflags --libs stencilray, or CMake's
+   find_package(stencilray) and target_link_libraries(app stencilray::stencilray)).
+
+   Step by step
+   ============
+
+   1. Make a context. Every field of a desc struct left zero takes its default, so
+      designated initialisers say only what differs:
+
+          sr_context *ctx = sr_create(&(sr_context_desc){ .log = my_log });
+
+   2. Load a scene, from a file or from JSON text in memory. A bad scene gives
+      SR_RESULT_INPUT_ERROR and a message naming the file, line and column:
+
+          if (sr_load_file(ctx, "scenes/cornell.json") != SR_RESULT_OK)
+              fprintf(stderr, "%s\n", sr_last_error(ctx));
+
+   3. Set the frame: what is left zero comes from the scene file (its camera, size, spp,
+      depth, integrator), the rest from you:
+
+          sr_set_frame(ctx, &(sr_frame_desc){ .width = 320, .height = 180, .spp = 16,
+                                              .device = SR_DEVICE_KIND_CPU });
+
+   4. Render: the whole frame, or with a callback that sees the samples done and may
+      cancel (return nonzero); a cancelled frame keeps the samples done so far:
+
+          sr_render(ctx);
+          sr_render_progress(ctx, on_progress, &my_state);
+
+   5. Read the film back as linear floats (3 or 4 channels, row 0 at the top), or save it
+      (.png tonemapped, .hdr and .exr linear):
+
+          float *rgb = malloc(sizeof(float) * 3 * 320 * 180);
+          sr_read_pixels(ctx, rgb, 3 * 320 * 180, 3);
+          sr_save(ctx, "out.png", NULL);
+
+   6. Destroy the context (the scene, the device, the film and the messages go with it):
+
+          sr_destroy(ctx);
+
+   Errors
+   ======
+   Every function that can fail returns an sr_result; SR_RESULT_OK is 0. The message of the
+   last failure on a context is sr_last_error(ctx): one line for a person (what failed, on
+   which input, what is expected), valid until the next call on that context.
+
+   What the library never does
+   ===========================
+   It never exits the process, never installs signal handlers, and never writes to standard
+   output or standard error: notices (the device chosen, a scene file's notices) go to the
+   log callback when one is set, and nowhere otherwise. It reads no documented environment
+   variable (test switches such as SR_FAULT are still read inside; docs/api.md lists them).
+
+   Ownership
+   =========
+   The caller owns every buffer and string it passes; the library copies what it keeps (a
+   path, JSON text, descs). sr_last_error's string belongs to the context.
+
+   Threads
+   =======
+   A context is used by one thread at a time (calls on it do not lock). Different contexts
+   may be used on different threads, with one limit in this version: sr_load_file,
+   sr_load_json and the first render after a load (it builds the BVH) must not run on two
+   contexts at once (the mesh reader and the BVH builder count calls in unlocked globals);
+   later renders may. The progress callback runs on a worker thread of the library while
+   sr_render_progress waits in the calling thread; it must not call into the same context.
+   The log callback runs on the thread that called the function that logs.
+*/
+#ifndef STENCILRAY_H
+#define STENCILRAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SR_API __attribute__((visibility("default")))
+#else
+#define SR_API
+#endif
+
+#define SR_VERSION_MAJOR 0
+#define SR_VERSION_MINOR 1
+
+typedef struct sr_context sr_context;
+
+typedef enum sr_result {
+    SR_RESULT_OK = 0,
+    SR_RESULT_RUNTIME_ERROR = 1,   /* the machine failed: out of memory, a device or I/O error */
+    SR_RESULT_INPUT_ERROR = 2,     /* the caller's input is wrong: a scene, a desc field, a call
+                                      out of order (rendering before a scene is loaded)        */
+    SR_RESULT_CANCELLED = 3,       /* the progress callback asked to stop                       */
+} sr_result;
+
+typedef enum sr_device_kind {
+    SR_DEVICE_KIND_AUTO = 0,       /* a CUDA GPU if one is present, else the CPU                */
+    SR_DEVICE_KIND_CPU,
+    SR_DEVICE_KIND_GPU,
+} sr_device_kind;
+
+typedef enum sr_integrator_kind {
+    SR_INTEGRATOR_KIND_SCENE = 0,  /* the scene file's "integrator"                             */
+    SR_INTEGRATOR_KIND_WHITTED,
+    SR_INTEGRATOR_KIND_PATH,
+} sr_integrator_kind;
+
+/* How bounces skip finished rays; every mask gives the same image (docs/commands.md). */
+typedef enum sr_mask_kind {
+    SR_MASK_KIND_DEFAULT = 0,      /* wave                                                      */
+    SR_MASK_KIND_WAVE,
+    SR_MASK_KIND_COMPACT,
+    SR_MASK_KIND_STENCIL,
+    SR_MASK_KIND_FLAGS,
+    SR_MASK_KIND_MEGAKERNEL,
+} sr_mask_kind;
+
+typedef enum sr_tonemap_kind {
+    SR_TONEMAP_KIND_CLAMP = 0,
+    SR_TONEMAP_KIND_REINHARD,
+    SR_TONEMAP_KIND_ACES,
+} sr_tonemap_kind;
+
+typedef enum sr_log_level { SR_LOG_NOTICE = 0, SR_LOG_WARNING } sr_log_level;
+
+/* A message for a person, one line without the newline. */
+typedef void (*sr_log_fn)(void *user, sr_log_level level, const char *message);
+/* samples_done of samples_total samples per pixel are in the film; return nonzero to stop
+ * after those (the render then returns SR_RESULT_CANCELLED). */
+typedef int (*sr_progress_fn)(void *user, uint32_t samples_done, uint32_t samples_total);
+
+typedef struct sr_context_desc {
+    sr_log_fn log;                 /* NULL: notices are dropped                                 */
+    void *log_user;
+} sr_context_desc;
+
+/* A camera placed by its position and the point it looks at. All zero (position equal to
+ * look_at): the scene's camera. fov 0 keeps the scene camera's vertical field of view. */
+typedef struct sr_camera_view {
+    float position[3];
+    float look_at[3];
+    float fov;                     /* degrees                                                   */
+} sr_camera_view;
+
+/* One frame's settings. Zero means "the scene file's value" for the camera, size, spp,
+ * depth and integrator, and the library's default for the rest. */
+typedef struct sr_frame_desc {
+    sr_camera_view camera;
+    uint32_t width, height;        /* pixels, 1..16384 each                                     */
+    uint32_t spp;                  /* samples per pixel, 1..65536                               */
+    uint32_t depth;                /* the deepest bounce traced, 1..64                          */
+    sr_integrator_kind integrator;
+    sr_mask_kind mask;
+    uint32_t seed;                 /* the random seed; 0: the default, 1                        */
+    sr_device_kind device;
+    uint32_t gpu;                  /* which CUDA device (SR_DEVICE_KIND_GPU or AUTO), from 0    */
+} sr_frame_desc;
+
+typedef struct sr_save_desc {
+    float exposure;                /* radiance times this before writing; 0: 1                  */
+    sr_tonemap_kind tonemap;       /* PNG only                                                  */
+    int exr_float;                 /* EXR only: 32-bit floats instead of half floats            */
+} sr_save_desc;
+
+/* A context, or NULL when out of memory. desc may be NULL (all defaults). */
+SR_API sr_context *sr_create(const sr_context_desc *desc);
+/* Frees everything the context holds; NULL is ignored. */
+SR_API void sr_destroy(sr_context *ctx);
+/* The last failure's message on ctx ("" when the last call succeeded). */
+SR_API const char *sr_last_error(const sr_context *ctx);
+/* "major.minor.patch" of the library. */
+SR_API const char *sr_version(void);
+
+/* Load a scene (JSON, or a glTF file read as the scene {"gltf": {"file": path}}), replacing
+ * the loaded one and resetting the frame to all defaults. On failure the context keeps no
+ * scene. */
+SR_API sr_result sr_load_file(sr_context *ctx, const char *path);
+/* The same from JSON text of len bytes (0: up to its NUL). `name` names it in messages and
+ * its folder resolves the files the scene reads ("mesh", "texture"); NULL: "<json>" in the
+ * current folder. */
+SR_API sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, const char *name);
+
+/* Check and keep the frame's settings; the next render uses them. */
+SR_API sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *frame);
+/* The frame the next render draws, every field filled (the scene's values where the desc
+ * gave none; the camera is the one that will be used). SR_RESULT_INPUT_ERROR without a
+ * scene; it leaves sr_last_error as it was. */
+SR_API sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out);
+
+/* Render the frame's spp samples into the film (the first render opens the device). */
+SR_API sr_result sr_render(sr_context *ctx);
+/* The same, calling progress (may be NULL) with the samples done before each pass of
+ * samples and once at the end. Cancelled: SR_RESULT_CANCELLED, with the mean of the samples
+ * done so far in the film. */
+SR_API sr_result sr_render_progress(sr_context *ctx, sr_progress_fn progress, void *user);
+
+/* The film of the last render: its size and the samples per pixel in it (0: none yet). */
+SR_API sr_result sr_film_size(const sr_context *ctx, uint32_t *width, uint32_t *height, uint32_t *samples);
+/* The film as linear floats, row 0 at the top: channels 3 (RGB) or 4 (RGBA, alpha 1);
+ * capacity is dst's length in floats (at least width * height * channels). */
+SR_API sr_result sr_read_pixels(sr_context *ctx, float *dst, size_t capacity, uint32_t channels);
+/* Write the film to path: .png (exposure, tonemap, sRGB, 8-bit), .hdr or .exr (linear).
+ * Written to a temporary name and renamed: nothing is left at path on failure. desc may be
+ * NULL (defaults). */
+SR_API sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

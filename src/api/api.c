@@ -1,0 +1,381 @@
+/* api.c: include/stencilray.h over the internals. A context holds the scene as parsed, the
+ * frame desc the caller set, the farm (src/farm: the device's worker and its renderer, opened
+ * at the first render and kept while the scene and the device stay) and the film of the last
+ * render. The frame is the CLI's: the scene's values (sr_frame_from_scene), then the desc's,
+ * and the samples go through sr_farm_render and its fixed-point sum, so that the film holds
+ * the bits `stencilray render` writes for the same settings. */
+#include "../../include/stencilray.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/status.h"
+#include "../farm/farm.h"
+#include "../farm/film_sum.h"
+#include "../io/image.h"
+#include "../render/frame.h"
+#include "../scene/scene.h"
+#include "../settings/camera_arg.h"
+
+struct sr_context {
+    sr_context_desc desc;
+    sr_error err;
+    int loaded;                 /* scene holds a parsed scene                                  */
+    sr_scene scene;
+    sr_frame_desc asked;        /* as the caller set it (zeros: defaults)                      */
+    sr_farm *farm;              /* NULL until the first render; for `farm_spec`                */
+    sr_worker_spec farm_spec;
+    float *film;                /* film_w * film_h * 3 linear floats                           */
+    uint32_t film_w, film_h, film_samples;
+};
+
+static sr_result sr_api_fail(sr_context *ctx, sr_status s, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static sr_result sr_api_result(sr_status s)
+{
+    switch (s) {
+    case SR_OK: return SR_RESULT_OK;
+    case SR_ERR_INPUT: return SR_RESULT_INPUT_ERROR;
+    case SR_INTERRUPTED: return SR_RESULT_CANCELLED;
+    default: return SR_RESULT_RUNTIME_ERROR;
+    }
+}
+
+static sr_result sr_api_fail(sr_context *ctx, sr_status s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = sr_vformat(fmt, ap);
+    va_end(ap);
+    sr_fail(&ctx->err, s, "%s", msg ? msg : "out of host memory for a message");
+    free(msg);
+    return sr_api_result(s);
+}
+
+/* The status of an internal call, its message kept when it failed. */
+static sr_result sr_api_status(sr_context *ctx, sr_status s)
+{
+    if (s == SR_OK) ctx->err.msg[0] = '\0';
+    ctx->err.status = s;
+    return sr_api_result(s);
+}
+
+static void sr_api_log(const sr_context *ctx, sr_log_level level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void sr_api_log(const sr_context *ctx, sr_log_level level, const char *fmt, ...)
+{
+    if (!ctx->desc.log) return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = sr_vformat(fmt, ap);
+    va_end(ap);
+    if (msg) ctx->desc.log(ctx->desc.log_user, level, msg);
+    free(msg);
+}
+
+const char *sr_version(void) { return SR_VERSION; }
+
+sr_context *sr_create(const sr_context_desc *desc)
+{
+    sr_context *ctx = (sr_context *)calloc(1, sizeof *ctx);
+    if (ctx && desc) ctx->desc = *desc;
+    return ctx;
+}
+
+static void sr_api_close_farm(sr_context *ctx)
+{
+    sr_farm_close(ctx->farm);
+    ctx->farm = NULL;
+}
+
+static void sr_api_drop_scene(sr_context *ctx)
+{
+    sr_api_close_farm(ctx);
+    if (ctx->loaded) sr_scene_free(&ctx->scene);
+    ctx->loaded = 0;
+    free(ctx->film);
+    ctx->film = NULL;
+    ctx->film_w = ctx->film_h = ctx->film_samples = 0;
+    memset(&ctx->asked, 0, sizeof ctx->asked);
+}
+
+void sr_destroy(sr_context *ctx)
+{
+    if (!ctx) return;
+    sr_api_drop_scene(ctx);
+    free(ctx);
+}
+
+const char *sr_last_error(const sr_context *ctx)
+{
+    return ctx ? ctx->err.msg : "no context (sr_create returned NULL: out of memory)";
+}
+
+/* The scene's notices (one per line) to the log. */
+static void sr_api_log_notices(const sr_context *ctx)
+{
+    for (const char *line = ctx->scene.notices; line && *line;) {
+        const char *end = strchr(line, '\n');
+        const int len = end ? (int)(end - line) : (int)strlen(line);
+        sr_api_log(ctx, SR_LOG_NOTICE, "%.*s", len, line);
+        line += len + (end ? 1 : 0);
+    }
+}
+
+static sr_result sr_api_loaded(sr_context *ctx, sr_status s)
+{
+    if (s) return sr_api_status(ctx, s);
+    ctx->loaded = 1;
+    sr_api_log_notices(ctx);
+    return sr_api_status(ctx, SR_OK);
+}
+
+sr_result sr_load_file(sr_context *ctx, const char *path)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    sr_api_drop_scene(ctx);
+    if (!path) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_load_file: no path (NULL); expected a scene file's path");
+    return sr_api_loaded(ctx, sr_scene_load(path, &ctx->scene, &ctx->err));
+}
+
+sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, const char *name)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    sr_api_drop_scene(ctx);
+    if (!json) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_load_json: no text (NULL); expected a scene as JSON");
+    return sr_api_loaded(ctx, sr_scene_parse(name ? name : "<json>", json, len ? len : strlen(json), &ctx->scene,
+                                             &ctx->err));
+}
+
+/* ---- the frame ------------------------------------------------------------------------- */
+
+static const sr_mask sr_api_masks[] = { SR_MASK_WAVE, SR_MASK_WAVE, SR_MASK_COMPACT, SR_MASK_STENCIL, SR_MASK_FLAGS,
+                                        SR_MASK_MEGAKERNEL };
+static const sr_backend_kind sr_api_devices[] = { SR_BACKEND_AUTO, SR_BACKEND_CPU, SR_BACKEND_CUDA };
+
+/* A desc's values in their ranges; ctx->err says which is not. */
+static sr_status sr_api_check(sr_context *ctx, const sr_frame_desc *d)
+{
+    if (d->width > SR_MAX_RESOLUTION || d->height > SR_MAX_RESOLUTION)
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc: %ux%u; expected a width and height of 1..%u (0: the scene's)",
+                       d->width, d->height, SR_MAX_RESOLUTION);
+    if (d->spp > SR_MAX_SPP)
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.spp %u; expected 1..%u (0: the scene's)", d->spp, SR_MAX_SPP);
+    if (d->depth > SR_MAX_DEPTH)
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.depth %u; expected 1..%u (0: the scene's)", d->depth,
+                       (unsigned)SR_MAX_DEPTH);
+    if ((unsigned)d->integrator > SR_INTEGRATOR_KIND_PATH)
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.integrator %d; expected an sr_integrator_kind", (int)d->integrator);
+    if ((unsigned)d->mask > SR_MASK_KIND_MEGAKERNEL)
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.mask %d; expected an sr_mask_kind", (int)d->mask);
+    if ((unsigned)d->device > SR_DEVICE_KIND_GPU)
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.device %d; expected an sr_device_kind", (int)d->device);
+    if (d->gpu > 1024)
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.gpu %u; expected a CUDA device number", d->gpu);
+    return SR_OK;
+}
+
+/* The frame a desc asks for over the scene (as the CLI's sr_open_scene builds it from options). */
+static sr_status sr_api_frame(const sr_scene *scene, const sr_frame_desc *d, sr_frame *f, sr_error *err)
+{
+    sr_frame_from_scene(f, scene);
+    if (d->width) f->width = d->width;
+    if (d->height) f->height = d->height;
+    if (d->spp) f->spp = d->spp;
+    if (d->depth) f->depth = d->depth;
+    if (d->integrator) f->integrator = d->integrator == SR_INTEGRATOR_KIND_PATH ? SR_INTEGRATOR_PATH : SR_INTEGRATOR_WHITTED;
+    f->render.mask = sr_api_masks[d->mask];
+    if (d->seed) f->render.seed = d->seed;
+    const sr_camera_view *c = &d->camera;
+    if (memcmp(c->position, c->look_at, sizeof c->position) || c->fov != 0.0f) {
+        sr_camera_arg a = { { c->position[0], c->position[1], c->position[2], c->look_at[0], c->look_at[1],
+                              c->look_at[2], c->fov != 0.0f ? c->fov : f->camera.vfov_deg }, 7 };
+        char why[256];
+        if (!sr_camera_arg_apply(&a, &f->camera, why, sizeof why))
+            return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.camera: %s", why);
+    }
+    if ((uint64_t)f->width * f->height > (1u << 28))
+        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc: %ux%u is %llu pixels; at most %u are supported", f->width,
+                       f->height, (unsigned long long)f->width * f->height, 1u << 28);
+    return SR_OK;
+}
+
+static sr_status sr_api_need_scene(sr_context *ctx, const char *fn)
+{
+    if (ctx->loaded) return SR_OK;
+    return sr_fail(&ctx->err, SR_ERR_INPUT, "%s: no scene is loaded; call sr_load_file or sr_load_json first", fn);
+}
+
+sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    if (!d) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_set_frame: no desc (NULL)");
+    sr_frame f;
+    sr_status s = sr_api_need_scene(ctx, "sr_set_frame");
+    if (!s) s = sr_api_check(ctx, d);
+    if (!s) s = sr_api_frame(&ctx->scene, d, &f, &ctx->err);
+    if (!s) ctx->asked = *d;
+    return sr_api_status(ctx, s);
+}
+
+sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out)
+{
+    if (!ctx || !out || !ctx->loaded) return SR_RESULT_INPUT_ERROR;
+    sr_frame f;
+    sr_error err;   /* the kept desc was checked when it was set */
+    if (sr_api_frame(&ctx->scene, &ctx->asked, &f, &err)) return sr_api_result(err.status);
+    *out = ctx->asked;
+    memcpy(out->camera.position, &f.camera.position, sizeof out->camera.position);
+    memcpy(out->camera.look_at, &f.camera.look_at, sizeof out->camera.look_at);
+    out->camera.fov = f.camera.vfov_deg;
+    out->width = f.width;
+    out->height = f.height;
+    out->spp = f.spp;
+    out->depth = f.depth;
+    out->integrator = f.integrator == SR_INTEGRATOR_PATH ? SR_INTEGRATOR_KIND_PATH : SR_INTEGRATOR_KIND_WHITTED;
+    out->mask = out->mask ? out->mask : SR_MASK_KIND_WAVE;
+    out->seed = f.render.seed;
+    return SR_RESULT_OK;
+}
+
+/* ---- rendering ------------------------------------------------------------------------- */
+
+/* The farm's take hook (farm.h): the next pass in order until the caller's callback cancels;
+ * worker threads call it, one at a time here (one worker), under a lock all the same. */
+typedef struct sr_api_run {
+    pthread_mutex_t mu;
+    uint32_t next, passes, done, spp;
+    int cancelled;
+    sr_progress_fn fn;
+    void *user;
+} sr_api_run;
+
+static uint32_t sr_api_take(void *ctx, uint32_t last_samples)
+{
+    sr_api_run *run = (sr_api_run *)ctx;
+    pthread_mutex_lock(&run->mu);
+    run->done += last_samples;
+    uint32_t p = UINT32_MAX;
+    if (!run->cancelled && run->fn && run->fn(run->user, run->done, run->spp)) run->cancelled = 1;
+    if (!run->cancelled && run->next < run->passes) p = run->next++;
+    pthread_mutex_unlock(&run->mu);
+    return p;
+}
+
+/* The farm for the frame's device: kept while the scene and the device stay. */
+static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f)
+{
+    const sr_worker_spec spec = { sr_api_devices[ctx->asked.device], (int)ctx->asked.gpu };
+    if (ctx->farm && spec.kind == ctx->farm_spec.kind && spec.device == ctx->farm_spec.device) return SR_OK;
+    sr_api_close_farm(ctx);
+    SR_TRY(sr_farm_open(&ctx->farm, &ctx->scene, &spec, 1, f, &ctx->err));
+    ctx->farm_spec = spec;
+    const sr_backend *be = sr_farm_backend(ctx->farm, 0);
+    const char *why = sr_farm_why(ctx->farm, 0);
+    if (be->kind == SR_BACKEND_CUDA) sr_api_log(ctx, SR_LOG_NOTICE, "GPU backend on %s", be->device_name);
+    else if (why[0]) sr_api_log(ctx, SR_LOG_NOTICE, "CPU backend (%s), %s", why, be->device_name);
+    else sr_api_log(ctx, SR_LOG_NOTICE, "CPU backend, %s", be->device_name);
+    return SR_OK;
+}
+
+static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
+{
+    SR_TRY(sr_api_need_scene(ctx, "sr_render"));
+    sr_frame f;
+    SR_TRY(sr_api_frame(&ctx->scene, &ctx->asked, &f, &ctx->err));
+    const sr_worker_spec spec = { sr_api_devices[ctx->asked.device], (int)ctx->asked.gpu };
+    SR_TRY(sr_farm_check_memory(&ctx->scene, &f, &spec, 1, NULL, &ctx->err));
+    SR_TRY(sr_api_open_farm(ctx, &f));
+    const size_t n = (size_t)f.width * f.height * 3u;
+    if (ctx->film_w * ctx->film_h * 3u != n) {
+        free(ctx->film);
+        ctx->film_w = ctx->film_h = ctx->film_samples = 0;
+        if (!(ctx->film = (float *)malloc(sizeof(float) * n)))
+            return sr_fail(&ctx->err, SR_ERR_RUNTIME, "out of host memory for a %ux%u film", f.width, f.height);
+    }
+    ctx->film_w = f.width;
+    ctx->film_h = f.height;
+    ctx->film_samples = 0;
+    sr_film_sum sum;
+    SR_TRY(sr_film_sum_init(&sum, n, &ctx->err));
+    sr_api_run run = { PTHREAD_MUTEX_INITIALIZER, 0, sr_farm_pass_count(f.spp), 0, f.spp, 0, fn, user };
+    const sr_farm_share share = { 0, 1, sr_api_take, NULL, &run };
+    sr_farm_stats st;
+    sr_status s = sr_farm_render(ctx->farm, &f, &share, &sum, &st, &ctx->err);
+    pthread_mutex_destroy(&run.mu);
+    if (s == SR_OK && !run.cancelled && sum.samples != f.spp)
+        s = sr_fail(&ctx->err, SR_ERR_RUNTIME, "internal error: %llu of the frame's %u samples were rendered",
+                    (unsigned long long)sum.samples, f.spp);
+    if (s == SR_OK || s == SR_INTERRUPTED) {
+        sr_film_sum_mean(&sum, ctx->film);
+        ctx->film_samples = (uint32_t)sum.samples;
+    }
+    sr_film_sum_free(&sum);
+    if (s == SR_OK && run.cancelled)
+        s = sr_fail(&ctx->err, SR_INTERRUPTED, "cancelled by the progress callback after %u of %u samples",
+                    ctx->film_samples, f.spp);
+    return s;
+}
+
+sr_result sr_render_progress(sr_context *ctx, sr_progress_fn progress, void *user)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    return sr_api_status(ctx, sr_api_render(ctx, progress, user));
+}
+
+sr_result sr_render(sr_context *ctx) { return sr_render_progress(ctx, NULL, NULL); }
+
+/* ---- the film -------------------------------------------------------------------------- */
+
+sr_result sr_film_size(const sr_context *ctx, uint32_t *width, uint32_t *height, uint32_t *samples)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    if (width) *width = ctx->film_w;
+    if (height) *height = ctx->film_h;
+    if (samples) *samples = ctx->film_samples;
+    return SR_RESULT_OK;
+}
+
+static sr_status sr_api_need_film(sr_context *ctx, const char *fn)
+{
+    if (ctx->film && ctx->film_samples) return SR_OK;
+    return sr_fail(&ctx->err, SR_ERR_INPUT, "%s: the film holds no samples; call sr_render first", fn);
+}
+
+sr_result sr_read_pixels(sr_context *ctx, float *dst, size_t capacity, uint32_t channels)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    sr_status s = sr_api_need_film(ctx, "sr_read_pixels");
+    const size_t pixels = (size_t)ctx->film_w * ctx->film_h;
+    if (!s && channels != 3 && channels != 4)
+        s = sr_fail(&ctx->err, SR_ERR_INPUT, "sr_read_pixels: %u channels; expected 3 (RGB) or 4 (RGBA)", channels);
+    if (!s && (!dst || capacity < pixels * channels))
+        s = sr_fail(&ctx->err, SR_ERR_INPUT, "sr_read_pixels: room for %zu floats; a %ux%u film of %u channels needs %zu",
+                    dst ? capacity : 0, ctx->film_w, ctx->film_h, channels, pixels * channels);
+    if (s) return sr_api_status(ctx, s);
+    if (channels == 3) memcpy(dst, ctx->film, sizeof(float) * pixels * 3u);
+    for (size_t i = 0; channels == 4 && i < pixels; i++) {
+        memcpy(dst + 4 * i, ctx->film + 3 * i, sizeof(float) * 3u);
+        dst[4 * i + 3] = 1.0f;
+    }
+    return sr_api_status(ctx, SR_OK);
+}
+
+sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    const sr_save_desc d = desc ? *desc : (sr_save_desc){ 0 };
+    sr_status s = sr_api_need_film(ctx, "sr_save");
+    if (!s && (!path || !sr_image_format_known(path)))
+        s = sr_fail(&ctx->err, SR_ERR_INPUT, "sr_save: %s: unknown image format; expected a name ending in .png, .hdr or .exr",
+                    path ? path : "(NULL)");
+    if (!s && ((unsigned)d.tonemap > SR_TONEMAP_KIND_ACES || !(d.exposure >= 0.0f)))
+        s = sr_fail(&ctx->err, SR_ERR_INPUT, "sr_save_desc: tonemap %d, exposure %g; expected an sr_tonemap_kind and an "
+                    "exposure >= 0 (0: 1)", (int)d.tonemap, (double)d.exposure);
+    if (s) return sr_api_status(ctx, s);
+    const sr_image_opts io = { .exposure = d.exposure > 0.0f ? d.exposure : 1.0f, .tonemap = (sr_tonemap)d.tonemap,
+                               .exr_type = d.exr_float ? SR_EXR_FLOAT : SR_EXR_HALF };
+    return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, NULL, &ctx->err));
+}

@@ -1,0 +1,266 @@
+/* test_api.c: the C library's API (include/stencilray.h): defaults from the scene, JSON errors
+ * with line and column, the same float film as `stencilray render --backend cpu`, progress
+ * and cancel, and a library that prints nothing (notices go to the log callback). */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../include/stencilray.h"
+#include "../../src/io/image_exr.h"
+#include "../../src/render/frame.h"
+
+static sr_context *open_cornell(const sr_context_desc *desc)
+{
+    char path[4096];
+    sr_context *ctx = sr_create(desc);
+    assert_non_null(ctx);
+    if (sr_load_file(ctx, sr_test_source_path(path, sizeof path, "scenes/cornell.json")) != SR_RESULT_OK)
+        fail_msg("%s", sr_last_error(ctx));
+    return ctx;
+}
+
+/* A zero desc is the scene file's frame; what a desc gives replaces only that. */
+static void test_defaults(void **state)
+{
+    (void)state;
+    sr_context *ctx = sr_create(NULL);
+    assert_string_equal(sr_last_error(ctx), "");
+    assert_int_equal(sr_render(ctx), SR_RESULT_INPUT_ERROR);   /* no scene yet */
+    assert_non_null(strstr(sr_last_error(ctx), "no scene is loaded"));
+    sr_destroy(ctx);
+
+    ctx = open_cornell(NULL);
+    sr_scene scene;
+    sr_test_load_shipped("scenes/cornell.json", &scene);
+    sr_frame want;
+    sr_frame_from_scene(&want, &scene);
+    sr_frame_desc got;
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_int_equal(got.width, want.width);
+    assert_int_equal(got.height, want.height);
+    assert_int_equal(got.spp, want.spp);
+    assert_int_equal(got.depth, want.depth);
+    assert_int_equal(got.integrator, want.integrator == SR_INTEGRATOR_PATH ? SR_INTEGRATOR_KIND_PATH : SR_INTEGRATOR_KIND_WHITTED);
+    assert_int_equal(got.mask, SR_MASK_KIND_WAVE);
+    assert_int_equal(got.seed, 1);
+    assert_true(got.camera.fov == want.camera.vfov_deg);
+    assert_memory_equal(got.camera.position, &want.camera.position, sizeof got.camera.position);
+
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 40, .depth = 2,
+                                                         .camera = { .position = { 0, 1, 5 }, .look_at = { 0, 1, 0 } } }),
+                     SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_int_equal(got.width, 40);
+    assert_int_equal(got.height, want.height);
+    assert_int_equal(got.depth, 2);
+    assert_int_equal(got.spp, want.spp);
+    assert_true(got.camera.position[2] == 5.0f && got.camera.fov == want.camera.vfov_deg);
+
+    /* A bad value is refused, names the field, and leaves the frame as it was. */
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .spp = 70000 }), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "spp 70000"));
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_int_equal(got.width, 40);
+    sr_scene_free(&scene);
+    sr_destroy(ctx);
+}
+
+/* A syntax error in JSON text: the input error code and "name:line:column: ...". */
+static void test_json_error(void **state)
+{
+    (void)state;
+    sr_context *ctx = sr_create(NULL);
+    const char *bad = "{\n  \"camera\": {\"position\": [0, 1, 5],,\n}";
+    assert_int_equal(sr_load_json(ctx, bad, 0, "inline.json"), SR_RESULT_INPUT_ERROR);
+    const char *msg = sr_last_error(ctx);
+    if (!strstr(msg, "inline.json:2:")) fail_msg("no file:line:column in: %s", msg);
+    assert_int_equal(sr_render(ctx), SR_RESULT_INPUT_ERROR);   /* the context kept no scene */
+
+    /* Good text loads, and its values are the frame's. */
+    const char *good = "{\"camera\": {\"position\": [0, 1, 4], \"look_at\": [0, 0, 0]}, \"image\": {\"width\": 24, "
+                       "\"height\": 12}, \"materials\": {\"red\": {\"type\": \"diffuse\", \"albedo\": [1, 0, 0]}}, "
+                       "\"objects\": [{\"type\": \"sphere\", \"center\": [0, 0, 0], \"radius\": 1, \"material\": \"red\"}]}";
+    if (sr_load_json(ctx, good, 0, NULL) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_frame_desc f;
+    assert_int_equal(sr_get_frame(ctx, &f), SR_RESULT_OK);
+    assert_int_equal(f.width, 24);
+    assert_int_equal(f.height, 12);
+    sr_destroy(ctx);
+}
+
+/* The API's film is the CLI's float EXR of the same scene and settings, bit for bit. */
+static void test_same_as_cli(void **state)
+{
+    (void)state;
+    char scene[4096], exr[4096], saved[4096], err[4096];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell.json");
+    sr_test_tmp_path(exr, sizeof exr, "api_cli.exr");
+    const char *argv[] = { "render", scene, "--backend", "cpu", "--width", "40", "--height", "24", "--spp", "3",
+                           "--depth", "3", "--seed", "5", "--exr-type", "float", "-q", "-o", exr, NULL };
+    if (sr_test_run_cli(argv, err, sizeof err) != 0) fail_msg("render: %s", err);
+    float *cli = NULL;
+    uint32_t w = 0, h = 0;
+    sr_error e = { SR_OK, "" };
+    if (sr_exr_read(exr, 64, 0, &cli, &w, &h, &e)) fail_msg("%s", e.msg);
+    assert_int_equal(w, 40);
+    assert_int_equal(h, 24);
+
+    sr_context *ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 40, .height = 24, .spp = 3, .depth = 3, .seed = 5,
+                                                         .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    uint32_t fw, fh, samples;
+    sr_film_size(ctx, &fw, &fh, &samples);
+    assert_int_equal(fw, 40);
+    assert_int_equal(fh, 24);
+    assert_int_equal(samples, 3);
+    float *rgb = malloc(sizeof(float) * 40 * 24 * 4);
+    assert_int_equal(sr_read_pixels(ctx, rgb, 40 * 24 * 3 - 1, 3), SR_RESULT_INPUT_ERROR);   /* too small */
+    assert_int_equal(sr_read_pixels(ctx, rgb, 40 * 24 * 3, 3), SR_RESULT_OK);
+    assert_memory_equal(rgb, cli, sizeof(float) * 40 * 24 * 3);
+    assert_int_equal(sr_read_pixels(ctx, rgb, 40 * 24 * 4, 4), SR_RESULT_OK);
+    for (int i = 0; i < 40 * 24; i++) {
+        assert_memory_equal(rgb + 4 * i, cli + 3 * i, sizeof(float) * 3);
+        assert_true(rgb[4 * i + 3] == 1.0f);
+    }
+    /* Another size, then this one again: the same bits (a resize keeps the scene's upload). */
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 20, .height = 12, .spp = 1, .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    assert_int_equal(sr_render(ctx), SR_RESULT_OK);
+    sr_film_size(ctx, &fw, &fh, &samples);
+    assert_true(fw == 20 && fh == 12 && samples == 1);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 40, .height = 24, .spp = 3, .depth = 3, .seed = 5,
+                                                         .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    assert_int_equal(sr_render(ctx), SR_RESULT_OK);
+    assert_int_equal(sr_read_pixels(ctx, rgb, 40 * 24 * 3, 3), SR_RESULT_OK);
+    assert_memory_equal(rgb, cli, sizeof(float) * 40 * 24 * 3);
+    /* Saved through the same writer: the same file. */
+    sr_test_tmp_path(saved, sizeof saved, "api_saved.exr");
+    assert_int_equal(sr_save(ctx, saved, &(sr_save_desc){ .exr_float = 1 }), SR_RESULT_OK);
+    sr_test_assert_same_file(saved, exr);
+    assert_int_equal(sr_save(ctx, "out.tiff", NULL), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "out.tiff"));
+    free(rgb);
+    free(cli);
+    sr_destroy(ctx);
+}
+
+typedef struct progress_log {
+    uint32_t done[64], total[64];
+    int calls, cancel_at;
+} progress_log;
+
+static int on_progress(void *user, uint32_t done, uint32_t total)
+{
+    progress_log *p = user;
+    if (p->calls < 64) {
+        p->done[p->calls] = done;
+        p->total[p->calls] = total;
+    }
+    p->calls++;
+    return p->cancel_at && (int)done >= p->cancel_at;
+}
+
+/* The callback sees the samples done rise to spp; returning nonzero stops the render early
+ * with SR_RESULT_CANCELLED and the mean of the samples done in the film. */
+static void test_progress_and_cancel(void **state)
+{
+    (void)state;
+    sr_context *ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 16, .height = 8, .spp = 6, .depth = 2,
+                                                         .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    progress_log all = { .calls = 0 };
+    assert_int_equal(sr_render_progress(ctx, on_progress, &all), SR_RESULT_OK);
+    assert_true(all.calls >= 2 && all.calls <= 64);
+    assert_int_equal(all.done[0], 0);
+    for (int i = 1; i < all.calls; i++) assert_true(all.done[i] > all.done[i - 1]);
+    assert_int_equal(all.done[all.calls - 1], 6);
+    assert_int_equal(all.total[0], 6);
+
+    progress_log some = { .cancel_at = 2 };
+    assert_int_equal(sr_render_progress(ctx, on_progress, &some), SR_RESULT_CANCELLED);
+    assert_non_null(strstr(sr_last_error(ctx), "cancelled"));
+    uint32_t samples = 0;
+    sr_film_size(ctx, NULL, NULL, &samples);
+    assert_true(samples >= 2 && samples < 6);
+    assert_int_equal(some.done[some.calls - 1], samples);
+    float rgb[16 * 8 * 3];
+    assert_int_equal(sr_read_pixels(ctx, rgb, 16 * 8 * 3, 3), SR_RESULT_OK);   /* the samples done */
+    sr_destroy(ctx);
+}
+
+typedef struct log_lines { int notices; char first[512]; } log_lines;
+
+static void on_log(void *user, sr_log_level level, const char *message)
+{
+    log_lines *l = user;
+    if (level == SR_LOG_NOTICE && !l->notices++) snprintf(l->first, sizeof l->first, "%s", message);
+}
+
+/* Notices go to the log callback; without one, and on error paths, nothing is printed. */
+static void test_log_not_stderr(void **state)
+{
+    (void)state;
+    char capture[4096], png[4096];
+    sr_test_tmp_path(capture, sizeof capture, "api_stderr.txt");
+    sr_test_tmp_path(png, sizeof png, "api_quiet.png");
+    fflush(stderr);
+    fflush(stdout);
+    const int saved_err = dup(2), saved_out = dup(1);
+    const int fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0 && saved_err >= 0 && saved_out >= 0);
+    dup2(fd, 2);
+    dup2(fd, 1);
+
+    log_lines lines = { 0, "" };
+    const sr_frame_desc small = { .width = 8, .height = 4, .spp = 1, .device = SR_DEVICE_KIND_CPU };
+    sr_context *logged = open_cornell(&(sr_context_desc){ .log = on_log, .log_user = &lines });
+    const sr_result r1 = sr_set_frame(logged, &small), r2 = sr_render(logged), r3 = sr_save(logged, png, NULL);
+    sr_context *quiet = open_cornell(NULL);
+    const sr_result r4 = sr_set_frame(quiet, &small), r5 = sr_render(quiet);
+    const sr_result r6 = sr_load_json(quiet, "{", 0, "broken.json");
+    const sr_result r7 = sr_save(logged, "/nonexistent-folder/x.png", NULL);   /* a write that fails */
+
+    fflush(stderr);
+    fflush(stdout);
+    dup2(saved_err, 2);
+    dup2(saved_out, 1);
+    close(fd);
+    close(saved_err);
+    close(saved_out);
+    assert_int_equal(r1, SR_RESULT_OK);
+    assert_int_equal(r2, SR_RESULT_OK);
+    assert_int_equal(r3, SR_RESULT_OK);
+    assert_int_equal(r4, SR_RESULT_OK);
+    assert_int_equal(r5, SR_RESULT_OK);
+    assert_int_equal(r6, SR_RESULT_INPUT_ERROR);
+    assert_int_not_equal(r7, SR_RESULT_OK);
+    char *printed = sr_test_read_text(capture);
+    assert_non_null(printed);
+    if (printed[0]) fail_msg("the library printed: %s", printed);
+    free(printed);
+    assert_true(lines.notices >= 1);
+    if (!strstr(lines.first, "CPU backend")) fail_msg("first notice: %s", lines.first);
+    assert_true(sr_test_file_exists(png));
+    sr_destroy(logged);
+    sr_destroy(quiet);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_json_error),
+        cmocka_unit_test(test_same_as_cli),
+        cmocka_unit_test(test_progress_and_cancel),
+        cmocka_unit_test(test_log_not_stderr),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
