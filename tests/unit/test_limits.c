@@ -449,6 +449,31 @@ static void write_grid_gltf(char *path, size_t cap, const char *name, unsigned g
     fclose(f);
 }
 
+/* Renders gltf (16x16, one sample, CPU) under SR_HOST_MEM_LIMIT=limit_mib M with its output in
+ * a fresh folder `name`: expects exit 2 with every text of `expect` (NULL-ended) and the
+ * limit in the message, nothing written, and the process's peak under the limit. */
+static void expect_refused_under(const char *gltf, const char *name, int limit_mib, const char *what,
+                                 const char *const *expect)
+{
+    char dir[1024], out[1100], env0[64], limit[64];
+    sr_hard_fresh_dir(dir, sizeof dir, name);
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    snprintf(env0, sizeof env0, "SR_HOST_MEM_LIMIT=%dM", limit_mib);
+    snprintf(limit, sizeof limit, "only %d.0 MiB are available", limit_mib);
+    const char *argv[] = { "render", gltf, "--backend", "cpu", "--width", "16", "--height", "16", "--spp", "1",
+                           "-q", "-o", out, NULL };
+    const char *env[] = { env0, NULL };
+    static sr_child c;
+    double peak;
+    const int code = run_with_peak(&c, argv, env, &peak);
+    printf("  %s under %d MiB: exit %d, peak %.0f MiB\n", what, limit_mib, code, peak);
+    bool said = code == 2 && strstr(c.err, limit);
+    for (int k = 0; said && expect[k]; k++) said = strstr(c.err, expect[k]) != NULL;
+    if (!said) fail_msg("%s: expected exit 2 and the budget's message, got %d:\n%s", what, code, c.err);
+    assert_int_equal(sr_hard_count_files(dir), 0);
+    if (peak > limit_mib) fail_msg("%s: peak %.0f MiB over the %d MiB limit", what, peak, limit_mib);
+}
+
 /* A glTF file's nodes cost the import far more than their bytes (2 KiB each, about 20 bytes
  * of JSON): 60 000 empty nodes in 0.6 MB passed the 24x-the-bytes check under 64 MiB and then
  * peaked well above it. Counted from the JSON before the import, they are refused with the
@@ -456,21 +481,10 @@ static void write_grid_gltf(char *path, size_t cap, const char *name, unsigned g
 static void test_gltf_node_memory(void **state)
 {
     (void)state;
-    char gltf[1024], dir[1024], out[1100];
+    char gltf[1024];
     write_grid_gltf(gltf, sizeof gltf, "limits_nodes", 1, 1, 1, 60000, 0, 0);
-    sr_hard_fresh_dir(dir, sizeof dir, "limits_nodes");
-    snprintf(out, sizeof out, "%s/o.png", dir);
-    const char *argv[] = { "render", gltf, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
-    const char *env[] = { "SR_HOST_MEM_LIMIT=64M", NULL };
-    static sr_child c;
-    double peak;
-    const int code = run_with_peak(&c, argv, env, &peak);
-    printf("  60 000 empty nodes under 64 MiB: exit %d, peak %.0f MiB\n", code, peak);
-    if (code != 2 || !strstr(c.err, "limits_nodes.gltf (60001 nodes, about 2.5 KiB each") ||
-        !strstr(c.err, "only 64.0 MiB are available"))
-        fail_msg("expected exit 2 and the nodes' budget, got %d:\n%s", code, c.err);
-    assert_int_equal(sr_hard_count_files(dir), 0);
-    if (peak > 64.0) fail_msg("peak %.0f MiB over the 64 MiB limit", peak);
+    const char *expect[] = { "limits_nodes.gltf (60001 nodes, about 2.5 KiB each", NULL };
+    expect_refused_under(gltf, "limits_nodes", 64, "60 000 empty nodes", expect);
 }
 
 /* One mesh of 100 primitives placed by 10 000 nodes: 10^6 placements in a 40 KB file (a legal
@@ -479,21 +493,11 @@ static void test_gltf_node_memory(void **state)
 static void test_gltf_placement_memory(void **state)
 {
     (void)state;
-    char gltf[1024], dir[1024], out[1100];
+    char gltf[1024];
     write_grid_gltf(gltf, sizeof gltf, "limits_placed", 1, 1, 100, 10000, 1, 0);
-    sr_hard_fresh_dir(dir, sizeof dir, "limits_placed");
-    snprintf(out, sizeof out, "%s/o.png", dir);
-    const char *argv[] = { "render", gltf, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
-    const char *env[] = { "SR_HOST_MEM_LIMIT=100M", NULL };
-    static sr_child c;
-    double peak;
-    const int code = run_with_peak(&c, argv, env, &peak);
-    printf("  10^6 placements under 100 MiB: exit %d, peak %.0f MiB\n", code, peak);
-    if (code != 2 || !strstr(c.err, "limits_placed.gltf (0 triangles placed, 200 instanced by 1000100 placements, "
-                                    "then the BVHs) needs ") || !strstr(c.err, "only 100.0 MiB are available"))
-        fail_msg("expected exit 2 and the placements' budget, got %d:\n%s", code, c.err);
-    assert_int_equal(sr_hard_count_files(dir), 0);
-    if (peak > 100.0) fail_msg("peak %.0f MiB over the 100 MiB limit", peak);
+    const char *expect[] = { "limits_placed.gltf (0 triangles placed, 200 instanced by 1000100 placements, then the "
+                             "BVHs) needs ", NULL };
+    expect_refused_under(gltf, "limits_placed", 100, "10^6 placements", expect);
 }
 
 /* One mesh of 2 000 primitives placed by 5 000 nodes: 10^7 placements in a 150 KB file, which
@@ -502,22 +506,11 @@ static void test_gltf_placement_memory(void **state)
 static void test_gltf_placement_import_memory(void **state)
 {
     (void)state;
-    char gltf[1024], dir[1024], out[1100];
+    char gltf[1024];
     write_grid_gltf(gltf, sizeof gltf, "limits_placed_import", 1, 1, 2000, 4999, 1, 0);
-    sr_hard_fresh_dir(dir, sizeof dir, "limits_placed_import");
-    snprintf(out, sizeof out, "%s/o.png", dir);
-    const char *argv[] = { "render", gltf, "--backend", "cpu", "--width", "16", "--height", "16", "-o", out, NULL };
-    const char *env[] = { "SR_HOST_MEM_LIMIT=40M", NULL };
-    static sr_child c;
-    double peak;
-    const int code = run_with_peak(&c, argv, env, &peak);
-    printf("  10^7 placements under 40 MiB: exit %d, peak %.0f MiB\n", code, peak);
-    if (code != 2 || !strstr(c.err, "importing mesh file ") ||
-        !strstr(c.err, "limits_placed_import.gltf (5000 nodes, about 2.5 KiB each, 10000000 placements of a mesh's "
-                       "primitives by a node, 6 bytes each") || !strstr(c.err, "only 40.0 MiB are available"))
-        fail_msg("expected exit 2 and the import's budget, got %d:\n%s", code, c.err);
-    assert_int_equal(sr_hard_count_files(dir), 0);
-    if (peak > 40.0) fail_msg("peak %.0f MiB over the 40 MiB limit", peak);
+    const char *expect[] = { "importing mesh file ", "limits_placed_import.gltf (5000 nodes, about 2.5 KiB each, "
+                             "10000000 placements of a mesh's primitives by a node, 6 bytes each", NULL };
+    expect_refused_under(gltf, "limits_placed_import", 40, "10^7 placements", expect);
 }
 
 /* 10^7 placed emissive triangles (a 20 000-triangle grid placed by 500 nodes): the emitter
@@ -529,21 +522,16 @@ static void test_emitter_table_memory(void **state)
     char lit[1024], dark[1024], dir[1024], out[1100];
     write_grid_gltf(lit, sizeof lit, "limits_lit", 100, 100, 1, 499, 1, 1);
     write_grid_gltf(dark, sizeof dark, "limits_dark", 100, 100, 1, 499, 1, 0);
-    sr_hard_fresh_dir(dir, sizeof dir, "limits_lit");
+    const char *expect[] = { "emitter table", NULL };
+    expect_refused_under(lit, "limits_lit", 60, "10^7 placed emissive triangles", expect);
+    sr_hard_fresh_dir(dir, sizeof dir, "limits_dark");
     snprintf(out, sizeof out, "%s/o.png", dir);
-    const char *argv[] = { "render", lit, "--backend", "cpu", "--width", "16", "--height", "16", "--spp", "1",
+    const char *argv[] = { "render", dark, "--backend", "cpu", "--width", "16", "--height", "16", "--spp", "1",
                            "-q", "-o", out, NULL };
     const char *env[] = { "SR_HOST_MEM_LIMIT=60M", NULL };
     static sr_child c;
     double peak;
-    int code = run_with_peak(&c, argv, env, &peak);
-    printf("  10^7 placed emissive triangles under 60 MiB: exit %d, peak %.0f MiB\n", code, peak);
-    if (code != 2 || !strstr(c.err, "emitter table") || !strstr(c.err, "only 60.0 MiB are available"))
-        fail_msg("expected exit 2 and the emitter table's budget, got %d:\n%s", code, c.err);
-    assert_int_equal(sr_hard_count_files(dir), 0);
-    if (peak > 60.0) fail_msg("peak %.0f MiB over the 60 MiB limit", peak);
-    argv[1] = dark;
-    code = run_with_peak(&c, argv, env, &peak);
+    const int code = run_with_peak(&c, argv, env, &peak);
     printf("  the same without emission: exit %d, peak %.0f MiB\n", code, peak);
     if (code != 0) fail_msg("without emission: exit %d:\n%s", code, c.err);
     unlink(out);
