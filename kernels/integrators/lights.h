@@ -42,12 +42,8 @@ SR_HD sr_vec3 sr_direct_light(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_v
 
 /* The same with a shading normal ns (sr_shading_normal) for the cosine, the shadow rays
  * leaving from p off the surface along the geometric n. A light the shading normal faces may
- * be just below a coarse mesh's facet (near the terminator): its shadow ray then decides.
- * With a pbr material (pbr not NULL, wo the unit direction to the viewer) each light's
- * share of albedo is sr_pbr_diffuse_share at its half vector with wo (glTF's fresnel_mix),
- * the ambient term's at the viewing angle. */
-SR_HD sr_vec3 sr_direct_light_fresnel(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo,
-                                      const sr_material *pbr, sr_vec3 wo)
+ * be just below a coarse mesh's facet (near the terminator): its shadow ray then decides. */
+SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo)
 {
     sr_vec3 sum = sr_v3s(0.0f);
     sr_vec3 origin = sr_offset_origin(p, n);
@@ -59,17 +55,9 @@ SR_HD sr_vec3 sr_direct_light_fresnel(const sr_scene_view *s, sr_vec3 p, sr_vec3
         float cos_l = sr_dot(ns, to_light);
         if (cos_l <= 0.0f) continue;
         if (sr_trace_occluded(s, origin, to_light, 0.0f, dist)) continue;
-        float w = cos_l * falloff;
-        if (pbr) w *= sr_pbr_diffuse_share(pbr, sr_dot(wo, sr_normalize(sr_add(wo, to_light))));
-        sum = sr_madd(sum, l->power, w);
+        sum = sr_madd(sum, l->power, cos_l * falloff);
     }
-    const sr_vec3 ambient = pbr ? sr_scale(s->ambient, sr_pbr_diffuse_share(pbr, sr_dot(ns, wo))) : s->ambient;
-    return sr_mul(sr_add(sr_scale(sum, 1.0f / SR_PI), ambient), albedo);
-}
-
-SR_HD sr_vec3 sr_direct_light_ns(const sr_scene_view *s, sr_vec3 p, sr_vec3 n, sr_vec3 ns, sr_vec3 albedo)
-{
-    return sr_direct_light_fresnel(s, p, n, ns, albedo, 0, ns);
+    return sr_mul(sr_add(sr_scale(sum, 1.0f / SR_PI), s->ambient), albedo);
 }
 
 /* ---- area emitters ---------------------------------------------------------------------- */

@@ -202,10 +202,9 @@ SR_HD bool sr_shade_whitted(const sr_params *p, sr_ray *r, uint32_t bounce, sr_h
         if (front || m->two_sided) sr_film_add_shared(p, pixel, shared, sr_mul(tp, m->color));
         return false;
     }
-    /* Whitted's approximation of the metallic-roughness model: the diffuse base lit like a
-     * diffuse surface, each light's share (1 - F)(1 - metallic) with F at its half vector
-     * (glTF's fresnel_mix), the emission, and one reflection weighted by F (Schlick at the
-     * viewing angle, the mirror direction's half vector), fuzzed by roughness. The
+    /* Whitted's approximation of the metallic-roughness model: the diffuse share
+     * (1 - F)(1 - metallic) base lit like a diffuse surface, the emission, and one
+     * reflection weighted by F (Schlick at the viewing angle), fuzzed by roughness. The
      * reflection is made first and the light gathered last, so that nothing the reflection
      * needs is held in registers across the shadow rays' traversals. */
     sr_vec3 pbr_f = sr_v3s(1.0f);
@@ -213,7 +212,8 @@ SR_HD bool sr_shade_whitted(const sr_params *p, sr_ray *r, uint32_t bounce, sr_h
     const bool next = bounce + 1u < s->max_depth &&   /* out of depth: nothing more arrives */
                       sr_whitted_next(p, r, bounce, pixel, m, d, x, xs, n, ns, smooth, front, pbr_f, tp, spawn, spawns);
     if (m->kind == SR_MAT_PBR) {
-        sr_vec3 lit = sr_direct_light_fresnel(s, xs, n, ns, m->color, m, sr_neg(d));
+        const sr_vec3 kd = sr_scale(sr_mul(sr_sub(sr_v3s(1.0f), pbr_f), m->color), 1.0f - m->metallic);
+        sr_vec3 lit = sr_direct_light_ns(s, xs, n, ns, kd);
         if (front) lit = sr_add(lit, m->color2);
         sr_film_add_shared(p, pixel, shared, sr_mul(tp, lit));
     }
