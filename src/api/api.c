@@ -273,10 +273,9 @@ static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f)
     SR_TRY(sr_farm_open(&ctx->farm, &ctx->scene, &spec, 1, f, &ctx->err));
     ctx->farm_spec = spec;
     const sr_backend *be = sr_farm_backend(ctx->farm, 0);
-    const char *why = sr_farm_why(ctx->farm, 0);
-    if (be->kind == SR_BACKEND_CUDA) sr_api_log(ctx, SR_LOG_NOTICE, "GPU backend on %s", be->device_name);
-    else if (why[0]) sr_api_log(ctx, SR_LOG_NOTICE, "CPU backend (%s), %s", why, be->device_name);
-    else sr_api_log(ctx, SR_LOG_NOTICE, "CPU backend, %s", be->device_name);
+    char line[512];
+    sr_backend_describe(be, sr_farm_why(ctx->farm, 0), line, sizeof line);
+    sr_api_log(ctx, SR_LOG_NOTICE, "%s", line);
     return SR_OK;
 }
 

@@ -514,9 +514,9 @@ static int sr_render_main(int argc, char **argv)
     const sr_backend *be = &first_be;
     if (!c.quiet) {
         const char *why = sr_farm_why(fm, 0);
-        if (nw == 1 && be->kind == SR_BACKEND_CUDA) fprintf(stderr, "stencilray: GPU backend on %s\n", be->device_name);
-        else if (nw == 1 && why[0]) fprintf(stderr, "stencilray: CPU backend (%s), %s\n", why, be->device_name);
-        else if (nw == 1) fprintf(stderr, "stencilray: CPU backend, %s\n", be->device_name);
+        char line[512];
+        sr_backend_describe(be, why, line, sizeof line);
+        if (nw == 1) fprintf(stderr, "stencilray: %s\n", line);
         for (uint32_t i = 0; nw > 1 && i < nw; i++)
             fprintf(stderr, "stencilray: worker %u: %s backend on %s\n", i,
                     sr_farm_backend(fm, i)->kind == SR_BACKEND_CUDA ? "GPU" : "CPU", sr_farm_backend(fm, i)->device_name);

@@ -102,3 +102,10 @@ sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
     p.seed = k->seed;
     return p;
 }
+
+void sr_backend_describe(const sr_backend *be, const char *why, char *out, size_t cap)
+{
+    if (be->kind == SR_BACKEND_CUDA) snprintf(out, cap, "GPU backend on %s", be->device_name);
+    else if (why && why[0]) snprintf(out, cap, "CPU backend (%s), %s", why, be->device_name);
+    else snprintf(out, cap, "CPU backend, %s", be->device_name);
+}

@@ -265,6 +265,10 @@ typedef struct sr_backend {
 sr_status sr_backend_create(sr_backend_kind kind, int device, sr_backend *out,
                             char *why_not_cuda, size_t why_cap, sr_error *err);
 void sr_backend_destroy(sr_backend *be);
+
+/* Which backend runs and on what, as the first line of a run says it: "GPU backend on NAME",
+ * "CPU backend (WHY), NAME" when the CPU was chosen for a reason why, else "CPU backend, NAME". */
+void sr_backend_describe(const sr_backend *be, const char *why, char *out, size_t cap);
 /* The film (sums over samples) times `scale` into rgb (width*height*3): read, then scale. */
 sr_status sr_backend_read_film(sr_backend *be, float *rgb, float scale, sr_error *err);
 /* One launch (ops->launch) with the test switch SR_FAULT (fault.h) checked once, here: the

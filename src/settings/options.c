@@ -497,9 +497,9 @@ int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *
         return err.status;
     }
     if (!c->quiet) {
-        if (be->kind == SR_BACKEND_CUDA) fprintf(stderr, "stencilray: GPU backend on %s\n", be->device_name);
-        else if (why[0]) fprintf(stderr, "stencilray: CPU backend (%s), %s\n", why, be->device_name);
-        else fprintf(stderr, "stencilray: CPU backend, %s\n", be->device_name);
+        char line[512];
+        sr_backend_describe(be, why, line, sizeof line);
+        fprintf(stderr, "stencilray: %s\n", line);
     }
     return 0;
 }
