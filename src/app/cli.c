@@ -513,10 +513,11 @@ static int sr_render_main(int argc, char **argv)
     const sr_backend first_be = *sr_farm_backend(fm, 0);   /* its kind and name outlive the farm */
     const sr_backend *be = &first_be;
     if (!c.quiet) {
-        const char *why = sr_farm_why(fm, 0);
-        char line[512];
-        sr_backend_describe(be, why, line, sizeof line);
-        if (nw == 1) fprintf(stderr, "stencilray: %s\n", line);
+        if (nw == 1) {
+            char line[512];
+            sr_backend_describe(be, sr_farm_why(fm, 0), line, sizeof line);
+            fprintf(stderr, "stencilray: %s\n", line);
+        }
         for (uint32_t i = 0; nw > 1 && i < nw; i++)
             fprintf(stderr, "stencilray: worker %u: %s backend on %s\n", i,
                     sr_farm_backend(fm, i)->kind == SR_BACKEND_CUDA ? "GPU" : "CPU", sr_farm_backend(fm, i)->device_name);
