@@ -15,7 +15,7 @@
 #include "../base/status.h"
 #include "../farm/farm.h"
 #include "../farm/film_sum.h"
-#include "../io/image.h"
+#include "../io/images/image.h"
 #include "../render/frame.h"
 #include "../scene/scene.h"
 #include "../settings/camera_arg.h"

@@ -10,8 +10,8 @@
 #include "../backend/cpu/ompenv.h"
 #include "../base/names.h"
 #include "../settings/options.h"
-#include "../io/outpath.h"
-#include "../io/textout.h"
+#include "../io/output/outpath.h"
+#include "../io/output/textout.h"
 #include "../../kernels/frames/sortkey.h"
 #if SR_MEASURE
 #include "wave_timeline.h"

@@ -5,7 +5,7 @@
  * compaction's output is checked on the device: the count is the stencil's popcount and the
  * first count slots are exactly the live rays, each once, each with all its fields. */
 #include "bench_micro.h"
-#include "../io/textout.h"
+#include "../io/output/textout.h"
 #include "../backend/backend.h"
 #include "../../kernels/bench/micro.h"
 

@@ -1,8 +1,8 @@
 /* bench_report.c: the benchmark's statistics and outputs (bench_report.h). */
 #include "bench_report.h"
-#include "../io/outfile.h"
+#include "../io/output/outfile.h"
 #include "../base/names.h"
-#include "../io/textout.h"
+#include "../io/output/textout.h"
 #include "../../kernels/frames/sortkey.h"
 
 #include <cJSON.h>

@@ -11,7 +11,7 @@
 
 #ifdef SR_HAVE_CUDA
 
-#include "../io/textout.h"
+#include "../io/output/textout.h"
 #include "../../kernels/bench/micro.h"
 #include "../../kernels/frames/sort.h"
 #include "../../kernels/frames/sort_net.h"

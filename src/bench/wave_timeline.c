@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include "../io/textout.h"
+#include "../io/output/textout.h"
 #include "../../kernels/frames/wave.h"
 
 static unsigned long long sr_record_start(const uint32_t *r) { return (unsigned long long)r[1] << 32 | r[0]; }

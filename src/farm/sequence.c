@@ -1,7 +1,7 @@
 /* sequence.c: frame ranges and output patterns (sequence.h). */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "sequence.h"
-#include "../io/textout.h"
+#include "../io/output/textout.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -8,7 +8,7 @@
 #include "../base/utf8.h"
 #include "jsoncheck.h"
 #include "../base/interrupt.h"
-#include "../io/outpath.h"
+#include "../io/output/outpath.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -6,7 +6,7 @@
  * path:line:column, the JSON path of the key, what is wrong and what is expected. */
 #include "scene_parse.h"
 #include "../base/mem_limits.h"
-#include "../io/envmap.h"
+#include "../io/images/envmap.h"
 #include "../base/rotation.h"
 #include "../base/names.h"
 

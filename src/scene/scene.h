@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include "../base/status.h"
 #include "../../kernels/core/types.h"
-#include "../io/texfile.h"
-#include "../io/mesh.h"   /* sr_shared_mesh, sr_mesh_instance */
+#include "../io/images/texfile.h"
+#include "../io/meshes/mesh.h"   /* sr_shared_mesh, sr_mesh_instance */
 
 typedef struct sr_camera_desc {
     sr_vec3 position, look_at, up;

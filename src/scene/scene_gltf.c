@@ -2,7 +2,7 @@
  * triangles and materials through the mesh loader, its cameras and KHR_lights_punctual lights
  * from io/gltf_scene.h, and the defaults a file that is the whole scene needs. */
 #include "scene_parse.h"
-#include "../io/gltf_scene.h"
+#include "../io/gltf/gltf_scene.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * material looked up by name. */
 #include "scene_parse.h"
 #include "../base/affine.h"
-#include "../io/outpath.h"
+#include "../io/output/outpath.h"
 #include "../base/interrupt.h"
 #include "../base/rotation.h"
 #include "../../kernels/integrators/lights.h"

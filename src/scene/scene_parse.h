@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include "scene.h"
 #include "jsondoc.h"
-#include "../io/mesh.h"
+#include "../io/meshes/mesh.h"
 
 /* Value ranges (sr_json_range: lower and upper bound, each none, inclusive or exclusive). */
 static const sr_json_range R_POS = {0, 0, SR_JSON_BOUND_EXCL, SR_JSON_BOUND_NONE};

@@ -4,7 +4,7 @@
 #include "../base/interrupt.h"
 #include "../base/names.h"
 #include "../backend/cpu/ompenv.h"
-#include "../io/mesh.h"
+#include "../io/meshes/mesh.h"
 #include "../../kernels/frames/sortkey.h"
 
 #include <errno.h>

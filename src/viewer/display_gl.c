@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../io/image.h"
+#include "../io/images/image.h"
 
 
 /* ---- errors ------------------------------------------------------------------------------ */

@@ -1,7 +1,7 @@
 /* view_load.c: the scene read on a thread while the window shows progress (see view_load.h).
  * The thread only reads files: the backend, GL and the window stay on the main thread. */
 #include "view_load.h"
-#include "../io/mesh.h"
+#include "../io/meshes/mesh.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -9,7 +9,7 @@
  * Exits 77 (skipped) without a CUDA device, without EGL, or when no EGL device gives a context. */
 #include "../unit/testutil.h"
 #include "../../src/viewer/display.h"
-#include "../../src/io/image.h"
+#include "../../src/io/images/image.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../../include/stencilray.h"
-#include "../../src/io/image_exr.h"
+#include "../../src/io/images/image_exr.h"
 #include "../../src/render/frame.h"
 
 static sr_context *open_cornell(const sr_context_desc *desc)

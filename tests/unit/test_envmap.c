@@ -12,7 +12,7 @@
 
 #include <stb_image_write.h>
 
-#include "../../src/io/envmap.h"
+#include "../../src/io/images/envmap.h"
 #include "../../kernels/integrators/stages.h"
 
 static void test_atan2(void **state)

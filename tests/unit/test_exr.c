@@ -11,8 +11,8 @@
 
 #include <OpenEXR/openexr.h>
 
-#include "../../src/io/image.h"
-#include "../../src/io/texfile.h"
+#include "../../src/io/images/image.h"
+#include "../../src/io/images/texfile.h"
 
 /* Read an RGB EXR into floats (row 0 = top), through the library's decoder. Returns the
  * pixel type of channel R in *ptype. Fails the test on any library error. */

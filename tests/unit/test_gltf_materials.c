@@ -10,7 +10,7 @@
 #include "testutil.h"
 #include "gltf_corpus.h"
 #include "gltfutil.h"
-#include "../../src/io/gltf_materials.h"
+#include "../../src/io/gltf/gltf_materials.h"
 
 #include <math.h>
 #include <stdio.h>

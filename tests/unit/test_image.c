@@ -15,7 +15,7 @@
 
 #include <stb_image.h>
 
-#include "../../src/io/image.h"
+#include "../../src/io/images/image.h"
 
 /* ---- helpers ------------------------------------------------------------------------- */
 

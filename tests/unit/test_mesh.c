@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "testutil.h"
-#include "../../src/io/mesh.h"
+#include "../../src/io/meshes/mesh.h"
 
 static sr_mesh_transform identity(void)
 {

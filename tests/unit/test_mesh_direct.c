@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "../../src/io/mesh.h"
+#include "../../src/io/meshes/mesh.h"
 
 /* A small displaced sphere (as tests/perf/make_sphere_mesh.py makes it, N = 12), with the
  * zero-area triangles at its poles, plus one triangle repeated and one with a repeated vertex. */

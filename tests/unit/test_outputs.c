@@ -3,7 +3,7 @@
  * folder for the benchmark's files; '-' writes the benchmark's CSV or JSON to standard output.
  * Each refusal exits 2 and leaves every file as it was. */
 #include "testutil.h"
-#include "../../src/io/image.h"
+#include "../../src/io/images/image.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/io/mesh.h"
+#include "../../src/io/meshes/mesh.h"
 
 #define SEGS 16   /* around the axis (22.5 degrees each) */
 #define RINGS 8   /* pole to pole (22.5 degrees each)    */

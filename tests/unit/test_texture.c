@@ -13,7 +13,7 @@
 
 #include <stb_image_write.h>
 
-#include "../../src/io/texfile.h"
+#include "../../src/io/images/texfile.h"
 #include "../../kernels/core/texture.h"
 
 #define TW 4

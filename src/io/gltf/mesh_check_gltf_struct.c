@@ -4,7 +4,7 @@
  * byteLength on trust,
  * and reads accessors of one primitive by the first one's count; each is refused here with
  * the item it concerns. */
-#include "mesh_check.h"
+#include "../meshes/mesh_check.h"
 #include "mesh_check_gltf.h"
 
 #include <math.h>

@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../base/status.h"
-#include "../../kernels/core/types.h"
+#include "../../base/status.h"
+#include "../../../kernels/core/types.h"
 
 /* Images larger than this on a side, or files larger than this, are refused before decoding. */
 #define SR_MAX_TEXTURE_SIDE 32768u

@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "../base/status.h"
+#include "../../base/status.h"
 
 /* SR_OK, or SR_ERR_INPUT "cannot parse mesh file PATH: ..." saying what does not add up. */
 sr_status sr_ply_check(const char *path, sr_error *err);

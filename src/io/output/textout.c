@@ -1,6 +1,6 @@
 /* textout.c: text results written whole or not at all (textout.h, outfile.h). */
 #include "textout.h"
-#include "../base/utf8.h"
+#include "../../base/utf8.h"
 
 #include <cJSON.h>
 

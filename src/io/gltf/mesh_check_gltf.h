@@ -7,7 +7,7 @@
 #include <cJSON.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "../base/status.h"
+#include "../../base/status.h"
 
 /* One buffer's bytes, wherever they are: a data: URI in the JSON (base64 or not), a file next
  * to the mesh, or a .glb's BIN chunk. */

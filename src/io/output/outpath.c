@@ -1,6 +1,6 @@
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "outpath.h"
-#include "../base/status.h"
+#include "../../base/status.h"
 
 #include <dirent.h>
 #include <limits.h>

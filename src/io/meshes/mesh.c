@@ -7,19 +7,19 @@
  * is walked node by node instead (mesh_nodes.c): such a mesh is read once and placed by
  * instances, the rest placed by each node's matrix composed with ours in double. */
 #include "mesh.h"
-#include "../base/affine.h"
-#include "../base/mem_limits.h"
+#include "../../base/affine.h"
+#include "../../base/mem_limits.h"
 #include "mesh_check.h"
 #include "mesh_direct.h"
-#include "gltf_materials.h"
+#include "../gltf/gltf_materials.h"
 #include "mesh_materials.h"
 #include "mesh_tangents.h"
 #include "mesh_emit.h"
-#include "gltf_scene.h"
-#include "../../kernels/integrators/lights.h"
-#include "../base/interrupt.h"
-#include "outpath.h"
-#include "../base/rotation.h"
+#include "../gltf/gltf_scene.h"
+#include "../../../kernels/integrators/lights.h"
+#include "../../base/interrupt.h"
+#include "../output/outpath.h"
+#include "../../base/rotation.h"
 
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>

@@ -2,8 +2,8 @@
  * implementation) and to EXR through image_exr.c, each written whole or not at all
  * (outfile.h): a failure never leaves a partial file at `path`. */
 #include "image.h"
-#include "../base/interrupt.h"
-#include "outfile.h"
+#include "../../base/interrupt.h"
+#include "../output/outfile.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -2,9 +2,9 @@
  * Node transforms are composed here in double, from each root of the scene down the tree
  * (depth first, with a stack of our own: a chain of nodes is as deep as the file is long). */
 #include "gltf_scene.h"
-#include "mesh_check.h"
+#include "../meshes/mesh_check.h"
 #include "mesh_check_gltf.h"
-#include "../base/mem_limits.h"
+#include "../../base/mem_limits.h"
 
 #include <cJSON.h>
 #include <ctype.h>

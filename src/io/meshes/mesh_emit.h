@@ -5,9 +5,9 @@
 #define SR_MESH_EMIT_H
 
 #include "mesh.h"
-#include "gltf_materials.h"
+#include "../gltf/gltf_materials.h"
 #include "mesh_tangents.h"
-#include "../base/rotation.h"
+#include "../../base/rotation.h"
 
 #include <assimp/scene.h>
 #include <stdbool.h>

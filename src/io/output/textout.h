@@ -4,7 +4,7 @@
 #define SR_TEXTOUT_H
 
 #include <stdio.h>
-#include "../base/status.h"
+#include "../../base/status.h"
 #include "outfile.h"
 
 struct cJSON;

@@ -3,7 +3,7 @@
  * wherever the file says they are, unchecked: values past their buffer view were read past
  * the buffer (AddressSanitizer: heap-buffer-overflow), so were base data longer than their
  * view, and a missing "bufferView" was a null pointer (SIGSEGV). */
-#include "mesh_check.h"
+#include "../meshes/mesh_check.h"
 #include "mesh_check_gltf.h"
 
 #include <cJSON.h>

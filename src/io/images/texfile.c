@@ -4,9 +4,9 @@
  * name is pointed elsewhere meanwhile. The dimensions in its header are checked and the memory
  * for decoding it budgeted before stb_image decodes it. */
 #include "texfile.h"
-#include "../base/mem_limits.h"
+#include "../../base/mem_limits.h"
 #include "image_exr.h"
-#include "outpath.h"
+#include "../output/outpath.h"
 
 #include <errno.h>
 #include <fcntl.h>

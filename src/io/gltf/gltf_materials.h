@@ -16,8 +16,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../base/status.h"
-#include "../../kernels/core/types.h"   /* SR_ALPHA_* */
+#include "../../base/status.h"
+#include "../../../kernels/core/types.h"   /* SR_ALPHA_* */
 
 
 typedef struct sr_gltf_material {

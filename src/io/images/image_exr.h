@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdio.h>
-#include "../base/status.h"
+#include "../../base/status.h"
 
 typedef enum sr_exr_type { SR_EXR_HALF = 0, SR_EXR_FLOAT = 1 } sr_exr_type;
 

@@ -3,7 +3,7 @@
  * aiUVTransform, rotated about a different centre and with its offset converted for its V
  * flip; reading glTF's numbers directly keeps the transform exactly as the spec writes it. */
 #include "gltf_materials.h"
-#include "mesh_check.h"
+#include "../meshes/mesh_check.h"
 
 #include <cJSON.h>
 

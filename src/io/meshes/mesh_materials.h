@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <assimp/scene.h>
 #include "mesh.h"
-#include "gltf_materials.h"
+#include "../gltf/gltf_materials.h"
 
 /* The project material for one of the file's: glTF's metallic-roughness (the file is glTF:
  * gx holds what assimp does not pass on, or the file has a base colour or a metallic factor)

@@ -3,8 +3,8 @@
 #ifndef SR_ENVMAP_HOST_H
 #define SR_ENVMAP_HOST_H
 
-#include "../base/status.h"
-#include "../../kernels/core/types.h"
+#include "../../base/status.h"
+#include "../../../kernels/core/types.h"
 
 /* The largest radiance the environment may give (the map's brightest texel x intensity): the
  * film sums up to 65536 samples of it per pixel in 32-bit floats, and light sampling weights

@@ -6,7 +6,7 @@
 #ifndef SR_OUTFILE_H
 #define SR_OUTFILE_H
 
-#include "../base/status.h"
+#include "../../base/status.h"
 
 typedef struct sr_outfile {
     int fd;             /* the temporary, open for writing */

@@ -3,7 +3,7 @@
  * data are in the BIN chunk. Anything else is left to the checks and assimp; what this reader
  * takes it checks itself: every accessor within its buffer view, every view within the BIN
  * chunk. */
-#include "mesh_direct.h"
+#include "../meshes/mesh_direct.h"
 
 #include <cJSON.h>
 #include <math.h>

@@ -1,9 +1,9 @@
 /* mesh_nodes.c: a glTF file's node hierarchy walked for a caller that takes instances
  * (sr_mesh_opts.shared; mesh.c decides when): each node's matrix composed with ours in double,
  * a mesh that two or more nodes place read once and placed by instances, the others copied. */
-#include "mesh_emit.h"
-#include "../base/affine.h"
-#include "../base/mem_limits.h"
+#include "../meshes/mesh_emit.h"
+#include "../../base/affine.h"
+#include "../../base/mem_limits.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* mesh_refs.c: the files a mesh pulls in, and the glTF/GLB structure assimp's glTF 2 reader
  * needs (see mesh_check.h). */
 #include "mesh_check.h"
-#include "mesh_check_gltf.h"
-#include "../base/mem_limits.h"
-#include "../base/utf8.h"
-#include "outpath.h"
+#include "../gltf/mesh_check_gltf.h"
+#include "../../base/mem_limits.h"
+#include "../../base/utf8.h"
+#include "../output/outpath.h"
 
 #include <cJSON.h>
 #include <sys/stat.h>

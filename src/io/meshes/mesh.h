@@ -4,8 +4,8 @@
 #define SR_MESH_H
 
 #include <stddef.h>
-#include "../base/status.h"
-#include "../../kernels/core/types.h"
+#include "../../base/status.h"
+#include "../../../kernels/core/types.h"
 
 typedef struct sr_mesh_transform {
     sr_vec3 translate;

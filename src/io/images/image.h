@@ -5,9 +5,9 @@
 #define SR_IMAGE_H
 
 #include <stdint.h>
-#include "../base/status.h"
+#include "../../base/status.h"
 #include "image_exr.h"
-#include "../../kernels/core/tonemap.h"
+#include "../../../kernels/core/tonemap.h"
 
 /* Write w x h linear RGB floats (row 0 = top) to path; the format follows the extension:
  * .png (exposure, tonemap, sRGB, 8-bit), .hdr or .exr (linear radiance, exposure applied;

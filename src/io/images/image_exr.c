@@ -2,8 +2,8 @@
  * written through the caller's descriptor (pwrite), so it goes to the same temporary name as
  * the PNG and HDR paths and is renamed by the caller. */
 #include "image_exr.h"
-#include "../base/interrupt.h"
-#include "../base/mem_limits.h"
+#include "../../base/interrupt.h"
+#include "../../base/mem_limits.h"
 
 #include <errno.h>
 #include <math.h>

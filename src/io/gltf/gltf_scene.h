@@ -14,8 +14,8 @@
 #define SR_GLTF_SCENE_H
 
 #include <stdint.h>
-#include "../base/status.h"
-#include "../../kernels/core/types.h"
+#include "../../base/status.h"
+#include "../../../kernels/core/types.h"
 
 typedef enum sr_gltf_camera_kind {
     SR_GLTF_CAMERA_PERSPECTIVE = 0,
