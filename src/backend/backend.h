@@ -302,7 +302,6 @@ sr_status sr_cuda_require_device(int device, sr_error *err);
  * $SR_BVH_TREELETS says none, inorder, reorder, reorder2, reorder-g8, reorder-g24-48,
  * reorder-g32-64, resplit-g32-64 or reorder-resplit-g32-64 (to compare the trees in one binary; both backends read it, so their trees
  * stay the same bytes). */
-#define SR_BVH_TREELETS_ENV "SR_BVH_TREELETS"
 int sr_bvh_treelets(void);
 /* 1 when $SR_BVH_TREELETS is "host": the host's binned SAH tree at every size, to measure the
  * linear BVH's trace speed against it in one binary (render.c, sr_renderer_prepare). */

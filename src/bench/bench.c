@@ -323,7 +323,7 @@ int sr_bench_main(int argc, char **argv)
     printf("# %s: %s\n# %s\n", be.kind == SR_BACKEND_CUDA ? "GPU" : "CPU", gpu, header);
     const int cpu = be.kind != SR_BACKEND_CUDA;
     const char *policy = sr_omp_wait_policy(), *policy_from = sr_omp_wait_policy_source();
-    const char *spincount = getenv("GOMP_SPINCOUNT");
+    const char *spincount = sr_omp_spincount();
     if (cpu)   /* what decides whether CPU timings can be trusted on a shared machine (ompenv.h) */
         printf("# OpenMP: %d threads, OMP_WAIT_POLICY=%s%s%s%s\n", omp_get_max_threads(), policy,
                !strcmp(policy_from, "stencilray") ? " (stencilray's default; set OMP_WAIT_POLICY to choose)"

@@ -1,5 +1,6 @@
 /* render.c: the frame driver, the same loop for every backend. */
 #include "render.h"
+#include "../base/test_hooks.h"
 #include "wave_way.h"
 #include "../base/interrupt.h"
 #include "../base/mem_limits.h"
@@ -196,7 +197,7 @@ static void sr_renderer_forget(sr_renderer *r)
 static sr_build sr_scene_build(const sr_scene_view *v)
 {
 #if SR_MEASURE
-    if (getenv("SR_NO_PLAIN_KERNELS") && !v->instance_count) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
+    if (sr_test_hook(SR_HOOK_NO_PLAIN_KERNELS) && !v->instance_count) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
 #endif
     if (v->instance_count) return SR_BUILD_INSTANCES;   /* the only build with the second level */
     if (sr_scene_maps(v)) return SR_BUILD_MAPS;
@@ -267,11 +268,11 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     r->has_glass = sr_pool_factor(scene) > 1u;
     /* The test switch $SR_SPLIT_BUDGET=N: a lane keeps at most N pending rays and a shade
      * launch appends at most N (tests: rays dropped and counted). */
-    const char *budget = getenv(SR_SPLIT_BUDGET_ENV);
+    const char *budget = sr_test_hook(SR_HOOK_SPLIT_BUDGET);
     r->split_budget = budget && *budget ? (uint32_t)strtoul(budget, NULL, 10) : UINT32_MAX;
     be->state->pool_factor = sr_pool_factor(scene);   /* before the pool is sized (apply) */
 #if SR_MEASURE   /* what the order gains (docs/design.md): every sample in launch order */
-    r->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
+    r->wave_launch_order = sr_test_hook(SR_HOOK_WAVE_LAUNCH_ORDER) != NULL;
 #endif
     t = sr_now();
     if (!st) st = be->ops->upload(be->impl, &r->view, err);
