@@ -175,6 +175,20 @@ SR_API const char *sr_last_error(const sr_context *ctx);
 /* "major.minor.patch" of the library. */
 SR_API const char *sr_version(void);
 
+/* Memory limits: caps on the host and device memory the library counts as free when it
+ * checks, before anything large is allocated, that a scene, a texture or a frame fits (one
+ * that does not is refused with SR_RESULT_INPUT_ERROR and both figures). Zero: no cap, the
+ * machine's figures alone (MemAvailable and the cgroup's limit; the device's free memory).
+ * They hold for the whole process, every context on every thread, from the next check on.
+ * The stencilray command sets them from $SR_HOST_MEM_LIMIT and $SR_DEVICE_MEM_LIMIT; the
+ * library reads neither. */
+typedef struct sr_memory_limits {
+    uint64_t host_bytes;           /* what the process may use in all, decoded textures included */
+    uint64_t device_bytes;         /* the free memory counted on each CUDA device                */
+} sr_memory_limits;
+/* Set the caps; NULL: none. Safe while other threads render. */
+SR_API void sr_set_memory_limits(const sr_memory_limits *limits);
+
 /* Load a scene (JSON, or a glTF file read as the scene {"gltf": {"file": path}}), replacing
  * the loaded one and resetting the frame to all defaults. On failure the context keeps no
  * scene. */

@@ -18,7 +18,6 @@ static const char *const sr_env_readers[] = {
     "src/backend/cpu/ompenv.c",    /* the program's OpenMP default (main.c), OMP_* as set */
     "src/backend/cuda/cudaenv.c",  /* the program's CUDA_MODULE_LOADING default (main.c) */
     "src/farm/ranks.c",            /* launcher facts: was this process started by mpirun */
-    "src/base/mem_limits.c",
 };
 
 static int sr_may_read_env(const char *rel)
