@@ -50,8 +50,11 @@
    ===========================
    It never exits the process, never installs signal handlers, and never writes to standard
    output or standard error: notices (the device chosen, a scene file's notices) go to the
-   log callback when one is set, and nowhere otherwise. It reads no documented environment
-   variable (test switches such as SR_FAULT are still read inside; docs/api.md lists them).
+   log callback when one is set, and nowhere otherwise. It reads no user setting from the
+   environment: what the stencilray command takes from variables (memory limits) a client
+   passes in (sr_set_memory_limits). The only variables read inside are the test switches
+   of tests/README.md (SR_FAULT, SR_SPLIT_BUDGET, ...), each in one place; the OpenMP and
+   CUDA runtimes read their own (OMP_*, CUDA_*) as usual.
 
    Ownership
    =========
@@ -61,10 +64,9 @@
    Threads
    =======
    A context is used by one thread at a time (calls on it do not lock). Different contexts
-   may be used on different threads, with one limit in this version: sr_load_file,
-   sr_load_json and the first render after a load (it builds the BVH) must not run on two
-   contexts at once (the mesh reader and the BVH builder count calls in unlocked globals);
-   later renders may. The progress callback runs on a worker thread of the library while
+   may be used on different threads at once, every call included: loads, renders, saves
+   (the state the library shares between contexts, its counters and the memory limits, is
+   atomic). The progress callback runs on a worker thread of the library while
    sr_render_progress waits in the calling thread; it must not call into the same context.
    The log callback runs on the thread that called the function that logs.
 */
