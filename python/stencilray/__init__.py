@@ -167,11 +167,11 @@ class Renderer:
         if spp is not None:
             self.spp = spp
         to_loop, to_render = _queue.Queue(), _queue.Queue()
-        end = object()
+        end, left = object(), _threading.Event()
 
         def progress(done, total):
-            if done == 0:
-                return False
+            if left.is_set() or done == 0:
+                return left.is_set()
             to_loop.put(done)
             return to_render.get()  # True: the loop was left, cancel
 
@@ -198,6 +198,7 @@ class Renderer:
                 to_render.put(False)
         finally:
             if stopping:
+                left.set()
                 to_render.put(True)
             worker.join()
 
