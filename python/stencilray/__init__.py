@@ -93,6 +93,7 @@ class Renderer:
         if unknown:
             raise TypeError(f"unknown setting {sorted(unknown)[0]!r}; expected one of {', '.join(_FIELDS)} or camera")
         self._ctx = _stencilray.Context(log=log)
+        self._stop = None   # while a samples() loop runs: cancels it and waits for its thread
         if (scene is None) == (json is None):
             raise TypeError("expected a scene (a path or a dict) or json=TEXT, one of them")
         if json is None and isinstance(scene, dict):
@@ -182,8 +183,14 @@ class Renderer:
             except BaseException as e:  # noqa: B036 (handed to the loop's thread)
                 to_loop.put(e)
 
+        def stop():
+            left.set()
+            to_render.put(True)
+            worker.join()
+
         worker = _threading.Thread(target=run, name="stencilray render", daemon=True)
         worker.start()
+        self._stop = stop   # close() ends a loop left suspended
         stopping = True
         try:
             while True:
@@ -197,9 +204,9 @@ class Renderer:
                 yield item
                 to_render.put(False)
         finally:
+            self._stop = None
             if stopping:
-                left.set()
-                to_render.put(True)
+                stop()
             worker.join()
 
     def render(self, spp=None):
@@ -234,7 +241,10 @@ class Renderer:
 
     # ---- lifetime ------------------------------------------------------------------------
     def close(self):
-        """Free the scene, the device and the film now (else when the Renderer is collected)."""
+        """Free the scene, the device and the film now (else when the Renderer is collected);
+        a samples() loop still open is cancelled first."""
+        if self._stop:
+            self._stop()
         self._ctx.close()
 
     def __enter__(self):

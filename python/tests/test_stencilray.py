@@ -114,6 +114,11 @@ def test_one_thread_at_a_time(scenes):
             with pytest.raises(sr.Error, match="in use by another thread"):
                 r.width = 8
             break
+        threads = threading.active_count()
+        loop = r.samples()
+        next(loop)   # a loop left open: close() cancels it and waits for its thread
+    assert threading.active_count() == threads
+    loop.close()
 
 
 def test_gil_released_while_rendering(scenes):
