@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# python/check.sh [BUILD]: the Python module as a user installs it, against the library BUILD
+# python/check.sh [BUILD [PYTEST ARGS]]: the Python module as a user installs it, against the library BUILD
 # (default: build) holds, so that nothing is compiled again but the extension: BUILD installed to
 # a temporary prefix, a fresh virtual environment, pip install ./python with
 # SR_PYTHON_LIBRARY=installed, python/tests under pytest (compared with BUILD/stencilray), and
@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+shift || true   # the rest goes to pytest (--gpu: the CUDA tests too)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
@@ -16,7 +17,7 @@ python3 -m venv "$tmp/venv"
 CMAKE_PREFIX_PATH="$tmp/prefix" "$tmp/venv/bin/pip" install -q --disable-pip-version-check --no-build-isolation \
     --config-settings=cmake.define.SR_PYTHON_LIBRARY=installed ./python
 installed=$SECONDS
-"$tmp/venv/bin/pytest" -q -p no:cacheprovider python/tests --stencilray-cli "$build/stencilray"
+"$tmp/venv/bin/pytest" -q -p no:cacheprovider python/tests --stencilray-cli "$build/stencilray" "$@"
 "$tmp/venv/bin/python" examples/python/turntable.py "$tmp/frames" --frames 3 --width 64 --height 36 --spp 1 --device cpu >/dev/null
 for i in 0 1 2; do
     [ "$(head -c 8 "$tmp/frames/turntable_000$i.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||

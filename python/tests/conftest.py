@@ -1,6 +1,7 @@
 """Fixtures of the module's tests: the repository's scenes and the stencilray command to
 compare with (--stencilray-cli PATH; default: build/stencilray, then build-cpu/stencilray, then
-`stencilray` on PATH)."""
+`stencilray` on PATH), and --gpu, which runs the tests that need a CUDA device (skipped
+otherwise)."""
 import os
 import shutil
 from pathlib import Path
@@ -12,6 +13,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 def pytest_addoption(parser):
     parser.addoption("--stencilray-cli", default=None, help="the stencilray program the module's images are compared with")
+    parser.addoption("--gpu", action="store_true", help="run the tests that need a CUDA device and a CUDA build")
+
+
+@pytest.fixture
+def gpu(request):
+    if not request.config.getoption("--gpu"):
+        pytest.skip("needs a CUDA device: pytest --gpu")
 
 
 @pytest.fixture(scope="session")

@@ -195,3 +195,16 @@ def test_imported_from_the_installed_package(tmp_path):
     assert not package.startswith(str(REPO / "python")), package
     assert os.path.dirname(library) == package, (library, package)
     assert sr.version == sr.__version__ and sr.version.count(".") == 2
+
+
+def test_gpu_film_is_cpu_film(gpu, scenes):
+    """On the GPU (pytest --gpu), samples() from its own thread gives the CPU's film bit for bit."""
+    lines = []
+    with sr.Renderer(scenes / "cornell_path.json", width=96, height=54, spp=4, depth=4, seed=9, device="gpu",
+                     log=lambda level, msg: lines.append(msg)) as r:
+        seen = list(r.samples())
+        on_gpu = r.image
+        r.device = "cpu"
+        assert np.array_equal(r.render().view(np.uint32), on_gpu.view(np.uint32))
+    assert seen[-1] == 4
+    assert any(msg.startswith("GPU backend") for msg in lines), lines
