@@ -190,7 +190,8 @@ class Renderer:
 
         worker = _threading.Thread(target=run, name="stencilray render", daemon=True)
         worker.start()
-        self._stop = stop   # close() ends a loop left suspended
+        if self._stop is None:
+            self._stop = stop   # close() ends a loop left suspended
         stopping = True
         try:
             while True:
@@ -204,13 +205,15 @@ class Renderer:
                 yield item
                 to_render.put(False)
         finally:
-            self._stop = None
+            if self._stop is stop:
+                self._stop = None
             if stopping:
                 stop()
             worker.join()
 
     def render(self, spp=None):
-        """Render the frame and return the image (see image). Ctrl-C cancels."""
+        """Render the frame and return the image (see image). Ctrl-C cancels when the pass
+        under way ends."""
         for _ in self.samples(spp):
             pass
         return self.image
