@@ -73,69 +73,65 @@ SR_HD uint32_t sr_owen_scramble(uint32_t x, uint32_t seed)
     return sr_reverse_bits(x);
 }
 
-/* Coordinate `dim` (0..3) of Sobol point `index`, as a 32-bit fraction. Coordinate 0 is the
- * van der Corput sequence; 1..3 take the primitive polynomials and initial numbers m_k of
- * dimensions 2..4 of Joe and Kuo's table (new-joe-kuo-6.21201): x + 1 (m = 1),
- * x^2 + x + 1 (m = 1, 3) and x^3 + x + 1 (m = 1, 3, 1). Their direction numbers
- * v_k = m_k / 2^k follow from Bratley and Fox's recurrence, made here as the index's bits
- * are read (no table), so the loop runs once per bit up to the index's highest. */
+/* Coordinate `dim` (0 or 1) of Sobol point `index`, as a 32-bit fraction: together the
+ * first two dimensions of Sobol's sequence, a (0,2)-sequence, so the first 2^k points form a
+ * (0,k,2)-net: every elementary interval of area 2^-k holds one point. Coordinate 0 is the
+ * van der Corput sequence; coordinate 1 takes dimension 2 of Joe and Kuo's table
+ * (new-joe-kuo-6.21201): the primitive polynomial x + 1 with m_1 = 1, whose direction
+ * numbers v_k = m_k / 2^k follow from Bratley and Fox's recurrence v_k = v_{k-1} ^ (v_{k-1} >> 1),
+ * made as the index's bits are read (no table; one step per bit up to the highest). */
 SR_HD uint32_t sr_sobol(uint32_t index, uint32_t dim)
 {
     if (dim == 0u) return sr_reverse_bits(index);
-    uint32_t x = 0u, v1 = 0u, v2 = 0u, v3 = 0u;   /* v_{k-1}, v_{k-2}, v_{k-3} */
-    for (uint32_t k = 1u; index; k++, index >>= 1) {
-        uint32_t v;
-        if (k == 1u) v = 0x80000000u;                           /* m_1 = 1 */
-        else if (dim == 1u) v = v1 ^ (v1 >> 1);                 /* x + 1 */
-        else if (k == 2u) v = 0xc0000000u;                      /* m_2 = 3 */
-        else if (dim == 2u) v = v1 ^ v2 ^ (v2 >> 2);            /* x^2 + x + 1 */
-        else if (k == 3u) v = 0x20000000u;                      /* m_3 = 1 */
-        else v = v2 ^ v3 ^ (v3 >> 3);                           /* x^3 + x + 1 */
+    uint32_t x = 0u;
+    for (uint32_t v = 0x80000000u; index; index >>= 1, v ^= v >> 1)
         if (index & 1u) x ^= v;
-        v3 = v2; v2 = v1; v1 = v;
-    }
     return x;
 }
 
-/* Where each draw of a bounce takes its number in the Sobol sampler: one of four groups of
- * four Sobol coordinates per bounce (slot = group * 4 + coordinate). Coordinates 0 and 1 of a
- * group form a (0,2)-sequence, the best 2D points, so each group's main 2D draw takes them:
- * the camera group the pixel position (then the lens), the light group the point on the
- * emitter (then the light pick), the BSDF group the direction (then the lobe choice and the
- * roulette), the last group Whitted's fuzz or the environment map's direction. */
+/* Where each draw of a bounce takes its number in the Sobol sampler: a group of its own
+ * (padding, as in Kollig and Keller's and pbrt-v4's padded Sobol samplers), coordinate 0 or 1
+ * of that group's points (slot = group * 2 + coordinate). The 2D draws get both coordinates,
+ * the best 2D points: the pixel position (the camera's first group), the lens, the point on
+ * the emitter, the BSDF's direction, Whitted's fuzz or the environment map's direction. The
+ * 1D decisions (the light pick, the lobe choice, the roulette, the fuzz's third number) each
+ * take coordinate 0 of a group of their own: the coordinates of one Sobol point share their
+ * top bit (the index's lowest), so a decision on the same point as a 2D draw would tie the
+ * choice to the draw's quadrant. */
 SR_HD uint32_t sr_sobol_slot(uint32_t dim)
 {
     switch (dim) {
     case SR_DIM_PIXEL_X: return 0u;  case SR_DIM_PIXEL_Y: return 1u;
     case SR_DIM_LENS_U: return 2u;   case SR_DIM_LENS_V: return 3u;
     case SR_DIM_LIGHT_U: return 4u;  case SR_DIM_LIGHT_V: return 5u;
-    case SR_DIM_LIGHT_PICK: return 6u;
-    case SR_DIM_BSDF_U: return 8u;   case SR_DIM_BSDF_V: return 9u;
-    case SR_DIM_CHOICE: return 10u;  case SR_DIM_RR: return 11u;
-    case SR_DIM_FUZZ_U: return 12u;  case SR_DIM_FUZZ_V: return 13u;
-    default: return 14u;             /* SR_DIM_FUZZ_W */
+    case SR_DIM_BSDF_U: return 6u;   case SR_DIM_BSDF_V: return 7u;
+    case SR_DIM_FUZZ_U: return 8u;   case SR_DIM_FUZZ_V: return 9u;
+    case SR_DIM_LIGHT_PICK: return 10u;
+    case SR_DIM_CHOICE: return 12u;
+    case SR_DIM_RR: return 14u;
+    default: return 16u;             /* SR_DIM_FUZZ_W */
     }
 }
 
-#define SR_SOBOL_GROUPS 4u   /* groups of four coordinates per bounce (sr_sobol_slot) */
+#define SR_SOBOL_GROUPS 9u   /* groups of two coordinates per bounce (sr_sobol_slot) */
 
-/* A uniform float in [0, 1) from the Sobol sampler (Burley's design). Each group of a
- * bounce draws its own sequence, keyed by hash(seed, pixel, bounce, group): the sample
- * index is first shuffled by a nested uniform scramble of its bits (XORed with the shuffle
- * of 0, which keeps it in [0, 2^k) for sample < 2^k and the loop in sr_sobol short), then
- * each coordinate of that Sobol point is Owen-scrambled with its own key. So the first 2^k
- * samples of a pixel are, in each group, a scrambled (0,k,2)-net in coordinates 0-1, every
- * power-of-two prefix of them is one too, and pixels and groups are decorrelated by their
- * keys. Between powers of two the samples are part of the next net: well spread, though
- * the error drops best at 2^k. */
+/* A uniform float in [0, 1) from the Sobol sampler (Burley's design, "Practical Hash-based
+ * Owen Scrambling", JCGT 2020). Each group of a bounce draws its own sequence, keyed by
+ * hash(seed, pixel, bounce, group): the sample index is first shuffled by a nested uniform
+ * scramble of its bits (XORed with the shuffle of 0, which keeps it in [0, 2^k) for
+ * sample < 2^k and the loop in sr_sobol short), then each coordinate of that Sobol point is
+ * Owen-scrambled with its own key. So the first 2^k samples of a pixel are, in each group,
+ * a scrambled (0,k,2)-net, every power-of-two prefix of them is one too, and pixels and
+ * groups are decorrelated by their keys. Between powers of two the samples are part of the
+ * next net: well spread, though the error drops best at 2^k. */
 SR_HD float sr_sobol_rng(uint32_t seed, uint32_t pixel, uint32_t sample, uint32_t bounce, uint32_t dim)
 {
     const uint32_t slot = sr_sobol_slot(dim);
     uint32_t key = sr_hash32(seed ^ 0x5851f42du);
     key = sr_hash32(key ^ pixel);
-    key = sr_hash32(key ^ (bounce * SR_SOBOL_GROUPS + (slot >> 2)));
+    key = sr_hash32(key ^ (bounce * SR_SOBOL_GROUPS + (slot >> 1)));
     const uint32_t index = sr_owen_scramble(sample, key) ^ sr_owen_scramble(0u, key);
-    const uint32_t x = sr_owen_scramble(sr_sobol(index, slot & 3u), sr_hash32(key + 1u + (slot & 3u)));
+    const uint32_t x = sr_owen_scramble(sr_sobol(index, slot & 1u), sr_hash32(key + 1u + (slot & 1u)));
     return (float)(x >> 8) * (1.0f / 16777216.0f);
 }
 
