@@ -138,16 +138,41 @@ typedef struct sr_context_desc {
     void *log_user;
 } sr_context_desc;
 
-/* A camera placed by its position and the point it looks at. All zero (position equal to
- * look_at): the scene's camera. fov 0 keeps the scene camera's vertical field of view. */
+/* A camera placed by its position and the point it looks at, over the scene's camera.
+ * position equal to look_at (all zero): the scene camera's position and look-at point are
+ * kept. fov 0 keeps the scene camera's vertical field of view. up all zero keeps its up
+ * vector and aperture; a new look-at point then focuses there. With up given, aperture and
+ * focus_distance are taken as they are (0: a pinhole; 0: focus on look_at). */
 typedef struct sr_camera_view {
     float position[3];
     float look_at[3];
     float fov;                     /* degrees                                                   */
+    float up[3];
+    float aperture;                /* lens diameter; 0: a pinhole (only with up given)          */
+    float focus_distance;          /* 0: the distance to look_at (only with up given)           */
 } sr_camera_view;
 
+/* The order the wave mask's warps take the image's tiles in (docs/commands.md). */
+typedef enum sr_wave_order_kind {
+    SR_WAVE_ORDER_KIND_MEASURED = 0, /* measured on a few samples with the other ways to run one */
+    SR_WAVE_ORDER_KIND_LAUNCH,     /* rows of tiles, top to bottom                              */
+    SR_WAVE_ORDER_KIND_SLOWEST,    /* the tiles slowest in the previous such sample first       */
+} sr_wave_order_kind;
+
+/* The coherence sort of live rays after every bounce (compact mask only; the same image). */
+typedef enum sr_sort_kind { SR_SORT_KIND_NONE = 0, SR_SORT_KIND_MERGE, SR_SORT_KIND_RADIX } sr_sort_kind;
+/* The sort's key: direction octant then the origin's Morton code, or the last hit's material. */
+typedef enum sr_sort_key_kind { SR_SORT_KEY_KIND_DIR_MORTON = 0, SR_SORT_KEY_KIND_MATERIAL } sr_sort_key_kind;
+
+/* sr_frame_desc.zeros: fields whose 0 is meant as 0, not as the default. */
+enum {
+    SR_FRAME_ZERO_SEED = 1u << 0,          /* seed 0                                               */
+    SR_FRAME_ZERO_COMPACT_BELOW = 1u << 1, /* compact_below 0: never compact                        */
+};
+
 /* One frame's settings. Zero means "the scene file's value" for the camera, size, spp,
- * depth and integrator, and the library's default for the rest. */
+ * depth and integrator, and the library's default for the rest. One of width and height
+ * alone keeps the camera's aspect ratio (the scene's image, or a glTF camera's). */
 typedef struct sr_frame_desc {
     sr_camera_view camera;
     uint32_t width, height;        /* pixels, 1..16384 each                                     */
@@ -155,9 +180,21 @@ typedef struct sr_frame_desc {
     uint32_t depth;                /* the deepest bounce traced, 1..64                          */
     sr_integrator_kind integrator;
     sr_mask_kind mask;
-    uint32_t seed;                 /* the random seed; 0: the default, 1                        */
+    uint32_t seed;                 /* the random seed; 0: the default, 1 (see zeros)            */
     sr_device_kind device;
     uint32_t gpu;                  /* which CUDA device (SR_DEVICE_KIND_GPU or AUTO), from 0    */
+    uint32_t gltf_camera;          /* 1 + the index of a glTF file's camera (its "cameras"
+                                      list) to start from instead of the scene's; 0: the
+                                      scene's. camera above then moves it                     */
+    uint32_t wave_dense;           /* wave: a warp keeps bouncing while this many of its 32 rays
+                                      live, then repacks them (1..32; 1: never); 0: measured   */
+    sr_wave_order_kind wave_order;
+    float compact_below;           /* compact (and the wave mask's measuring): compact the live
+                                      rays when fewer than this fraction is left (0..1); 0: 0.1
+                                      (see zeros)                                              */
+    sr_sort_kind sort;
+    sr_sort_key_kind sort_key;
+    uint32_t zeros;                /* SR_FRAME_ZERO_*                                           */
 } sr_frame_desc;
 
 typedef struct sr_save_desc {

@@ -1,7 +1,7 @@
 /* api.c: include/stencilray.h over the internals. A context holds the scene as parsed, the
  * frame desc the caller set, the farm (src/farm: the device's worker and its renderer, opened
  * at the first render and kept while the scene and the device stay) and the film of the last
- * render. The frame is the CLI's: the scene's values (sr_frame_from_scene), then the desc's,
+ * render. The frame is the CLI's (sr_frame_build: the scene's values, then the desc's),
  * and the samples go through sr_farm_render and its fixed-point sum, so that the film holds
  * the bits `stencilray render` writes for the same settings. */
 #include "../../include/stencilray.h"
@@ -18,7 +18,7 @@
 #include "../io/images/image.h"
 #include "../render/frame.h"
 #include "../scene/scene.h"
-#include "../settings/camera_arg.h"
+#include "frame_desc.h"
 
 struct sr_context {
     sr_context_desc desc;
@@ -151,57 +151,6 @@ sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, const char
 
 /* ---- the frame ------------------------------------------------------------------------- */
 
-static const sr_mask sr_api_masks[] = { SR_MASK_WAVE, SR_MASK_WAVE, SR_MASK_COMPACT, SR_MASK_STENCIL, SR_MASK_FLAGS,
-                                        SR_MASK_MEGAKERNEL };
-static const sr_backend_kind sr_api_devices[] = { SR_BACKEND_AUTO, SR_BACKEND_CPU, SR_BACKEND_CUDA };
-
-/* A desc's values in their ranges; ctx->err says which is not. */
-static sr_status sr_api_check(sr_context *ctx, const sr_frame_desc *d)
-{
-    if (d->width > SR_MAX_RESOLUTION || d->height > SR_MAX_RESOLUTION)
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc: %ux%u; expected a width and height of 1..%u (0: the scene's)",
-                       d->width, d->height, SR_MAX_RESOLUTION);
-    if (d->spp > SR_MAX_SPP)
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.spp %u; expected 1..%u (0: the scene's)", d->spp, SR_MAX_SPP);
-    if (d->depth > SR_MAX_DEPTH)
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.depth %u; expected 1..%u (0: the scene's)", d->depth,
-                       (unsigned)SR_MAX_DEPTH);
-    if ((unsigned)d->integrator > SR_INTEGRATOR_KIND_PATH)
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.integrator %d; expected an sr_integrator_kind", (int)d->integrator);
-    if ((unsigned)d->mask > SR_MASK_KIND_MEGAKERNEL)
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.mask %d; expected an sr_mask_kind", (int)d->mask);
-    if ((unsigned)d->device > SR_DEVICE_KIND_GPU)
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.device %d; expected an sr_device_kind", (int)d->device);
-    if (d->gpu > 1024)
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_frame_desc.gpu %u; expected a CUDA device number", d->gpu);
-    return SR_OK;
-}
-
-/* The frame a desc asks for over the scene (as the CLI's sr_open_scene builds it from options). */
-static sr_status sr_api_frame(const sr_scene *scene, const sr_frame_desc *d, sr_frame *f, sr_error *err)
-{
-    sr_frame_from_scene(f, scene);
-    if (d->width) f->width = d->width;
-    if (d->height) f->height = d->height;
-    if (d->spp) f->spp = d->spp;
-    if (d->depth) f->depth = d->depth;
-    if (d->integrator) f->integrator = d->integrator == SR_INTEGRATOR_KIND_PATH ? SR_INTEGRATOR_PATH : SR_INTEGRATOR_WHITTED;
-    f->render.mask = sr_api_masks[d->mask];
-    if (d->seed) f->render.seed = d->seed;
-    const sr_camera_view *c = &d->camera;
-    if (memcmp(c->position, c->look_at, sizeof c->position) || c->fov != 0.0f) {
-        sr_camera_arg a = { { c->position[0], c->position[1], c->position[2], c->look_at[0], c->look_at[1],
-                              c->look_at[2], c->fov != 0.0f ? c->fov : f->camera.vfov_deg }, 7 };
-        char why[256];
-        if (!sr_camera_arg_apply(&a, &f->camera, why, sizeof why))
-            return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.camera: %s", why);
-    }
-    if ((uint64_t)f->width * f->height > (1u << 28))
-        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc: %ux%u is %llu pixels; at most %u are supported", f->width,
-                       f->height, (unsigned long long)f->width * f->height, 1u << 28);
-    return SR_OK;
-}
-
 static sr_status sr_api_need_scene(sr_context *ctx, const char *fn)
 {
     if (ctx->loaded) return SR_OK;
@@ -214,8 +163,8 @@ sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
     if (!d) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_set_frame: no desc (NULL)");
     sr_frame f;
     sr_status s = sr_api_need_scene(ctx, "sr_set_frame");
-    if (!s) s = sr_api_check(ctx, d);
-    if (!s) s = sr_api_frame(&ctx->scene, d, &f, &ctx->err);
+    if (!s) s = sr_frame_desc_check(d, &ctx->err);
+    if (!s) s = sr_frame_build(&ctx->scene, d, NULL, &f, &ctx->err);
     if (!s) ctx->asked = *d;
     return sr_api_status(ctx, s);
 }
@@ -225,11 +174,14 @@ sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out)
     if (!ctx || !out || !ctx->loaded) return SR_RESULT_INPUT_ERROR;
     sr_frame f;
     sr_error err;   /* the kept desc was checked when it was set */
-    if (sr_api_frame(&ctx->scene, &ctx->asked, &f, &err)) return sr_api_result(err.status);
+    if (sr_frame_build(&ctx->scene, &ctx->asked, NULL, &f, &err)) return sr_api_result(err.status);
     *out = ctx->asked;
     memcpy(out->camera.position, &f.camera.position, sizeof out->camera.position);
     memcpy(out->camera.look_at, &f.camera.look_at, sizeof out->camera.look_at);
     out->camera.fov = f.camera.vfov_deg;
+    memcpy(out->camera.up, &f.camera.up, sizeof out->camera.up);
+    out->camera.aperture = f.camera.aperture;
+    out->camera.focus_distance = f.camera.focus_distance;
     out->width = f.width;
     out->height = f.height;
     out->spp = f.spp;
@@ -237,6 +189,9 @@ sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out)
     out->integrator = f.integrator == SR_INTEGRATOR_PATH ? SR_INTEGRATOR_KIND_PATH : SR_INTEGRATOR_KIND_WHITTED;
     out->mask = out->mask ? out->mask : SR_MASK_KIND_WAVE;
     out->seed = f.render.seed;
+    out->compact_below = f.render.compact_below;
+    if (!out->seed) out->zeros |= SR_FRAME_ZERO_SEED;
+    if (out->compact_below == 0.0f) out->zeros |= SR_FRAME_ZERO_COMPACT_BELOW;
     return SR_RESULT_OK;
 }
 
@@ -267,7 +222,7 @@ static uint32_t sr_api_take(void *ctx, uint32_t last_samples)
 /* The farm for the frame's device: kept while the scene and the device stay. */
 static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f)
 {
-    const sr_worker_spec spec = { sr_api_devices[ctx->asked.device], (int)ctx->asked.gpu };
+    const sr_worker_spec spec = { sr_frame_backend(ctx->asked.device), (int)ctx->asked.gpu };
     if (ctx->farm && spec.kind == ctx->farm_spec.kind && spec.device == ctx->farm_spec.device) return SR_OK;
     sr_api_close_farm(ctx);
     SR_TRY(sr_farm_open(&ctx->farm, &ctx->scene, &spec, 1, f, &ctx->err));
@@ -283,8 +238,8 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
 {
     SR_TRY(sr_api_need_scene(ctx, "sr_render"));
     sr_frame f;
-    SR_TRY(sr_api_frame(&ctx->scene, &ctx->asked, &f, &ctx->err));
-    const sr_worker_spec spec = { sr_api_devices[ctx->asked.device], (int)ctx->asked.gpu };
+    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, NULL, &f, &ctx->err));
+    const sr_worker_spec spec = { sr_frame_backend(ctx->asked.device), (int)ctx->asked.gpu };
     SR_TRY(sr_farm_check_memory(&ctx->scene, &f, &spec, 1, NULL, &ctx->err));
     SR_TRY(sr_api_open_farm(ctx, &f));
     const size_t n = (size_t)f.width * f.height * 3u;

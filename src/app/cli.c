@@ -4,7 +4,7 @@
 #include "../bench/bench.h"
 #include "../backend/cuda/cudaenv.h"
 #include "../viewer/viewer.h"
-#include "../settings/options.h"
+#include "options.h"
 #include "../../kernels/frames/sortkey.h"
 #include "../io/output/outpath.h"
 #include "../backend/backend.h"
@@ -299,7 +299,7 @@ static int sr_sequence_check_settings(const sr_common *c, const sr_image_opts *i
     const int fmt = sr_image_format_known(pattern);
     const sr_sequence_settings st = {
         .scene = c->scene_path, .width = f->width, .height = f->height, .spp = f->spp, .depth = f->depth,
-        .seed = f->render.seed, .camera_index = c->camera_index, .integrator = sr_integrator_name((int)f->integrator),
+        .seed = f->render.seed, .camera_index = c->ask.gltf_camera ? c->ask.gltf_camera - 1u : 0u, .integrator = sr_integrator_name((int)f->integrator),
         .exposure = f->exposure, .tonemap = fmt == SR_FMT_PNG ? sr_tonemap_name(io->tonemap) : NULL,
         .exr_type = fmt == SR_FMT_EXR ? (io->exr_type == SR_EXR_FLOAT ? "float" : "half") : NULL,
     };
@@ -336,7 +336,7 @@ static int sr_render_main(int argc, char **argv)
     sr_args a = { argc, 2, argv, "render" };
     sr_common c;
     sr_common_default(&c);
-    c.frame.render.progress = 1;
+    c.progress = 1;
     const char *out = "render.png", *stats = NULL, *frames_text = NULL;
     sr_exr_type exr_type = SR_EXR_HALF;
     int exr_type_given = 0;   /* --exr-type: refused unless -o names an EXR */
@@ -351,7 +351,7 @@ static int sr_render_main(int argc, char **argv)
             if (!(out = sr_value(&a, o))) return 2;
             continue;
         }
-        if (!strcmp(o, "--save-partial")) { c.frame.render.keep_partial = 1; continue; }
+        if (!strcmp(o, "--save-partial")) { c.keep_partial = 1; continue; }
         if (!strcmp(o, "--overwrite")) { overwrite = 1; continue; }
         if (!strcmp(o, "--stats")) {
             if (!(stats = sr_value(&a, o))) return 2;
@@ -374,8 +374,8 @@ static int sr_render_main(int argc, char **argv)
         if (r > 0) return r;
         if (r < 0) return sr_unknown_option(&a, o, sr_render_help);
     }
-    const int runs[] = { (int)c.frame.render.mask };
-    const int bad = sr_check_mask_options(&a, &c, runs, 1, c.frame.render.sort != SR_SORT_NONE);
+    const int runs[] = { (int)sr_frame_mask(c.ask.mask) };
+    const int bad = sr_check_mask_options(&a, &c, runs, 1, c.ask.sort != SR_SORT_KIND_NONE);
     if (bad) return bad;
     char msg[2 * PATH_MAX + 256];
     if (sr_output_names_directory(out))
@@ -394,11 +394,11 @@ static int sr_render_main(int argc, char **argv)
         if (last - first >= SR_SEQUENCE_MAX_FRAMES)
             return sr_usage_error(&a, "--frames %s: more than 100000 frames; render the sequence in parts%s", frames_text, "");
         if (sr_frame_pattern_check(out, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
-        if (c.given & SR_GIVEN_CAMERA)
+        if (c.camera_text)
             return sr_usage_error(&a, "--camera and --frames: each frame's camera comes from the scene's camera_path; "
                                   "leave --camera out%s%s", "", "");
         if (stats) return sr_usage_error(&a, "--stats writes the numbers of one frame; leave it out with --frames%s%s", "", "");
-        if (c.frame.render.keep_partial)
+        if (c.keep_partial)
             return sr_usage_error(&a, "--save-partial keeps the samples of one frame; with --frames an interrupted "
                                   "sequence resumes at its first missing frame instead; leave it out%s%s", "", "");
     } else {
@@ -413,17 +413,17 @@ static int sr_render_main(int argc, char **argv)
     if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
     if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
-    if (c.frame.render.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
-    if (c.frame.render.keep_partial && sr_ranks_size() > 1)
+    if (c.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
+    if (c.keep_partial && sr_ranks_size() > 1)
         return sr_usage_error(&a, "--save-partial keeps one process's samples; under mpirun an interrupted render "
                               "writes nothing; leave it out%s%s", "", "");
     const int rank = sr_ranks_rank(), ranks = sr_ranks_size();
     const int user_quiet = c.quiet;
     if (rank > 0) c.quiet = 1;   /* rank 0 alone shows progress and the summary */
-    if (c.quiet) c.frame.render.progress = 0;
-    if (stats) c.frame.render.bounce_counts = 1;   /* its rays_per_bounce */
+    if (c.quiet) c.progress = 0;
+    if (stats) c.bounce_counts = 1;   /* its rays_per_bounce */
 
-    const sr_image_opts io = { .exposure = c.frame.exposure, .tonemap = c.frame.tonemap, .exr_type = exr_type };
+    const sr_image_opts io = { .exposure = c.exposure, .tonemap = (sr_tonemap)c.tonemap, .exr_type = exr_type };
     sr_scene scene;
     sr_interrupt_install();   /* Ctrl-C from here on stops the render cleanly (interrupt.h) */
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];

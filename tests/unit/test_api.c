@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,7 @@ static void test_defaults(void **state)
                      SR_RESULT_OK);
     assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
     assert_int_equal(got.width, 40);
-    assert_int_equal(got.height, want.height);
+    assert_int_equal(got.height, (uint32_t)lround(40.0 * want.height / want.width));   /* one side keeps the shape */
     assert_int_equal(got.depth, 2);
     assert_int_equal(got.spp, want.spp);
     assert_true(got.camera.position[2] == 5.0f && got.camera.fov == want.camera.vfov_deg);
@@ -89,6 +90,66 @@ static void test_json_error(void **state)
     assert_int_equal(sr_get_frame(ctx, &f), SR_RESULT_OK);
     assert_int_equal(f.width, 24);
     assert_int_equal(f.height, 12);
+    sr_destroy(ctx);
+}
+
+/* The fields the command line's options fill: the whole camera, a glTF camera, the mask's
+ * tuning and zeros that mean zero; each out of its range is refused, naming the field. */
+static void test_frame_fields(void **state)
+{
+    (void)state;
+    sr_context *ctx = open_cornell(NULL);
+    sr_frame_desc got, scene;
+    assert_int_equal(sr_get_frame(ctx, &scene), SR_RESULT_OK);
+    /* fov alone: the scene camera's place and focus stay */
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .camera = { .fov = 20.0f } }), SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_true(got.camera.fov == 20.0f);
+    assert_memory_equal(got.camera.position, scene.camera.position, sizeof got.camera.position);
+    assert_memory_equal(got.camera.look_at, scene.camera.look_at, sizeof got.camera.look_at);
+    assert_true(got.camera.focus_distance == scene.camera.focus_distance);
+    /* up given: aperture and focus as they are */
+    const sr_camera_view lens = { { 0, 1, 5 }, { 0, 1, 0 }, 30.0f, { 1, 0, 0 }, 0.25f, 4.0f };
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .camera = lens }), SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_memory_equal(&got.camera, &lens, sizeof lens);
+    /* what get_frame gives, set again, is the same frame */
+    assert_int_equal(sr_set_frame(ctx, &got), SR_RESULT_OK);
+    sr_frame_desc again;
+    assert_int_equal(sr_get_frame(ctx, &again), SR_RESULT_OK);
+    assert_memory_equal(&again, &got, sizeof got);
+    /* zeros that mean zero, and the tuning kept */
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .zeros = SR_FRAME_ZERO_SEED | SR_FRAME_ZERO_COMPACT_BELOW,
+                                                         .wave_dense = 8, .wave_order = SR_WAVE_ORDER_KIND_SLOWEST,
+                                                         .sort = SR_SORT_KIND_RADIX,
+                                                         .sort_key = SR_SORT_KEY_KIND_MATERIAL }),
+                     SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_int_equal(got.seed, 0);
+    assert_true(got.compact_below == 0.0f);
+    assert_int_equal(got.wave_dense, 8);
+    assert_int_equal(got.wave_order, SR_WAVE_ORDER_KIND_SLOWEST);
+    assert_int_equal(got.sort, SR_SORT_KIND_RADIX);
+    assert_int_equal(got.sort_key, SR_SORT_KEY_KIND_MATERIAL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ 0 }), SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_int_equal(got.seed, 1);
+    assert_true(got.compact_below == 0.1f);
+    /* refused, naming the field */
+    static const struct { sr_frame_desc d; const char *names; } bad[] = {
+        { { .wave_dense = 33 }, "wave_dense 33" },
+        { { .compact_below = 1.5f }, "compact_below 1.5" },
+        { { .sort = (sr_sort_kind)7 }, "sort 7" },
+        { { .camera = { .fov = 180.0f } }, "camera.fov" },
+        { { .camera = { .up = { 0, 1, 0 }, .aperture = -1.0f } }, "aperture -1" },
+        { { .gltf_camera = 1 }, "sr_frame_desc.gltf_camera index 0: " },
+        { { .camera = { .position = { 0, 1, 5 }, .look_at = { 0, 1, 0 }, .up = { 0, 0, 1 } } }, "sr_frame_desc.camera: up" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sr_set_frame(ctx, &bad[i].d), SR_RESULT_INPUT_ERROR);
+        if (!strstr(sr_last_error(ctx), bad[i].names)) fail_msg("case %zu: %s", i, sr_last_error(ctx));
+    }
+    assert_non_null(strstr(sr_last_error(ctx), "parallel"));
     sr_destroy(ctx);
 }
 
@@ -258,6 +319,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_json_error),
+        cmocka_unit_test(test_frame_fields),
         cmocka_unit_test(test_same_as_cli),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_log_not_stderr),
