@@ -245,6 +245,26 @@ SR_API sr_result sr_read_pixels(sr_context *ctx, float *dst, size_t capacity, ui
  * NULL (defaults). */
 SR_API sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc);
 
+/* ---- the build ------------------------------------------------------------------------ */
+
+/* What this library was built with and what it finds on this machine (`stencilray info`).
+ * The strings belong to the library and stay valid until the next sr_build_info call. */
+typedef struct sr_build_info {
+    const char *version;           /* "major.minor.patch"                                       */
+    const char *compiler;          /* the C compiler that built the library                     */
+    int cuda_built;                /* 1: the CUDA backend is built in                           */
+    int cpu_threads;               /* the CPU backend's OpenMP threads                          */
+    const char *data_dir;          /* the folder holding scenes/, shaders/ and assets/, or ""   */
+    const char *data_looked_in;    /* where it was looked for (when not found)                  */
+    const char *cuda_devices;      /* the CUDA devices found or why none was: lines of text,
+                                      as `stencilray info` prints them                        */
+    const char *kernel_loading;    /* when the CUDA kernels load, one line, or "" (no CUDA)      */
+    const char *cjson, *assimp, *openexr;   /* the libraries' versions                          */
+} sr_build_info;
+
+/* Fill *out (SR_RESULT_INPUT_ERROR when out is NULL). Not thread-safe: one call at a time. */
+SR_API sr_result sr_get_build_info(sr_build_info *out);
+
 #ifdef __cplusplus
 }
 #endif

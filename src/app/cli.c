@@ -21,17 +21,14 @@
 #include "../farm/ranks.h"
 #include "../farm/sequence.h"
 
-#include <assimp/version.h>
 #include <cJSON.h>
 #include <errno.h>
 #include <limits.h>
-#include <omp.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -711,32 +708,18 @@ static int sr_cmd_info(int argc, char **argv)
         fprintf(stderr, "stencilray info: unknown argument '%s'\n", argv[i]);
         return 2;
     }
-    printf("stencilray %s\n", SR_VERSION);
-    printf("build:\n  C compiler %s, %s\n", __VERSION__,
-#ifdef SR_HAVE_CUDA
-           "CUDA backend built in"
-#else
-           "CUDA backend not built (no nvcc at configure time)"
-#endif
-    );
-    printf("  CPU backend: OpenMP, %d threads\n", omp_get_max_threads());
-    char data[PATH_MAX];   /* scenes, shaders and assets: installed beside the binary or the source tree */
-    const int have_data = sr_data_dir(SR_DEFAULT_SCENE, data, sizeof data);
-    printf("  data: %s%s\n", have_data ? data : "not found; looked in ", have_data ? "" : data);
-    char buf[4096];
-    sr_cuda_describe(buf, sizeof buf);
-    printf("CUDA:\n%s", buf);
-#ifdef SR_HAVE_CUDA
-    const char *loading = sr_cuda_loading(), *loading_from = sr_cuda_loading_source();
-    if (!strcmp(loading_from, "none"))
-        printf("  kernels load on first launch (CUDA_MODULE_LOADING unset)\n");
-    else
-        printf("  kernels load %s (CUDA_MODULE_LOADING=%s, %s)\n",
-               !strcasecmp(loading, "lazy") ? "on first launch" : !strcasecmp(loading, "eager") ? "when the device opens" : "as CUDA decides",
-               loading, !strcmp(loading_from, "stencilray") ? "stencilray's default" : "from the environment");
-#endif
-    printf("libraries:\n  cJSON %s\n  assimp %u.%u.%u\n  stb_image_write (libstb)\n  OpenEXR %s\n",
-           cJSON_Version(), aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch(), sr_exr_version());
+    sr_build_info bi;
+    sr_get_build_info(&bi);
+    printf("stencilray %s\n", bi.version);
+    printf("build:\n  C compiler %s, %s\n", bi.compiler,
+           bi.cuda_built ? "CUDA backend built in" : "CUDA backend not built (no nvcc at configure time)");
+    printf("  CPU backend: OpenMP, %d threads\n", bi.cpu_threads);
+    /* scenes, shaders and assets: installed beside the binary or the source tree */
+    printf("  data: %s%s\n", bi.data_dir[0] ? bi.data_dir : "not found; looked in ", bi.data_looked_in);
+    printf("CUDA:\n%s", bi.cuda_devices);
+    if (bi.kernel_loading[0]) printf("  %s\n", bi.kernel_loading);
+    printf("libraries:\n  cJSON %s\n  assimp %s\n  stb_image_write (libstb)\n  OpenEXR %s\n", bi.cjson, bi.assimp,
+           bi.openexr);
     return 0;
 }
 

@@ -153,6 +153,24 @@ static void test_frame_fields(void **state)
     sr_destroy(ctx);
 }
 
+/* The build's facts `stencilray info` prints, every string filled. */
+static void test_build_info(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_get_build_info(NULL), SR_RESULT_INPUT_ERROR);
+    sr_build_info bi;
+    memset(&bi, 0xff, sizeof bi);
+    assert_int_equal(sr_get_build_info(&bi), SR_RESULT_OK);
+    assert_string_equal(bi.version, sr_version());
+    assert_true(bi.cpu_threads >= 1);
+    assert_true(bi.cuda_built == 0 || bi.cuda_built == 1);
+    const char *strings[] = { bi.compiler, bi.data_dir, bi.data_looked_in, bi.cuda_devices, bi.kernel_loading,
+                              bi.cjson, bi.assimp, bi.openexr };
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) assert_non_null(strings[i]);
+    assert_true(bi.data_dir[0] != '\0');   /* the source tree's, in the build */
+    assert_true(bi.cuda_devices[0] != '\0');   /* the devices, or why there are none */
+}
+
 /* The API's film is the CLI's float EXR of the same scene and settings, bit for bit. */
 static void test_same_as_cli(void **state)
 {
@@ -320,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_json_error),
         cmocka_unit_test(test_frame_fields),
+        cmocka_unit_test(test_build_info),
         cmocka_unit_test(test_same_as_cli),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_log_not_stderr),
