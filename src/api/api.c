@@ -6,13 +6,13 @@
  * the bits `stencilray render` writes for the same settings. */
 #include "../../include/stencilray.h"
 
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/status.h"
+#include "../farm/driver.h"
 #include "../farm/farm.h"
 #include "../farm/film_sum.h"
 #include "../io/images/image.h"
@@ -197,28 +197,6 @@ sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out)
 
 /* ---- rendering ------------------------------------------------------------------------- */
 
-/* The farm's take hook (farm.h): the next pass in order until the caller's callback cancels;
- * worker threads call it, one at a time here (one worker), under a lock all the same. */
-typedef struct sr_api_run {
-    pthread_mutex_t mu;
-    uint32_t next, passes, done, spp;
-    int cancelled;
-    sr_progress_fn fn;
-    void *user;
-} sr_api_run;
-
-static uint32_t sr_api_take(void *ctx, uint32_t last_samples)
-{
-    sr_api_run *run = (sr_api_run *)ctx;
-    pthread_mutex_lock(&run->mu);
-    run->done += last_samples;
-    uint32_t p = UINT32_MAX;
-    if (!run->cancelled && run->fn && run->fn(run->user, run->done, run->spp)) run->cancelled = 1;
-    if (!run->cancelled && run->next < run->passes) p = run->next++;
-    pthread_mutex_unlock(&run->mu);
-    return p;
-}
-
 /* The farm for the frame's device: kept while the scene and the device stay. */
 static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f)
 {
@@ -232,6 +210,12 @@ static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f)
     sr_backend_describe(be, sr_farm_why(ctx->farm, 0), line, sizeof line);
     sr_api_log(ctx, SR_LOG_NOTICE, "%s", line);
     return SR_OK;
+}
+
+static int sr_api_no_progress(void *user, uint32_t done, uint32_t total)
+{
+    (void)user, (void)done, (void)total;
+    return 0;
 }
 
 static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
@@ -254,11 +238,11 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
     ctx->film_samples = 0;
     sr_film_sum sum;
     SR_TRY(sr_film_sum_init(&sum, n, &ctx->err));
-    sr_api_run run = { PTHREAD_MUTEX_INITIALIZER, 0, sr_farm_pass_count(f.spp), 0, f.spp, 0, fn, user };
-    const sr_farm_share share = { 0, 1, sr_api_take, NULL, &run };
+    /* every pass through the callback, so that it sees each one and may cancel */
+    const sr_drive how = { 1, 0, fn ? fn : sr_api_no_progress, user };
+    sr_drive_result run;
     sr_farm_stats st;
-    sr_status s = sr_farm_render(ctx->farm, &f, &share, &sum, &st, &ctx->err);
-    pthread_mutex_destroy(&run.mu);
+    sr_status s = sr_drive_frame(ctx->farm, &f, &how, &sum, &st, &run, &ctx->err);
     if (s == SR_OK && !run.cancelled && sum.samples != f.spp)
         s = sr_fail(&ctx->err, SR_ERR_RUNTIME, "internal error: %llu of the frame's %u samples were rendered",
                     (unsigned long long)sum.samples, f.spp);

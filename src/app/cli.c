@@ -20,6 +20,7 @@
 #include "../farm/film_sum.h"
 #include "../farm/ranks.h"
 #include "../farm/sequence.h"
+#include "../farm/driver.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -228,63 +229,6 @@ static void sr_render_stats_of(const sr_farm_stats *fs, uint64_t samples, sr_ren
     st->samples = (uint32_t)samples;
 }
 
-/* The job's totals on rank 0: the film sums and the ray counts of every rank. */
-static sr_status sr_render_reduce(sr_film_sum *sum, sr_farm_stats *fs, sr_error *err)
-{
-    if (sr_ranks_size() < 2) return SR_OK;
-    sr_status s = sr_ranks_sum_to_root(sum->v, sum->n, err);
-    sum->samples = sr_ranks_sum_u64(sum->samples);
-    fs->rays = sr_ranks_sum_u64(fs->rays);
-    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) fs->bounce_rays[b] = sr_ranks_sum_u64(fs->bounce_rays[b]);
-    fs->dropped = sr_ranks_sum_u64(fs->dropped);
-    return s;
-}
-
-/* Under MPI, whether every rank renders the frames rank 0 does: the same size, samples,
- * depth, integrator, seed, camera, exposure and tonemap, scene file bytes and frames (with
- * --frames, the same -o and --exr-type too: each rank writes its own frames). Otherwise rank
- * 0 names the first rank and setting that differ, and the job exits 2 with nothing written. */
-static int sr_render_same_frame(const sr_common *c, const sr_scene *scene, const char *out, sr_exr_type exr_type,
-                                const sr_frame_list *todo)
-{
-    if (sr_ranks_size() < 2) return 0;
-    const sr_frame *f = &c->frame;
-    const uint64_t h0 = SR_RANKS_HASH_START;
-    const uint64_t look = sr_ranks_hash(h0, &f->camera, sizeof f->camera);
-    const uint64_t tone = sr_ranks_hash(sr_ranks_hash(h0, &f->exposure, sizeof f->exposure), &f->tonemap, sizeof f->tonemap);
-    const uint64_t prims = (uint64_t)scene->prim_count + scene->shared_prim_count + scene->plane_count;
-    const uint64_t frames = todo ? sr_ranks_hash(h0, todo->n, sizeof(uint32_t) * todo->count) : 0;
-    const uint64_t written = todo ? sr_ranks_hash(sr_ranks_hash(h0, out, strlen(out)), &exr_type, sizeof exr_type) : 0;
-    const sr_rank_fact facts[] = {
-        { "width", f->width, 0 }, { "height", f->height, 0 }, { "spp", f->spp, 0 }, { "depth", f->depth, 0 },
-        { "integrator", f->integrator, 1 }, { "seed", f->render.seed, 0 }, { "camera", look, 1 },
-        { "exposure or tonemap", tone, 1 }, { "scene file's bytes", sr_ranks_hash_file(c->scene_path), 1 },
-        { "scene's primitive count", prims, 0 }, { "list of frames to render (--frames)", frames, 1 },
-        { "-o or --exr-type (--frames)", written, 1 },
-    };
-    return sr_ranks_same_frame(facts, (int)(sizeof facts / sizeof facts[0]), "stencilray render") ? 2 : 0;
-}
-
-/* This rank's share of frame f: all of it (`whole`), or the passes that rank 0 hands it as its
- * workers ask (a fixed interleave where MPI cannot take calls from the workers' threads). */
-static sr_status sr_render_share(sr_farm *fm, const sr_frame *f, int whole, sr_film_sum *sum, sr_farm_stats *fs,
-                                 sr_error *err)
-{
-    if (whole) return sr_farm_render(fm, f, NULL, sum, fs, err);
-    sr_rank_passes *rp;
-    sr_status s = sr_ranks_passes_begin(&rp, sr_farm_pass_count(f->spp), err);
-    if (s) return s;
-    sr_farm_share share = { (uint32_t)sr_ranks_rank(), (uint32_t)sr_ranks_size(), NULL, NULL, NULL };
-    if (sr_ranks_passes_dynamic(rp)) {
-        share.take = sr_ranks_passes_take;
-        share.others_done = sr_ranks_passes_others_done;
-        share.ctx = rp;
-    }
-    s = sr_farm_render(fm, f, &share, sum, fs, err);
-    sr_ranks_passes_end(rp);
-    return s;
-}
-
 /* --frames: the settings that decide the images (sequence.h) as text, and where they are kept
  * beside the frames. With frames written already (`written`), a settings file that differs
  * from them is refused: exit 2, naming the setting; else 0. */
@@ -486,7 +430,8 @@ static int sr_render_main(int argc, char **argv)
     sr_farm *fm = NULL;
     float *rgb = NULL;
     sr_film_sum sum = { NULL, 0, 0, 0 };
-    if (!code) code = sr_render_same_frame(&c, &scene, out, exr_type, frames_text ? &todo : NULL);
+    if (!code) code = sr_drive_same_frame(frame, &scene, c.scene_path, frames_text ? todo.n : NULL, todo.count, out,
+                                          (int)exr_type, "stencilray render");
     if (code) goto done;
 
     const int tell = frame->render.progress && !c.quiet && isatty(STDERR_FILENO);
@@ -544,9 +489,9 @@ static int sr_render_main(int argc, char **argv)
             sr_frame f = *frame;
             f.camera = sr_camera_at_frame(&scene, todo.n[j]);
             sr_film_sum_clear(&sum);
-            s = sr_render_share(fm, &f, whole, &sum, &fs, &err);
-            if (!s) sr_ranks_test_kill();
-            if (!s && !whole) s = sr_render_reduce(&sum, &fs, &err);
+            const sr_drive how = { whole, 0, NULL, NULL };
+            sr_drive_result res;
+            s = sr_drive_frame(fm, &f, &how, &sum, &fs, &res, &err);
             sr_frame_pattern_name(out, todo.n[j], name, sizeof name);
             if (!s && (whole || rank == 0)) {
                 sr_film_sum_mean(&sum, img);
@@ -589,7 +534,9 @@ static int sr_render_main(int argc, char **argv)
     }
 
     const double t_render = sr_now();
-    s = sr_render_share(fm, frame, ranks == 1, &sum, &fs, &err);
+    const sr_drive how = { ranks == 1, 1, NULL, NULL };
+    sr_drive_result res;
+    s = sr_drive_frame(fm, frame, &how, &sum, &fs, &res, &err);
     if (s == SR_INTERRUPTED && ranks > 1) {
         code = sr_render_interrupted_job();
         goto done;
@@ -602,13 +549,7 @@ static int sr_render_main(int argc, char **argv)
         code = sr_render_interrupted(out, rgb, &c, &io, &st);
         goto done;
     }
-    if (!s) sr_ranks_test_kill();
-    /* Timed apart: waiting for the other ranks' last passes, then the sums' reduction. */
-    const double t_wait = sr_now();
-    if (!s && ranks > 1) sr_ranks_barrier();
-    const double t_reduce = sr_now();
-    if (!s) s = sr_render_reduce(&sum, &fs, &err);
-    const double reduce_s = sr_now() - t_reduce, reduce_wait_s = t_reduce - t_wait;
+    const double reduce_s = res.reduce_s, reduce_wait_s = res.wait_s;
     if (s) {
         code = sr_render_failed(err.msg, s);
         goto done;
