@@ -183,6 +183,12 @@ typedef struct sr_frame_desc {
     uint32_t seed;                 /* the random seed; 0: the default, 1 (see zeros)            */
     sr_device_kind device;
     uint32_t gpu;                  /* which CUDA device (SR_DEVICE_KIND_GPU or AUTO), from 0    */
+    const char *devices;           /* several workers sharing the frame's passes (the same image):
+                                      "0,2,3", "all" (every CUDA device), "cpu", "all,cpu"; a
+                                      device named twice runs two workers on it; with
+                                      SR_DEVICE_KIND_CPU each entry is a CPU worker ("0,0": two).
+                                      NULL: one worker, device and gpu. Copied by sr_set_frame;
+                                      sr_get_frame's points into the context                    */
     uint32_t gltf_camera;          /* 1 + the index of a glTF file's camera (its "cameras"
                                       list) to start from instead of the scene's; 0: the
                                       scene's. camera above then moves it                     */
@@ -244,6 +250,47 @@ SR_API sr_result sr_read_pixels(sr_context *ctx, float *dst, size_t capacity, ui
  * Written to a temporary name and renamed: nothing is left at path on failure. desc may be
  * NULL (defaults). */
 SR_API sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc);
+
+/* ---- what a render did ---------------------------------------------------------------- */
+
+#define SR_STATS_MAX_WORKERS 64
+#define SR_STATS_MAX_BOUNCES 64
+
+/* One worker of the last render (a CUDA device or the CPU). */
+typedef struct sr_worker_stats {
+    char device[256];              /* "NVIDIA H200 (device 0)", "CPU, 16 threads"               */
+    sr_device_kind kind;           /* SR_DEVICE_KIND_CPU or SR_DEVICE_KIND_GPU                  */
+    uint32_t passes;               /* the frame's sample passes it rendered                     */
+    uint64_t samples;              /* samples per pixel in them                                 */
+    uint64_t rays;                 /* rays it traced                                            */
+    double busy_s;                 /* seconds rendering and reading back its passes             */
+    double first_pass_s;           /* its first pass (the kernels' first launches)              */
+    double read_s;                 /* reading its sum of the passes back, at the frame's end    */
+} sr_worker_stats;
+
+/* The last render's numbers: what `stencilray render` prints in its summary and --stats. */
+typedef struct sr_frame_stats {
+    sr_device_kind kind;           /* the first worker's: SR_DEVICE_KIND_CPU or _GPU            */
+    char device[256];              /* the first worker's device                                 */
+    uint32_t samples;              /* samples per pixel in the film                             */
+    uint32_t pass_samples;         /* samples per pass (a function of spp alone)                */
+    double render_s;               /* the samples, wall time                                    */
+    double read_s;                 /* reading the scene and its meshes (the load)               */
+    double build_s, upload_s;      /* the first worker's BVH build and upload (0 when the render
+                                      reused an open device)                                    */
+    double merge_s;                /* the workers' sums merged into one                         */
+    uint64_t rays;                 /* rays traced (the Whitted split's spawned ones included)   */
+    uint64_t rays_per_bounce[SR_STATS_MAX_BOUNCES];   /* by bounce; the wave mask without
+                                      per-bounce counts and the megakernel: their total in 0    */
+    uint64_t dropped;              /* Whitted glass's spawned rays with no room in the pool     */
+    char wave_way[64];             /* the way the wave mask measured fastest, or ""             */
+    uint32_t workers;
+    sr_worker_stats worker[SR_STATS_MAX_WORKERS];
+} sr_frame_stats;
+
+/* The numbers of the last render on ctx (a cancelled one too); SR_RESULT_INPUT_ERROR before
+ * any render. */
+SR_API sr_result sr_get_frame_stats(sr_context *ctx, sr_frame_stats *out);
 
 /* ---- the build ------------------------------------------------------------------------ */
 

@@ -26,8 +26,13 @@ struct sr_context {
     int loaded;                 /* scene holds a parsed scene                                  */
     sr_scene scene;
     sr_frame_desc asked;        /* as the caller set it (zeros: defaults)                      */
-    sr_farm *farm;              /* NULL until the first render; for `farm_spec`                */
-    sr_worker_spec farm_spec;
+    char devices[256];          /* asked.devices points here when the caller gave a list       */
+    sr_farm *farm;              /* NULL until the first render; for farm_specs                 */
+    sr_worker_spec farm_specs[SR_FARM_MAX_WORKERS];
+    uint32_t farm_workers;
+    double read_s;              /* the last load                                               */
+    int have_stats;
+    sr_frame_stats stats;      /* the last render's                                           */
     float *film;                /* film_w * film_h * 3 linear floats                           */
     uint32_t film_w, film_h, film_samples;
 };
@@ -99,6 +104,7 @@ static void sr_api_drop_scene(sr_context *ctx)
     ctx->film = NULL;
     ctx->film_w = ctx->film_h = ctx->film_samples = 0;
     memset(&ctx->asked, 0, sizeof ctx->asked);
+    ctx->have_stats = 0;
 }
 
 void sr_destroy(sr_context *ctx)
@@ -137,7 +143,10 @@ sr_result sr_load_file(sr_context *ctx, const char *path)
     if (!ctx) return SR_RESULT_INPUT_ERROR;
     sr_api_drop_scene(ctx);
     if (!path) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_load_file: no path (NULL); expected a scene file's path");
-    return sr_api_loaded(ctx, sr_scene_load(path, &ctx->scene, &ctx->err));
+    const double t = sr_now();
+    const sr_status s = sr_scene_load(path, &ctx->scene, &ctx->err);
+    ctx->read_s = sr_now() - t;
+    return sr_api_loaded(ctx, s);
 }
 
 sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, const char *name)
@@ -145,8 +154,10 @@ sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, const char
     if (!ctx) return SR_RESULT_INPUT_ERROR;
     sr_api_drop_scene(ctx);
     if (!json) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_load_json: no text (NULL); expected a scene as JSON");
-    return sr_api_loaded(ctx, sr_scene_parse(name ? name : "<json>", json, len ? len : strlen(json), &ctx->scene,
-                                             &ctx->err));
+    const double t = sr_now();
+    const sr_status s = sr_scene_parse(name ? name : "<json>", json, len ? len : strlen(json), &ctx->scene, &ctx->err);
+    ctx->read_s = sr_now() - t;
+    return sr_api_loaded(ctx, s);
 }
 
 /* ---- the frame ------------------------------------------------------------------------- */
@@ -157,15 +168,40 @@ static sr_status sr_api_need_scene(sr_context *ctx, const char *fn)
     return sr_fail(&ctx->err, SR_ERR_INPUT, "%s: no scene is loaded; call sr_load_file or sr_load_json first", fn);
 }
 
+/* The workers a desc asks for: its device list, or its one device. */
+static sr_status sr_api_workers(const sr_frame_desc *d, sr_worker_spec *specs, uint32_t *n, sr_error *err)
+{
+    const sr_backend_kind backend = sr_frame_backend(d->device);
+    if (!d->devices) {
+        specs[0] = (sr_worker_spec){ backend, (int)d->gpu };
+        *n = 1;
+        return SR_OK;
+    }
+    char why[256] = "", msg[768];
+    const int count = backend == SR_BACKEND_CPU ? -1 : sr_cuda_device_count(why, sizeof why);
+    if (strlen(d->devices) >= 256)
+        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.devices: %zu characters; expected a list of at most 255",
+                       strlen(d->devices));
+    if (sr_farm_parse_devices(d->devices, backend, count, why, specs, n, msg, sizeof msg))
+        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.devices %s", msg);
+    return SR_OK;
+}
+
 sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
 {
     if (!ctx) return SR_RESULT_INPUT_ERROR;
     if (!d) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_set_frame: no desc (NULL)");
     sr_frame f;
+    sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+    uint32_t n;
     sr_status s = sr_api_need_scene(ctx, "sr_set_frame");
     if (!s) s = sr_frame_desc_check(d, &ctx->err);
+    if (!s) s = sr_api_workers(d, specs, &n, &ctx->err);
     if (!s) s = sr_frame_build(&ctx->scene, d, NULL, &f, &ctx->err);
-    if (!s) ctx->asked = *d;
+    if (!s) {
+        ctx->asked = *d;
+        if (d->devices) ctx->asked.devices = memmove(ctx->devices, d->devices, strlen(d->devices) + 1);
+    }
     return sr_api_status(ctx, s);
 }
 
@@ -197,19 +233,74 @@ sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out)
 
 /* ---- rendering ------------------------------------------------------------------------- */
 
-/* The farm for the frame's device: kept while the scene and the device stay. */
-static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f)
+/* The farm for the frame's workers: kept while the scene and the workers stay. Returns 1 in
+ * *opened when it opened now (its BVH build and upload are this render's). */
+static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f, const sr_worker_spec *specs, uint32_t n,
+                                  int *opened)
 {
-    const sr_worker_spec spec = { sr_frame_backend(ctx->asked.device), (int)ctx->asked.gpu };
-    if (ctx->farm && spec.kind == ctx->farm_spec.kind && spec.device == ctx->farm_spec.device) return SR_OK;
+    *opened = 0;
+    if (ctx->farm && n == ctx->farm_workers && !memcmp(specs, ctx->farm_specs, sizeof *specs * n)) return SR_OK;
     sr_api_close_farm(ctx);
-    SR_TRY(sr_farm_open(&ctx->farm, &ctx->scene, &spec, 1, f, &ctx->err));
-    ctx->farm_spec = spec;
-    const sr_backend *be = sr_farm_backend(ctx->farm, 0);
-    char line[512];
-    sr_backend_describe(be, sr_farm_why(ctx->farm, 0), line, sizeof line);
-    sr_api_log(ctx, SR_LOG_NOTICE, "%s", line);
+    SR_TRY(sr_farm_open(&ctx->farm, &ctx->scene, specs, n, f, &ctx->err));
+    memcpy(ctx->farm_specs, specs, sizeof *specs * n);
+    ctx->farm_workers = n;
+    *opened = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        const sr_backend *be = sr_farm_backend(ctx->farm, i);
+        char line[512];
+        if (n == 1) sr_backend_describe(be, sr_farm_why(ctx->farm, 0), line, sizeof line);
+        else snprintf(line, sizeof line, "worker %u: %s backend on %s", i, be->kind == SR_BACKEND_CUDA ? "GPU" : "CPU",
+                      be->device_name);
+        sr_api_log(ctx, SR_LOG_NOTICE, "%s", line);
+    }
     return SR_OK;
+}
+
+/* The last render's numbers for sr_get_frame_stats. */
+static void sr_api_keep_stats(sr_context *ctx, const sr_frame *f, const sr_farm_stats *fs, uint32_t samples, int opened)
+{
+    sr_frame_stats *o = &ctx->stats;
+    memset(o, 0, sizeof *o);
+    const sr_backend *be = sr_farm_backend(ctx->farm, 0);
+    const sr_renderer *r = sr_farm_renderer(ctx->farm, 0);
+    o->kind = be->kind == SR_BACKEND_CUDA ? SR_DEVICE_KIND_GPU : SR_DEVICE_KIND_CPU;
+    snprintf(o->device, sizeof o->device, "%s", be->device_name);
+    o->samples = samples;
+    o->pass_samples = sr_farm_pass_samples(f->spp);
+    o->render_s = fs->seconds;
+    o->read_s = ctx->read_s;
+    o->build_s = opened ? r->build_s : 0.0;
+    o->upload_s = opened ? r->upload_s : 0.0;
+    o->merge_s = fs->merge_s;
+    o->rays = fs->rays;
+    for (uint32_t b = 0; b < SR_MAX_DEPTH && b < SR_STATS_MAX_BOUNCES; b++) o->rays_per_bounce[b] = fs->bounce_rays[b];
+    o->dropped = fs->dropped;
+    const char *way = sr_wave_way_name(r, &f->render);
+    snprintf(o->wave_way, sizeof o->wave_way, "%s", way ? way : "");
+    o->workers = fs->workers;
+    for (uint32_t i = 0; i < fs->workers && i < SR_STATS_MAX_WORKERS; i++) {
+        const sr_farm_worker_stats *w = &fs->w[i];
+        sr_worker_stats *ow = &o->worker[i];
+        snprintf(ow->device, sizeof ow->device, "%s", w->device_name);
+        ow->kind = w->kind == SR_BACKEND_CUDA ? SR_DEVICE_KIND_GPU : SR_DEVICE_KIND_CPU;
+        ow->passes = w->passes;
+        ow->samples = w->samples;
+        ow->rays = w->rays;
+        ow->busy_s = w->busy_s;
+        ow->first_pass_s = w->first_pass_s;
+        ow->read_s = w->read_s;
+    }
+    ctx->have_stats = 1;
+}
+
+sr_result sr_get_frame_stats(sr_context *ctx, sr_frame_stats *out)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    if (!out) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_get_frame_stats: no struct to fill (NULL)");
+    if (!ctx->have_stats)
+        return sr_api_fail(ctx, SR_ERR_INPUT, "sr_get_frame_stats: no render has run since the scene was loaded");
+    *out = ctx->stats;
+    return sr_api_status(ctx, SR_OK);
 }
 
 static int sr_api_no_progress(void *user, uint32_t done, uint32_t total)
@@ -223,9 +314,12 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
     SR_TRY(sr_api_need_scene(ctx, "sr_render"));
     sr_frame f;
     SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, NULL, &f, &ctx->err));
-    const sr_worker_spec spec = { sr_frame_backend(ctx->asked.device), (int)ctx->asked.gpu };
-    SR_TRY(sr_farm_check_memory(&ctx->scene, &f, &spec, 1, NULL, &ctx->err));
-    SR_TRY(sr_api_open_farm(ctx, &f));
+    sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+    uint32_t workers;
+    int opened;
+    SR_TRY(sr_api_workers(&ctx->asked, specs, &workers, &ctx->err));
+    SR_TRY(sr_farm_check_memory(&ctx->scene, &f, specs, workers, NULL, &ctx->err));
+    SR_TRY(sr_api_open_farm(ctx, &f, specs, workers, &opened));
     const size_t n = (size_t)f.width * f.height * 3u;
     if (ctx->film_w * ctx->film_h * 3u != n) {
         free(ctx->film);
@@ -249,6 +343,7 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
     if (s == SR_OK || s == SR_INTERRUPTED) {
         sr_film_sum_mean(&sum, ctx->film);
         ctx->film_samples = (uint32_t)sum.samples;
+        sr_api_keep_stats(ctx, &f, &st, ctx->film_samples, opened);
     }
     sr_film_sum_free(&sum);
     if (s == SR_OK && run.cancelled)

@@ -153,6 +153,52 @@ static void test_frame_fields(void **state)
     sr_destroy(ctx);
 }
 
+/* Several workers (a device list) give the one worker's film, and the last render's numbers
+ * say what ran: the samples, the workers and their shares, the rays. */
+static void test_devices_and_stats(void **state)
+{
+    (void)state;
+    sr_context *ctx = open_cornell(NULL);
+    sr_frame_stats st;
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "no render has run"));
+    const sr_frame_desc one = { .width = 24, .height = 16, .spp = 40, .depth = 3, .device = SR_DEVICE_KIND_CPU };
+    assert_int_equal(sr_set_frame(ctx, &one), SR_RESULT_OK);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    float *a = malloc(sizeof(float) * 24 * 16 * 3), *b = malloc(sizeof(float) * 24 * 16 * 3);
+    assert_int_equal(sr_read_pixels(ctx, a, 24 * 16 * 3, 3), SR_RESULT_OK);
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_int_equal(st.workers, 1);
+    assert_int_equal(st.samples, 40);
+    assert_int_equal(st.kind, SR_DEVICE_KIND_CPU);
+    assert_true(st.rays > 0 && st.worker[0].samples == 40 && st.device[0] != '\0');
+
+    char list[] = "cpu,cpu";
+    sr_frame_desc two = one;
+    two.devices = list;
+    assert_int_equal(sr_set_frame(ctx, &two), SR_RESULT_OK);
+    list[0] = 'x';   /* the context keeps its own copy */
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    assert_int_equal(sr_read_pixels(ctx, b, 24 * 16 * 3, 3), SR_RESULT_OK);
+    assert_memory_equal(a, b, sizeof(float) * 24 * 16 * 3);
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_int_equal(st.workers, 2);
+    assert_int_equal(st.worker[0].samples + st.worker[1].samples, 40);
+    assert_int_equal(st.pass_samples * (st.worker[0].passes + st.worker[1].passes), 40);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));   /* the workers stay open */
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_true(st.build_s == 0.0 && st.upload_s == 0.0);
+
+    sr_frame_desc bad = one;
+    bad.devices = "0,x";
+    assert_int_equal(sr_set_frame(ctx, &bad), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "sr_frame_desc.devices '0,x': 'x' is not a device"));
+    assert_int_equal(sr_get_frame_stats(ctx, NULL), SR_RESULT_INPUT_ERROR);
+    free(a);
+    free(b);
+    sr_destroy(ctx);
+}
+
 /* The build's facts `stencilray info` prints, every string filled. */
 static void test_build_info(void **state)
 {
@@ -339,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_json_error),
         cmocka_unit_test(test_frame_fields),
         cmocka_unit_test(test_build_info),
+        cmocka_unit_test(test_devices_and_stats),
         cmocka_unit_test(test_same_as_cli),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_log_not_stderr),
