@@ -192,6 +192,8 @@ typedef struct sr_frame_desc {
     uint32_t gltf_camera;          /* 1 + the index of a glTF file's camera (its "cameras"
                                       list) to start from instead of the scene's; 0: the
                                       scene's. camera above then moves it                     */
+    uint32_t path_frame;           /* 1 + a frame number of the scene's "camera_path": its camera
+                                      at that frame (after gltf_camera, before camera); 0: none */
     uint32_t wave_dense;           /* wave: a warp keeps bouncing while this many of its 32 rays
                                       live, then repacks them (1..32; 1: never); 0: measured   */
     sr_wave_order_kind wave_order;
@@ -229,6 +231,19 @@ SR_API sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, con
 
 /* Check and keep the frame's settings; the next render uses them. */
 SR_API sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *frame);
+/* What the loaded scene holds that a frame can ask for. */
+typedef struct sr_scene_info {
+    uint32_t width, height;        /* the scene's image size                                     */
+    uint32_t gltf_cameras;         /* a glTF file's cameras (sr_frame_desc.gltf_camera)          */
+    uint32_t path_keys;            /* "camera_path" keyframes (0: none)                          */
+    uint32_t path_first, path_last;   /* the frame numbers of its first and last keyframes     */
+    uint32_t primitives;           /* spheres, quads, planes and triangles, instanced ones once  */
+    uint32_t lights;               /* point, spot and directional lights                         */
+} sr_scene_info;
+
+/* The loaded scene's facts; SR_RESULT_INPUT_ERROR without a scene. */
+SR_API sr_result sr_get_scene_info(sr_context *ctx, sr_scene_info *out);
+
 /* The frame the next render draws, every field filled (the scene's values where the desc
  * gave none; the camera is the one that will be used). SR_RESULT_INPUT_ERROR without a
  * scene; it leaves sr_last_error as it was. */

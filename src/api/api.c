@@ -205,6 +205,28 @@ sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
     return sr_api_status(ctx, s);
 }
 
+sr_result sr_get_scene_info(sr_context *ctx, sr_scene_info *out)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    sr_status s = sr_api_need_scene(ctx, "sr_get_scene_info");
+    if (!s && !out) s = sr_fail(&ctx->err, SR_ERR_INPUT, "sr_get_scene_info: no struct to fill (NULL)");
+    if (s) return sr_api_status(ctx, s);
+    const sr_scene *sc = &ctx->scene;
+    memset(out, 0, sizeof *out);
+    out->width = sc->width;
+    out->height = sc->height;
+    out->gltf_cameras = sc->file_camera_count;
+    out->path_keys = sc->camera_path_count;
+    if (sc->camera_path_count) {
+        out->path_first = sc->camera_path[0].frame;
+        out->path_last = sc->camera_path[sc->camera_path_count - 1u].frame;
+    }
+    const uint64_t prims = (uint64_t)sc->prim_count + sc->shared_prim_count + sc->plane_count;
+    out->primitives = prims > UINT32_MAX ? UINT32_MAX : (uint32_t)prims;
+    out->lights = sc->light_count;
+    return sr_api_status(ctx, SR_OK);
+}
+
 sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out)
 {
     if (!ctx || !out || !ctx->loaded) return SR_RESULT_INPUT_ERROR;

@@ -85,6 +85,22 @@ static sr_status sr_frame_pick_camera(const sr_scene *scene, uint32_t n, const s
     return SR_OK;
 }
 
+/* The camera of frame n of the scene's camera_path onto the frame. */
+static sr_status sr_frame_path_camera(const sr_scene *scene, uint32_t n, const sr_frame_names *nm, sr_frame *f,
+                                      sr_error *err)
+{
+    if (!scene->camera_path_count)
+        return sr_fail(err, SR_ERR_INPUT, "%s has no \"camera_path\"; %s renders the frames of one "
+                       "(docs/scene-format.md#camera_path)", scene->path, nm->path_frame);
+    const sr_camera_desc d = sr_camera_at_frame(scene, n);
+    if (!(sr_camera_distance(&d) > 0.0) || !sr_camera_up_ok(&d))
+        return sr_fail(err, SR_ERR_INPUT, "%s%s%s: at frame %u the camera_path puts look_at on the position or straight "
+                       "along camera.up; expected keyframes that keep them apart", nm->path_frame,
+                       nm->path_text ? " " : "", nm->path_text ? nm->path_text : "", n);
+    f->camera = d;
+    return SR_OK;
+}
+
 /* A side rounded to the nearest pixel, 1..SR_MAX_RESOLUTION. */
 static uint32_t sr_frame_side(double v)
 {
@@ -131,7 +147,7 @@ sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr
                          sr_error *err)
 {
     static const sr_frame_names api = { "sr_frame_desc.camera", NULL, "sr_frame_desc.gltf_camera index",
-                                        "sr_frame_desc" };
+                                        "sr_frame_desc", "sr_frame_desc.path_frame", NULL };
     if (!nm) nm = &api;
     sr_frame_from_scene(f, scene);
     double aspect = scene->aspect > 0.0f ? scene->aspect : (double)f->width / f->height;
@@ -151,6 +167,7 @@ sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr
     const double scene_aspect = aspect;
     if (d->gltf_camera) SR_TRY(sr_frame_pick_camera(scene, d->gltf_camera - 1u, nm, f, &aspect, err));
     sr_frame_keep_aspect(d, f, aspect, aspect != scene_aspect);
+    if (d->path_frame) SR_TRY(sr_frame_path_camera(scene, d->path_frame - 1u, nm, f, err));
     SR_TRY(sr_frame_move_camera(&d->camera, nm, f, err));
     if ((uint64_t)f->width * f->height > (1u << 28))
         return sr_fail(err, SR_ERR_INPUT, "%s%s%ux%u is %llu pixels; at most %u are supported", nm->size ? nm->size : "",

@@ -12,9 +12,9 @@
 
 /* How messages name the desc's fields: the command line's options (and the --camera argument
  * as given) or the struct's fields. A message reads "<camera> <camera_text>: why",
- * "<gltf_camera> N: why", "<size>: WxH is ..." (size NULL: "WxH is ..."). */
+ * "<gltf_camera> N: why", "<size>: WxH is ..." (size NULL: "WxH is ..."), "<path_frame> <path_text>: at frame N ...".  */
 typedef struct sr_frame_names {
-    const char *camera, *camera_text, *gltf_camera, *size;
+    const char *camera, *camera_text, *gltf_camera, *size, *path_frame, *path_text;
 } sr_frame_names;
 
 /* The frame d asks for over scene into *f (exposure 1, clamp tonemap; progress, keep_partial

@@ -381,16 +381,13 @@ static int sr_render_main(int argc, char **argv)
     sr_error err = { SR_OK, "" };
     sr_frame_list todo = { NULL, 0, 0 };
     char name[PATH_MAX];
-    if (!code && frames_text && scene.camera_path_count == 0) {
-        fprintf(stderr, "stencilray render: %s has no \"camera_path\"; --frames renders the frames of one "
-                        "(docs/scene-format.md#camera_path)\n", c.scene_path);
-        code = 2;
-    }
+    const sr_frame_names names = sr_option_names(&c, frames_text);
     for (uint32_t k = first; !code && frames_text && k <= last; k++) {
-        const sr_camera_desc d = sr_camera_at_frame(&scene, k);
-        if (!(sr_camera_distance(&d) > 0.0) || !sr_camera_up_ok(&d)) {
-            fprintf(stderr, "stencilray render: --frames %s: at frame %u the camera_path puts look_at on the position "
-                            "or straight along camera.up; expected keyframes that keep them apart\n", frames_text, k);
+        sr_frame_desc at = c.ask;   /* the frame's camera on the camera_path, checked */
+        at.path_frame = k + 1u;
+        sr_frame checked;
+        if (sr_frame_build(&scene, &at, &names, &checked, &err)) {
+            fprintf(stderr, "stencilray render: %s\n", err.msg);
             code = 2;
             break;
         }
@@ -486,8 +483,11 @@ static int sr_render_main(int argc, char **argv)
         if (!img) { code = sr_render_failed("out of host memory for an image", SR_ERR_RUNTIME); goto done; }
         for (uint32_t j = 0; j < todo.count; j++) {
             if (whole && j % (uint32_t)ranks != (uint32_t)rank) continue;
-            sr_frame f = *frame;
-            f.camera = sr_camera_at_frame(&scene, todo.n[j]);
+            sr_frame f = *frame, at_frame;
+            sr_frame_desc at = c.ask;
+            at.path_frame = todo.n[j] + 1u;
+            s = sr_frame_build(&scene, &at, &names, &at_frame, &err);   /* checked above: cannot fail */
+            f.camera = at_frame.camera;
             sr_film_sum_clear(&sum);
             const sr_drive how = { whole, 0, NULL, NULL };
             sr_drive_result res;

@@ -199,6 +199,48 @@ static void test_devices_and_stats(void **state)
     sr_destroy(ctx);
 }
 
+/* The scene's facts, and a frame of its camera_path: the camera `render --frames` draws. */
+static void test_scene_info_and_path_frame(void **state)
+{
+    (void)state;
+    char path[4096];
+    sr_context *ctx = sr_create(NULL);
+    sr_scene_info info;
+    assert_int_equal(sr_get_scene_info(ctx, &info), SR_RESULT_INPUT_ERROR);   /* no scene */
+    assert_non_null(strstr(sr_last_error(ctx), "no scene is loaded"));
+    if (sr_load_file(ctx, sr_test_source_path(path, sizeof path, "scenes/orbit.json")) != SR_RESULT_OK)
+        fail_msg("%s", sr_last_error(ctx));
+    assert_int_equal(sr_get_scene_info(ctx, NULL), SR_RESULT_INPUT_ERROR);
+    assert_int_equal(sr_get_scene_info(ctx, &info), SR_RESULT_OK);
+    sr_scene scene;
+    sr_test_load_shipped("scenes/orbit.json", &scene);
+    assert_int_equal(info.path_keys, scene.camera_path_count);
+    assert_true(info.path_keys >= 2);
+    assert_int_equal(info.path_first, scene.camera_path[0].frame);
+    assert_int_equal(info.path_last, scene.camera_path[scene.camera_path_count - 1].frame);
+    assert_int_equal(info.gltf_cameras, 0);
+    assert_int_equal(info.lights, scene.light_count);
+    assert_int_equal(info.width, scene.width);
+    assert_true(info.primitives > 0);
+    const uint32_t k = (info.path_first + info.path_last) / 2u;
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .path_frame = k + 1u }), SR_RESULT_OK);
+    sr_frame_desc got;
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    const sr_camera_desc want = sr_camera_at_frame(&scene, k);
+    assert_memory_equal(got.camera.position, &want.position, sizeof got.camera.position);
+    assert_memory_equal(got.camera.look_at, &want.look_at, sizeof got.camera.look_at);
+    assert_true(got.camera.fov == want.vfov_deg);
+    sr_scene_free(&scene);
+    /* a scene without a camera_path refuses a path frame */
+    sr_destroy(ctx);
+    ctx = open_cornell(NULL);
+    assert_int_equal(sr_get_scene_info(ctx, &info), SR_RESULT_OK);
+    assert_int_equal(info.path_keys, 0);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .path_frame = 1 }), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "has no \"camera_path\"; sr_frame_desc.path_frame renders"));
+    sr_destroy(ctx);
+}
+
 /* The build's facts `stencilray info` prints, every string filled. */
 static void test_build_info(void **state)
 {
@@ -385,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_json_error),
         cmocka_unit_test(test_frame_fields),
         cmocka_unit_test(test_build_info),
+        cmocka_unit_test(test_scene_info_and_path_frame),
         cmocka_unit_test(test_devices_and_stats),
         cmocka_unit_test(test_same_as_cli),
         cmocka_unit_test(test_progress_and_cancel),
