@@ -307,6 +307,25 @@ typedef struct sr_frame_stats {
  * any render. */
 SR_API sr_result sr_get_frame_stats(sr_context *ctx, sr_frame_stats *out);
 
+/* ---- MPI ranks ------------------------------------------------------------------------ */
+
+/* In a build with MPI (-DSR_WITH_MPI=ON) started by mpirun, sr_mpi_begin joins the job
+ * (argc and argv may be NULL); every process then loads the same scene and sets the same
+ * frame, and each render shares the frame's passes over the ranks: the first render checks
+ * that the ranks agree on the frame (SR_RESULT_INPUT_ERROR on every rank when not; rank 0
+ * also names the setting that differs on its standard error, the one place the library
+ * prints), and rank 0's film holds the frame while the other ranks' hold no samples. Every
+ * rank must make the same calls in the same order (they meet inside sr_render); the progress
+ * callback is not called on shared frames. Not under mpirun, or without MPI built in: one rank
+ * and nothing changes, except that a build without MPI started by mpirun as several processes
+ * is refused. sr_mpi_end leaves the job, once, after the last render. The message of a
+ * failure goes to message (cap bytes; may be NULL). */
+SR_API sr_result sr_mpi_begin(int *argc, char ***argv, char *message, size_t cap);
+SR_API void sr_mpi_end(void);
+/* This process's rank (0 without MPI) and the job's ranks (1 without MPI). */
+SR_API int sr_mpi_rank(void);
+SR_API int sr_mpi_size(void);
+
 /* ---- the build ------------------------------------------------------------------------ */
 
 /* What this library was built with and what it finds on this machine (`stencilray info`).

@@ -14,6 +14,7 @@
 #include "../base/status.h"
 #include "../farm/driver.h"
 #include "../farm/farm.h"
+#include "../farm/ranks.h"
 #include "../farm/film_sum.h"
 #include "../io/images/image.h"
 #include "../render/frame.h"
@@ -352,13 +353,22 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
     ctx->film_w = f.width;
     ctx->film_h = f.height;
     ctx->film_samples = 0;
+    const int ranks = sr_ranks_size(), rank = sr_ranks_rank();
+    if (ranks > 1 && sr_drive_same_frame(&f, &ctx->scene, ctx->scene.path, NULL, 0, "", 0, "stencilray"))
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "the %d MPI ranks do not render the same frame (rank 0 names the "
+                       "setting on its standard error); every rank must load the same scene and set the same frame",
+                       ranks);
     sr_film_sum sum;
-    SR_TRY(sr_film_sum_init(&sum, n, &ctx->err));
-    /* every pass through the callback, so that it sees each one and may cancel */
-    const sr_drive how = { 1, 0, fn ? fn : sr_api_no_progress, user };
+    SR_TRY(sr_ranks_film_sum_init(&sum, n, &ctx->err));   /* shared by the ranks on one machine */
+    /* one rank: every pass through the callback, so that it sees each one and may cancel */
+    const sr_drive how = { ranks == 1, 0, fn ? fn : sr_api_no_progress, user };
     sr_drive_result run;
     sr_farm_stats st;
     sr_status s = sr_drive_frame(ctx->farm, &f, &how, &sum, &st, &run, &ctx->err);
+    if (s == SR_OK && rank > 0) {   /* the job's film is rank 0's */
+        sr_ranks_film_sum_free(&sum);
+        return SR_OK;
+    }
     if (s == SR_OK && !run.cancelled && sum.samples != f.spp)
         s = sr_fail(&ctx->err, SR_ERR_RUNTIME, "internal error: %llu of the frame's %u samples were rendered",
                     (unsigned long long)sum.samples, f.spp);
@@ -367,7 +377,7 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
         ctx->film_samples = (uint32_t)sum.samples;
         sr_api_keep_stats(ctx, &f, &st, ctx->film_samples, opened);
     }
-    sr_film_sum_free(&sum);
+    sr_ranks_film_sum_free(&sum);
     if (s == SR_OK && run.cancelled)
         s = sr_fail(&ctx->err, SR_INTERRUPTED, "cancelled by the progress callback after %u of %u samples",
                     ctx->film_samples, f.spp);
@@ -434,3 +444,17 @@ sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
                                .exr_type = d.exr_float ? SR_EXR_FLOAT : SR_EXR_HALF };
     return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, NULL, &ctx->err));
 }
+
+/* ---- MPI ranks ------------------------------------------------------------------------- */
+
+sr_result sr_mpi_begin(int *argc, char ***argv, char *message, size_t cap)
+{
+    sr_error err = { SR_OK, "" };
+    const sr_status s = sr_ranks_init(argc, argv, &err);
+    if (message && cap) snprintf(message, cap, "%s", s ? err.msg : "");
+    return sr_api_result(s);
+}
+
+void sr_mpi_end(void) { sr_ranks_finalize(); }
+int sr_mpi_rank(void) { return sr_ranks_rank(); }
+int sr_mpi_size(void) { return sr_ranks_size(); }
