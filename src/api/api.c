@@ -169,23 +169,13 @@ static sr_status sr_api_need_scene(sr_context *ctx, const char *fn)
     return sr_fail(&ctx->err, SR_ERR_INPUT, "%s: no scene is loaded; call sr_load_file or sr_load_json first", fn);
 }
 
-/* The workers a desc asks for: its device list, or its one device. */
+/* The workers a desc asks for (its list at most 255 bytes: the context keeps a copy). */
 static sr_status sr_api_workers(const sr_frame_desc *d, sr_worker_spec *specs, uint32_t *n, sr_error *err)
 {
-    const sr_backend_kind backend = sr_frame_backend(d->device);
-    if (!d->devices) {
-        specs[0] = (sr_worker_spec){ backend, (int)d->gpu };
-        *n = 1;
-        return SR_OK;
-    }
-    char why[256] = "", msg[768];
-    const int count = backend == SR_BACKEND_CPU ? -1 : sr_cuda_device_count(why, sizeof why);
-    if (strlen(d->devices) >= 256)
+    if (d->devices && strlen(d->devices) >= 256)
         return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.devices: %zu characters; expected a list of at most 255",
                        strlen(d->devices));
-    if (sr_farm_parse_devices(d->devices, backend, count, why, specs, n, msg, sizeof msg))
-        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.devices %s", msg);
-    return SR_OK;
+    return sr_frame_workers(d, "sr_frame_desc.devices", specs, n, err);
 }
 
 sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)

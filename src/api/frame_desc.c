@@ -1,5 +1,6 @@
 /* frame_desc.c: a frame from a public desc over a scene (frame_desc.h). */
 #include "frame_desc.h"
+#include "../farm/farm.h"
 #include "../settings/camera_arg.h"
 #include "../../kernels/frames/sortkey.h"
 
@@ -172,6 +173,21 @@ sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr
     if ((uint64_t)f->width * f->height > (1u << 28))
         return sr_fail(err, SR_ERR_INPUT, "%s%s%ux%u is %llu pixels; at most %u are supported", nm->size ? nm->size : "",
                        nm->size ? ": " : "", f->width, f->height, (unsigned long long)f->width * f->height, 1u << 28);
+    return SR_OK;
+}
+
+sr_status sr_frame_workers(const sr_frame_desc *d, const char *name, sr_worker_spec *specs, uint32_t *n, sr_error *err)
+{
+    const sr_backend_kind backend = sr_frame_backend(d->device);
+    if (!d->devices) {
+        specs[0] = (sr_worker_spec){ backend, (int)d->gpu };
+        *n = 1;
+        return SR_OK;
+    }
+    char why[256] = "", msg[768];
+    const int count = backend == SR_BACKEND_CPU ? -1 : sr_cuda_device_count(why, sizeof why);
+    if (sr_farm_parse_devices(d->devices, backend, count, why, specs, n, msg, sizeof msg))
+        return sr_fail(err, SR_ERR_INPUT, "%s %s", name, msg);
     return SR_OK;
 }
 

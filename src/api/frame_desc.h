@@ -28,6 +28,11 @@ sr_status sr_frame_desc_check(const sr_frame_desc *d, sr_error *err);
 /* The internal mask, backend kind, wave order, sort and sort key of the public ones. */
 sr_mask sr_frame_mask(sr_mask_kind m);
 sr_backend_kind sr_frame_backend(sr_device_kind d);
+/* The workers d asks for: its device list (checked against the CUDA devices present), else
+ * its one device. SR_ERR_INPUT names the list as `name` ("--device", "sr_frame_desc.devices"). */
+struct sr_worker_device;
+sr_status sr_frame_workers(const sr_frame_desc *d, const char *name, struct sr_worker_device *specs, uint32_t *n,
+                           sr_error *err);
 /* Whether the whitted integrator would light the frame's surfaces with nothing: no point, spot
  * or directional light and no "ambient" (emitters and the sky are seen, never sampled). */
 int sr_frame_whitted_unlit(const sr_scene *scene, const sr_frame *f);

@@ -130,7 +130,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
     if (!strcmp(o, "--device")) {   /* a list for render (src/farm); view and bench take one device */
         const char *v = sr_value(a, o);
         if (!v) return 2;
-        c->device_list = v;
+        c->device_list = c->ask.devices = v;
         char *end;
         errno = 0;
         const unsigned long d = strtoul(v, &end, 10);
@@ -339,20 +339,10 @@ static int sr_read_progress(void *ctx, const char *path, double fraction)
 
 int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs, uint32_t *n)
 {
-    if (!c->device_list) {
-        specs[0].kind = sr_frame_backend(c->ask.device);
-        specs[0].device = (int)c->ask.gpu;
-        *n = 1;
-        return 0;
-    }
-    char why[256] = "", msg[768];
-    const sr_backend_kind backend = sr_frame_backend(c->ask.device);
-    const int count = backend == SR_BACKEND_CPU ? -1 : sr_cuda_device_count(why, sizeof why);
-    if (sr_farm_parse_devices(c->device_list, backend, count, why, specs, n, msg, sizeof msg)) {
-        fprintf(stderr, "stencilray %s: --device %s\n", cmd, msg);
-        return 2;
-    }
-    return 0;
+    sr_error err = { SR_OK, "" };
+    if (!sr_frame_workers(&c->ask, "--device", specs, n, &err)) return 0;
+    fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+    return 2;
 }
 
 /* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
