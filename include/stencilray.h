@@ -48,8 +48,8 @@
 
    What the library never does
    ===========================
-   It never exits the process, never installs signal handlers, and never writes to standard
-   output or standard error: notices (the device chosen, a scene file's notices) go to the
+   It never exits the process, installs no signal handlers unless asked (sr_stop_on_signals),
+   and never writes to standard output or standard error: notices (the device chosen, a scene file's notices) go to the
    log callback when one is set, and nowhere otherwise. It reads no documented environment
    variable (test switches such as SR_FAULT are still read inside; docs/api.md lists them).
 
@@ -133,9 +133,16 @@ typedef void (*sr_log_fn)(void *user, sr_log_level level, const char *message);
  * after those (the render then returns SR_RESULT_CANCELLED). */
 typedef int (*sr_progress_fn)(void *user, uint32_t samples_done, uint32_t samples_total);
 
+/* fraction (0..1) of the mesh file `file` is read; return nonzero to stop the load (it then
+ * returns SR_RESULT_CANCELLED). Called on the loading thread, a whole percent at a time or so. */
+typedef int (*sr_load_progress_fn)(void *user, const char *file, double fraction);
+
 typedef struct sr_context_desc {
     sr_log_fn log;                 /* NULL: notices are dropped                                 */
     void *log_user;
+    sr_load_progress_fn load_progress;   /* NULL: none. Program-wide while a load runs: loads
+                                      with one must not overlap across contexts              */
+    void *load_user;
 } sr_context_desc;
 
 /* A camera placed by its position and the point it looks at, over the scene's camera.
@@ -306,6 +313,18 @@ typedef struct sr_frame_stats {
 /* The numbers of the last render on ctx (a cancelled one too); SR_RESULT_INPUT_ERROR before
  * any render. */
 SR_API sr_result sr_get_frame_stats(sr_context *ctx, sr_frame_stats *out);
+
+/* ---- stopping on a signal ------------------------------------------------------------- */
+
+/* Install handlers for SIGINT (Ctrl-C) and SIGTERM, for a program that wants them to stop a
+ * render cleanly: the render then returns SR_RESULT_CANCELLED between samples, keeping the
+ * samples done in the film. A second signal kills the process the default way. The library
+ * installs none unless asked. */
+SR_API sr_result sr_stop_on_signals(void);
+/* The signal that asked to stop (SIGINT or SIGTERM), or 0. */
+SR_API int sr_stop_requested(void);
+/* Forget a stop, so that the next render runs. */
+SR_API void sr_stop_clear(void);
 
 /* ---- MPI ranks ------------------------------------------------------------------------ */
 

@@ -15,6 +15,8 @@
 #include "../farm/driver.h"
 #include "../farm/farm.h"
 #include "../farm/ranks.h"
+#include "../base/interrupt.h"
+#include "../io/meshes/mesh.h"
 #include "../farm/film_sum.h"
 #include "../io/images/image.h"
 #include "../render/frame.h"
@@ -145,7 +147,9 @@ sr_result sr_load_file(sr_context *ctx, const char *path)
     sr_api_drop_scene(ctx);
     if (!path) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_load_file: no path (NULL); expected a scene file's path");
     const double t = sr_now();
+    if (ctx->desc.load_progress) sr_mesh_listen(ctx->desc.load_progress, ctx->desc.load_user);
     const sr_status s = sr_scene_load(path, &ctx->scene, &ctx->err);
+    if (ctx->desc.load_progress) sr_mesh_listen(NULL, NULL);
     ctx->read_s = sr_now() - t;
     return sr_api_loaded(ctx, s);
 }
@@ -156,7 +160,9 @@ sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, const char
     sr_api_drop_scene(ctx);
     if (!json) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_load_json: no text (NULL); expected a scene as JSON");
     const double t = sr_now();
+    if (ctx->desc.load_progress) sr_mesh_listen(ctx->desc.load_progress, ctx->desc.load_user);
     const sr_status s = sr_scene_parse(name ? name : "<json>", json, len ? len : strlen(json), &ctx->scene, &ctx->err);
+    if (ctx->desc.load_progress) sr_mesh_listen(NULL, NULL);
     ctx->read_s = sr_now() - t;
     return sr_api_loaded(ctx, s);
 }
@@ -434,6 +440,12 @@ sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
                                .exr_type = d.exr_float ? SR_EXR_FLOAT : SR_EXR_HALF };
     return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, NULL, &ctx->err));
 }
+
+/* ---- stopping on a signal --------------------------------------------------------------- */
+
+sr_result sr_stop_on_signals(void) { return sr_interrupt_install() ? SR_RESULT_RUNTIME_ERROR : SR_RESULT_OK; }
+int sr_stop_requested(void) { return sr_interrupt_pending(); }
+void sr_stop_clear(void) { sr_interrupt_reset(); }
 
 /* ---- MPI ranks ------------------------------------------------------------------------- */
 

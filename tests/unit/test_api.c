@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,66 @@ static void test_scene_info_and_path_frame(void **state)
     sr_destroy(ctx);
 }
 
+/* The load's progress: every mesh file told up to 1; a nonzero answer stops the load. */
+typedef struct load_seen { int calls, stop; double last; char file[256]; } load_seen;
+
+static int on_load(void *user, const char *file, double fraction)
+{
+    load_seen *l = (load_seen *)user;
+    l->calls++;
+    l->last = fraction;
+    snprintf(l->file, sizeof l->file, "%s", file);
+    return l->stop;
+}
+
+static void test_load_progress(void **state)
+{
+    (void)state;
+    char path[4096];
+    sr_test_source_path(path, sizeof path, "scenes/mesh.json");
+    load_seen seen = { 0, 0, 0.0, "" };
+    sr_context *ctx = sr_create(&(sr_context_desc){ .load_progress = on_load, .load_user = &seen });
+    if (sr_load_file(ctx, path) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    assert_true(seen.calls >= 1);
+    assert_true(seen.last == 1.0);
+    assert_non_null(strstr(seen.file, "torus_knot.obj"));
+    seen = (load_seen){ 0, 1, 0.0, "" };
+    assert_int_equal(sr_load_file(ctx, path), SR_RESULT_CANCELLED);
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(sr_render(ctx), SR_RESULT_INPUT_ERROR);   /* no scene kept */
+    sr_destroy(ctx);
+}
+
+/* With the handlers installed, a SIGINT stops the render between samples: cancelled, with the
+ * samples done in the film; after sr_stop_clear the next render runs whole. */
+static int raise_after_first(void *user, uint32_t done, uint32_t total)
+{
+    (void)user, (void)total;
+    if (done > 0 && !sr_stop_requested()) raise(SIGINT);
+    return 0;
+}
+
+static void test_stop_on_signals(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_stop_on_signals(), SR_RESULT_OK);
+    assert_int_equal(sr_stop_requested(), 0);
+    sr_context *ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 16, .height = 8, .spp = 64, .depth = 2,
+                                                         .device = SR_DEVICE_KIND_CPU }), SR_RESULT_OK);
+    assert_int_equal(sr_render_progress(ctx, raise_after_first, NULL), SR_RESULT_CANCELLED);
+    assert_int_equal(sr_stop_requested(), SIGINT);
+    uint32_t samples = 0;
+    sr_film_size(ctx, NULL, NULL, &samples);
+    assert_true(samples > 0 && samples < 64);
+    sr_stop_clear();
+    assert_int_equal(sr_stop_requested(), 0);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_film_size(ctx, NULL, NULL, &samples);
+    assert_int_equal(samples, 64);
+    sr_destroy(ctx);
+}
+
 /* The build's facts `stencilray info` prints, every string filled. */
 static void test_build_info(void **state)
 {
@@ -427,6 +488,8 @@ int main(void)
         cmocka_unit_test(test_json_error),
         cmocka_unit_test(test_frame_fields),
         cmocka_unit_test(test_build_info),
+        cmocka_unit_test(test_load_progress),
+        cmocka_unit_test(test_stop_on_signals),
         cmocka_unit_test(test_scene_info_and_path_frame),
         cmocka_unit_test(test_devices_and_stats),
         cmocka_unit_test(test_same_as_cli),
