@@ -25,6 +25,7 @@
 
 struct sr_context {
     sr_context_desc desc;
+    sr_field_names names;       /* desc.names, the defaults where it gave none                 */
     sr_error err;
     int loaded;                 /* scene holds a parsed scene                                  */
     sr_scene scene;
@@ -35,6 +36,8 @@ struct sr_context {
     uint32_t farm_workers;
     double read_s;              /* the last load                                               */
     int have_stats;
+    int fresh_farm;             /* the farm opened since the last render: its set-up is that render's */
+    int agreed;                 /* MPI: the ranks agreed on the frame set                      */
     sr_frame_stats stats;      /* the last render's                                           */
     float *film;                /* film_w * film_h * 3 linear floats                           */
     uint32_t film_w, film_h, film_samples;
@@ -89,6 +92,7 @@ sr_context *sr_create(const sr_context_desc *desc)
 {
     sr_context *ctx = (sr_context *)calloc(1, sizeof *ctx);
     if (ctx && desc) ctx->desc = *desc;
+    if (ctx) ctx->names = sr_frame_names_or_default(&ctx->desc.names);
     return ctx;
 }
 
@@ -96,6 +100,7 @@ static void sr_api_close_farm(sr_context *ctx)
 {
     sr_farm_close(ctx->farm);
     ctx->farm = NULL;
+    ctx->fresh_farm = 0;
 }
 
 static void sr_api_drop_scene(sr_context *ctx)
@@ -107,7 +112,7 @@ static void sr_api_drop_scene(sr_context *ctx)
     ctx->film = NULL;
     ctx->film_w = ctx->film_h = ctx->film_samples = 0;
     memset(&ctx->asked, 0, sizeof ctx->asked);
-    ctx->have_stats = 0;
+    ctx->have_stats = ctx->agreed = 0;
 }
 
 void sr_destroy(sr_context *ctx)
@@ -176,12 +181,13 @@ static sr_status sr_api_need_scene(sr_context *ctx, const char *fn)
 }
 
 /* The workers a desc asks for (its list at most 255 bytes: the context keeps a copy). */
-static sr_status sr_api_workers(const sr_frame_desc *d, sr_worker_spec *specs, uint32_t *n, sr_error *err)
+static sr_status sr_api_workers(const sr_context *ctx, const sr_frame_desc *d, sr_worker_spec *specs, uint32_t *n,
+                                sr_error *err)
 {
     if (d->devices && strlen(d->devices) >= 256)
-        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.devices: %zu characters; expected a list of at most 255",
+        return sr_fail(err, SR_ERR_INPUT, "%s: %zu characters; expected a list of at most 255", ctx->names.devices,
                        strlen(d->devices));
-    return sr_frame_workers(d, "sr_frame_desc.devices", specs, n, err);
+    return sr_frame_workers(d, ctx->names.devices, specs, n, err);
 }
 
 sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
@@ -193,10 +199,11 @@ sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
     uint32_t n;
     sr_status s = sr_api_need_scene(ctx, "sr_set_frame");
     if (!s) s = sr_frame_desc_check(d, &ctx->err);
-    if (!s) s = sr_api_workers(d, specs, &n, &ctx->err);
-    if (!s) s = sr_frame_build(&ctx->scene, d, NULL, &f, &ctx->err);
+    if (!s) s = sr_api_workers(ctx, d, specs, &n, &ctx->err);
+    if (!s) s = sr_frame_build(&ctx->scene, d, &ctx->names, &f, &ctx->err);
     if (!s) {
         ctx->asked = *d;
+        ctx->agreed = 0;
         if (d->devices) ctx->asked.devices = memmove(ctx->devices, d->devices, strlen(d->devices) + 1);
     }
     return sr_api_status(ctx, s);
@@ -276,7 +283,8 @@ static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f, const sr_w
 }
 
 /* The last render's numbers for sr_get_frame_stats. */
-static void sr_api_keep_stats(sr_context *ctx, const sr_frame *f, const sr_farm_stats *fs, uint32_t samples, int opened)
+static void sr_api_keep_stats(sr_context *ctx, const sr_frame *f, const sr_farm_stats *fs, const sr_drive_result *dr,
+                              uint32_t samples, int opened)
 {
     sr_frame_stats *o = &ctx->stats;
     memset(o, 0, sizeof *o);
@@ -291,6 +299,9 @@ static void sr_api_keep_stats(sr_context *ctx, const sr_frame *f, const sr_farm_
     o->build_s = opened ? r->build_s : 0.0;
     o->upload_s = opened ? r->upload_s : 0.0;
     o->merge_s = fs->merge_s;
+    o->reduce_wait_s = dr->wait_s;
+    o->reduce_s = dr->reduce_s;
+    o->ranks = (uint32_t)sr_ranks_size();
     o->rays = fs->rays;
     for (uint32_t b = 0; b < SR_MAX_DEPTH && b < SR_STATS_MAX_BOUNCES; b++) o->rays_per_bounce[b] = fs->bounce_rays[b];
     o->dropped = fs->dropped;
@@ -328,17 +339,50 @@ static int sr_api_no_progress(void *user, uint32_t done, uint32_t total)
     return 0;
 }
 
-static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
+/* The frame (into *f), its workers and the host memory they need (saving to save_path too,
+ * NULL: no save) checked; with `open`, the ranks' agreement on the frame (MPI, once a frame)
+ * and the workers opened. */
+static sr_status sr_api_ready(sr_context *ctx, const char *fn, sr_frame *f, const char *save_path, int open)
 {
-    SR_TRY(sr_api_need_scene(ctx, "sr_render"));
-    sr_frame f;
-    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, NULL, &f, &ctx->err));
+    SR_TRY(sr_api_need_scene(ctx, fn));
+    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, &ctx->names, f, &ctx->err));
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];
     uint32_t workers;
+    SR_TRY(sr_api_workers(ctx, &ctx->asked, specs, &workers, &ctx->err));
+    SR_TRY(sr_farm_check_memory(&ctx->scene, f, specs, workers, save_path, &ctx->err));
+    if (!open) return SR_OK;
+    const int ranks = sr_ranks_size();
+    if (ranks > 1 && !ctx->agreed) {
+        if (sr_drive_same_frame(f, &ctx->scene, ctx->scene.path, NULL, 0, "", 0, "stencilray"))
+            return sr_fail(&ctx->err, SR_ERR_INPUT, "the %d MPI ranks do not render the same frame (rank 0 names "
+                           "the setting on its standard error); every rank must load the same scene and set the same "
+                           "frame", ranks);
+        ctx->agreed = 1;
+    }
     int opened;
-    SR_TRY(sr_api_workers(&ctx->asked, specs, &workers, &ctx->err));
-    SR_TRY(sr_farm_check_memory(&ctx->scene, &f, specs, workers, NULL, &ctx->err));
-    SR_TRY(sr_api_open_farm(ctx, &f, specs, workers, &opened));
+    SR_TRY(sr_api_open_farm(ctx, f, specs, workers, &opened));
+    ctx->fresh_farm |= opened;
+    return SR_OK;
+}
+
+sr_result sr_check_frame(sr_context *ctx, const char *save_path)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    sr_frame f;
+    return sr_api_status(ctx, sr_api_ready(ctx, "sr_check_frame", &f, save_path, 0));
+}
+
+sr_result sr_prepare(sr_context *ctx)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    sr_frame f;
+    return sr_api_status(ctx, sr_api_ready(ctx, "sr_prepare", &f, NULL, 1));
+}
+
+static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
+{
+    sr_frame f;
+    SR_TRY(sr_api_ready(ctx, "sr_render", &f, NULL, 1));
     const size_t n = (size_t)f.width * f.height * 3u;
     if (ctx->film_w * ctx->film_h * 3u != n) {
         free(ctx->film);
@@ -350,14 +394,10 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
     ctx->film_h = f.height;
     ctx->film_samples = 0;
     const int ranks = sr_ranks_size(), rank = sr_ranks_rank();
-    if (ranks > 1 && sr_drive_same_frame(&f, &ctx->scene, ctx->scene.path, NULL, 0, "", 0, "stencilray"))
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "the %d MPI ranks do not render the same frame (rank 0 names the "
-                       "setting on its standard error); every rank must load the same scene and set the same frame",
-                       ranks);
     sr_film_sum sum;
     SR_TRY(sr_ranks_film_sum_init(&sum, n, &ctx->err));   /* shared by the ranks on one machine */
     /* one rank: every pass through the callback, so that it sees each one and may cancel */
-    const sr_drive how = { ranks == 1, 0, fn ? fn : sr_api_no_progress, user };
+    const sr_drive how = { ranks == 1, 1, fn ? fn : sr_api_no_progress, user };
     sr_drive_result run;
     sr_farm_stats st;
     sr_status s = sr_drive_frame(ctx->farm, &f, &how, &sum, &st, &run, &ctx->err);
@@ -371,7 +411,8 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
     if (s == SR_OK || s == SR_INTERRUPTED) {
         sr_film_sum_mean(&sum, ctx->film);
         ctx->film_samples = (uint32_t)sum.samples;
-        sr_api_keep_stats(ctx, &f, &st, ctx->film_samples, opened);
+        sr_api_keep_stats(ctx, &f, &st, &run, ctx->film_samples, ctx->fresh_farm);
+        ctx->fresh_farm = 0;
     }
     sr_ranks_film_sum_free(&sum);
     if (s == SR_OK && run.cancelled)
@@ -436,9 +477,12 @@ sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
         s = sr_fail(&ctx->err, SR_ERR_INPUT, "sr_save_desc: tonemap %d, exposure %g; expected an sr_tonemap_kind and an "
                     "exposure >= 0 (0: 1)", (int)d.tonemap, (double)d.exposure);
     if (s) return sr_api_status(ctx, s);
-    const sr_image_opts io = { .exposure = d.exposure > 0.0f ? d.exposure : 1.0f, .tonemap = (sr_tonemap)d.tonemap,
+    const int black = d.exposure == 0.0f && (d.zeros & SR_SAVE_ZERO_EXPOSURE);
+    const sr_image_opts io = { .exposure = d.exposure > 0.0f || black ? d.exposure : 1.0f, .tonemap = (sr_tonemap)d.tonemap,
                                .exr_type = d.exr_float ? SR_EXR_FLOAT : SR_EXR_HALF };
-    return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, NULL, &ctx->err));
+    /* a stop (sr_stop_on_signals) ends the write with nothing left at path */
+    return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, sr_interrupt_pending,
+                                                &ctx->err));
 }
 
 /* ---- stopping on a signal --------------------------------------------------------------- */
@@ -460,3 +504,6 @@ sr_result sr_mpi_begin(int *argc, char ***argv, char *message, size_t cap)
 void sr_mpi_end(void) { sr_ranks_finalize(); }
 int sr_mpi_rank(void) { return sr_ranks_rank(); }
 int sr_mpi_size(void) { return sr_ranks_size(); }
+void sr_mpi_hold_stderr(void) { sr_ranks_hold_stderr(); }
+int sr_mpi_agree(int code) { return sr_ranks_agree(code); }
+void sr_mpi_abort(int code) { sr_ranks_abort(code); }

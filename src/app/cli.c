@@ -381,7 +381,7 @@ static int sr_render_main(int argc, char **argv)
     sr_error err = { SR_OK, "" };
     sr_frame_list todo = { NULL, 0, 0 };
     char name[PATH_MAX];
-    const sr_frame_names names = sr_option_names(&c, frames_text);
+    const sr_field_names names = sr_option_names(&c, frames_text);
     for (uint32_t k = first; !code && frames_text && k <= last; k++) {
         sr_frame_desc at = c.ask;   /* the frame's camera on the camera_path, checked */
         at.path_frame = k + 1u;
