@@ -4,7 +4,7 @@
 #include "../bench/bench.h"
 #include "../backend/cuda/cudaenv.h"
 #include "../viewer/viewer.h"
-#include "../settings/options.h"
+#include "options.h"
 #include "../../kernels/frames/sortkey.h"
 #include "../io/output/outpath.h"
 #include "../backend/backend.h"
@@ -20,18 +20,16 @@
 #include "../farm/film_sum.h"
 #include "../farm/ranks.h"
 #include "../farm/sequence.h"
+#include "../farm/driver.h"
 
-#include <assimp/version.h>
 #include <cJSON.h>
 #include <errno.h>
 #include <limits.h>
-#include <omp.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,6 +100,38 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_com
             name, st->samples, f->spp, st->partial_samples, partial);
     free(partial);
     return 128 + (sig ? sig : SIGINT);
+}
+
+/* The progress of a frame's samples on stderr (the farm's tick, frame.h): on a terminal a bar
+ * redrawn up to 10 times a second, in a log a line every 5 s, once the frame has run a second. */
+typedef struct sr_progress_bar { int tty, shown; double shown_at; } sr_progress_bar;
+
+static void sr_progress_tick(void *ctx, uint64_t done, uint64_t total, double elapsed, int final)
+{
+    sr_progress_bar *b = (sr_progress_bar *)ctx;
+    if (final) {
+        if (b->shown && b->tty) fputc('\n', stderr);
+        b->shown = 0;
+        b->shown_at = 0.0;
+        return;
+    }
+    const double every = b->tty ? 0.1 : 5.0;
+    if (!((elapsed > 1.0 || b->shown) && elapsed - b->shown_at >= every)) return;
+    const double eta = done ? elapsed * (double)(total - done) / (double)done : 0.0;
+    if (b->tty) {
+        char bar[31];
+        const int filled = (int)(30.0 * (double)done / (double)total);
+        for (int i = 0; i < 30; i++) bar[i] = i < filled ? '#' : '.';
+        bar[30] = '\0';
+        fprintf(stderr, "\r[%s] %llu/%llu samples  %.1f s  ETA %.1f s ", bar, (unsigned long long)done,
+                (unsigned long long)total, elapsed, eta);
+        fflush(stderr);
+    } else {
+        fprintf(stderr, "render: %llu/%llu samples, %.1f s, ETA %.1f s\n", (unsigned long long)done,
+                (unsigned long long)total, elapsed, eta);
+    }
+    b->shown = 1;
+    b->shown_at = elapsed;
 }
 
 /* What a finished render did, for the summary line and --stats. */
@@ -231,63 +261,6 @@ static void sr_render_stats_of(const sr_farm_stats *fs, uint64_t samples, sr_ren
     st->samples = (uint32_t)samples;
 }
 
-/* The job's totals on rank 0: the film sums and the ray counts of every rank. */
-static sr_status sr_render_reduce(sr_film_sum *sum, sr_farm_stats *fs, sr_error *err)
-{
-    if (sr_ranks_size() < 2) return SR_OK;
-    sr_status s = sr_ranks_sum_to_root(sum->v, sum->n, err);
-    sum->samples = sr_ranks_sum_u64(sum->samples);
-    fs->rays = sr_ranks_sum_u64(fs->rays);
-    for (uint32_t b = 0; b < SR_MAX_DEPTH; b++) fs->bounce_rays[b] = sr_ranks_sum_u64(fs->bounce_rays[b]);
-    fs->dropped = sr_ranks_sum_u64(fs->dropped);
-    return s;
-}
-
-/* Under MPI, whether every rank renders the frames rank 0 does: the same size, samples,
- * depth, integrator, seed, camera, exposure and tonemap, scene file bytes and frames (with
- * --frames, the same -o and --exr-type too: each rank writes its own frames). Otherwise rank
- * 0 names the first rank and setting that differ, and the job exits 2 with nothing written. */
-static int sr_render_same_frame(const sr_common *c, const sr_scene *scene, const char *out, sr_exr_type exr_type,
-                                const sr_frame_list *todo)
-{
-    if (sr_ranks_size() < 2) return 0;
-    const sr_frame *f = &c->frame;
-    const uint64_t h0 = SR_RANKS_HASH_START;
-    const uint64_t look = sr_ranks_hash(h0, &f->camera, sizeof f->camera);
-    const uint64_t tone = sr_ranks_hash(sr_ranks_hash(h0, &f->exposure, sizeof f->exposure), &f->tonemap, sizeof f->tonemap);
-    const uint64_t prims = (uint64_t)scene->prim_count + scene->shared_prim_count + scene->plane_count;
-    const uint64_t frames = todo ? sr_ranks_hash(h0, todo->n, sizeof(uint32_t) * todo->count) : 0;
-    const uint64_t written = todo ? sr_ranks_hash(sr_ranks_hash(h0, out, strlen(out)), &exr_type, sizeof exr_type) : 0;
-    const sr_rank_fact facts[] = {
-        { "width", f->width, 0 }, { "height", f->height, 0 }, { "spp", f->spp, 0 }, { "depth", f->depth, 0 },
-        { "integrator", f->integrator, 1 }, { "seed", f->render.seed, 0 }, { "camera", look, 1 },
-        { "exposure or tonemap", tone, 1 }, { "scene file's bytes", sr_ranks_hash_file(c->scene_path), 1 },
-        { "scene's primitive count", prims, 0 }, { "list of frames to render (--frames)", frames, 1 },
-        { "-o or --exr-type (--frames)", written, 1 },
-    };
-    return sr_ranks_same_frame(facts, (int)(sizeof facts / sizeof facts[0]), "stencilray render") ? 2 : 0;
-}
-
-/* This rank's share of frame f: all of it (`whole`), or the passes that rank 0 hands it as its
- * workers ask (a fixed interleave where MPI cannot take calls from the workers' threads). */
-static sr_status sr_render_share(sr_farm *fm, const sr_frame *f, int whole, sr_film_sum *sum, sr_farm_stats *fs,
-                                 sr_error *err)
-{
-    if (whole) return sr_farm_render(fm, f, NULL, sum, fs, err);
-    sr_rank_passes *rp;
-    sr_status s = sr_ranks_passes_begin(&rp, sr_farm_pass_count(f->spp), err);
-    if (s) return s;
-    sr_farm_share share = { (uint32_t)sr_ranks_rank(), (uint32_t)sr_ranks_size(), NULL, NULL, NULL };
-    if (sr_ranks_passes_dynamic(rp)) {
-        share.take = sr_ranks_passes_take;
-        share.others_done = sr_ranks_passes_others_done;
-        share.ctx = rp;
-    }
-    s = sr_farm_render(fm, f, &share, sum, fs, err);
-    sr_ranks_passes_end(rp);
-    return s;
-}
-
 /* --frames: the settings that decide the images (sequence.h) as text, and where they are kept
  * beside the frames. With frames written already (`written`), a settings file that differs
  * from them is refused: exit 2, naming the setting; else 0. */
@@ -299,7 +272,7 @@ static int sr_sequence_check_settings(const sr_common *c, const sr_image_opts *i
     const int fmt = sr_image_format_known(pattern);
     const sr_sequence_settings st = {
         .scene = c->scene_path, .width = f->width, .height = f->height, .spp = f->spp, .depth = f->depth,
-        .seed = f->render.seed, .camera_index = c->camera_index, .integrator = sr_integrator_name((int)f->integrator),
+        .seed = f->render.seed, .camera_index = c->ask.gltf_camera ? c->ask.gltf_camera - 1u : 0u, .integrator = sr_integrator_name((int)f->integrator),
         .exposure = f->exposure, .tonemap = fmt == SR_FMT_PNG ? sr_tonemap_name(io->tonemap) : NULL,
         .exr_type = fmt == SR_FMT_EXR ? (io->exr_type == SR_EXR_FLOAT ? "float" : "half") : NULL,
     };
@@ -336,7 +309,7 @@ static int sr_render_main(int argc, char **argv)
     sr_args a = { argc, 2, argv, "render" };
     sr_common c;
     sr_common_default(&c);
-    c.frame.render.progress = 1;
+    c.progress = 1;
     const char *out = "render.png", *stats = NULL, *frames_text = NULL;
     sr_exr_type exr_type = SR_EXR_HALF;
     int exr_type_given = 0;   /* --exr-type: refused unless -o names an EXR */
@@ -351,7 +324,7 @@ static int sr_render_main(int argc, char **argv)
             if (!(out = sr_value(&a, o))) return 2;
             continue;
         }
-        if (!strcmp(o, "--save-partial")) { c.frame.render.keep_partial = 1; continue; }
+        if (!strcmp(o, "--save-partial")) { c.keep_partial = 1; continue; }
         if (!strcmp(o, "--overwrite")) { overwrite = 1; continue; }
         if (!strcmp(o, "--stats")) {
             if (!(stats = sr_value(&a, o))) return 2;
@@ -374,8 +347,8 @@ static int sr_render_main(int argc, char **argv)
         if (r > 0) return r;
         if (r < 0) return sr_unknown_option(&a, o, sr_render_help);
     }
-    const int runs[] = { (int)c.frame.render.mask };
-    const int bad = sr_check_mask_options(&a, &c, runs, 1, c.frame.render.sort != SR_SORT_NONE);
+    const int runs[] = { (int)sr_frame_mask(c.ask.mask) };
+    const int bad = sr_check_mask_options(&a, &c, runs, 1, c.ask.sort != SR_SORT_KIND_NONE);
     if (bad) return bad;
     char msg[2 * PATH_MAX + 256];
     if (sr_output_names_directory(out))
@@ -394,11 +367,11 @@ static int sr_render_main(int argc, char **argv)
         if (last - first >= SR_SEQUENCE_MAX_FRAMES)
             return sr_usage_error(&a, "--frames %s: more than 100000 frames; render the sequence in parts%s", frames_text, "");
         if (sr_frame_pattern_check(out, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
-        if (c.given & SR_GIVEN_CAMERA)
+        if (c.camera_text)
             return sr_usage_error(&a, "--camera and --frames: each frame's camera comes from the scene's camera_path; "
                                   "leave --camera out%s%s", "", "");
         if (stats) return sr_usage_error(&a, "--stats writes the numbers of one frame; leave it out with --frames%s%s", "", "");
-        if (c.frame.render.keep_partial)
+        if (c.keep_partial)
             return sr_usage_error(&a, "--save-partial keeps the samples of one frame; with --frames an interrupted "
                                   "sequence resumes at its first missing frame instead; leave it out%s%s", "", "");
     } else {
@@ -413,19 +386,19 @@ static int sr_render_main(int argc, char **argv)
     if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
     if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
-    if (c.frame.render.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
-    if (c.frame.render.keep_partial && sr_ranks_size() > 1)
+    if (c.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
+    if (c.keep_partial && sr_ranks_size() > 1)
         return sr_usage_error(&a, "--save-partial keeps one process's samples; under mpirun an interrupted render "
                               "writes nothing; leave it out%s%s", "", "");
     const int rank = sr_ranks_rank(), ranks = sr_ranks_size();
     const int user_quiet = c.quiet;
     if (rank > 0) c.quiet = 1;   /* rank 0 alone shows progress and the summary */
-    if (c.quiet) c.frame.render.progress = 0;
-    if (stats) c.frame.render.bounce_counts = 1;   /* its rays_per_bounce */
+    if (c.quiet) c.progress = 0;
+    if (stats) c.bounce_counts = 1;   /* its rays_per_bounce */
 
-    const sr_image_opts io = { .exposure = c.frame.exposure, .tonemap = c.frame.tonemap, .exr_type = exr_type };
+    const sr_image_opts io = { .exposure = c.exposure, .tonemap = (sr_tonemap)c.tonemap, .exr_type = exr_type };
     sr_scene scene;
-    sr_interrupt_install();   /* Ctrl-C from here on stops the render cleanly (interrupt.h) */
+    sr_stop_on_signals();   /* Ctrl-C from here on stops the render cleanly (stencilray.h) */
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];
     uint32_t nw = 0;
     int code = sr_parse_workers(&c, "render", specs, &nw);   /* its error is reported after the scene's (ranks agree) */
@@ -437,19 +410,21 @@ static int sr_render_main(int argc, char **argv)
         return scene_code;
     }
     sr_frame *frame = &c.frame;   /* the render's settings, the scene's values where no option gave one */
+    sr_progress_bar bar = { isatty(STDERR_FILENO), 0, 0.0 };
+    if (frame->render.progress) {
+        frame->render.tick = sr_progress_tick;
+        frame->render.tick_ctx = &bar;
+    }
     sr_error err = { SR_OK, "" };
     sr_frame_list todo = { NULL, 0, 0 };
     char name[PATH_MAX];
-    if (!code && frames_text && scene.camera_path_count == 0) {
-        fprintf(stderr, "stencilray render: %s has no \"camera_path\"; --frames renders the frames of one "
-                        "(docs/scene-format.md#camera_path)\n", c.scene_path);
-        code = 2;
-    }
+    const sr_field_names names = sr_option_names(&c, frames_text);
     for (uint32_t k = first; !code && frames_text && k <= last; k++) {
-        const sr_camera_desc d = sr_camera_at_frame(&scene, k);
-        if (!(sr_camera_distance(&d) > 0.0) || !sr_camera_up_ok(&d)) {
-            fprintf(stderr, "stencilray render: --frames %s: at frame %u the camera_path puts look_at on the position "
-                            "or straight along camera.up; expected keyframes that keep them apart\n", frames_text, k);
+        sr_frame_desc at = c.ask;   /* the frame's camera on the camera_path, checked */
+        at.path_frame = k + 1u;
+        sr_frame checked;
+        if (sr_frame_build(&scene, &at, &names, &checked, &err)) {
+            fprintf(stderr, "stencilray render: %s\n", err.msg);
             code = 2;
             break;
         }
@@ -489,7 +464,8 @@ static int sr_render_main(int argc, char **argv)
     sr_farm *fm = NULL;
     float *rgb = NULL;
     sr_film_sum sum = { NULL, 0, 0, 0 };
-    if (!code) code = sr_render_same_frame(&c, &scene, out, exr_type, frames_text ? &todo : NULL);
+    if (!code) code = sr_drive_same_frame(frame, &scene, c.scene_path, frames_text ? todo.n : NULL, todo.count, out,
+                                          (int)exr_type, "stencilray render");
     if (code) goto done;
 
     const int tell = frame->render.progress && !c.quiet && isatty(STDERR_FILENO);
@@ -544,12 +520,15 @@ static int sr_render_main(int argc, char **argv)
         if (!img) { code = sr_render_failed("out of host memory for an image", SR_ERR_RUNTIME); goto done; }
         for (uint32_t j = 0; j < todo.count; j++) {
             if (whole && j % (uint32_t)ranks != (uint32_t)rank) continue;
-            sr_frame f = *frame;
-            f.camera = sr_camera_at_frame(&scene, todo.n[j]);
+            sr_frame f = *frame, at_frame;
+            sr_frame_desc at = c.ask;
+            at.path_frame = todo.n[j] + 1u;
+            s = sr_frame_build(&scene, &at, &names, &at_frame, &err);   /* checked above: cannot fail */
+            f.camera = at_frame.camera;
             sr_film_sum_clear(&sum);
-            s = sr_render_share(fm, &f, whole, &sum, &fs, &err);
-            if (!s) sr_ranks_test_kill();
-            if (!s && !whole) s = sr_render_reduce(&sum, &fs, &err);
+            const sr_drive how = { whole, 0, NULL, NULL };
+            sr_drive_result res;
+            s = sr_drive_frame(fm, &f, &how, &sum, &fs, &res, &err);
             sr_frame_pattern_name(out, todo.n[j], name, sizeof name);
             if (!s && (whole || rank == 0)) {
                 sr_film_sum_mean(&sum, img);
@@ -592,7 +571,9 @@ static int sr_render_main(int argc, char **argv)
     }
 
     const double t_render = sr_now();
-    s = sr_render_share(fm, frame, ranks == 1, &sum, &fs, &err);
+    const sr_drive how = { ranks == 1, 1, NULL, NULL };
+    sr_drive_result res;
+    s = sr_drive_frame(fm, frame, &how, &sum, &fs, &res, &err);
     if (s == SR_INTERRUPTED && ranks > 1) {
         code = sr_render_interrupted_job();
         goto done;
@@ -605,13 +586,7 @@ static int sr_render_main(int argc, char **argv)
         code = sr_render_interrupted(out, rgb, &c, &io, &st);
         goto done;
     }
-    if (!s) sr_ranks_test_kill();
-    /* Timed apart: waiting for the other ranks' last passes, then the sums' reduction. */
-    const double t_wait = sr_now();
-    if (!s && ranks > 1) sr_ranks_barrier();
-    const double t_reduce = sr_now();
-    if (!s) s = sr_render_reduce(&sum, &fs, &err);
-    const double reduce_s = sr_now() - t_reduce, reduce_wait_s = t_reduce - t_wait;
+    const double reduce_s = res.reduce_s, reduce_wait_s = res.wait_s;
     if (s) {
         code = sr_render_failed(err.msg, s);
         goto done;
@@ -711,32 +686,18 @@ static int sr_cmd_info(int argc, char **argv)
         fprintf(stderr, "stencilray info: unknown argument '%s'\n", argv[i]);
         return 2;
     }
-    printf("stencilray %s\n", SR_VERSION);
-    printf("build:\n  C compiler %s, %s\n", __VERSION__,
-#ifdef SR_HAVE_CUDA
-           "CUDA backend built in"
-#else
-           "CUDA backend not built (no nvcc at configure time)"
-#endif
-    );
-    printf("  CPU backend: OpenMP, %d threads\n", omp_get_max_threads());
-    char data[PATH_MAX];   /* scenes, shaders and assets: installed beside the binary or the source tree */
-    const int have_data = sr_data_dir(SR_DEFAULT_SCENE, data, sizeof data);
-    printf("  data: %s%s\n", have_data ? data : "not found; looked in ", have_data ? "" : data);
-    char buf[4096];
-    sr_cuda_describe(buf, sizeof buf);
-    printf("CUDA:\n%s", buf);
-#ifdef SR_HAVE_CUDA
-    const char *loading = sr_cuda_loading(), *loading_from = sr_cuda_loading_source();
-    if (!strcmp(loading_from, "none"))
-        printf("  kernels load on first launch (CUDA_MODULE_LOADING unset)\n");
-    else
-        printf("  kernels load %s (CUDA_MODULE_LOADING=%s, %s)\n",
-               !strcasecmp(loading, "lazy") ? "on first launch" : !strcasecmp(loading, "eager") ? "when the device opens" : "as CUDA decides",
-               loading, !strcmp(loading_from, "stencilray") ? "stencilray's default" : "from the environment");
-#endif
-    printf("libraries:\n  cJSON %s\n  assimp %u.%u.%u\n  stb_image_write (libstb)\n  OpenEXR %s\n",
-           cJSON_Version(), aiGetVersionMajor(), aiGetVersionMinor(), aiGetVersionPatch(), sr_exr_version());
+    sr_build_info bi;
+    sr_get_build_info(&bi);
+    printf("stencilray %s\n", bi.version);
+    printf("build:\n  C compiler %s, %s\n", bi.compiler,
+           bi.cuda_built ? "CUDA backend built in" : "CUDA backend not built (no nvcc at configure time)");
+    printf("  CPU backend: OpenMP, %d threads\n", bi.cpu_threads);
+    /* scenes, shaders and assets: installed beside the binary or the source tree */
+    printf("  data: %s%s\n", bi.data_dir[0] ? bi.data_dir : "not found; looked in ", bi.data_looked_in);
+    printf("CUDA:\n%s", bi.cuda_devices);
+    if (bi.kernel_loading[0]) printf("  %s\n", bi.kernel_loading);
+    printf("libraries:\n  cJSON %s\n  assimp %s\n  stb_image_write (libstb)\n  OpenEXR %s\n", bi.cjson, bi.assimp,
+           bi.openexr);
     return 0;
 }
 

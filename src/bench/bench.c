@@ -9,7 +9,7 @@
 #include "../backend/cuda/cudaenv.h"
 #include "../backend/cpu/ompenv.h"
 #include "../base/names.h"
-#include "../settings/options.h"
+#include "../app/options.h"
 #include "../io/output/outpath.h"
 #include "../io/output/textout.h"
 #include "../../kernels/frames/sortkey.h"
@@ -216,7 +216,7 @@ int sr_bench_main(int argc, char **argv)
     b.frames = 20;
     b.warmup = 3;
     for (int m = 0; m < SR_MASK_COUNT; m++) b.masks[b.mask_count++] = m;
-    b.sorts[b.sort_count++] = b.c.frame.render.sort;
+    b.sorts[b.sort_count++] = (int)b.c.ask.sort;
     for (; a.i < argc; a.i++) {
         const char *o = argv[a.i];
         int r = sr_parse_operand(&a, &b.c);
@@ -264,7 +264,7 @@ int sr_bench_main(int argc, char **argv)
     if (b.micro) {
         sr_micro_opts mo;
         memset(&mo, 0, sizeof mo);
-        mo.device = (int)b.c.device;
+        mo.device = (int)b.c.ask.gpu;
         mo.rays = 8u * 1024u * 1024u;
         mo.reps = b.frames;
         mo.quiet = b.c.quiet;
@@ -279,7 +279,7 @@ int sr_bench_main(int argc, char **argv)
     if (b.sort_micro) {
         sr_sort_micro_opts so;
         memset(&so, 0, sizeof so);
-        so.device = (int)b.c.device;
+        so.device = (int)b.c.ask.gpu;
         so.reps = b.frames;
         so.quiet = b.c.quiet;
         so.csv = b.csv;
@@ -306,7 +306,7 @@ int sr_bench_main(int argc, char **argv)
     b.c.frame.spp = 1;
 
     char gpu[512];
-    if (be.kind == SR_BACKEND_CUDA) sr_cuda_gpu_summary((int)b.c.device, gpu, sizeof gpu);
+    if (be.kind == SR_BACKEND_CUDA) sr_cuda_gpu_summary((int)b.c.ask.gpu, gpu, sizeof gpu);
     else snprintf(gpu, sizeof gpu, "%s", be.device_name);
     char cmdline[1024] = "";
     for (int i = 0; i < argc; i++) {

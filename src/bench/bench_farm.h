@@ -5,7 +5,7 @@
 #define SR_BENCH_FARM_H
 
 #include <stdint.h>
-#include "../settings/options.h"
+#include "../app/options.h"
 
 #define SR_BENCH_FARM_SPP 64u   /* samples per timed frame: 64 passes of one sample */
 

@@ -6,7 +6,7 @@
 #define SR_VIEW_LOAD_H
 
 #include <GLFW/glfw3.h>
-#include "../settings/options.h"
+#include "../app/options.h"
 
 /* sr_open_scene(c, "view", scene) on a thread while win shows the progress. Returns its exit
  * code (0: the scene is loaded and must be freed), or 128 + SIGINT when Esc or the window's

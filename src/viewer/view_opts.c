@@ -2,7 +2,7 @@
  * shares with render and bench, options.c) and --script's steps. */
 #include "view_opts.h"
 #include "../settings/camera_arg.h"
-#include "../settings/options.h"
+#include "../app/options.h"
 #include "../base/names.h"
 #include "../../kernels/frames/sortkey.h"
 
@@ -219,9 +219,8 @@ int sr_view_parse(int argc, char **argv, sr_view_opts *o, int *help)
         if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) { *help = 1; return 0; }
         if (!strcmp(opt, "--size")) {
             if (!(v = sr_value(&a, opt))) return 2;
-            if (!sr_parse_size(v, &o->c.frame.width, &o->c.frame.height))
+            if (!sr_parse_size(v, &o->c.ask.width, &o->c.ask.height))
                 return sr_usage_error(&a, "--size: expected WxH with each side 1..16384, e.g. 1280x720, got '%s'%s", v, "");
-            o->c.given |= SR_GIVEN_WIDTH | SR_GIVEN_HEIGHT;
         } else if (!strcmp(opt, "--frames")) {
             int r = sr_parse_u32(&a, opt, 1, 1000000, &o->frames);
             if (r) return r;
@@ -247,7 +246,7 @@ int sr_view_parse(int argc, char **argv, sr_view_opts *o, int *help)
     }
     int every_mask[SR_MASK_COUNT];   /* the M key and --script switch masks as it runs */
     for (int m = 0; m < SR_MASK_COUNT; m++) every_mask[m] = m;
-    const int bad = sr_check_mask_options(&a, &o->c, every_mask, SR_MASK_COUNT, o->c.frame.render.sort != SR_SORT_NONE);
+    const int bad = sr_check_mask_options(&a, &o->c, every_mask, SR_MASK_COUNT, o->c.ask.sort != SR_SORT_KIND_NONE);
     if (bad) return bad;
     /* --frames / --screenshot are the last steps of the script. */
     if (o->frames || o->screenshot) {

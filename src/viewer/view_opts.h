@@ -4,7 +4,7 @@
 #define SR_VIEW_OPTS_H
 
 #include "../settings/camera_arg.h"
-#include "../settings/options.h"
+#include "../app/options.h"
 
 #include <stdint.h>
 

@@ -7,7 +7,7 @@
 #include "../settings/camera_arg.h"
 #include "display.h"
 #include "overlay.h"
-#include "../settings/options.h"
+#include "../app/options.h"
 #include "../render/render.h"
 #include "../scene/scene.h"
 #include "../../kernels/core/vmath.h"
@@ -612,7 +612,7 @@ static sr_status sr_view_choose_path(sr_viewer *v, sr_error *err)
         return SR_OK;
     }
     char why[2048];
-    const sr_display_path got = sr_display_enable_interop(&v->disp, (int)v->o->c.device, choice->path, why, sizeof why);
+    const sr_display_path got = sr_display_enable_interop(&v->disp, (int)v->o->c.ask.gpu, choice->path, why, sizeof why);
     const char *how = sr_display_draws_rows(&v->disp) ? "drawn straight from the shared memory"
                       : got == SR_DISPLAY_EXTMEM ? (sr_display_blits(&v->disp) ? "copied to a texture and blitted"
                                                                                  : "copied to a texture and drawn")
@@ -641,7 +641,7 @@ static sr_status sr_view_setup(sr_viewer *v, sr_error *err)
     /* The options' frame, the scene's values where they gave none (sr_open): the viewer's. */
     v->frame = o->c.frame;
     v->home = v->frame.camera;
-    v->spf = (o->c.given & SR_GIVEN_SPP) ? o->c.frame.spp : 1;   /* --spp: samples per frame */
+    v->spf = o->c.ask.spp ? o->c.ask.spp : 1;   /* --spp: samples per frame */
     /* More than one sample: jitter each inside its pixel, as render does for spp > 1; the
      * samples are numbered 0, 1, 2... from each restart, so N frames equal render --spp N. */
     v->frame.spp = SR_MAX_SPP;
@@ -723,9 +723,8 @@ int sr_view_main(int argc, char **argv)
     /* The window opens at once, at the options' size, and shows what is read while the scene
      * loads on a thread (view_load.h); the backend opens after it, on this thread. */
     sr_error err = { SR_OK, "" };
-    v.frame = o.c.frame;
-    if (!(o.c.given & SR_GIVEN_WIDTH)) v.frame.width = 800;     /* until the scene says */
-    if (!(o.c.given & SR_GIVEN_HEIGHT)) v.frame.height = 450;
+    v.frame.width = o.c.ask.width ? o.c.ask.width : 800u;     /* until the scene says */
+    v.frame.height = o.c.ask.height ? o.c.ask.height : 450u;
     v.scripted = o.step_count > 0;
     v.vsync = o.vsync >= 0 ? o.vsync : !v.scripted;
     sr_status s = sr_view_window(&v, &err);

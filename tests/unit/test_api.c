@@ -4,6 +4,8 @@
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +57,7 @@ static void test_defaults(void **state)
                      SR_RESULT_OK);
     assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
     assert_int_equal(got.width, 40);
-    assert_int_equal(got.height, want.height);
+    assert_int_equal(got.height, (uint32_t)lround(40.0 * want.height / want.width));   /* one side keeps the shape */
     assert_int_equal(got.depth, 2);
     assert_int_equal(got.spp, want.spp);
     assert_true(got.camera.position[2] == 5.0f && got.camera.fov == want.camera.vfov_deg);
@@ -90,6 +92,340 @@ static void test_json_error(void **state)
     assert_int_equal(f.width, 24);
     assert_int_equal(f.height, 12);
     sr_destroy(ctx);
+}
+
+/* The fields the command line's options fill: the whole camera, a glTF camera, the mask's
+ * tuning and zeros that mean zero; each out of its range is refused, naming the field. */
+static void test_frame_fields(void **state)
+{
+    (void)state;
+    sr_context *ctx = open_cornell(NULL);
+    sr_frame_desc got, scene;
+    assert_int_equal(sr_get_frame(ctx, &scene), SR_RESULT_OK);
+    /* fov alone: the scene camera's place and focus stay */
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .camera = { .fov = 20.0f } }), SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_true(got.camera.fov == 20.0f);
+    assert_memory_equal(got.camera.position, scene.camera.position, sizeof got.camera.position);
+    assert_memory_equal(got.camera.look_at, scene.camera.look_at, sizeof got.camera.look_at);
+    assert_true(got.camera.focus_distance == scene.camera.focus_distance);
+    /* up given: aperture and focus as they are */
+    const sr_camera_view lens = { { 0, 1, 5 }, { 0, 1, 0 }, 30.0f, { 1, 0, 0 }, 0.25f, 4.0f };
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .camera = lens }), SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_memory_equal(&got.camera, &lens, sizeof lens);
+    /* what get_frame gives, set again, is the same frame */
+    assert_int_equal(sr_set_frame(ctx, &got), SR_RESULT_OK);
+    sr_frame_desc again;
+    assert_int_equal(sr_get_frame(ctx, &again), SR_RESULT_OK);
+    assert_memory_equal(&again, &got, sizeof got);
+    /* zeros that mean zero, and the tuning kept */
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .zeros = SR_FRAME_ZERO_SEED | SR_FRAME_ZERO_COMPACT_BELOW,
+                                                         .wave_dense = 8, .wave_order = SR_WAVE_ORDER_KIND_SLOWEST,
+                                                         .sort = SR_SORT_KIND_RADIX,
+                                                         .sort_key = SR_SORT_KEY_KIND_MATERIAL }),
+                     SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_int_equal(got.seed, 0);
+    assert_true(got.compact_below == 0.0f);
+    assert_int_equal(got.wave_dense, 8);
+    assert_int_equal(got.wave_order, SR_WAVE_ORDER_KIND_SLOWEST);
+    assert_int_equal(got.sort, SR_SORT_KIND_RADIX);
+    assert_int_equal(got.sort_key, SR_SORT_KEY_KIND_MATERIAL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ 0 }), SR_RESULT_OK);
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    assert_int_equal(got.seed, 1);
+    assert_true(got.compact_below == 0.1f);
+    /* refused, naming the field */
+    static const struct { sr_frame_desc d; const char *names; } bad[] = {
+        { { .wave_dense = 33 }, "wave_dense 33" },
+        { { .compact_below = 1.5f }, "compact_below 1.5" },
+        { { .sort = (sr_sort_kind)7 }, "sort 7" },
+        { { .camera = { .fov = 180.0f } }, "camera.fov" },
+        { { .camera = { .up = { 0, 1, 0 }, .aperture = -1.0f } }, "aperture -1" },
+        { { .gltf_camera = 1 }, "sr_frame_desc.gltf_camera index 0: " },
+        { { .camera = { .position = { 0, 1, 5 }, .look_at = { 0, 1, 0 }, .up = { 0, 0, 1 } } }, "sr_frame_desc.camera: up" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sr_set_frame(ctx, &bad[i].d), SR_RESULT_INPUT_ERROR);
+        if (!strstr(sr_last_error(ctx), bad[i].names)) fail_msg("case %zu: %s", i, sr_last_error(ctx));
+    }
+    assert_non_null(strstr(sr_last_error(ctx), "parallel"));
+    sr_destroy(ctx);
+}
+
+/* Several workers (a device list) give the one worker's film, and the last render's numbers
+ * say what ran: the samples, the workers and their shares, the rays. */
+typedef struct tick_seen { int calls, finals; uint64_t last, total; } tick_seen;
+
+static void on_tick(void *user, uint64_t done, uint64_t total, double seconds, int final)
+{
+    tick_seen *t = (tick_seen *)user;
+    (void)seconds;
+    t->calls++;
+    t->finals += final;
+    t->last = done;
+    t->total = total;
+}
+
+static void test_devices_and_stats(void **state)
+{
+    (void)state;
+    tick_seen ticks = { 0, 0, 0, 0 };
+    sr_context *ctx = open_cornell(&(sr_context_desc){ .tick = on_tick, .tick_user = &ticks });
+    sr_frame_stats st;
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "no render has run"));
+    const sr_frame_desc one = { .width = 24, .height = 16, .spp = 40, .depth = 3, .device = SR_DEVICE_KIND_CPU };
+    assert_int_equal(sr_set_frame(ctx, &one), SR_RESULT_OK);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    float *a = malloc(sizeof(float) * 24 * 16 * 3), *b = malloc(sizeof(float) * 24 * 16 * 3);
+    assert_int_equal(sr_read_pixels(ctx, a, 24 * 16 * 3, 3), SR_RESULT_OK);
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_int_equal(st.workers, 1);
+    assert_int_equal(st.samples, 40);
+    assert_int_equal(st.kind, SR_DEVICE_KIND_CPU);
+    assert_true(st.rays > 0 && st.worker[0].samples == 40 && st.device[0] != '\0');
+    assert_int_equal(ticks.finals, 1);   /* the tick: the samples' progress, once final */
+    assert_true(ticks.last == 40 && ticks.total == 40);
+
+    char list[] = "cpu,cpu";
+    sr_frame_desc two = one;
+    two.devices = list;
+    assert_int_equal(sr_set_frame(ctx, &two), SR_RESULT_OK);
+    list[0] = 'x';   /* the context keeps its own copy */
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    assert_int_equal(sr_read_pixels(ctx, b, 24 * 16 * 3, 3), SR_RESULT_OK);
+    assert_memory_equal(a, b, sizeof(float) * 24 * 16 * 3);
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_int_equal(st.workers, 2);
+    assert_int_equal(st.worker[0].samples + st.worker[1].samples, 40);
+    assert_int_equal(st.pass_samples * (st.worker[0].passes + st.worker[1].passes), 40);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));   /* the workers stay open */
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_true(st.build_s == 0.0 && st.upload_s == 0.0);
+
+    sr_frame_desc bad = one;
+    bad.devices = "0,x";
+    assert_int_equal(sr_set_frame(ctx, &bad), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "sr_frame_desc.devices '0,x': 'x' is not a device"));
+    assert_int_equal(sr_get_frame_stats(ctx, NULL), SR_RESULT_INPUT_ERROR);
+    free(a);
+    free(b);
+    sr_destroy(ctx);
+}
+
+/* The scene's facts, and a frame of its camera_path: the camera `render --frames` draws. */
+static void test_scene_info_and_path_frame(void **state)
+{
+    (void)state;
+    char path[4096];
+    sr_context *ctx = sr_create(NULL);
+    sr_scene_info info;
+    assert_int_equal(sr_get_scene_info(ctx, &info), SR_RESULT_INPUT_ERROR);   /* no scene */
+    assert_non_null(strstr(sr_last_error(ctx), "no scene is loaded"));
+    if (sr_load_file(ctx, sr_test_source_path(path, sizeof path, "scenes/orbit.json")) != SR_RESULT_OK)
+        fail_msg("%s", sr_last_error(ctx));
+    assert_int_equal(sr_get_scene_info(ctx, NULL), SR_RESULT_INPUT_ERROR);
+    assert_int_equal(sr_get_scene_info(ctx, &info), SR_RESULT_OK);
+    sr_scene scene;
+    sr_test_load_shipped("scenes/orbit.json", &scene);
+    assert_int_equal(info.path_keys, scene.camera_path_count);
+    assert_true(info.path_keys >= 2);
+    assert_int_equal(info.path_first, scene.camera_path[0].frame);
+    assert_int_equal(info.path_last, scene.camera_path[scene.camera_path_count - 1].frame);
+    assert_int_equal(info.gltf_cameras, 0);
+    assert_int_equal(info.lights, scene.light_count);
+    assert_int_equal(info.width, scene.width);
+    assert_true(info.primitives > 0);
+    const uint32_t k = (info.path_first + info.path_last) / 2u;
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .path_frame = k + 1u }), SR_RESULT_OK);
+    sr_frame_desc got;
+    assert_int_equal(sr_get_frame(ctx, &got), SR_RESULT_OK);
+    const sr_camera_desc want = sr_camera_at_frame(&scene, k);
+    assert_memory_equal(got.camera.position, &want.position, sizeof got.camera.position);
+    assert_memory_equal(got.camera.look_at, &want.look_at, sizeof got.camera.look_at);
+    assert_true(got.camera.fov == want.vfov_deg);
+    sr_scene_free(&scene);
+    /* a scene without a camera_path refuses a path frame */
+    sr_destroy(ctx);
+    ctx = open_cornell(NULL);
+    assert_int_equal(sr_get_scene_info(ctx, &info), SR_RESULT_OK);
+    assert_int_equal(info.path_keys, 0);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .path_frame = 1 }), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "has no \"camera_path\"; sr_frame_desc.path_frame renders"));
+    sr_destroy(ctx);
+}
+
+/* The load's progress: every mesh file told up to 1; a nonzero answer stops the load. */
+typedef struct load_seen { int calls, stop; double last; char file[256]; } load_seen;
+
+static int on_load(void *user, const char *file, double fraction)
+{
+    load_seen *l = (load_seen *)user;
+    l->calls++;
+    l->last = fraction;
+    snprintf(l->file, sizeof l->file, "%s", file);
+    return l->stop;
+}
+
+static void test_load_progress(void **state)
+{
+    (void)state;
+    char path[4096];
+    sr_test_source_path(path, sizeof path, "scenes/mesh.json");
+    load_seen seen = { 0, 0, 0.0, "" };
+    sr_context *ctx = sr_create(&(sr_context_desc){ .load_progress = on_load, .load_user = &seen });
+    if (sr_load_file(ctx, path) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    assert_true(seen.calls >= 1);
+    assert_true(seen.last == 1.0);
+    assert_non_null(strstr(seen.file, "torus_knot.obj"));
+    seen = (load_seen){ 0, 1, 0.0, "" };
+    assert_int_equal(sr_load_file(ctx, path), SR_RESULT_CANCELLED);
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(sr_render(ctx), SR_RESULT_INPUT_ERROR);   /* no scene kept */
+    sr_destroy(ctx);
+}
+
+/* With the handlers installed, a SIGINT stops the render between samples: cancelled, with the
+ * samples done in the film; after sr_stop_clear the next render runs whole. */
+static int raise_after_first(void *user, uint32_t done, uint32_t total)
+{
+    (void)user, (void)total;
+    if (done > 0 && !sr_stop_requested()) raise(SIGINT);
+    return 0;
+}
+
+static void test_stop_on_signals(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_stop_on_signals(), SR_RESULT_OK);
+    assert_int_equal(sr_stop_requested(), 0);
+    sr_context *ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 16, .height = 8, .spp = 64, .depth = 2,
+                                                         .device = SR_DEVICE_KIND_CPU }), SR_RESULT_OK);
+    assert_int_equal(sr_render_progress(ctx, raise_after_first, NULL), SR_RESULT_CANCELLED);
+    assert_int_equal(sr_stop_requested(), SIGINT);
+    uint32_t samples = 0;
+    sr_film_size(ctx, NULL, NULL, &samples);
+    assert_true(samples > 0 && samples < 64);
+    sr_stop_clear();
+    assert_int_equal(sr_stop_requested(), 0);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_film_size(ctx, NULL, NULL, &samples);
+    assert_int_equal(samples, 64);
+    sr_destroy(ctx);
+}
+
+/* Messages name the fields as the context's names say: a command line's options. */
+static void test_field_names(void **state)
+{
+    (void)state;
+    const sr_field_names opts = { .camera = "--camera", .camera_text = "0,1,5,0,1,0", .gltf_camera = "--camera-index",
+                                  .size = "", .path_frame = "--frames", .path_text = "2-3", .devices = "--device" };
+    sr_context *ctx = open_cornell(&(sr_context_desc){ .names = opts });
+    static const struct { sr_frame_desc d; const char *says; } bad[] = {
+        { { .camera = { .position = { 0, 1, 5 }, .look_at = { 0, 1, 0 }, .up = { 0, 0, 1 } } }, "--camera 0,1,5,0,1,0: up [0, 0, 1] is parallel" },
+        { { .gltf_camera = 3 }, "--camera-index 2: " },
+        { { .path_frame = 1 }, "has no \"camera_path\"; --frames renders the frames of one" },
+        { { .devices = "0,x" }, "--device '0,x': 'x' is not a device" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sr_set_frame(ctx, &bad[i].d), SR_RESULT_INPUT_ERROR);
+        if (strncmp(sr_last_error(ctx), bad[i].says, strlen(bad[i].says)) && !strstr(sr_last_error(ctx), bad[i].says))
+            fail_msg("case %zu: %s", i, sr_last_error(ctx));
+    }
+    sr_destroy(ctx);
+}
+
+/* An exposure of 0 saves black when asked (zeros), 1 otherwise; one process is rank 0 of 1,
+ * and its stats say so. */
+static void test_save_zeros_and_one_rank(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_mpi_rank(), 0);
+    assert_int_equal(sr_mpi_size(), 1);
+    assert_int_equal(sr_mpi_agree(2), 2);
+    sr_context *ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 8, .height = 8, .spp = 2, .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_frame_stats st;
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_int_equal(st.ranks, 1);
+    assert_true(st.reduce_s == 0.0);
+    char black[4096], lit[4096];
+    sr_test_tmp_path(black, sizeof black, "api_black.exr");
+    sr_test_tmp_path(lit, sizeof lit, "api_lit.exr");
+    assert_int_equal(sr_save(ctx, black, &(sr_save_desc){ .exr_float = 1, .zeros = SR_SAVE_ZERO_EXPOSURE }), SR_RESULT_OK);
+    assert_int_equal(sr_save(ctx, lit, &(sr_save_desc){ .exr_float = 1 }), SR_RESULT_OK);
+    float *a = NULL, *b = NULL;
+    uint32_t w, h;
+    sr_error e = { SR_OK, "" };
+    if (sr_exr_read(black, 64, 0, &a, &w, &h, &e) || sr_exr_read(lit, 64, 0, &b, &w, &h, &e)) fail_msg("%s", e.msg);
+    float sum_a = 0.0f, sum_b = 0.0f;
+    for (uint32_t i = 0; i < w * h * 3; i++) {
+        sum_a += a[i];
+        sum_b += b[i];
+    }
+    assert_true(sum_a == 0.0f && sum_b > 0.0f);
+    free(a);
+    free(b);
+    sr_destroy(ctx);
+}
+
+/* The memory check before anything is allocated, and the workers opened ahead of the render,
+ * whose set-up the first render's numbers then hold. */
+static void test_check_and_prepare(void **state)
+{
+    (void)state;
+    sr_context *ctx = sr_create(NULL);
+    assert_int_equal(sr_check_frame(ctx, NULL), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "sr_check_frame: no scene is loaded"));
+    assert_int_equal(sr_prepare(ctx), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "sr_prepare: no scene is loaded"));
+    sr_destroy(ctx);
+    ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 64, .height = 64, .spp = 2, .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    /* 64 CPU workers at 16384x16384 need terabytes on any machine: refused, nothing opened */
+    char many[64 * 4];
+    size_t used = 0;
+    for (int i = 0; i < 64; i++) used += (size_t)snprintf(many + used, sizeof many - used, "%scpu", i ? "," : "");
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 16384, .height = 16384, .spp = 1, .devices = many,
+                                                         .device = SR_DEVICE_KIND_CPU }), SR_RESULT_OK);
+    assert_int_equal(sr_check_frame(ctx, NULL), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "memory"));
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 64, .height = 64, .spp = 2, .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    assert_int_equal(sr_check_frame(ctx, "out.png"), SR_RESULT_OK);
+    assert_int_equal(sr_prepare(ctx), SR_RESULT_OK);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_frame_stats st;
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_true(st.build_s > 0.0);   /* the prepare's, counted in the first render */
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_true(st.build_s == 0.0);
+    sr_destroy(ctx);
+}
+
+/* The build's facts `stencilray info` prints, every string filled. */
+static void test_build_info(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_get_build_info(NULL), SR_RESULT_INPUT_ERROR);
+    sr_build_info bi;
+    memset(&bi, 0xff, sizeof bi);
+    assert_int_equal(sr_get_build_info(&bi), SR_RESULT_OK);
+    assert_string_equal(bi.version, sr_version());
+    assert_true(bi.cpu_threads >= 1);
+    assert_true(bi.cuda_built == 0 || bi.cuda_built == 1);
+    const char *strings[] = { bi.compiler, bi.data_dir, bi.data_looked_in, bi.cuda_devices, bi.kernel_loading,
+                              bi.cjson, bi.assimp, bi.openexr };
+    for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++) assert_non_null(strings[i]);
+    assert_true(bi.data_dir[0] != '\0');   /* the source tree's, in the build */
+    assert_true(bi.cuda_devices[0] != '\0');   /* the devices, or why there are none */
 }
 
 /* The API's film is the CLI's float EXR of the same scene and settings, bit for bit. */
@@ -258,6 +594,15 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_json_error),
+        cmocka_unit_test(test_frame_fields),
+        cmocka_unit_test(test_build_info),
+        cmocka_unit_test(test_field_names),
+        cmocka_unit_test(test_check_and_prepare),
+        cmocka_unit_test(test_save_zeros_and_one_rank),
+        cmocka_unit_test(test_load_progress),
+        cmocka_unit_test(test_stop_on_signals),
+        cmocka_unit_test(test_scene_info_and_path_frame),
+        cmocka_unit_test(test_devices_and_stats),
         cmocka_unit_test(test_same_as_cli),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_log_not_stderr),

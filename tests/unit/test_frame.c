@@ -11,7 +11,7 @@
 #include "../../src/render/bvh.h"
 #include "../../src/render/render.h"
 #include "../../src/render/frame.h"
-#include "../../src/settings/options.h"
+#include "../../src/app/options.h"
 
 /* Mirrors, a diffuse sphere and a light: every bounce does something. */
 static const char *scene_json =
@@ -191,12 +191,52 @@ static void test_options_leave_the_scene(void **state)
     sr_scene_free(&scene);
 }
 
+/* The options fill the public desc field by field, and the command's frame is the library's
+ * sr_frame_build of it (the one function the API builds its frames with too). */
+static void test_options_fill_the_desc(void **state)
+{
+    (void)state;
+    char path[1024];
+    sr_test_source_path(path, sizeof path, "scenes/cornell.json");
+    char *argv[] = { "stencilray", "render", "--width", "30", "--height", "20", "--spp", "2", "--depth", "4",
+                     "--integrator", "whitted", "--mask", "compact", "--seed", "0", "--compact-below", "0",
+                     "--sort", "merge", "--sort-key", "material", "--backend", "cpu", "--exposure", "0",
+                     "--tonemap", "aces", "--camera", "0,1,4,0,1,0,35,1,0,0,0.5,3", "-q", path };
+    const int argc = (int)(sizeof argv / sizeof argv[0]);
+    sr_args a = { argc, 2, argv, "render" };
+    sr_common c;
+    sr_common_default(&c);
+    for (; a.i < argc; a.i++) assert_int_equal(sr_parse_common(&a, &c), 0);
+    const sr_frame_desc want = {
+        .camera = { { 0, 1, 4 }, { 0, 1, 0 }, 35.0f, { 1, 0, 0 }, 0.5f, 3.0f },
+        .width = 30, .height = 20, .spp = 2, .depth = 4, .integrator = SR_INTEGRATOR_KIND_WHITTED,
+        .mask = SR_MASK_KIND_COMPACT, .device = SR_DEVICE_KIND_CPU, .sort = SR_SORT_KIND_MERGE,
+        .sort_key = SR_SORT_KEY_KIND_MATERIAL, .zeros = SR_FRAME_ZERO_SEED | SR_FRAME_ZERO_COMPACT_BELOW,
+    };
+    assert_memory_equal(&c.ask, &want, sizeof want);
+    assert_true(c.exposure == 0.0f && c.tonemap == SR_TONEMAP_KIND_ACES);
+    sr_scene scene;
+    assert_int_equal(sr_open_scene(&c, "render", &scene), 0);
+    sr_frame built;
+    sr_error err = { SR_OK, "" };
+    ok(sr_frame_build(&scene, &want, NULL, &built, &err), &err);
+    built.exposure = 0.0f;
+    built.tonemap = SR_TONEMAP_ACES;
+    assert_memory_equal(&c.frame, &built, sizeof built);
+    assert_int_equal(built.render.mask, SR_MASK_COMPACT);
+    assert_int_equal(built.render.seed, 0);
+    assert_true(built.render.compact_below == 0.0f);
+    assert_true(built.camera.aperture == 0.5f && built.camera.focus_distance == 3.0f && built.camera.up.x == 1.0f);
+    sr_scene_free(&scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resize_keeps_the_bvh),
         cmocka_unit_test(test_frame_settings_change),
         cmocka_unit_test(test_options_leave_the_scene),
+        cmocka_unit_test(test_options_fill_the_desc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include "testutil.h"
 #include "../../src/farm/film_sum.h"
 #include "../../src/farm/ranks.h"
+#include "../../include/stencilray.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -289,6 +290,60 @@ static int film_peer_main(int argc, char **argv)
     return s ? 2 : 0;
 }
 
+#ifdef SR_API_MPI_CLIENT
+/* mpirun -np N api_mpi_client ARGS... (include/stencilray.h's MPI calls); its stderr into err. */
+static int run_api_client(int np, const char *const *args, char *err, size_t cap)
+{
+    char npt[16];
+    snprintf(npt, sizeof npt, "%d", np);
+    const char *argv[32];
+    size_t n = mpirun_head(argv);
+    argv[n++] = "-np";
+    argv[n++] = npt;
+    argv[n++] = SR_API_MPI_CLIENT;
+    for (size_t i = 0; args[i] && n < 30; i++) argv[n++] = args[i];
+    argv[n] = NULL;
+    return run_mpirun(argv, NULL, err, cap);
+}
+
+/* The API shares a frame over ranks as render does: 1, 2 and 3 ranks give the same float film
+ * (rank 0's; the others hold none); ranks asking for other frames are refused on every rank. */
+static void test_api_ranks(void **state)
+{
+    (void)state;
+    char scene[4096], one[512], out[512], err[16384];
+    sr_test_source_path(scene, sizeof scene, "scenes/cornell.json");
+    sr_test_tmp_path(one, sizeof one, "mpi_api_1.exr");
+    unlink(one);
+    const char *args[] = { scene, one, NULL };
+    int code = run_api_client(1, args, err, sizeof err);
+    if (code) fail_msg("mpirun -np 1 api_mpi_client exited %d: %s", code, err);
+    for (int np = 2; np <= 3; np++) {
+        char name[64];
+        snprintf(name, sizeof name, "mpi_api_%d.exr", np);
+        sr_test_tmp_path(out, sizeof out, name);
+        unlink(out);
+        args[1] = out;
+        code = run_api_client(np, args, err, sizeof err);
+        if (code) fail_msg("mpirun -np %d api_mpi_client exited %d: %s", np, code, err);
+        sr_test_assert_same_file(one, out);
+    }
+    /* rank 1 asks for another width: every rank refuses the render, nothing is written */
+    sr_test_tmp_path(out, sizeof out, "mpi_api_differ.exr");
+    unlink(out);
+    const char *argv[32];
+    size_t n = mpirun_head(argv);
+    const char *tail[] = { "-np", "1", SR_API_MPI_CLIENT, scene, out, "40", ":", "-np", "1", SR_API_MPI_CLIENT, scene,
+                           out, "48", NULL };
+    for (size_t i = 0; tail[i]; i++) argv[n++] = tail[i];
+    argv[n] = NULL;
+    code = run_mpirun(argv, NULL, err, sizeof err);
+    if (code != SR_RESULT_INPUT_ERROR || count(err, "do not render the same frame") != 2 || !strstr(err, "width"))
+        fail_msg("expected both ranks to refuse (exit 2) and rank 0 to name the width, got %d:\n%s", code, err);
+    assert_int_equal(access(out, F_OK), -1);
+}
+#endif
+
 static void test_peer_film_of_another_size(void **state)
 {
     (void)state;
@@ -325,6 +380,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_killed_rank_writes_nothing),
         cmocka_unit_test(test_ranks_that_differ_stop),
         cmocka_unit_test(test_peer_film_of_another_size),
+#ifdef SR_API_MPI_CLIENT
+        cmocka_unit_test(test_api_ranks),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif

@@ -1,11 +1,15 @@
 /* options.h: the options render, bench and view share, parsed strictly: a bad value names
- * the option, says what it got and what is expected, and the command exits 2. */
+ * the option, says what it got and what is expected, and the command exits 2. They fill the
+ * public sr_frame_desc (include/stencilray.h); sr_open_scene builds the frame from it over the
+ * scene with the library's sr_frame_build, as the API does. */
 #ifndef SR_OPTIONS_H
 #define SR_OPTIONS_H
 
 #include <stdint.h>
+#include "../../include/stencilray.h"
 #include "../backend/backend.h"
-#include "camera_arg.h"
+#include "../settings/camera_arg.h"
+#include "../api/frame_desc.h"
 #include "../render/frame.h"
 #include "../render/render.h"
 #include "../farm/farm.h"
@@ -17,35 +21,28 @@
 
 typedef struct sr_args { int argc, i; char **argv; const char *cmd; } sr_args;
 
-/* Which of a frame's scene values the options gave (sr_common.given). */
-enum {
-    SR_GIVEN_WIDTH = 1u << 0, SR_GIVEN_HEIGHT = 1u << 1, SR_GIVEN_SPP = 1u << 2, SR_GIVEN_DEPTH = 1u << 3,
-    SR_GIVEN_INTEGRATOR = 1u << 4, SR_GIVEN_CAMERA = 1u << 5, SR_GIVEN_CAMERA_INDEX = 1u << 6,
-};
-
 typedef struct sr_common {
     const char *scene_path;
-    /* The frame the command asks for: the options are parsed into it, and sr_open takes the
-     * scene file's values for what they did not give (`given`), leaving the scene as parsed.
-     * The command owns it from then on. */
-    sr_frame frame;
-    unsigned given;                       /* SR_GIVEN_*                               */
-    sr_backend_kind backend;
-    uint32_t device;                      /* the one CUDA device (view, bench)           */
+    sr_frame_desc ask;                    /* what the options ask for; 0: the scene's value or
+                                             the default (stencilray.h)                   */
+    float exposure;                       /* --exposure (0 is black), default 1            */
+    sr_tonemap_kind tonemap;              /* --tonemap                                     */
     const char *device_list;              /* --device as given: "0", "all", "0,2,3", "cpu,cpu"
                                              (render spreads a frame over them: src/farm) */
     int quiet;
     int operands;                         /* "--" was seen: every later argument is an operand */
-    sr_camera_arg camera;                 /* --camera (SR_GIVEN_CAMERA): put onto the scene's
-                                             camera by sr_open                        */
-    const char *camera_text;              /* as given, for messages                   */
-    uint32_t camera_index;                /* --camera-index (SR_GIVEN_CAMERA_INDEX): one of
-                                             a glTF file's cameras                    */
+    const char *camera_text;              /* --camera as given (NULL: none), for messages  */
     /* Options only some masks read, as given (NULL if not): sr_check_mask_options. */
     const char *wave_opt;                 /* --wave-dense or --wave-order: the wave mask  */
     const char *compact_opt;              /* --compact-below: compact (and wave's measuring) */
     const char *sort_key_opt;             /* --sort-key: a sort other than none           */
     uint32_t threads;                     /* --threads, or 0: OpenMP's own count (ompenv.h) */
+    int progress;                         /* the progress bar and "reading mesh" line (a terminal) */
+    int keep_partial;                     /* --save-partial                                */
+    int bounce_counts;                    /* count the rays per bounce (--stats)           */
+    /* sr_open_scene: the frame asked for, the scene file's values where no option gave one.
+     * The command owns it from then on. */
+    sr_frame frame;
     double read_s;                        /* sr_open: seconds reading the scene and its meshes */
 } sr_common;
 
@@ -82,6 +79,8 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
  * checked), which may run on a loading thread (it prints its own errors and notices), and the
  * backend, on the thread that renders. Each frees the scene when it fails. */
 int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene);
+/* How sr_frame_build's messages name the options (--frames with its text, when given). */
+sr_field_names sr_option_names(const sr_common *c, const char *frames_text);
 int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 /* The workers --device names (src/farm/farm.h), or the one of --backend when it names none.
  * 0, or 2 after printing why. */

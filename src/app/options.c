@@ -101,9 +101,7 @@ int sr_parse_float(sr_args *a, const char *opt, float lo, float hi, float *out)
 void sr_common_default(sr_common *c)
 {
     memset(c, 0, sizeof *c);
-    sr_render_opts_default(&c->frame.render);
-    c->frame.exposure = 1.0f;
-    c->frame.tonemap = SR_TONEMAP_CLAMP;
+    c->exposure = 1.0f;
 }
 
 int sr_parse_operand(sr_args *a, sr_common *c)
@@ -118,15 +116,6 @@ int sr_parse_operand(sr_args *a, sr_common *c)
     return 0;
 }
 
-/* A whole number for one of the frame's scene values, noted as given. */
-static int sr_parse_given(sr_args *a, const char *opt, uint32_t lo, uint32_t hi, uint32_t *out, sr_common *c,
-                          unsigned given)
-{
-    const int r = sr_parse_u32(a, opt, lo, hi, out);
-    if (!r) c->given |= given;
-    return r;
-}
-
 /* Parse one option shared by render/bench/view. Returns 0 if consumed, 2 on error, -1 if the
  * option is not a common one. */
 int sr_parse_common(sr_args *a, sr_common *c)
@@ -134,18 +123,18 @@ int sr_parse_common(sr_args *a, sr_common *c)
     const int operand = sr_parse_operand(a, c);
     if (operand >= 0) return operand;
     const char *o = a->argv[a->i];
-    if (!strcmp(o, "--width")) return sr_parse_given(a, o, 1, SR_MAX_RESOLUTION, &c->frame.width, c, SR_GIVEN_WIDTH);
-    if (!strcmp(o, "--height")) return sr_parse_given(a, o, 1, SR_MAX_RESOLUTION, &c->frame.height, c, SR_GIVEN_HEIGHT);
-    if (!strcmp(o, "--spp")) return sr_parse_given(a, o, 1, SR_MAX_SPP, &c->frame.spp, c, SR_GIVEN_SPP);
-    if (!strcmp(o, "--depth")) return sr_parse_given(a, o, 1, SR_MAX_DEPTH, &c->frame.depth, c, SR_GIVEN_DEPTH);
+    if (!strcmp(o, "--width")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->ask.width);
+    if (!strcmp(o, "--height")) return sr_parse_u32(a, o, 1, SR_MAX_RESOLUTION, &c->ask.height);
+    if (!strcmp(o, "--spp")) return sr_parse_u32(a, o, 1, SR_MAX_SPP, &c->ask.spp);
+    if (!strcmp(o, "--depth")) return sr_parse_u32(a, o, 1, SR_MAX_DEPTH, &c->ask.depth);
     if (!strcmp(o, "--device")) {   /* a list for render (src/farm); view and bench take one device */
         const char *v = sr_value(a, o);
         if (!v) return 2;
-        c->device_list = v;
+        c->device_list = c->ask.devices = v;
         char *end;
         errno = 0;
         const unsigned long d = strtoul(v, &end, 10);
-        if (v[0] >= '0' && v[0] <= '9' && !*end && !errno && d <= 64) c->device = (uint32_t)d;
+        if (v[0] >= '0' && v[0] <= '9' && !*end && !errno && d <= 64) c->ask.gpu = (uint32_t)d;
         char msg[512];
         sr_worker_spec specs[SR_FARM_MAX_WORKERS];
         uint32_t n;
@@ -159,22 +148,28 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (!r) sr_omp_threads_set((int)c->threads);   /* before any OpenMP work of this thread */
         return r;
     }
-    if (!strcmp(o, "--seed")) return sr_parse_u32(a, o, 0, UINT32_MAX, &c->frame.render.seed);
-    if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->frame.exposure);
+    if (!strcmp(o, "--seed")) {
+        const int r = sr_parse_u32(a, o, 0, UINT32_MAX, &c->ask.seed);
+        if (!r && !c->ask.seed) c->ask.zeros |= SR_FRAME_ZERO_SEED;
+        return r;
+    }
+    if (!strcmp(o, "--exposure")) return sr_parse_float(a, o, 0.0f, 1e6f, &c->exposure);
     if (!strcmp(o, "--compact-below")) {
         c->compact_opt = o;
-        return sr_parse_float(a, o, 0.0f, 1.0f, &c->frame.render.compact_below);
+        const int r = sr_parse_float(a, o, 0.0f, 1.0f, &c->ask.compact_below);
+        if (!r && c->ask.compact_below == 0.0f) c->ask.zeros |= SR_FRAME_ZERO_COMPACT_BELOW;
+        return r;
     }
     if (!strcmp(o, "--wave-dense")) {
         c->wave_opt = o;
-        return sr_parse_u32(a, o, 1, 32, &c->frame.render.wave_dense);
+        return sr_parse_u32(a, o, 1, 32, &c->ask.wave_dense);
     }
     if (!strcmp(o, "--wave-order")) {
         c->wave_opt = o;
         const char *v = sr_value(a, o);
         if (!v) return 2;
-        if (!strcmp(v, "launch")) c->frame.render.wave_order = SR_WAVE_ORDER_LAUNCH;
-        else if (!strcmp(v, "slowest")) c->frame.render.wave_order = SR_WAVE_ORDER_SLOWEST;
+        if (!strcmp(v, "launch")) c->ask.wave_order = SR_WAVE_ORDER_KIND_LAUNCH;
+        else if (!strcmp(v, "slowest")) c->ask.wave_order = SR_WAVE_ORDER_KIND_SLOWEST;
         else return sr_usage_error(a, "--wave-order: expected launch or slowest, got '%s'%s", v, "");
         return 0;
     }
@@ -185,7 +180,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         char choices[64];
         if (algo < 0)
             return sr_usage_error(a, "--sort: expected %s, got '%s'", sr_name_choices(sr_sort_algo_names, choices, sizeof choices), v);
-        c->frame.render.sort = algo;
+        c->ask.sort = (sr_sort_kind)algo;
         return 0;
     }
     if (!strcmp(o, "--sort-key")) {
@@ -197,27 +192,41 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (key < 0)
             return sr_usage_error(a, "--sort-key: expected %s, got '%s'",
                                   sr_name_choices(sr_sort_key_names, choices, sizeof choices), v);
-        c->frame.render.sort_key = key;
+        c->ask.sort_key = (sr_sort_key_kind)key;
         return 0;
     }
     if (!strcmp(o, "--camera")) {
         const char *v = sr_value(a, o);
         if (!v) return 2;
         char why[256];
-        if (!sr_camera_arg_parse(v, &c->camera, why, sizeof why))
+        sr_camera_arg arg;
+        if (!sr_camera_arg_parse(v, &arg, why, sizeof why))
             return sr_usage_error(a, "--camera %s: %s", v, why);
-        c->given |= SR_GIVEN_CAMERA;
+        sr_camera_view *cam = &c->ask.camera;   /* the 6, 7 and 12 number forms (stencilray.h) */
+        memset(cam, 0, sizeof *cam);
+        memcpy(cam->position, arg.v, sizeof(float) * 6u);
+        if (arg.count >= 7) cam->fov = arg.v[6];
+        if (arg.count == 12) {
+            memcpy(cam->up, arg.v + 7, sizeof cam->up);
+            cam->aperture = arg.v[10];
+            cam->focus_distance = arg.v[11];
+        }
         c->camera_text = v;
         return 0;
     }
-    if (!strcmp(o, "--camera-index")) return sr_parse_given(a, o, 0, 1u << 20, &c->camera_index, c, SR_GIVEN_CAMERA_INDEX);
+    if (!strcmp(o, "--camera-index")) {
+        uint32_t n;
+        const int r = sr_parse_u32(a, o, 0, 1u << 20, &n);
+        if (!r) c->ask.gltf_camera = n + 1u;
+        return r;
+    }
     if (!strcmp(o, "--quiet") || !strcmp(o, "-q")) { c->quiet = 1; return 0; }
     if (!strcmp(o, "--backend")) {
         const char *v = sr_value(a, o);
         if (!v) return 2;
-        if (!strcmp(v, "auto")) c->backend = SR_BACKEND_AUTO;
-        else if (!strcmp(v, "cuda")) c->backend = SR_BACKEND_CUDA;
-        else if (!strcmp(v, "cpu")) c->backend = SR_BACKEND_CPU;
+        if (!strcmp(v, "auto")) c->ask.device = SR_DEVICE_KIND_AUTO;
+        else if (!strcmp(v, "cuda")) c->ask.device = SR_DEVICE_KIND_GPU;
+        else if (!strcmp(v, "cpu")) c->ask.device = SR_DEVICE_KIND_CPU;
         else return sr_usage_error(a, "--backend: expected auto, cuda or cpu, got '%s'%s", v, "");
         return 0;
     }
@@ -226,7 +235,12 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (!v) return 2;
         int m = sr_mask_parse(v);
         if (m < 0) return sr_usage_error(a, "--mask: expected flags, stencil, compact, wave or megakernel, got '%s'%s", v, "");
-        c->frame.render.mask = (sr_mask)m;
+        static const sr_mask_kind kinds[SR_MASK_COUNT] = {
+            [SR_MASK_FLAGS] = SR_MASK_KIND_FLAGS, [SR_MASK_STENCIL] = SR_MASK_KIND_STENCIL,
+            [SR_MASK_COMPACT] = SR_MASK_KIND_COMPACT, [SR_MASK_WAVE] = SR_MASK_KIND_WAVE,
+            [SR_MASK_MEGAKERNEL] = SR_MASK_KIND_MEGAKERNEL,
+        };
+        c->ask.mask = kinds[m];
         return 0;
     }
     if (!strcmp(o, "--integrator")) {
@@ -237,8 +251,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (integrator < 0)
             return sr_usage_error(a, "--integrator: expected %s, got '%s'",
                                   sr_name_choices(sr_integrator_names, choices, sizeof choices), v);
-        c->frame.integrator = (uint32_t)integrator;
-        c->given |= SR_GIVEN_INTEGRATOR;
+        c->ask.integrator = integrator == SR_INTEGRATOR_PATH ? SR_INTEGRATOR_KIND_PATH : SR_INTEGRATOR_KIND_WHITTED;
         return 0;
     }
     if (!strcmp(o, "--tonemap")) {
@@ -248,7 +261,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         const int op = sr_tonemap_parse(v);
         if (op < 0)
             return sr_usage_error(a, "--tonemap: expected %s, got '%s'", sr_name_choices(sr_tonemap_names, choices, sizeof choices), v);
-        c->frame.tonemap = (sr_tonemap)op;
+        c->tonemap = (sr_tonemap_kind)op;
         return 0;
     }
     return -1;
@@ -288,52 +301,11 @@ int sr_check_mask_options(const sr_args *a, const sr_common *c, const int *runs,
     return sr_usage_error(a, "%s%s", msg, "");
 }
 
-/* --camera-index N: a glTF file's camera N onto the frame, and its aspect ratio (when it
- * has one) into *aspect. 0, or 2 after saying why not. */
-static int sr_pick_file_camera(const sr_common *c, const char *cmd, const sr_scene *scene, sr_frame *f, double *aspect)
-{
-    const uint32_t n = c->camera_index, count = scene->file_camera_count;
-    if (n >= count) {
-        if (count) fprintf(stderr, "stencilray %s: --camera-index %u: %s has %u camera%s; expected 0 to %u\n", cmd, n,
-                           scene->path, count, count == 1 ? "" : "s", count - 1u);
-        else fprintf(stderr, "stencilray %s: --camera-index %u: %s has no cameras (only a glTF file's cameras can be "
-                     "picked); leave --camera-index out, or use --camera\n", cmd, n, scene->path);
-        return 2;
-    }
-    const sr_scene_camera *cam = &scene->file_cameras[n];
-    if (cam->kind != 0) {
-        fprintf(stderr, "stencilray %s: --camera-index %u: camera %u of %s is %s; expected a perspective camera that a "
-                "node places\n", cmd, n, n, scene->path,
-                cam->kind == 1 ? "orthographic (not supported)"
-                                : "placed by no node of the scene (or squashed flat, or too far out for a float camera)");
-        return 2;
-    }
-    f->camera = cam->desc;
-    if (cam->aspect > 0.0f) *aspect = cam->aspect;
-    return 0;
-}
-
-/* A side rounded to the nearest pixel, 1..SR_MAX_RESOLUTION. */
-static uint32_t sr_side(double v)
-{
-    return v < 1.0 ? 1u : v > SR_MAX_RESOLUTION ? SR_MAX_RESOLUTION : (uint32_t)(v + 0.5);
-}
-
-/* The image's other side when only one of --width and --height was given (or none, and the
- * camera changed the aspect ratio): the shape width / height = aspect is kept. */
-static void sr_keep_aspect(const sr_common *c, sr_frame *f, double aspect, bool camera_aspect)
-{
-    const unsigned given = c->given & (SR_GIVEN_WIDTH | SR_GIVEN_HEIGHT);
-    if (!(aspect > 0.0) || given == (SR_GIVEN_WIDTH | SR_GIVEN_HEIGHT)) return;
-    if (given == SR_GIVEN_HEIGHT) f->width = sr_side((double)f->height * aspect);
-    else if (given == SR_GIVEN_WIDTH || camera_aspect) f->height = sr_side((double)f->width / aspect);
-}
-
 /* Whitted lights surfaces with the point, spot and directional lights and "ambient" only
  * (emitters and the sky are seen, never sampled): without them it renders dark. */
-static void sr_warn_whitted_unlit(const char *cmd, const sr_scene *scene)
+static void sr_warn_whitted_unlit(const char *cmd, const sr_scene *scene, const sr_frame *f)
 {
-    if (scene->light_count || scene->ambient.x > 0.0f || scene->ambient.y > 0.0f || scene->ambient.z > 0.0f) return;
+    if (!sr_frame_whitted_unlit(scene, f)) return;
     fprintf(stderr, "stencilray %s: warning: the whitted integrator lights surfaces with point, spot and directional "
             "lights and \"ambient\" only, and %s has none: it renders dark but for what emits or the sky; "
             "try --integrator path\n", cmd, scene->path);
@@ -367,19 +339,10 @@ static int sr_read_progress(void *ctx, const char *path, double fraction)
 
 int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs, uint32_t *n)
 {
-    if (!c->device_list) {
-        specs[0].kind = c->backend;
-        specs[0].device = (int)c->device;
-        *n = 1;
-        return 0;
-    }
-    char why[256] = "", msg[768];
-    const int count = c->backend == SR_BACKEND_CPU ? -1 : sr_cuda_device_count(why, sizeof why);
-    if (sr_farm_parse_devices(c->device_list, c->backend, count, why, specs, n, msg, sizeof msg)) {
-        fprintf(stderr, "stencilray %s: --device %s\n", cmd, msg);
-        return 2;
-    }
-    return 0;
+    sr_error err = { SR_OK, "" };
+    if (!sr_frame_workers(&c->ask, "--device", specs, n, &err)) return 0;
+    fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+    return 2;
 }
 
 /* Load the scene, apply overrides, open the backend. Prints and returns an exit code. */
@@ -393,6 +356,11 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     code = sr_open_scene(c, cmd, scene);
     sr_backend_warm_end(warm);
     return code ? code : sr_open_backend(c, cmd, scene, be);
+}
+
+sr_field_names sr_option_names(const sr_common *c, const char *frames_text)
+{
+    return (sr_field_names){ "--camera", c->camera_text, "--camera-index", "", "--frames", frames_text, "--device" };
 }
 
 int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
@@ -418,7 +386,7 @@ int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
      * inside cJSON's parse, which cannot poll the flag (interrupt.h; render installs it). */
     sr_interrupt_quick_begin("reading the scene");
     sr_read_line reading = { 0, -1 };
-    const int tell = c->frame.render.progress && !c->quiet && isatty(STDERR_FILENO);
+    const int tell = c->progress && !c->quiet && isatty(STDERR_FILENO);
     if (tell) sr_mesh_listen(sr_read_progress, &reading);
     double t = sr_now();
     const sr_status loaded = sr_scene_load(c->scene_path, scene, &err);
@@ -441,37 +409,22 @@ int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
         }
     }
     /* The frame: the options' values, and the scene file's where they gave none. */
-    const sr_frame asked = c->frame;
+    const sr_field_names names = sr_option_names(c, NULL);
     sr_frame *f = &c->frame;
-    sr_frame_from_scene(f, scene);
-    double aspect = scene->aspect > 0.0f ? scene->aspect : (double)f->width / f->height;
-    f->render = asked.render;
-    f->exposure = asked.exposure;
-    f->tonemap = asked.tonemap;
-    if (c->given & SR_GIVEN_WIDTH) f->width = asked.width;
-    if (c->given & SR_GIVEN_HEIGHT) f->height = asked.height;
-    if (c->given & SR_GIVEN_SPP) f->spp = asked.spp;
-    if (c->given & SR_GIVEN_DEPTH) f->depth = asked.depth;
-    if (c->given & SR_GIVEN_INTEGRATOR) f->integrator = asked.integrator;
-    const double scene_aspect = aspect;
-    if ((c->given & SR_GIVEN_CAMERA_INDEX) && sr_pick_file_camera(c, cmd, scene, f, &aspect)) {
+    if (sr_frame_build(scene, &c->ask, &names, f, &err)) {
+        /* the warning comes once the camera is picked, before what is wrong with the rest */
+        if (!c->quiet && strncmp(err.msg, names.gltf_camera, strlen(names.gltf_camera)))
+            sr_warn_whitted_unlit(cmd, scene, f);
+        fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
         sr_scene_free(scene);
         return 2;
     }
-    sr_keep_aspect(c, f, aspect, aspect != scene_aspect);
-    if (f->integrator == SR_INTEGRATOR_WHITTED && !c->quiet) sr_warn_whitted_unlit(cmd, scene);
-    char camera_why[256];
-    if ((c->given & SR_GIVEN_CAMERA) && !sr_camera_arg_apply(&c->camera, &f->camera, camera_why, sizeof camera_why)) {
-        fprintf(stderr, "stencilray %s: --camera %s: %s\n", cmd, c->camera_text, camera_why);
-        sr_scene_free(scene);
-        return 2;
-    }
-    if ((uint64_t)f->width * f->height > (1u << 28)) {
-        fprintf(stderr, "stencilray %s: %ux%u is %llu pixels; at most %u are supported\n", cmd, f->width,
-                f->height, (unsigned long long)f->width * f->height, 1u << 28);
-        sr_scene_free(scene);
-        return 2;
-    }
+    f->render.progress = c->progress;
+    f->render.keep_partial = c->keep_partial;
+    f->render.bounce_counts = c->bounce_counts;
+    f->exposure = c->exposure;
+    f->tonemap = (sr_tonemap)c->tonemap;
+    if (!c->quiet) sr_warn_whitted_unlit(cmd, scene, f);
     return 0;
 }
 
