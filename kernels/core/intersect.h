@@ -1,6 +1,7 @@
 /* intersect.h: ray–primitive tests and BVH traversal, shared by both backends (gcc as C11,
  * nvcc as CUDA). Rays are o + t*d with d of any non-zero length; t is in units of d, and a hit
- * counts only strictly inside (tmin, tmax), so on an exact tie the prim tested first wins.
+ * counts only strictly inside (tmin, tmax). The closest hit is the least (t, hit id): on an exact
+ * tie the smaller id wins, whichever order a tree visits the prims in (sr_isect_try).
  * Primitive tests are phrased so that NaN fails their comparisons: a NaN ray misses. Box tests
  * are conservative instead: a NaN slab distance constrains nothing. Helpers named sr_isect_*
  * are internal. */
@@ -366,6 +367,28 @@ SR_HD void sr_isect_planes(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float t
     }
 }
 
+/* The float just above t (t itself at +inf): a prim test bounded by it accepts a hit at t. */
+SR_HD float sr_isect_next_up(float t)
+{
+    return t < SR_INF ? nextafterf(t, SR_INF) : t;
+}
+
+/* Prim i's hit (its hit id i + shift) taken into *h if it is the closer one: a smaller t, or the
+ * same t and a smaller id (a plane's hit keeps its ties). Ties so go the same way whatever
+ * order a tree tests prims in, so that the binary and the wide tree give the same hits. */
+SR_HD bool sr_isect_try(const sr_scene_view *s, const sr_prim *p, uint32_t i, uint32_t shift, sr_vec3 o, sr_vec3 d,
+                        float tmin, sr_hit *h)
+{
+    float t;
+    const uint32_t id = i + shift;
+    if (!sr_intersect_prim(p, o, d, tmin, sr_isect_next_up(h->t), &t)) return false;
+    if (!(t < h->t || (id < h->prim && !(h->prim & SR_HIT_PLANE_BIT)))) return false;
+    if (sr_cut_away(s, i, o, d, t)) return false;
+    h->t = t;
+    h->prim = id;
+    return true;
+}
+
 /* The walk through instance `k`'s mesh (its proxy's leaf was reached): the ray in object
  * space (its direction not renormalised, so t is the world ray's), the mesh's tree from its
  * root, hits numbered by the instance (sr_instance). any: stop at the first hit (shadow
@@ -394,10 +417,7 @@ SR_HD bool sr_isect_instance(const sr_scene_view *s, uint32_t k, sr_vec3 wo, sr_
     for (;;) {
         if (count > 0) {
             for (uint32_t i = index, end = index + count; i < end; i++) {
-                float t;
-                if (sr_intersect_prim(&prims[i], o, d, tmin, h->t, &t) && !sr_cut_away(s, i, o, d, t)) {
-                    h->t = t;
-                    h->prim = i + shift;
+                if (sr_isect_try(s, &prims[i], i, shift, o, d, tmin, h)) {
                     found = true;
                     if (any) return true;
                 }
@@ -450,15 +470,11 @@ SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float 
     sr_isect_planes(s, o, d, tmin, &h);
     const uint32_t n = !SR_NO_INSTANCES && s->instance_count ? s->instance_ids : s->prim_count;
     for (uint32_t i = 0; i < n; i++) {
-        float t;
         if (!SR_NO_INSTANCES && s->prims[i].kind == SR_PRIM_INSTANCE) {
             sr_isect_instance(s, s->prims[i].material, o, d, tmin, &h, false);
             continue;
         }
-        if (sr_intersect_prim(&s->prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
-            h.t = t;
-            h.prim = i;
-        }
+        sr_isect_try(s, &s->prims[i], i, 0u, o, d, tmin, &h);
     }
     return h;
 }
@@ -503,15 +519,11 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
         if (count > 0) {
             SR_ISECT_COUNT(prim_tests, count);
             for (uint32_t i = index, end = index + count; i < end; i++) {
-                float t;
                 if (!SR_NO_INSTANCES && s->instance_count && prims[i].kind == SR_PRIM_INSTANCE) {
                     sr_isect_instance(s, prims[i].material, o, d, tmin, &h, false);
                     continue;
                 }
-                if (sr_intersect_prim(&prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
-                    h.t = t;
-                    h.prim = i;
-                }
+                sr_isect_try(s, &prims[i], i, 0u, o, d, tmin, &h);
             }
         } else {
             sr_vec3 llo, lhi, rlo, rhi;

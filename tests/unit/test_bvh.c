@@ -425,6 +425,38 @@ static void test_identical_prims(void **state)
     free(in);
 }
 
+/* Two triangles at the same place, in a tree whose first leaf holds prim 1 and whose second
+ * (equally near) holds prim 0: the closest hit is the smaller id at an exact tie, whichever
+ * the walk tests first, so that any tree over the prims gives the same hit. A plane at the same
+ * t keeps its tie. */
+static void test_ties_go_to_the_smaller_id(void **state)
+{
+    (void)state;
+    sr_prim prims[2];
+    for (uint32_t i = 0; i < 2; i++)
+        prims[i] = make_prim(SR_PRIM_TRIANGLE, sr_v3(-1, -1, 0), sr_v3(1, -1, 0), sr_v3(0, 1, 0), i);
+    sr_bvh_node nodes[3];
+    memset(nodes, 0, sizeof nodes);
+    for (int k = 0; k < 3; k++) { nodes[k].lo = sr_v3(-1, -1, 0); nodes[k].hi = sr_v3(1, 1, 0); }
+    nodes[0].index = 2;                        /* interior: left child 1, right child 2 */
+    nodes[1].index = 1; nodes[1].count = 1;    /* the left leaf: prim 1                 */
+    nodes[2].index = 0; nodes[2].count = 1;    /* the right leaf: prim 0                */
+    sr_bvh b;
+    memset(&b, 0, sizeof b);
+    b.nodes = nodes; b.node_count = 3; b.prims = prims; b.prim_count = 2; b.depth = 2;
+    sr_scene_view s = view_of(&b, NULL, 0);
+    sr_hit h = sr_trace_closest(&s, sr_v3(0, 0, 5), sr_v3(0, 0, -1), 0.0f, SR_INF);
+    assert_int_equal(h.prim, 0);
+    assert_float_equal(h.t, 5.0f, 0.0f);
+    h = sr_trace_brute(&s, sr_v3(0, 0, 5), sr_v3(0, 0, -1), 0.0f, SR_INF);
+    assert_int_equal(h.prim, 0);
+    /* a plane through the triangles keeps the hit */
+    sr_prim plane = make_prim(SR_PRIM_PLANE, sr_v3(0, 0, 0), sr_v3(0, 0, 1), sr_v3s(0), 0);
+    s = view_of(&b, &plane, 1);
+    h = sr_trace_closest(&s, sr_v3(0, 0, 5), sr_v3(0, 0, -1), 0.0f, SR_INF);
+    assert_int_equal(h.prim, SR_HIT_PLANE_BIT);
+}
+
 static void test_collinear_and_sorted(void **state)
 {
     (void)state;
@@ -754,6 +786,7 @@ int main(void)
         cmocka_unit_test(test_random_scenes),
         cmocka_unit_test(test_grid_rays_on_faces),
         cmocka_unit_test(test_identical_prims),
+        cmocka_unit_test(test_ties_go_to_the_smaller_id),
         cmocka_unit_test(test_collinear_and_sorted),
         cmocka_unit_test(test_geometric_spacing_depth),
         cmocka_unit_test(test_height_field),
