@@ -17,6 +17,13 @@
  * here) keeps the box test conservative: no ray that hits a prim misses its box by rounding
  * (Ize, "Robust BVH Ray Traversal", JCGT 2013). */
 #define SR_BOX_EXIT_SCALE 1.0000006f
+/* Slack on a box's entry distance, relative (about 10 ulps): a triangle test's hit near a
+ * vertex, where its rounding is largest, can lie a few ulps before the triangle's own box;
+ * without the slack the walk could lose such a hit (to a neighbour a few ulps farther) that
+ * brute force keeps, and two trees could lose different ones. */
+#ifndef SR_BOX_ENTER_SLACK
+#define SR_BOX_ENTER_SLACK 1.2e-6f
+#endif
 
 /* max(acc, x) and min(acc, x) that ignore a NaN x (acc is never NaN): a slab distance of NaN
  * (0 * inf, a ray lying in a slab's plane) then constrains nothing. fmaxf/fminf already
@@ -207,7 +214,8 @@ SR_HD bool sr_cut_away(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d,
 /* Slab test with the near/far slab of each axis picked by the sign of inv_d rather than by
  * min/max of the two distances: then a distance that is NaN (0 * inf, the origin on a slab
  * plane of a zero direction component) is simply ignored, and the ray lying on the box's
- * face counts as inside. Boxes are closed; the exit is widened by SR_BOX_EXIT_SCALE. */
+ * face counts as inside. Boxes are closed; the exit is widened by SR_BOX_EXIT_SCALE, the
+ * entry by SR_BOX_ENTER_SLACK. */
 SR_HD bool sr_isect_slab(sr_vec3 o, sr_vec3 inv_d, bool nx, bool ny, bool nz, sr_vec3 lo, sr_vec3 hi,
                          float tmin, float tmax, float *t_enter)
 {
@@ -222,6 +230,7 @@ SR_HD bool sr_isect_slab(sr_vec3 o, sr_vec3 inv_d, bool nx, bool ny, bool nz, sr
     x = SR_MIN_IGN(x, fx * SR_BOX_EXIT_SCALE);
     x = SR_MIN_IGN(x, fy * SR_BOX_EXIT_SCALE);
     x = SR_MIN_IGN(x, fz * SR_BOX_EXIT_SCALE);
+    e = e - fabsf(e) * SR_BOX_ENTER_SLACK;
     *t_enter = e;
     return e <= x;
 }

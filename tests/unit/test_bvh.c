@@ -457,6 +457,39 @@ static void test_ties_go_to_the_smaller_id(void **state)
     assert_int_equal(h.prim, SR_HIT_PLANE_BIT);
 }
 
+/* Rays aimed exactly at a mesh's vertices, where several triangles meet and the triangle test's
+ * rounding can put a hit a few ulps before its own box: the walk still finds brute force's
+ * closest hit, prim and t bit for bit (the box test's entry slack), on coplanar stacks and on
+ * triangles far smaller than their distance too. */
+static void test_vertex_rays_match_brute_force(void **state)
+{
+    (void)state;
+    const int kinds[] = { SR_MESH_SPHERE, SR_MESH_DUPLICATES, SR_MESH_ONE_CODE };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        uint32_t n = 0;
+        sr_prim *in = sr_mesh_make(kinds[k], 4000, &n);
+        assert_non_null(in);
+        sr_bvh b;
+        build_ok(in, n, &b);
+        sr_scene_view s = view_of(&b, NULL, 0);
+        rng r;
+        r.s = 77u + k;
+        uint32_t hits = 0;
+        for (uint32_t i = 0; i < 3000; i++) {
+            const sr_prim *p = &in[rng_next(&r) % n];
+            const sr_vec3 o = sr_add(p->a, rng_v3(&r, -3.0f, 3.0f)), d = sr_sub(p->a, o);
+            const sr_hit hb = sr_trace_brute(&s, o, d, 0.0f, SR_INF), hv = sr_trace_closest(&s, o, d, 0.0f, SR_INF);
+            if (hb.prim != hv.prim || hb.t != hv.t)
+                fail_msg("%s: ray o=(%.9g %.9g %.9g) d=(%.9g %.9g %.9g): brute prim %u t %.9g, bvh prim %u t %.9g",
+                         sr_mesh_names[kinds[k]], o.x, o.y, o.z, d.x, d.y, d.z, hb.prim, hb.t, hv.prim, hv.t);
+            hits += hb.prim != SR_NO_HIT;
+        }
+        assert_true(hits > 1000);
+        sr_bvh_free(&b);
+        free(in);
+    }
+}
+
 static void test_collinear_and_sorted(void **state)
 {
     (void)state;
@@ -787,6 +820,7 @@ int main(void)
         cmocka_unit_test(test_grid_rays_on_faces),
         cmocka_unit_test(test_identical_prims),
         cmocka_unit_test(test_ties_go_to_the_smaller_id),
+        cmocka_unit_test(test_vertex_rays_match_brute_force),
         cmocka_unit_test(test_collinear_and_sorted),
         cmocka_unit_test(test_geometric_spacing_depth),
         cmocka_unit_test(test_height_field),
