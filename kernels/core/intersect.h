@@ -497,6 +497,8 @@ SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float 
 #define SR_ISECT_VISIT(node) ((void)0)
 #endif
 
+#include "intersect_wide.h"
+
 /* Closest hit in (tmin, tmax). Iterative depth-first walk: both children's boxes are tested
  * together, the nearer is entered and the farther pushed with its entry distance, and a
  * popped node whose entry lies beyond the closest hit so far is dropped unvisited. The
@@ -508,6 +510,10 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
     h.t = tmax;
     h.prim = SR_NO_HIT;
     sr_isect_planes(s, o, d, tmin, &h);
+    if (!SR_NO_WIDE && s->wide_node_count) {
+        sr_wide_walk(s, o, d, tmin, &h, false);
+        return h;
+    }
     if (s->node_count == 0) return h;
 
     const sr_bvh_node *nodes = s->nodes;
@@ -582,6 +588,12 @@ SR_HD bool sr_trace_occluded(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float
     float t;
     for (uint32_t i = 0; i < s->plane_count; i++)
         if (sr_intersect_prim(&s->planes[i], o, d, tmin, tmax, &t)) return true;
+    if (!SR_NO_WIDE && s->wide_node_count) {
+        sr_hit any;
+        any.t = tmax;
+        any.prim = SR_NO_HIT;
+        return sr_wide_walk(s, o, d, tmin, &any, true);
+    }
     if (s->node_count == 0) return false;
 
     const sr_bvh_node *nodes = s->nodes;
