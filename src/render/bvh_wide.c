@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(sizeof(sr_wide_node) == 80, "a wide node is 80 bytes: eight children's boxes in 48");
+
 const char *sr_bvh_tree_name(int tree)
 {
     switch (tree) {

@@ -246,6 +246,7 @@ static void same_images(sr_scene *scene, const char *what)
         assert_int_equal(sb.bvh_tree, SR_BVH_TREE_BINARY);
         assert_int_equal(sw.bvh_tree, SR_BVH_TREE_WIDE);
         assert_true(sw.bvh_nodes > 0 && sw.bvh_bytes >= sw.bvh_nodes * sizeof(sr_wide_node));
+        assert_true(sw.bvh_bytes <= sb.bvh_bytes);   /* 80-byte nodes for eight children */
         const size_t n = 3u * scene->width * scene->height;
         double sum = 0.0;
         for (size_t i = 0; i < n; i++) sum += bin[i];
