@@ -180,6 +180,17 @@ SR_HD uint32_t sr_float_bits(float f)
  * every ray draws anew). Only the CPU and the GPU's maps and instances builds have it (SR_NO_MAPS): the
  * other GPU builds pay nothing, and there it reads the prim's attributes only in scenes with
  * cutouts (s->cutouts). */
+SR_HD float sr_float_of_bits(uint32_t u)
+{
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(u);
+#else
+    union { uint32_t u; float f; } v;
+    v.u = u;
+    return v.f;
+#endif
+}
+
 SR_HD bool sr_cut_away_test(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
 {
     const sr_tri_attr *a = &s->attrs[i];
@@ -376,10 +387,13 @@ SR_HD void sr_isect_planes(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float t
     }
 }
 
-/* The float just above t (t itself at +inf): a prim test bounded by it accepts a hit at t. */
+/* The float just above t (t itself at +inf): a prim test bounded by it accepts a hit at t.
+ * A step of the bits, not nextafterf (a library call a prim test on the CPU). */
 SR_HD float sr_isect_next_up(float t)
 {
-    return t < SR_INF ? nextafterf(t, SR_INF) : t;
+    if (!(t < SR_INF)) return t;
+    const uint32_t u = sr_float_bits(t);
+    return sr_float_of_bits(t >= 0.0f ? (t == 0.0f ? 1u : u + 1u) : u - 1u);
 }
 
 /* Prim i's hit (its hit id i + shift) taken into *h if it is the closer one: a smaller t, or the

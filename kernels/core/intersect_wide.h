@@ -16,17 +16,6 @@
 #define SR_WIDE_INSTANCE 0x80000000u   /* a stack entry: an instance's proxy, prim index below */
 #define SR_WIDE_LEAVE 0xffffffffu      /* a stack entry: back to the world ray                */
 
-SR_HD float sr_float_of_bits(uint32_t u)
-{
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(u);
-#else
-    union { uint32_t u; float f; } v;
-    v.u = u;
-    return v.f;
-#endif
-}
-
 /* 2^(e - 127): a quantization step (e is 1 to 254, a normal float's exponent). */
 SR_HD float sr_wide_step(uint8_t e)
 {
