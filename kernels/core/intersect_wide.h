@@ -8,9 +8,15 @@
 #ifndef SR_INTERSECT_WIDE_H
 #define SR_INTERSECT_WIDE_H
 
-/* Compiled out with 1 (a GPU build that keeps to the binary tree). */
+/* 1: compiled out. The GPU kernels carry the walk only when built with CMake's SR_GPU_WIDE
+ * (inlined beside the binary walk it costs every kernel stack and spills: the plain wave
+ * kernel's frame 592 -> 2,224 bytes, its spill loads 272 -> 588 at sm_90), the CPU always. */
 #ifndef SR_NO_WIDE
-#define SR_NO_WIDE 0
+#  if defined(__CUDACC__)
+#    define SR_NO_WIDE 1
+#  else
+#    define SR_NO_WIDE 0
+#  endif
 #endif
 
 #define SR_WIDE_INSTANCE 0x80000000u   /* a stack entry: an instance's proxy, prim index below */

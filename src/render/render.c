@@ -241,6 +241,10 @@ sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
  * a few milliseconds at that size. Above it, the backend builds the linear BVH where the
  * stages read it (backend.h, build_bvh): milliseconds on the GPU for millions of prims.
  * Either way both backends trace the same tree, so their images agree bit for bit. */
+#ifndef SR_GPU_WIDE
+#define SR_GPU_WIDE 0   /* CMake's SR_GPU_WIDE: the GPU kernels carry the wide tree's walk */
+#endif
+
 #ifndef SR_BVH_HOST_SAH_MAX
 #define SR_BVH_HOST_SAH_MAX 32768u
 #endif
@@ -271,7 +275,8 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     memset(r, 0, sizeof *r);
     r->be = be;
     double t = sr_now();
-    const int wide = f->render.bvh_tree == SR_BVH_TREE_WIDE;   /* the binary tree read back for the collapse */
+    /* the binary tree read back for the collapse; the GPU walks it only in kernels built with it */
+    const int wide = f->render.bvh_tree == SR_BVH_TREE_WIDE && (be->kind != SR_BACKEND_CUDA || SR_GPU_WIDE);
     /* A scene with instances: the two levels, the top one always the host's SAH tree
      * (instances.h); a scene without keeps the single tree. */
     sr_status st = scene->instance_count ? sr_levels_build(scene, &r->levels, &r->bvh, err)
