@@ -307,6 +307,103 @@ typedef struct sr_frame_stats {
  * any render. */
 SR_API sr_result sr_get_frame_stats(sr_context *ctx, sr_frame_stats *out);
 
+/* ---- the benchmark (`stencilray bench`) -------------------------------------------------- */
+
+#define SR_BENCH_MAX_BOUNCES 64    /* the deepest trace, as sr_frame_desc.depth               */
+/* A row is noisy when the middle half of its frame times (first to third quartile) spans
+ * more than this fraction of the median: a busy machine, OpenMP threads spinning against
+ * other processes, or a clock that changed during the run. GPU rows are ~1-2 %. */
+#define SR_BENCH_NOISY_SPREAD 0.10
+
+/* sr_bench_desc.zeros: fields whose 0 is meant as 0, not as the default. */
+enum { SR_BENCH_ZERO_WARMUP = 1u << 0 };   /* warmup 0: no untimed frames                   */
+
+struct sr_bench_report;
+/* Called before each (depth, mask, sort) pair is measured, with the report so far: its setup,
+ * row_count rows measured (of rows_total), and rows[row_count] naming the pair about to run
+ * (its depth, mask and sort; no figures yet). Return nonzero to stop (sr_bench_run then
+ * returns SR_RESULT_CANCELLED). */
+typedef int (*sr_bench_progress_fn)(void *user, const struct sr_bench_report *so_far);
+
+/* What to measure: frames of one sample per pixel of the context's frame (sr_set_frame), at
+ * each depth and mask (and, for the compact mask, each sort). Zero means the default. */
+typedef struct sr_bench_desc {
+    uint32_t depth_first, depth_last;  /* the depths swept, 1..64; 0: 1 and 8 (a depth_first
+                                          alone sweeps that one depth)                       */
+    uint32_t frames;               /* timed frames per pair, 1..10000; 0: 20                    */
+    uint32_t warmup;               /* untimed frames first, 0..1000; 0: 3 (see zeros)          */
+    const sr_mask_kind *masks;     /* the masks, each once; NULL: all five                      */
+    uint32_t mask_count;
+    const sr_sort_kind *sorts;     /* the sorts run with the compact mask (the others run
+                                      unsorted), each once; NULL: the frame's sort             */
+    uint32_t sort_count;
+    int breakdown;                 /* time each stage (costs a little host time per launch)     */
+    uint32_t zeros;                /* SR_BENCH_ZERO_*                                           */
+    sr_bench_progress_fn progress; /* NULL: none                                                */
+    void *progress_user;
+} sr_bench_desc;
+
+/* Times summed over a row's timed frames, in ms (stages only with breakdown). */
+typedef struct sr_bench_stage_times {
+    double generate, megakernel, total;
+    double intersect[SR_BENCH_MAX_BOUNCES], shade[SR_BENCH_MAX_BOUNCES], compact[SR_BENCH_MAX_BOUNCES];
+    double sort[SR_BENCH_MAX_BOUNCES];   /* the coherence sort: keys, sort and gather          */
+} sr_bench_stage_times;
+
+/* One (depth, mask, sort): the figures of its timed frames. */
+typedef struct sr_bench_row {
+    uint32_t depth;
+    sr_mask_kind mask;             /* never SR_MASK_KIND_DEFAULT                                */
+    sr_sort_kind sort;             /* SR_SORT_KIND_NONE but with the compact mask              */
+    double min_ms, median_ms, max_ms;    /* each one of the frame times                       */
+    double q1_ms, q3_ms;           /* first and third quartile (nearest rank)                   */
+    double spread;                 /* (q3 - q1) / median: 0.05 = the middle half within 5 %     */
+    int noisy;                     /* spread above SR_BENCH_NOISY_SPREAD: not worth comparing closely */
+    double fps;                    /* 1000 / median                                             */
+    double rays_per_frame, mrays_per_s;
+    double dropped_per_frame;      /* Whitted glass's spawned rays with no room in the pool     */
+    int per_bounce;                /* live_after holds figures (flags, stencil and compact count
+                                      rays per bounce; wave and megakernel only the total)     */
+    double live_after[SR_BENCH_MAX_BOUNCES];   /* the fraction of pixels whose ray is live after
+                                      bounce b, b + 1 < depth; NaN elsewhere                   */
+    sr_bench_stage_times times;
+    uint32_t frames, compactions;  /* compactions per frame                                     */
+    char way[64];                  /* wave: the way it measured fastest; else ""                */
+    uint32_t wave_dense;           /* wave: the dense threshold it ran (0: compact's launches)  */
+} sr_bench_row;
+
+/* A benchmark's setup and rows (sr_bench_run allocates it; sr_bench_report_free frees it). */
+typedef struct sr_bench_report {
+    sr_device_kind kind;           /* SR_DEVICE_KIND_CPU or SR_DEVICE_KIND_GPU                  */
+    char device[256];              /* the device's name                                         */
+    char device_summary[512];      /* GPU: name, memory, clocks and driver; CPU: the name       */
+    uint32_t width, height, warmup, frames, depth_first, depth_last;
+    sr_integrator_kind integrator; /* WHITTED or PATH                                           */
+    sr_sort_key_kind sort_key;
+    sr_mask_kind masks[8];         /* the masks swept, in order                                 */
+    uint32_t mask_count;
+    sr_sort_kind sorts[4];         /* the sorts swept with the compact mask                     */
+    uint32_t sort_count;
+    int breakdown;
+    int threads;                   /* CPU: OpenMP's threads; GPU: 0                             */
+    char wait_policy[32];          /* CPU: OMP_WAIT_POLICY as OpenMP read it; GPU: ""           */
+    char wait_policy_from[16];     /* who chose it: "stencilray", "environment" or "none"       */
+    char spincount[32];            /* CPU: GOMP_SPINCOUNT when set; else ""                     */
+    char cuda_loading[32];         /* GPU: CUDA_MODULE_LOADING; CPU: ""                         */
+    char cuda_loading_from[16];    /* who chose it: "stencilray", "environment" or "none"       */
+    uint32_t rows_total;           /* depths times (mask, sort) variants                        */
+    uint32_t row_count;            /* rows measured (rows_total after a whole run)              */
+    sr_bench_row *rows;
+} sr_bench_report;
+
+/* Run the benchmark on the context's scene and frame (its size, camera, integrator, seed,
+ * device and mask tuning; spp, depth and mask are the benchmark's). One worker only:
+ * SR_RESULT_INPUT_ERROR when the frame's devices name several. *out is the report (free it
+ * with sr_bench_report_free), also after a failure or a cancel part-way (its rows so far),
+ * or NULL when none was made. */
+SR_API sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out);
+SR_API void sr_bench_report_free(sr_bench_report *report);
+
 /* ---- MPI ranks ------------------------------------------------------------------------ */
 
 /* In a build with MPI (-DSR_WITH_MPI=ON) started by mpirun, sr_mpi_begin joins the job

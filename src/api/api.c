@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../base/status.h"
+#include "../bench/bench.h"
 #include "../farm/driver.h"
 #include "../farm/farm.h"
 #include "../farm/ranks.h"
@@ -433,6 +434,45 @@ sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
     const sr_image_opts io = { .exposure = d.exposure > 0.0f ? d.exposure : 1.0f, .tonemap = (sr_tonemap)d.tonemap,
                                .exr_type = d.exr_float ? SR_EXR_FLOAT : SR_EXR_HALF };
     return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, NULL, &ctx->err));
+}
+
+/* ---- the benchmark -------------------------------------------------------------------- */
+
+/* The sweep on one backend opened on the caller's thread (its line to the log), with a
+ * renderer of its own: the farm's workers and the film are not touched. */
+static sr_status sr_api_bench(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out)
+{
+    SR_TRY(sr_api_need_scene(ctx, "sr_bench_run"));
+    if (!desc || !out) return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_bench_run: no desc or no report pointer (NULL)");
+    SR_TRY(sr_bench_desc_check(desc, &ctx->err));
+    sr_frame f;
+    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, NULL, &f, &ctx->err));
+    f.spp = 1;
+    sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+    uint32_t n;
+    SR_TRY(sr_api_workers(&ctx->asked, specs, &n, &ctx->err));
+    if (n != 1)
+        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_bench_run: sr_frame_desc.devices names %u workers; the benchmark "
+                       "times one device", n);
+    sr_backend be;
+    char why[256] = "", line[512];
+    SR_TRY(sr_backend_create(specs[0].kind, specs[0].device, &be, why, sizeof why, &ctx->err));
+    sr_backend_describe(&be, why, line, sizeof line);
+    sr_api_log(ctx, SR_LOG_NOTICE, "%s", line);
+    sr_renderer r;
+    memset(&r, 0, sizeof r);
+    sr_status s = sr_renderer_prepare(&r, &ctx->scene, &be, &f, &ctx->err);
+    if (!s) s = sr_bench_sweep(&r, &be, specs[0].device, &f, desc, out, &ctx->err);
+    if (r.be) sr_renderer_free(&r);
+    sr_backend_destroy(&be);
+    return s;
+}
+
+sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out)
+{
+    if (out) *out = NULL;
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    return sr_api_status(ctx, sr_api_bench(ctx, desc, out));
 }
 
 /* ---- MPI ranks ------------------------------------------------------------------------- */
