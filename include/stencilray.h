@@ -394,13 +394,25 @@ typedef struct sr_bench_report {
     uint32_t rows_total;           /* depths times (mask, sort) variants                        */
     uint32_t row_count;            /* rows measured (rows_total after a whole run)              */
     sr_bench_row *rows;
+    /* Several workers (sr_frame_desc.devices): no rows; frames of workers_spp samples at
+     * depth_last and the frame's mask, spread over them as sr_render does, and each worker's
+     * figures summed over the timed frames (its Mrays/s: rays / busy_s). The progress
+     * callback then comes before each frame, row_count counting the frames done (warm-up
+     * first) of rows_total. */
+    uint32_t workers;
+    sr_worker_stats worker[SR_STATS_MAX_WORKERS];
+    uint32_t workers_spp, workers_passes;   /* per frame                                     */
+    sr_mask_kind workers_mask;
+    uint64_t workers_samples, workers_rays; /* all of them together, over the timed frames    */
+    double workers_s;              /* the timed frames' wall time                               */
 } sr_bench_report;
 
 /* Run the benchmark on the context's scene and frame (its size, camera, integrator, seed,
- * device and mask tuning; spp, depth and mask are the benchmark's). One worker only:
- * SR_RESULT_INPUT_ERROR when the frame's devices name several. *out is the report (free it
- * with sr_bench_report_free), also after a failure or a cancel part-way (its rows so far),
- * or NULL when none was made. */
+ * device and mask tuning; spp, depth and mask are the benchmark's). With several workers
+ * (sr_frame_desc.devices) it times their throughput instead (sr_bench_report.workers; the
+ * desc's masks, sorts and breakdown must then be left 0). *out is the report (free it with
+ * sr_bench_report_free), also after a failure or a cancel part-way (its rows so far), or
+ * NULL when none was made. */
 SR_API sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out);
 SR_API void sr_bench_report_free(sr_bench_report *report);
 

@@ -13,6 +13,7 @@
 
 #include "../base/status.h"
 #include "../bench/bench.h"
+#include "../bench/bench_farm.h"
 #include "../farm/driver.h"
 #include "../farm/farm.h"
 #include "../farm/ranks.h"
@@ -438,8 +439,9 @@ sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
 
 /* ---- the benchmark -------------------------------------------------------------------- */
 
-/* The sweep on one backend opened on the caller's thread (its line to the log), with a
- * renderer of its own: the farm's workers and the film are not touched. */
+/* One worker: the sweep on a backend opened on the caller's thread (its line to the log),
+ * with a renderer of its own (the farm and the film are not touched). Several: their frames
+ * on the context's farm. */
 static sr_status sr_api_bench(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out)
 {
     SR_TRY(sr_api_need_scene(ctx, "sr_bench_run"));
@@ -451,9 +453,12 @@ static sr_status sr_api_bench(sr_context *ctx, const sr_bench_desc *desc, sr_ben
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];
     uint32_t n;
     SR_TRY(sr_api_workers(&ctx->asked, specs, &n, &ctx->err));
-    if (n != 1)
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_bench_run: sr_frame_desc.devices names %u workers; the benchmark "
-                       "times one device", n);
+    if (n > 1) {   /* their throughput, on the context's farm as sr_render runs it */
+        int opened;
+        SR_TRY(sr_farm_check_memory(&ctx->scene, &f, specs, n, NULL, &ctx->err));
+        SR_TRY(sr_api_open_farm(ctx, &f, specs, n, &opened));
+        return sr_bench_farm_sweep(ctx->farm, &f, desc, out, &ctx->err);
+    }
     sr_backend be;
     char why[256] = "", line[512];
     SR_TRY(sr_backend_create(specs[0].kind, specs[0].device, &be, why, sizeof why, &ctx->err));

@@ -245,6 +245,65 @@ static int sr_bench_frames(sr_bench_opts *b, int argc, char **argv)
     return s ? (int)s : 0;
 }
 
+/* Before each frame of the workers' benchmark: which one runs. */
+static int sr_bench_workers_progress(void *user, const sr_bench_report *rep)
+{
+    const sr_bench_opts *b = user;
+    if (!b->c.quiet)
+        fprintf(stderr, "\rbench: frame %u/%u%s", rep->row_count + 1, rep->rows_total,
+                rep->row_count < rep->warmup ? " (warm-up)" : "   ");
+    return 0;
+}
+
+static void sr_bench_print_workers(const sr_bench_opts *b, const sr_bench_report *rep)
+{
+    printf("# bench --device %s: %s | %ux%u, depth %u, %s, mask %s | %u spp per frame (%u passes), %u warm-up + "
+           "%u timed frames\n", b->c.device_list, b->c.scene_path, rep->width, rep->height, rep->depth_last,
+           sr_integrator_name(rep->integrator == SR_INTEGRATOR_KIND_PATH ? SR_INTEGRATOR_PATH : SR_INTEGRATOR_WHITTED),
+           sr_mask_name(sr_frame_mask(rep->workers_mask)), rep->workers_spp, rep->workers_passes, rep->warmup,
+           rep->frames);
+    printf("%-8s %-40s %8s %8s %10s %10s %9s\n", "worker", "device", "passes", "samples", "busy_s", "Mrays/s", "share");
+    for (uint32_t i = 0; i < rep->workers; i++) {
+        const sr_worker_stats *w = &rep->worker[i];
+        printf("%-8u %-40.40s %8u %8llu %10.3f %10.1f %8.1f%%\n", i, w->device, w->passes,
+               (unsigned long long)w->samples, w->busy_s, w->busy_s > 0 ? (double)w->rays / w->busy_s / 1e6 : 0.0,
+               rep->workers_samples ? 100.0 * (double)w->samples / (double)rep->workers_samples : 0.0);
+    }
+    printf("%-8s %-40s %8u %8llu %10.3f %10.1f %9s\n", "total", "(wall time)", rep->workers_passes * rep->frames,
+           (unsigned long long)rep->workers_samples, rep->workers_s,
+           rep->workers_s > 0 ? (double)rep->workers_rays / rep->workers_s / 1e6 : 0.0, "100.0%");
+}
+
+/* Several workers (--device 0,1 or all): their throughput on frames spread over them, the
+ * scene opened as render opens it, the frames timed by the library. */
+static int sr_bench_workers(sr_bench_opts *b)
+{
+    sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+    uint32_t n = 0;
+    int code = sr_parse_workers(&b->c, "bench", specs, &n);
+    if (code) return code;
+    sr_scene scene;
+    sr_backend_warm *warm = sr_backend_warm_begin(specs, n);   /* the contexts made while the scene is read */
+    code = sr_open_scene(&b->c, "bench", &scene);
+    sr_backend_warm_end(warm);
+    if (code) return code;
+    const sr_bench_desc desc = { .depth_first = b->depth_lo, .depth_last = b->depth_hi, .frames = b->frames,
+                                 .warmup = b->warmup, .zeros = SR_BENCH_ZERO_WARMUP,
+                                 .progress = sr_bench_workers_progress, .progress_user = b };
+    sr_error err = { SR_OK, "" };
+    sr_farm *fm = NULL;
+    sr_bench_report *rep = NULL;
+    sr_status s = sr_farm_open(&fm, &scene, specs, n, &b->c.frame, &err);
+    if (!s) s = sr_bench_farm_sweep(fm, &b->c.frame, &desc, &rep, &err);
+    if (!b->c.quiet) fprintf(stderr, "\r%40s\r", "");
+    if (!s) sr_bench_print_workers(b, rep);
+    else fprintf(stderr, "stencilray bench: %s\n", err.msg);
+    sr_bench_report_free(rep);
+    sr_farm_close(fm);
+    sr_scene_free(&scene);
+    return s ? (int)s : 0;
+}
+
 int sr_bench_main(int argc, char **argv)
 {
     sr_args a = { argc, 2, argv, "bench" };
@@ -335,7 +394,7 @@ int sr_bench_main(int argc, char **argv)
         if (b.csv || b.json || b.plot || b.breakdown)
             return sr_usage_error(&a, "--device %s: several workers print one table; --csv, --json, --plot and "
                                   "--breakdown are for one device%s", b.c.device_list, "");
-        return sr_bench_farm(&b.c, b.depth_hi, b.warmup, b.frames);
+        return sr_bench_workers(&b);
     }
     return sr_bench_frames(&b, argc, argv);
 }

@@ -76,8 +76,7 @@ sr_status sr_bench_desc_check(const sr_bench_desc *d, sr_error *err)
     return SR_OK;
 }
 
-/* The report's setup: the desc with its defaults, and what ran it. */
-static void sr_bench_setup(sr_bench_report *rep, const sr_backend *be, int gpu, const sr_frame *f, const sr_bench_desc *d)
+void sr_bench_report_setup(sr_bench_report *rep, const sr_backend *be, int gpu, const sr_frame *f, const sr_bench_desc *d)
 {
     rep->kind = be->kind == SR_BACKEND_CUDA ? SR_DEVICE_KIND_GPU : SR_DEVICE_KIND_CPU;
     snprintf(rep->device, sizeof rep->device, "%s", be->device_name);
@@ -171,7 +170,7 @@ sr_status sr_bench_sweep(sr_renderer *r, const sr_backend *be, int gpu, const sr
     SR_TRY(sr_bench_desc_check(d, err));
     sr_bench_report *rep = calloc(1, sizeof *rep);
     if (!rep) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for the benchmark's report");
-    sr_bench_setup(rep, be, gpu, f, d);
+    sr_bench_report_setup(rep, be, gpu, f, d);
     /* The (mask, sort) variants: every sort with the compact mask, the other masks unsorted. */
     sr_mask_kind var_mask[SR_BENCH_MASKS * 3];
     sr_sort_kind var_sort[SR_BENCH_MASKS * 3];

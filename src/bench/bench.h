@@ -13,6 +13,9 @@
 /* A desc's values in range (names: "sr_bench_desc.FIELD" in the message). */
 sr_status sr_bench_desc_check(const sr_bench_desc *d, sr_error *err);
 
+/* The report's setup: the desc with its defaults, and what ran it (be; gpu its device). */
+void sr_bench_report_setup(sr_bench_report *rep, const sr_backend *be, int gpu, const sr_frame *f, const sr_bench_desc *d);
+
 /* Sweep the desc's depths and (mask, sort) variants over r (prepared for f on be), one
  * sample per frame; gpu: be's CUDA device. *out: the report (sr_bench_report_free), also after a failure part-way
  * with its rows so far; NULL when out of memory. */

@@ -1,6 +1,6 @@
 /* test_api_bench.c: the benchmark through the API (sr_bench_run): its rows in the order
  * swept, figures that hold together, every mask tracing the same rays, the progress callback
- * before each row and its cancel, and descs and frames it refuses. */
+ * before each row and its cancel, descs it refuses, and several workers' figures. */
 #include "testutil.h"
 
 #include <math.h>
@@ -28,7 +28,7 @@ static int count_calls(void *user, const sr_bench_report *so_far)
 {
     seen *s = user;
     assert_int_equal(so_far->row_count, s->calls);   /* before each row, the rows before it */
-    if (s->calls < 16) {
+    if (so_far->rows && s->calls < 16) {   /* several workers: frames, no rows */
         s->depth[s->calls] = so_far->rows[so_far->row_count].depth;
         s->mask[s->calls] = so_far->rows[so_far->row_count].mask;
     }
@@ -136,10 +136,48 @@ static void test_refused(void **state)
     }
     assert_int_equal(sr_bench_run(ctx, NULL, &rep), SR_RESULT_INPUT_ERROR);
     assert_int_equal(sr_bench_run(ctx, &zero, NULL), SR_RESULT_INPUT_ERROR);
-    const sr_frame_desc two = { .width = 24, .height = 16, .device = SR_DEVICE_KIND_CPU, .devices = "0,0" };
+    sr_destroy(ctx);
+}
+
+/* Several workers: their figures, no rows; the frames of each worker add up to the total. */
+static void test_workers(void **state)
+{
+    (void)state;
+    sr_context *ctx = open_cornell_small();
+    const sr_frame_desc two = { .width = 24, .height = 16, .device = SR_DEVICE_KIND_CPU, .devices = "0,0",
+                                .mask = SR_MASK_KIND_STENCIL };
     if (sr_set_frame(ctx, &two) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
-    assert_int_equal(sr_bench_run(ctx, &zero, &rep), SR_RESULT_INPUT_ERROR);
-    assert_non_null(strstr(sr_last_error(ctx), "names 2 workers; the benchmark times one device"));
+    sr_bench_report *rep = NULL;
+    const sr_mask_kind masks[] = { SR_MASK_KIND_FLAGS };
+    const sr_bench_desc one_mask = { .masks = masks, .mask_count = 1 };
+    assert_int_equal(sr_bench_run(ctx, &one_mask, &rep), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "masks, sorts and breakdown are for one worker"));
+    sr_bench_report_free(rep);
+    seen s = { 0 };
+    const sr_bench_desc desc = { .depth_first = 3, .frames = 2, .warmup = 1, .progress = count_calls,
+                                 .progress_user = &s };
+    if (sr_bench_run(ctx, &desc, &rep) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    assert_int_equal(s.calls, 3);   /* one warm-up and two timed frames */
+    assert_int_equal(rep->row_count, 3);
+    assert_int_equal(rep->workers, 2);
+    assert_int_equal(rep->depth_last, 3);
+    assert_int_equal(rep->workers_mask, SR_MASK_KIND_STENCIL);
+    assert_true(rep->workers_spp > 1);
+    assert_int_equal(rep->workers_samples, 2ull * rep->workers_spp);
+    uint64_t samples = 0, rays = 0;
+    uint32_t passes = 0;
+    for (uint32_t i = 0; i < rep->workers; i++) {
+        assert_int_equal(rep->worker[i].kind, SR_DEVICE_KIND_CPU);
+        samples += rep->worker[i].samples;
+        rays += rep->worker[i].rays;
+        passes += rep->worker[i].passes;
+    }
+    assert_int_equal(samples, rep->workers_samples);
+    assert_int_equal(rays, rep->workers_rays);
+    assert_int_equal(passes, 2u * rep->workers_passes);
+    assert_true(rays >= 2ull * rep->workers_spp * 24 * 16);
+    assert_true(rep->workers_s > 0.0);
+    sr_bench_report_free(rep);
     sr_bench_report_free(NULL);   /* nothing to free is fine */
     sr_destroy(ctx);
 }
@@ -149,6 +187,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_workers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
