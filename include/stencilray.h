@@ -48,8 +48,8 @@
 
    What the library never does
    ===========================
-   It never exits the process, never installs signal handlers, and never writes to standard
-   output or standard error: notices (the device chosen, a scene file's notices) go to the
+   It never exits the process, installs no signal handlers unless asked (sr_stop_on_signals),
+   and never writes to standard output or standard error: notices (the device chosen, a scene file's notices) go to the
    log callback when one is set, and nowhere otherwise. It reads no documented environment
    variable (test switches such as SR_FAULT are still read inside; docs/api.md lists them).
 
@@ -133,9 +133,29 @@ typedef void (*sr_log_fn)(void *user, sr_log_level level, const char *message);
  * after those (the render then returns SR_RESULT_CANCELLED). */
 typedef int (*sr_progress_fn)(void *user, uint32_t samples_done, uint32_t samples_total);
 
+/* fraction (0..1) of the mesh file `file` is read; return nonzero to stop the load (it then
+ * returns SR_RESULT_CANCELLED). Called on the loading thread, a whole percent at a time or so. */
+typedef int (*sr_load_progress_fn)(void *user, const char *file, double fraction);
+
+/* How messages about a frame name its fields: a command line names its options instead
+ * (.camera = "--camera", .camera_text = "0,1,4,0,1,0"). NULL members keep the defaults. */
+typedef struct sr_field_names {
+    const char *camera;            /* "sr_frame_desc.camera"                                    */
+    const char *camera_text;       /* the camera as the caller wrote it, after the name; NULL   */
+    const char *gltf_camera;       /* "sr_frame_desc.gltf_camera index" (the index follows)     */
+    const char *size;              /* "sr_frame_desc" before "WxH is N pixels"; "": no name     */
+    const char *path_frame;        /* "sr_frame_desc.path_frame"                                */
+    const char *path_text;         /* the frames as the caller wrote them, after the name; NULL */
+    const char *devices;           /* "sr_frame_desc.devices"                                   */
+} sr_field_names;
+
 typedef struct sr_context_desc {
     sr_log_fn log;                 /* NULL: notices are dropped                                 */
     void *log_user;
+    sr_load_progress_fn load_progress;   /* NULL: none. Program-wide while a load runs: loads
+                                      with one must not overlap across contexts              */
+    void *load_user;
+    sr_field_names names;          /* copied: the strings must outlive the context             */
 } sr_context_desc;
 
 /* A camera placed by its position and the point it looks at, over the scene's camera.
@@ -205,10 +225,13 @@ typedef struct sr_frame_desc {
     uint32_t zeros;                /* SR_FRAME_ZERO_*                                           */
 } sr_frame_desc;
 
+enum { SR_SAVE_ZERO_EXPOSURE = 1u << 0 };   /* sr_save_desc.zeros: exposure 0 is black       */
+
 typedef struct sr_save_desc {
-    float exposure;                /* radiance times this before writing; 0: 1                  */
+    float exposure;                /* radiance times this before writing; 0: 1 (see zeros)      */
     sr_tonemap_kind tonemap;       /* PNG only                                                  */
     int exr_float;                 /* EXR only: 32-bit floats instead of half floats            */
+    uint32_t zeros;                /* SR_SAVE_ZERO_*                                            */
 } sr_save_desc;
 
 /* A context, or NULL when out of memory. desc may be NULL (all defaults). */
@@ -248,6 +271,14 @@ SR_API sr_result sr_get_scene_info(sr_context *ctx, sr_scene_info *out);
  * gave none; the camera is the one that will be used). SR_RESULT_INPUT_ERROR without a
  * scene; it leaves sr_last_error as it was. */
 SR_API sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out);
+
+/* Check the frame against the host's memory before anything is allocated: its workers' BVH
+ * builds, pools and sums, the film, and saving it to save_path (NULL: no save). SR_RESULT_
+ * INPUT_ERROR with the numbers when it does not fit. No device is opened. */
+SR_API sr_result sr_check_frame(sr_context *ctx, const char *save_path);
+/* Open the frame's workers now (the devices, BVH builds and uploads), which the first render
+ * does otherwise; under MPI the ranks first check that they agree on the frame. */
+SR_API sr_result sr_prepare(sr_context *ctx);
 
 /* Render the frame's spp samples into the film (the first render opens the device). */
 SR_API sr_result sr_render(sr_context *ctx);
@@ -294,6 +325,9 @@ typedef struct sr_frame_stats {
     double build_s, upload_s;      /* the first worker's BVH build and upload (0 when the render
                                       reused an open device)                                    */
     double merge_s;                /* the workers' sums merged into one                         */
+    double reduce_wait_s;          /* MPI: waiting for the other ranks' last passes             */
+    double reduce_s;               /* MPI: the ranks' sums onto rank 0                          */
+    uint32_t ranks;                /* MPI ranks that shared the frame (1 without MPI)           */
     uint64_t rays;                 /* rays traced (the Whitted split's spawned ones included)   */
     uint64_t rays_per_bounce[SR_STATS_MAX_BOUNCES];   /* by bounce; the wave mask without
                                       per-bounce counts and the megakernel: their total in 0    */
@@ -416,6 +450,18 @@ typedef struct sr_bench_report {
 SR_API sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out);
 SR_API void sr_bench_report_free(sr_bench_report *report);
 
+/* ---- stopping on a signal ------------------------------------------------------------- */
+
+/* Install handlers for SIGINT (Ctrl-C) and SIGTERM, for a program that wants them to stop a
+ * render cleanly: the render then returns SR_RESULT_CANCELLED between samples, keeping the
+ * samples done in the film. A second signal kills the process the default way. The library
+ * installs none unless asked. */
+SR_API sr_result sr_stop_on_signals(void);
+/* The signal that asked to stop (SIGINT or SIGTERM), or 0. */
+SR_API int sr_stop_requested(void);
+/* Forget a stop, so that the next render runs. */
+SR_API void sr_stop_clear(void);
+
 /* ---- MPI ranks ------------------------------------------------------------------------ */
 
 /* In a build with MPI (-DSR_WITH_MPI=ON) started by mpirun, sr_mpi_begin joins the job
@@ -434,6 +480,14 @@ SR_API void sr_mpi_end(void);
 /* This process's rank (0 without MPI) and the job's ranks (1 without MPI). */
 SR_API int sr_mpi_rank(void);
 SR_API int sr_mpi_size(void);
+/* For command-line programs whose ranks meet the same bad input alike: sr_mpi_hold_stderr
+ * keeps the standard error of ranks above 0 in memory until sr_mpi_agree, which every rank
+ * calls with its exit code so far and which returns the job's (the largest); rank 0's own
+ * message stands, else the lowest failing rank prints what it held, prefixed with its rank. */
+SR_API void sr_mpi_hold_stderr(void);
+SR_API int sr_mpi_agree(int code);
+/* End the whole job with this exit code (MPI_Abort); without MPI, nothing. */
+SR_API void sr_mpi_abort(int code);
 
 /* ---- the build ------------------------------------------------------------------------ */
 

@@ -13,10 +13,11 @@
 
 #include "../base/status.h"
 #include "../bench/bench.h"
-#include "../bench/bench_farm.h"
 #include "../farm/driver.h"
 #include "../farm/farm.h"
 #include "../farm/ranks.h"
+#include "../base/interrupt.h"
+#include "../io/meshes/mesh.h"
 #include "../farm/film_sum.h"
 #include "../io/images/image.h"
 #include "../render/frame.h"
@@ -25,6 +26,7 @@
 
 struct sr_context {
     sr_context_desc desc;
+    sr_field_names names;       /* desc.names, the defaults where it gave none                 */
     sr_error err;
     int loaded;                 /* scene holds a parsed scene                                  */
     sr_scene scene;
@@ -35,6 +37,8 @@ struct sr_context {
     uint32_t farm_workers;
     double read_s;              /* the last load                                               */
     int have_stats;
+    int fresh_farm;             /* the farm opened since the last render: its set-up is that render's */
+    int agreed;                 /* MPI: the ranks agreed on the frame set                      */
     sr_frame_stats stats;      /* the last render's                                           */
     float *film;                /* film_w * film_h * 3 linear floats                           */
     uint32_t film_w, film_h, film_samples;
@@ -89,6 +93,7 @@ sr_context *sr_create(const sr_context_desc *desc)
 {
     sr_context *ctx = (sr_context *)calloc(1, sizeof *ctx);
     if (ctx && desc) ctx->desc = *desc;
+    if (ctx) ctx->names = sr_frame_names_or_default(&ctx->desc.names);
     return ctx;
 }
 
@@ -96,6 +101,7 @@ static void sr_api_close_farm(sr_context *ctx)
 {
     sr_farm_close(ctx->farm);
     ctx->farm = NULL;
+    ctx->fresh_farm = 0;
 }
 
 static void sr_api_drop_scene(sr_context *ctx)
@@ -107,7 +113,7 @@ static void sr_api_drop_scene(sr_context *ctx)
     ctx->film = NULL;
     ctx->film_w = ctx->film_h = ctx->film_samples = 0;
     memset(&ctx->asked, 0, sizeof ctx->asked);
-    ctx->have_stats = 0;
+    ctx->have_stats = ctx->agreed = 0;
 }
 
 void sr_destroy(sr_context *ctx)
@@ -147,7 +153,9 @@ sr_result sr_load_file(sr_context *ctx, const char *path)
     sr_api_drop_scene(ctx);
     if (!path) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_load_file: no path (NULL); expected a scene file's path");
     const double t = sr_now();
+    if (ctx->desc.load_progress) sr_mesh_listen(ctx->desc.load_progress, ctx->desc.load_user);
     const sr_status s = sr_scene_load(path, &ctx->scene, &ctx->err);
+    if (ctx->desc.load_progress) sr_mesh_listen(NULL, NULL);
     ctx->read_s = sr_now() - t;
     return sr_api_loaded(ctx, s);
 }
@@ -158,7 +166,9 @@ sr_result sr_load_json(sr_context *ctx, const char *json, size_t len, const char
     sr_api_drop_scene(ctx);
     if (!json) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_load_json: no text (NULL); expected a scene as JSON");
     const double t = sr_now();
+    if (ctx->desc.load_progress) sr_mesh_listen(ctx->desc.load_progress, ctx->desc.load_user);
     const sr_status s = sr_scene_parse(name ? name : "<json>", json, len ? len : strlen(json), &ctx->scene, &ctx->err);
+    if (ctx->desc.load_progress) sr_mesh_listen(NULL, NULL);
     ctx->read_s = sr_now() - t;
     return sr_api_loaded(ctx, s);
 }
@@ -172,12 +182,13 @@ static sr_status sr_api_need_scene(sr_context *ctx, const char *fn)
 }
 
 /* The workers a desc asks for (its list at most 255 bytes: the context keeps a copy). */
-static sr_status sr_api_workers(const sr_frame_desc *d, sr_worker_spec *specs, uint32_t *n, sr_error *err)
+static sr_status sr_api_workers(const sr_context *ctx, const sr_frame_desc *d, sr_worker_spec *specs, uint32_t *n,
+                                sr_error *err)
 {
     if (d->devices && strlen(d->devices) >= 256)
-        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.devices: %zu characters; expected a list of at most 255",
+        return sr_fail(err, SR_ERR_INPUT, "%s: %zu characters; expected a list of at most 255", ctx->names.devices,
                        strlen(d->devices));
-    return sr_frame_workers(d, "sr_frame_desc.devices", specs, n, err);
+    return sr_frame_workers(d, ctx->names.devices, specs, n, err);
 }
 
 sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
@@ -189,10 +200,11 @@ sr_result sr_set_frame(sr_context *ctx, const sr_frame_desc *d)
     uint32_t n;
     sr_status s = sr_api_need_scene(ctx, "sr_set_frame");
     if (!s) s = sr_frame_desc_check(d, &ctx->err);
-    if (!s) s = sr_api_workers(d, specs, &n, &ctx->err);
-    if (!s) s = sr_frame_build(&ctx->scene, d, NULL, &f, &ctx->err);
+    if (!s) s = sr_api_workers(ctx, d, specs, &n, &ctx->err);
+    if (!s) s = sr_frame_build(&ctx->scene, d, &ctx->names, &f, &ctx->err);
     if (!s) {
         ctx->asked = *d;
+        ctx->agreed = 0;
         if (d->devices) ctx->asked.devices = memmove(ctx->devices, d->devices, strlen(d->devices) + 1);
     }
     return sr_api_status(ctx, s);
@@ -272,7 +284,8 @@ static sr_status sr_api_open_farm(sr_context *ctx, const sr_frame *f, const sr_w
 }
 
 /* The last render's numbers for sr_get_frame_stats. */
-static void sr_api_keep_stats(sr_context *ctx, const sr_frame *f, const sr_farm_stats *fs, uint32_t samples, int opened)
+static void sr_api_keep_stats(sr_context *ctx, const sr_frame *f, const sr_farm_stats *fs, const sr_drive_result *dr,
+                              uint32_t samples, int opened)
 {
     sr_frame_stats *o = &ctx->stats;
     memset(o, 0, sizeof *o);
@@ -287,6 +300,9 @@ static void sr_api_keep_stats(sr_context *ctx, const sr_frame *f, const sr_farm_
     o->build_s = opened ? r->build_s : 0.0;
     o->upload_s = opened ? r->upload_s : 0.0;
     o->merge_s = fs->merge_s;
+    o->reduce_wait_s = dr->wait_s;
+    o->reduce_s = dr->reduce_s;
+    o->ranks = (uint32_t)sr_ranks_size();
     o->rays = fs->rays;
     for (uint32_t b = 0; b < SR_MAX_DEPTH && b < SR_STATS_MAX_BOUNCES; b++) o->rays_per_bounce[b] = fs->bounce_rays[b];
     o->dropped = fs->dropped;
@@ -324,17 +340,50 @@ static int sr_api_no_progress(void *user, uint32_t done, uint32_t total)
     return 0;
 }
 
-static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
+/* The frame (into *f), its workers and the host memory they need (saving to save_path too,
+ * NULL: no save) checked; with `open`, the ranks' agreement on the frame (MPI, once a frame)
+ * and the workers opened. */
+static sr_status sr_api_ready(sr_context *ctx, const char *fn, sr_frame *f, const char *save_path, int open)
 {
-    SR_TRY(sr_api_need_scene(ctx, "sr_render"));
-    sr_frame f;
-    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, NULL, &f, &ctx->err));
+    SR_TRY(sr_api_need_scene(ctx, fn));
+    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, &ctx->names, f, &ctx->err));
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];
     uint32_t workers;
+    SR_TRY(sr_api_workers(ctx, &ctx->asked, specs, &workers, &ctx->err));
+    SR_TRY(sr_farm_check_memory(&ctx->scene, f, specs, workers, save_path, &ctx->err));
+    if (!open) return SR_OK;
+    const int ranks = sr_ranks_size();
+    if (ranks > 1 && !ctx->agreed) {
+        if (sr_drive_same_frame(f, &ctx->scene, ctx->scene.path, NULL, 0, "", 0, "stencilray"))
+            return sr_fail(&ctx->err, SR_ERR_INPUT, "the %d MPI ranks do not render the same frame (rank 0 names "
+                           "the setting on its standard error); every rank must load the same scene and set the same "
+                           "frame", ranks);
+        ctx->agreed = 1;
+    }
     int opened;
-    SR_TRY(sr_api_workers(&ctx->asked, specs, &workers, &ctx->err));
-    SR_TRY(sr_farm_check_memory(&ctx->scene, &f, specs, workers, NULL, &ctx->err));
-    SR_TRY(sr_api_open_farm(ctx, &f, specs, workers, &opened));
+    SR_TRY(sr_api_open_farm(ctx, f, specs, workers, &opened));
+    ctx->fresh_farm |= opened;
+    return SR_OK;
+}
+
+sr_result sr_check_frame(sr_context *ctx, const char *save_path)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    sr_frame f;
+    return sr_api_status(ctx, sr_api_ready(ctx, "sr_check_frame", &f, save_path, 0));
+}
+
+sr_result sr_prepare(sr_context *ctx)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    sr_frame f;
+    return sr_api_status(ctx, sr_api_ready(ctx, "sr_prepare", &f, NULL, 1));
+}
+
+static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
+{
+    sr_frame f;
+    SR_TRY(sr_api_ready(ctx, "sr_render", &f, NULL, 1));
     const size_t n = (size_t)f.width * f.height * 3u;
     if (ctx->film_w * ctx->film_h * 3u != n) {
         free(ctx->film);
@@ -346,14 +395,10 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
     ctx->film_h = f.height;
     ctx->film_samples = 0;
     const int ranks = sr_ranks_size(), rank = sr_ranks_rank();
-    if (ranks > 1 && sr_drive_same_frame(&f, &ctx->scene, ctx->scene.path, NULL, 0, "", 0, "stencilray"))
-        return sr_fail(&ctx->err, SR_ERR_INPUT, "the %d MPI ranks do not render the same frame (rank 0 names the "
-                       "setting on its standard error); every rank must load the same scene and set the same frame",
-                       ranks);
     sr_film_sum sum;
     SR_TRY(sr_ranks_film_sum_init(&sum, n, &ctx->err));   /* shared by the ranks on one machine */
     /* one rank: every pass through the callback, so that it sees each one and may cancel */
-    const sr_drive how = { ranks == 1, 0, fn ? fn : sr_api_no_progress, user };
+    const sr_drive how = { ranks == 1, 1, fn ? fn : sr_api_no_progress, user };
     sr_drive_result run;
     sr_farm_stats st;
     sr_status s = sr_drive_frame(ctx->farm, &f, &how, &sum, &st, &run, &ctx->err);
@@ -367,7 +412,8 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
     if (s == SR_OK || s == SR_INTERRUPTED) {
         sr_film_sum_mean(&sum, ctx->film);
         ctx->film_samples = (uint32_t)sum.samples;
-        sr_api_keep_stats(ctx, &f, &st, ctx->film_samples, opened);
+        sr_api_keep_stats(ctx, &f, &st, &run, ctx->film_samples, ctx->fresh_farm);
+        ctx->fresh_farm = 0;
     }
     sr_ranks_film_sum_free(&sum);
     if (s == SR_OK && run.cancelled)
@@ -432,9 +478,12 @@ sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
         s = sr_fail(&ctx->err, SR_ERR_INPUT, "sr_save_desc: tonemap %d, exposure %g; expected an sr_tonemap_kind and an "
                     "exposure >= 0 (0: 1)", (int)d.tonemap, (double)d.exposure);
     if (s) return sr_api_status(ctx, s);
-    const sr_image_opts io = { .exposure = d.exposure > 0.0f ? d.exposure : 1.0f, .tonemap = (sr_tonemap)d.tonemap,
+    const int black = d.exposure == 0.0f && (d.zeros & SR_SAVE_ZERO_EXPOSURE);
+    const sr_image_opts io = { .exposure = d.exposure > 0.0f || black ? d.exposure : 1.0f, .tonemap = (sr_tonemap)d.tonemap,
                                .exr_type = d.exr_float ? SR_EXR_FLOAT : SR_EXR_HALF };
-    return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, NULL, &ctx->err));
+    /* a stop (sr_stop_on_signals) ends the write with nothing left at path */
+    return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, sr_interrupt_pending,
+                                                &ctx->err));
 }
 
 /* ---- the benchmark -------------------------------------------------------------------- */
@@ -448,11 +497,11 @@ static sr_status sr_api_bench(sr_context *ctx, const sr_bench_desc *desc, sr_ben
     if (!desc || !out) return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_bench_run: no desc or no report pointer (NULL)");
     SR_TRY(sr_bench_desc_check(desc, &ctx->err));
     sr_frame f;
-    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, NULL, &f, &ctx->err));
+    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, &ctx->names, &f, &ctx->err));
     f.spp = 1;
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];
     uint32_t n;
-    SR_TRY(sr_api_workers(&ctx->asked, specs, &n, &ctx->err));
+    SR_TRY(sr_api_workers(ctx, &ctx->asked, specs, &n, &ctx->err));
     if (n > 1) {   /* their throughput, on the context's farm as sr_render runs it */
         int opened;
         SR_TRY(sr_farm_check_memory(&ctx->scene, &f, specs, n, NULL, &ctx->err));
@@ -479,6 +528,11 @@ sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_repo
     if (!ctx) return SR_RESULT_INPUT_ERROR;
     return sr_api_status(ctx, sr_api_bench(ctx, desc, out));
 }
+/* ---- stopping on a signal --------------------------------------------------------------- */
+
+sr_result sr_stop_on_signals(void) { return sr_interrupt_install() ? SR_RESULT_RUNTIME_ERROR : SR_RESULT_OK; }
+int sr_stop_requested(void) { return sr_interrupt_pending(); }
+void sr_stop_clear(void) { sr_interrupt_reset(); }
 
 /* ---- MPI ranks ------------------------------------------------------------------------- */
 
@@ -493,3 +547,6 @@ sr_result sr_mpi_begin(int *argc, char ***argv, char *message, size_t cap)
 void sr_mpi_end(void) { sr_ranks_finalize(); }
 int sr_mpi_rank(void) { return sr_ranks_rank(); }
 int sr_mpi_size(void) { return sr_ranks_size(); }
+void sr_mpi_hold_stderr(void) { sr_ranks_hold_stderr(); }
+int sr_mpi_agree(int code) { return sr_ranks_agree(code); }
+void sr_mpi_abort(int code) { sr_ranks_abort(code); }

@@ -75,7 +75,7 @@ sr_status sr_frame_desc_check(const sr_frame_desc *d, sr_error *err)
 
 /* A glTF file's camera (1 + its index in d->gltf_camera) onto the frame, and its aspect ratio
  * (when it has one) into *aspect. */
-static sr_status sr_frame_pick_camera(const sr_scene *scene, uint32_t n, const sr_frame_names *nm, sr_frame *f,
+static sr_status sr_frame_pick_camera(const sr_scene *scene, uint32_t n, const sr_field_names *nm, sr_frame *f,
                                       double *aspect, sr_error *err)
 {
     const uint32_t count = scene->file_camera_count;
@@ -97,7 +97,7 @@ static sr_status sr_frame_pick_camera(const sr_scene *scene, uint32_t n, const s
 }
 
 /* The camera of frame n of the scene's camera_path onto the frame. */
-static sr_status sr_frame_path_camera(const sr_scene *scene, uint32_t n, const sr_frame_names *nm, sr_frame *f,
+static sr_status sr_frame_path_camera(const sr_scene *scene, uint32_t n, const sr_field_names *nm, sr_frame *f,
                                       sr_error *err)
 {
     if (!scene->camera_path_count)
@@ -128,7 +128,7 @@ static void sr_frame_keep_aspect(const sr_frame_desc *d, sr_frame *f, double asp
 }
 
 /* The desc's camera onto f->camera, as the --camera forms of 6, 7 and 12 numbers do. */
-static sr_status sr_frame_move_camera(const sr_camera_view *c, const sr_frame_names *nm, sr_frame *f, sr_error *err)
+static sr_status sr_frame_move_camera(const sr_camera_view *c, const sr_field_names *nm, sr_frame *f, sr_error *err)
 {
     const bool moved = memcmp(c->position, c->look_at, sizeof c->position) != 0, up = !sr_v3_zero(c->up);
     if (!moved && c->fov == 0.0f && !up) return SR_OK;
@@ -154,12 +154,22 @@ static sr_status sr_frame_move_camera(const sr_camera_view *c, const sr_frame_na
     return SR_OK;
 }
 
-sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr_frame_names *nm, sr_frame *f,
+sr_field_names sr_frame_names_or_default(const sr_field_names *names)
+{
+    sr_field_names n = names ? *names : (sr_field_names){ 0 };
+    if (!n.camera) n.camera = "sr_frame_desc.camera";
+    if (!n.gltf_camera) n.gltf_camera = "sr_frame_desc.gltf_camera index";
+    if (!n.size) n.size = "sr_frame_desc";
+    if (!n.path_frame) n.path_frame = "sr_frame_desc.path_frame";
+    if (!n.devices) n.devices = "sr_frame_desc.devices";
+    return n;
+}
+
+sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr_field_names *nm, sr_frame *f,
                          sr_error *err)
 {
-    static const sr_frame_names api = { "sr_frame_desc.camera", NULL, "sr_frame_desc.gltf_camera index",
-                                        "sr_frame_desc", "sr_frame_desc.path_frame", NULL };
-    if (!nm) nm = &api;
+    const sr_field_names names = sr_frame_names_or_default(nm);
+    nm = &names;
     sr_frame_from_scene(f, scene);
     double aspect = scene->aspect > 0.0f ? scene->aspect : (double)f->width / f->height;
     if (d->width) f->width = d->width;
@@ -181,8 +191,8 @@ sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr
     if (d->path_frame) SR_TRY(sr_frame_path_camera(scene, d->path_frame - 1u, nm, f, err));
     SR_TRY(sr_frame_move_camera(&d->camera, nm, f, err));
     if ((uint64_t)f->width * f->height > (1u << 28))
-        return sr_fail(err, SR_ERR_INPUT, "%s%s%ux%u is %llu pixels; at most %u are supported", nm->size ? nm->size : "",
-                       nm->size ? ": " : "", f->width, f->height, (unsigned long long)f->width * f->height, 1u << 28);
+        return sr_fail(err, SR_ERR_INPUT, "%s%s%ux%u is %llu pixels; at most %u are supported", nm->size,
+                       nm->size[0] ? ": " : "", f->width, f->height, (unsigned long long)f->width * f->height, 1u << 28);
     return SR_OK;
 }
 

@@ -10,18 +10,17 @@
 #include "../render/frame.h"
 #include "../scene/scene.h"
 
-/* How messages name the desc's fields: the command line's options (and the --camera argument
- * as given) or the struct's fields. A message reads "<camera> <camera_text>: why",
- * "<gltf_camera> N: why", "<size>: WxH is ..." (size NULL: "WxH is ..."), "<path_frame> <path_text>: at frame N ...".  */
-typedef struct sr_frame_names {
-    const char *camera, *camera_text, *gltf_camera, *size, *path_frame, *path_text;
-} sr_frame_names;
+/* How messages name the desc's fields (stencilray.h's sr_field_names, every member set). A
+ * message reads "<camera> <camera_text>: why", "<gltf_camera> N: why", "<size>: WxH is ..."
+ * ("" or NULL: "WxH is ..."), "<path_frame> <path_text>: at frame N ...". */
+/* names with the struct's field names where it has none (NULL: all of them). */
+sr_field_names sr_frame_names_or_default(const sr_field_names *names);
 
 /* The frame d asks for over scene into *f (exposure 1, clamp tonemap; progress, keep_partial
  * and bounce counts off: the caller's to set). d is assumed in its ranges (sr_frame_desc_check);
  * the camera, the glTF camera and the pixel count are checked here, SR_ERR_INPUT naming them
  * as nm says (NULL: the struct's fields). */
-sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr_frame_names *names, sr_frame *f,
+sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr_field_names *names, sr_frame *f,
                          sr_error *err);
 /* The desc's values in their ranges; err says which is not (names the field as sr_frame_desc.X). */
 sr_status sr_frame_desc_check(const sr_frame_desc *d, sr_error *err);

@@ -2,9 +2,7 @@
  * library's report (bench_print.h). */
 #include "bench_print.h"
 #include "../api/frame_desc.h"
-#include "../io/output/outfile.h"
 #include "../base/names.h"
-#include "../io/output/textout.h"
 #include "../../kernels/frames/sortkey.h"
 
 #include <cJSON.h>

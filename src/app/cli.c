@@ -366,7 +366,7 @@ static int sr_render_main(int argc, char **argv)
 
     const sr_image_opts io = { .exposure = c.exposure, .tonemap = (sr_tonemap)c.tonemap, .exr_type = exr_type };
     sr_scene scene;
-    sr_interrupt_install();   /* Ctrl-C from here on stops the render cleanly (interrupt.h) */
+    sr_stop_on_signals();   /* Ctrl-C from here on stops the render cleanly (stencilray.h) */
     sr_worker_spec specs[SR_FARM_MAX_WORKERS];
     uint32_t nw = 0;
     int code = sr_parse_workers(&c, "render", specs, &nw);   /* its error is reported after the scene's (ranks agree) */
@@ -381,7 +381,7 @@ static int sr_render_main(int argc, char **argv)
     sr_error err = { SR_OK, "" };
     sr_frame_list todo = { NULL, 0, 0 };
     char name[PATH_MAX];
-    const sr_frame_names names = sr_option_names(&c, frames_text);
+    const sr_field_names names = sr_option_names(&c, frames_text);
     for (uint32_t k = first; !code && frames_text && k <= last; k++) {
         sr_frame_desc at = c.ask;   /* the frame's camera on the camera_path, checked */
         at.path_frame = k + 1u;

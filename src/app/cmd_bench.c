@@ -4,16 +4,10 @@
 #include "bench_print.h"
 #include "options.h"
 #include "../bench/bench.h"
-#include "../bench/bench_farm.h"
-#include "../bench/bench_micro.h"
-#include "../bench/bench_sort.h"
 #include "../base/names.h"
 #include "../io/output/outpath.h"
 #include "../io/output/textout.h"
 #include "../../kernels/frames/sortkey.h"
-#if SR_MEASURE
-#include "../bench/wave_timeline.h"
-#endif
 
 #include <limits.h>
 #include <stdio.h>

@@ -353,9 +353,9 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be)
     return code ? code : sr_open_backend(c, cmd, scene, be);
 }
 
-sr_frame_names sr_option_names(const sr_common *c, const char *frames_text)
+sr_field_names sr_option_names(const sr_common *c, const char *frames_text)
 {
-    return (sr_frame_names){ "--camera", c->camera_text, "--camera-index", NULL, "--frames", frames_text };
+    return (sr_field_names){ "--camera", c->camera_text, "--camera-index", "", "--frames", frames_text, "--device" };
 }
 
 int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
@@ -404,7 +404,7 @@ int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
         }
     }
     /* The frame: the options' values, and the scene file's where they gave none. */
-    const sr_frame_names names = sr_option_names(c, NULL);
+    const sr_field_names names = sr_option_names(c, NULL);
     sr_frame *f = &c->frame;
     if (sr_frame_build(scene, &c->ask, &names, f, &err)) {
         /* the warning comes once the camera is picked, before what is wrong with the rest */

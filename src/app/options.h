@@ -80,7 +80,7 @@ int sr_open(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
  * backend, on the thread that renders. Each frees the scene when it fails. */
 int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene);
 /* How sr_frame_build's messages name the options (--frames with its text, when given). */
-sr_frame_names sr_option_names(const sr_common *c, const char *frames_text);
+sr_field_names sr_option_names(const sr_common *c, const char *frames_text);
 int sr_open_backend(sr_common *c, const char *cmd, sr_scene *scene, sr_backend *be);
 /* The workers --device names (src/farm/farm.h), or the one of --backend when it names none.
  * 0, or 2 after printing why. */

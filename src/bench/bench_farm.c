@@ -1,5 +1,4 @@
-/* bench_farm.c: the throughput of several workers on one frame (bench_farm.h). */
-#include "bench_farm.h"
+/* bench_farm.c: the throughput of several workers on one frame (bench.h). */
 #include "bench.h"
 #include "../api/frame_desc.h"
 #include "../farm/film_sum.h"

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,156 @@ static void test_scene_info_and_path_frame(void **state)
     sr_destroy(ctx);
 }
 
+/* The load's progress: every mesh file told up to 1; a nonzero answer stops the load. */
+typedef struct load_seen { int calls, stop; double last; char file[256]; } load_seen;
+
+static int on_load(void *user, const char *file, double fraction)
+{
+    load_seen *l = (load_seen *)user;
+    l->calls++;
+    l->last = fraction;
+    snprintf(l->file, sizeof l->file, "%s", file);
+    return l->stop;
+}
+
+static void test_load_progress(void **state)
+{
+    (void)state;
+    char path[4096];
+    sr_test_source_path(path, sizeof path, "scenes/mesh.json");
+    load_seen seen = { 0, 0, 0.0, "" };
+    sr_context *ctx = sr_create(&(sr_context_desc){ .load_progress = on_load, .load_user = &seen });
+    if (sr_load_file(ctx, path) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    assert_true(seen.calls >= 1);
+    assert_true(seen.last == 1.0);
+    assert_non_null(strstr(seen.file, "torus_knot.obj"));
+    seen = (load_seen){ 0, 1, 0.0, "" };
+    assert_int_equal(sr_load_file(ctx, path), SR_RESULT_CANCELLED);
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(sr_render(ctx), SR_RESULT_INPUT_ERROR);   /* no scene kept */
+    sr_destroy(ctx);
+}
+
+/* With the handlers installed, a SIGINT stops the render between samples: cancelled, with the
+ * samples done in the film; after sr_stop_clear the next render runs whole. */
+static int raise_after_first(void *user, uint32_t done, uint32_t total)
+{
+    (void)user, (void)total;
+    if (done > 0 && !sr_stop_requested()) raise(SIGINT);
+    return 0;
+}
+
+static void test_stop_on_signals(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_stop_on_signals(), SR_RESULT_OK);
+    assert_int_equal(sr_stop_requested(), 0);
+    sr_context *ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 16, .height = 8, .spp = 64, .depth = 2,
+                                                         .device = SR_DEVICE_KIND_CPU }), SR_RESULT_OK);
+    assert_int_equal(sr_render_progress(ctx, raise_after_first, NULL), SR_RESULT_CANCELLED);
+    assert_int_equal(sr_stop_requested(), SIGINT);
+    uint32_t samples = 0;
+    sr_film_size(ctx, NULL, NULL, &samples);
+    assert_true(samples > 0 && samples < 64);
+    sr_stop_clear();
+    assert_int_equal(sr_stop_requested(), 0);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_film_size(ctx, NULL, NULL, &samples);
+    assert_int_equal(samples, 64);
+    sr_destroy(ctx);
+}
+
+/* Messages name the fields as the context's names say: a command line's options. */
+static void test_field_names(void **state)
+{
+    (void)state;
+    const sr_field_names opts = { .camera = "--camera", .camera_text = "0,1,5,0,1,0", .gltf_camera = "--camera-index",
+                                  .size = "", .path_frame = "--frames", .path_text = "2-3", .devices = "--device" };
+    sr_context *ctx = open_cornell(&(sr_context_desc){ .names = opts });
+    static const struct { sr_frame_desc d; const char *says; } bad[] = {
+        { { .camera = { .position = { 0, 1, 5 }, .look_at = { 0, 1, 0 }, .up = { 0, 0, 1 } } }, "--camera 0,1,5,0,1,0: up [0, 0, 1] is parallel" },
+        { { .gltf_camera = 3 }, "--camera-index 2: " },
+        { { .path_frame = 1 }, "has no \"camera_path\"; --frames renders the frames of one" },
+        { { .devices = "0,x" }, "--device '0,x': 'x' is not a device" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(sr_set_frame(ctx, &bad[i].d), SR_RESULT_INPUT_ERROR);
+        if (strncmp(sr_last_error(ctx), bad[i].says, strlen(bad[i].says)) && !strstr(sr_last_error(ctx), bad[i].says))
+            fail_msg("case %zu: %s", i, sr_last_error(ctx));
+    }
+    sr_destroy(ctx);
+}
+
+/* An exposure of 0 saves black when asked (zeros), 1 otherwise; one process is rank 0 of 1,
+ * and its stats say so. */
+static void test_save_zeros_and_one_rank(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_mpi_rank(), 0);
+    assert_int_equal(sr_mpi_size(), 1);
+    assert_int_equal(sr_mpi_agree(2), 2);
+    sr_context *ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 8, .height = 8, .spp = 2, .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_frame_stats st;
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_int_equal(st.ranks, 1);
+    assert_true(st.reduce_s == 0.0);
+    char black[4096], lit[4096];
+    sr_test_tmp_path(black, sizeof black, "api_black.exr");
+    sr_test_tmp_path(lit, sizeof lit, "api_lit.exr");
+    assert_int_equal(sr_save(ctx, black, &(sr_save_desc){ .exr_float = 1, .zeros = SR_SAVE_ZERO_EXPOSURE }), SR_RESULT_OK);
+    assert_int_equal(sr_save(ctx, lit, &(sr_save_desc){ .exr_float = 1 }), SR_RESULT_OK);
+    float *a = NULL, *b = NULL;
+    uint32_t w, h;
+    sr_error e = { SR_OK, "" };
+    if (sr_exr_read(black, 64, 0, &a, &w, &h, &e) || sr_exr_read(lit, 64, 0, &b, &w, &h, &e)) fail_msg("%s", e.msg);
+    float sum_a = 0.0f, sum_b = 0.0f;
+    for (uint32_t i = 0; i < w * h * 3; i++) {
+        sum_a += a[i];
+        sum_b += b[i];
+    }
+    assert_true(sum_a == 0.0f && sum_b > 0.0f);
+    free(a);
+    free(b);
+    sr_destroy(ctx);
+}
+
+/* The memory check before anything is allocated, and the workers opened ahead of the render,
+ * whose set-up the first render's numbers then hold. */
+static void test_check_and_prepare(void **state)
+{
+    (void)state;
+    sr_context *ctx = sr_create(NULL);
+    assert_int_equal(sr_check_frame(ctx, NULL), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "sr_check_frame: no scene is loaded"));
+    assert_int_equal(sr_prepare(ctx), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "sr_prepare: no scene is loaded"));
+    sr_destroy(ctx);
+    ctx = open_cornell(NULL);
+    assert_int_equal(sr_set_frame(ctx, &(sr_frame_desc){ .width = 64, .height = 64, .spp = 2, .device = SR_DEVICE_KIND_CPU }),
+                     SR_RESULT_OK);
+    setenv("SR_HOST_MEM_LIMIT", "64K", 1);   /* the test hook that stands for a small machine */
+    const sr_result small = sr_check_frame(ctx, NULL);
+    char said[1024];
+    snprintf(said, sizeof said, "%s", sr_last_error(ctx));
+    unsetenv("SR_HOST_MEM_LIMIT");
+    assert_int_equal(small, SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(said, "memory"));
+    assert_int_equal(sr_check_frame(ctx, "out.png"), SR_RESULT_OK);
+    assert_int_equal(sr_prepare(ctx), SR_RESULT_OK);
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_frame_stats st;
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_true(st.build_s > 0.0);   /* the prepare's, counted in the first render */
+    if (sr_render(ctx) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_OK);
+    assert_true(st.build_s == 0.0);
+    sr_destroy(ctx);
+}
+
 /* The build's facts `stencilray info` prints, every string filled. */
 static void test_build_info(void **state)
 {
@@ -427,6 +578,11 @@ int main(void)
         cmocka_unit_test(test_json_error),
         cmocka_unit_test(test_frame_fields),
         cmocka_unit_test(test_build_info),
+        cmocka_unit_test(test_field_names),
+        cmocka_unit_test(test_check_and_prepare),
+        cmocka_unit_test(test_save_zeros_and_one_rank),
+        cmocka_unit_test(test_load_progress),
+        cmocka_unit_test(test_stop_on_signals),
         cmocka_unit_test(test_scene_info_and_path_frame),
         cmocka_unit_test(test_devices_and_stats),
         cmocka_unit_test(test_same_as_cli),
