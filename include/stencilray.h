@@ -450,6 +450,59 @@ typedef struct sr_bench_report {
 SR_API sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out);
 SR_API void sr_bench_report_free(sr_bench_report *report);
 
+/* ---- the viewer (`stencilray view`) ------------------------------------------------------ */
+
+/* One step of a viewer script (`view --script`, docs/viewer.md). */
+typedef enum sr_view_step_kind {
+    SR_VIEW_STEP_FRAMES = 0,       /* show a frames                                             */
+    SR_VIEW_STEP_DEPTH,            /* depth a (1..64)                                           */
+    SR_VIEW_STEP_MASK,             /* mask a (an sr_mask_kind)                                  */
+    SR_VIEW_STEP_SIZE,             /* the window a x b pixels                                   */
+    SR_VIEW_STEP_EXPOSURE,         /* exposure                                                  */
+    SR_VIEW_STEP_TONEMAP,          /* tonemap a (an sr_tonemap_kind)                            */
+    SR_VIEW_STEP_CAMERA,           /* camera, as --camera's numbers                             */
+    SR_VIEW_STEP_SHOT,             /* save the window's image to path (.png)                    */
+    SR_VIEW_STEP_PRINT,            /* print the camera (as the C key does)                      */
+    SR_VIEW_STEP_KEY,              /* press key a (its character: H R C M V P 1..9 + - [ ])     */
+} sr_view_step_kind;
+
+typedef struct sr_view_step {
+    sr_view_step_kind kind;
+    uint32_t a, b;
+    float exposure;
+    float camera[12];              /* position, look-at[, fov[, up, aperture, focus distance]] */
+    uint32_t camera_count;         /* 6, 7 or 12                                                */
+    const char *path;
+} sr_view_step;
+
+/* sr_view_desc.vsync */
+enum { SR_VIEW_VSYNC_DEFAULT = 0, SR_VIEW_VSYNC_ON, SR_VIEW_VSYNC_OFF };
+
+/* The interactive viewer's settings. Zero means the default. */
+typedef struct sr_view_desc {
+    const char *scene;             /* the scene file, read while the window shows what is read  */
+    sr_frame_desc frame;           /* as for sr_set_frame; spp: samples per shown frame (0: 1);
+                                      width and height: the window (0: the scene's)            */
+    float exposure;                /* 0: 1 (see zeros)                                          */
+    sr_tonemap_kind tonemap;
+    const sr_view_step *steps;     /* a script: the window runs it and closes; NULL: interactive */
+    uint32_t step_count;           /* at most 64                                                */
+    const char *shader_dir;        /* NULL: beside the program, then the installed data folder  */
+    int vsync;                     /* SR_VIEW_VSYNC_*; default: on, off for a script            */
+    int quiet;                     /* no notices, hint or summary                               */
+    uint32_t zeros;                /* SR_VIEW_ZERO_*                                            */
+} sr_view_desc;
+
+enum { SR_VIEW_ZERO_EXPOSURE = 1u << 0 };   /* exposure 0: a black image                      */
+
+/* Open a window on the desc's scene and run the viewer in it until it is closed (Esc) or its
+ * script ends; on this thread, which must be the program's main thread (GLFW). Messages name
+ * the context's field names (sr_context_desc.names). The viewer still writes its own notices,
+ * the camera it prints and its summary to standard error and output. SR_RESULT_RUNTIME_ERROR
+ * in a build without the viewer or without a display, SR_RESULT_CANCELLED when the window
+ * closed while the scene was read. */
+SR_API sr_result sr_view_run(sr_context *ctx, const sr_view_desc *desc);
+
 /* ---- stopping on a signal ------------------------------------------------------------- */
 
 /* Install handlers for SIGINT (Ctrl-C) and SIGTERM, for a program that wants them to stop a

@@ -23,6 +23,9 @@
 #include "../render/frame.h"
 #include "../scene/scene.h"
 #include "frame_desc.h"
+#if SR_HAVE_VIEWER
+#include "../viewer/viewer.h"
+#endif
 
 struct sr_context {
     sr_context_desc desc;
@@ -528,6 +531,28 @@ sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_repo
     if (!ctx) return SR_RESULT_INPUT_ERROR;
     return sr_api_status(ctx, sr_api_bench(ctx, desc, out));
 }
+/* ---- the viewer ----------------------------------------------------------------------- */
+
+sr_result sr_view_run(sr_context *ctx, const sr_view_desc *desc)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    if (!desc) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_view_run: no desc (NULL)");
+    if (desc->exposure < 0.0f || (unsigned)desc->tonemap > SR_TONEMAP_KIND_ACES || (unsigned)desc->vsync > SR_VIEW_VSYNC_OFF)
+        return sr_api_fail(ctx, SR_ERR_INPUT, "sr_view_desc: exposure %g, tonemap %d, vsync %d; expected an exposure >= 0, "
+                           "an sr_tonemap_kind and an SR_VIEW_VSYNC_*", (double)desc->exposure, (int)desc->tonemap,
+                           desc->vsync);
+    sr_status s = sr_frame_desc_check(&desc->frame, &ctx->err);
+    if (s) return sr_api_status(ctx, s);
+#if SR_HAVE_VIEWER
+    const int code = sr_viewer_run(desc, ctx->names.camera_text);
+    if (code == 0) return sr_api_status(ctx, SR_OK);
+    return sr_api_fail(ctx, code == 2 ? SR_ERR_INPUT : code == SR_INTERRUPTED ? SR_INTERRUPTED : SR_ERR_RUNTIME,
+                       "the viewer stopped (exit code %d); its message is on standard error", code);
+#else
+    return sr_api_fail(ctx, SR_ERR_RUNTIME, "this build has no viewer (GLFW/GLEW were not found at configure time)");
+#endif
+}
+
 /* ---- stopping on a signal --------------------------------------------------------------- */
 
 sr_result sr_stop_on_signals(void) { return sr_interrupt_install() ? SR_RESULT_RUNTIME_ERROR : SR_RESULT_OK; }

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "cmd_bench.h"
 #include "../backend/cuda/cudaenv.h"
-#include "../viewer/viewer.h"
+#include "cmd_view.h"
 #include "options.h"
 #include "../../kernels/frames/sortkey.h"
 #include "../io/output/outpath.h"
