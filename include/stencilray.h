@@ -149,9 +149,17 @@ typedef struct sr_field_names {
     const char *devices;           /* "sr_frame_desc.devices"                                   */
 } sr_field_names;
 
+/* How far a render is, about ten times a second on the thread that called it, and once more
+ * with final 1 when its samples are done: samples_done of samples_total (every MPI rank's when
+ * they share the frame), seconds since the samples started. For a progress bar; it must not
+ * call into the context. */
+typedef void (*sr_tick_fn)(void *user, uint64_t samples_done, uint64_t samples_total, double seconds, int final);
+
 typedef struct sr_context_desc {
     sr_log_fn log;                 /* NULL: notices are dropped                                 */
     void *log_user;
+    sr_tick_fn tick;               /* NULL: none                                                */
+    void *tick_user;
     sr_load_progress_fn load_progress;   /* NULL: none. Program-wide while a load runs: loads
                                       with one must not overlap across contexts              */
     void *load_user;

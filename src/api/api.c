@@ -387,6 +387,8 @@ static sr_status sr_api_render(sr_context *ctx, sr_progress_fn fn, void *user)
 {
     sr_frame f;
     SR_TRY(sr_api_ready(ctx, "sr_render", &f, NULL, 1));
+    f.render.tick = ctx->desc.tick;
+    f.render.tick_ctx = ctx->desc.tick_user;
     const size_t n = (size_t)f.width * f.height * 3u;
     if (ctx->film_w * ctx->film_h * 3u != n) {
         free(ctx->film);

@@ -102,6 +102,38 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_com
     return 128 + (sig ? sig : SIGINT);
 }
 
+/* The progress of a frame's samples on stderr (the farm's tick, frame.h): on a terminal a bar
+ * redrawn up to 10 times a second, in a log a line every 5 s, once the frame has run a second. */
+typedef struct sr_progress_bar { int tty, shown; double shown_at; } sr_progress_bar;
+
+static void sr_progress_tick(void *ctx, uint64_t done, uint64_t total, double elapsed, int final)
+{
+    sr_progress_bar *b = (sr_progress_bar *)ctx;
+    if (final) {
+        if (b->shown && b->tty) fputc('\n', stderr);
+        b->shown = 0;
+        b->shown_at = 0.0;
+        return;
+    }
+    const double every = b->tty ? 0.1 : 5.0;
+    if (!((elapsed > 1.0 || b->shown) && elapsed - b->shown_at >= every)) return;
+    const double eta = done ? elapsed * (double)(total - done) / (double)done : 0.0;
+    if (b->tty) {
+        char bar[31];
+        const int filled = (int)(30.0 * (double)done / (double)total);
+        for (int i = 0; i < 30; i++) bar[i] = i < filled ? '#' : '.';
+        bar[30] = '\0';
+        fprintf(stderr, "\r[%s] %llu/%llu samples  %.1f s  ETA %.1f s ", bar, (unsigned long long)done,
+                (unsigned long long)total, elapsed, eta);
+        fflush(stderr);
+    } else {
+        fprintf(stderr, "render: %llu/%llu samples, %.1f s, ETA %.1f s\n", (unsigned long long)done,
+                (unsigned long long)total, elapsed, eta);
+    }
+    b->shown = 1;
+    b->shown_at = elapsed;
+}
+
 /* What a finished render did, for the summary line and --stats. */
 typedef struct sr_render_summary {
     const sr_backend *be;
@@ -378,6 +410,11 @@ static int sr_render_main(int argc, char **argv)
         return scene_code;
     }
     sr_frame *frame = &c.frame;   /* the render's settings, the scene's values where no option gave one */
+    sr_progress_bar bar = { isatty(STDERR_FILENO), 0, 0.0 };
+    if (frame->render.progress) {
+        frame->render.tick = sr_progress_tick;
+        frame->render.tick_ctx = &bar;
+    }
     sr_error err = { SR_OK, "" };
     sr_frame_list todo = { NULL, 0, 0 };
     char name[PATH_MAX];

@@ -263,12 +263,11 @@ static void *sr_worker_main(void *arg)
     return NULL;
 }
 
-/* Wait until every worker is done with the current job; progress on stderr while waiting. */
+/* Wait until every worker is done with the current job, telling the frame's tick how far it is. */
 static void sr_farm_wait(sr_farm *fm, const sr_frame *progress_of, uint64_t total, double t0)
 {
-    const int tty = isatty(2);
-    int shown = 0;
-    double shown_at = 0.0;
+    const sr_render_opts *o = progress_of && progress_of->render.tick && total ? &progress_of->render : NULL;
+    const sr_farm_share *sh = fm->share;   /* the other ranks' finished samples too */
     pthread_mutex_lock(&fm->mu);
     while (fm->done < fm->n) {
         struct timespec ts;
@@ -276,31 +275,12 @@ static void sr_farm_wait(sr_farm *fm, const sr_frame *progress_of, uint64_t tota
         ts.tv_nsec += 100000000L;
         if (ts.tv_nsec >= 1000000000L) { ts.tv_sec++; ts.tv_nsec -= 1000000000L; }
         pthread_cond_timedwait(&fm->done_cv, &fm->mu, &ts);
-        const double elapsed = sr_now() - t0;
-        const double every = tty ? 0.1 : 5.0;
-        if (progress_of && progress_of->render.progress && total && (elapsed > 1.0 || shown) &&
-            elapsed - shown_at >= every) {
-            const sr_farm_share *sh = fm->share;   /* the other ranks' finished samples too */
-            const uint64_t done = fm->samples_done + (sh && sh->others_done ? sh->others_done(sh->ctx) : 0u);
-            const double eta = done ? elapsed * (double)(total - done) / (double)done : 0.0;
-            if (tty) {
-                char bar[31];
-                const int filled = (int)(30.0 * (double)done / (double)total);
-                for (int i = 0; i < 30; i++) bar[i] = i < filled ? '#' : '.';
-                bar[30] = '\0';
-                fprintf(stderr, "\r[%s] %llu/%llu samples  %.1f s  ETA %.1f s ", bar, (unsigned long long)done,
-                        (unsigned long long)total, elapsed, eta);
-                fflush(stderr);
-            } else {
-                fprintf(stderr, "render: %llu/%llu samples, %.1f s, ETA %.1f s\n", (unsigned long long)done,
-                        (unsigned long long)total, elapsed, eta);
-            }
-            shown = 1;
-            shown_at = elapsed;
-        }
+        if (o) o->tick(o->tick_ctx, fm->samples_done + (sh && sh->others_done ? sh->others_done(sh->ctx) : 0u), total,
+                       sr_now() - t0, 0);
     }
+    const uint64_t done = fm->samples_done;
     pthread_mutex_unlock(&fm->mu);
-    if (shown && tty) fputc('\n', stderr);
+    if (o) o->tick(o->tick_ctx, done, total, sr_now() - t0, 1);
 }
 
 /* Start job number gen+1 on every worker. */

@@ -105,8 +105,7 @@ typedef struct sr_farm_share {
 /* Render this process's share of frame f (NULL: all of it), added into sum (sized
  * width*height*3 and cleared by the caller). Ctrl-C stops it between samples:
  * SR_INTERRUPTED, with the passes completed so far in sum (st->samples of them). A worker's
- * failure stops the others and is returned. f->render.progress shows a bar (for a fixed
- * share only). */
+ * failure stops the others and is returned. f->render.tick hears how far it is. */
 sr_status sr_farm_render(sr_farm *fm, const sr_frame *f, const sr_farm_share *share, sr_film_sum *sum,
                          sr_farm_stats *st, sr_error *err);
 

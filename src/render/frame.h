@@ -52,6 +52,12 @@ typedef struct sr_render_opts {
     int bounce_counts;     /* wave mask: count the rays per bounce (sr_render_stats.bounce_rays:
                               --stats, the viewer's heads-up), else only their total, as the
                               megakernel does, which costs its warps less (wave_frame.h)   */
+    /* The farm's progress (src/farm): while it waits for a frame's workers, about ten times a
+     * second on the waiting thread, the samples done of total (every rank's when the ranks
+     * share the frame) and the seconds since the frame started; once more with final 1 when
+     * they are done. The caller draws what it likes (the render command's bar); NULL: none. */
+    void (*tick)(void *ctx, uint64_t done, uint64_t total, double elapsed, int final);
+    void *tick_ctx;
 } sr_render_opts;
 
 typedef struct sr_frame {

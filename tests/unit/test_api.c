@@ -156,10 +156,23 @@ static void test_frame_fields(void **state)
 
 /* Several workers (a device list) give the one worker's film, and the last render's numbers
  * say what ran: the samples, the workers and their shares, the rays. */
+typedef struct tick_seen { int calls, finals; uint64_t last, total; } tick_seen;
+
+static void on_tick(void *user, uint64_t done, uint64_t total, double seconds, int final)
+{
+    tick_seen *t = (tick_seen *)user;
+    (void)seconds;
+    t->calls++;
+    t->finals += final;
+    t->last = done;
+    t->total = total;
+}
+
 static void test_devices_and_stats(void **state)
 {
     (void)state;
-    sr_context *ctx = open_cornell(NULL);
+    tick_seen ticks = { 0, 0, 0, 0 };
+    sr_context *ctx = open_cornell(&(sr_context_desc){ .tick = on_tick, .tick_user = &ticks });
     sr_frame_stats st;
     assert_int_equal(sr_get_frame_stats(ctx, &st), SR_RESULT_INPUT_ERROR);
     assert_non_null(strstr(sr_last_error(ctx), "no render has run"));
@@ -173,6 +186,8 @@ static void test_devices_and_stats(void **state)
     assert_int_equal(st.samples, 40);
     assert_int_equal(st.kind, SR_DEVICE_KIND_CPU);
     assert_true(st.rays > 0 && st.worker[0].samples == 40 && st.device[0] != '\0');
+    assert_int_equal(ticks.finals, 1);   /* the tick: the samples' progress, once final */
+    assert_true(ticks.last == 40 && ticks.total == 40);
 
     char list[] = "cpu,cpu";
     sr_frame_desc two = one;

@@ -452,6 +452,53 @@ static void test_bench_workers(void **state)
     assert_non_null(strstr(err, "--csv"));
 }
 
+/* The farm's progress goes to the frame's tick, never to stderr: samples done never go back,
+ * and the last call (final) has them all. */
+typedef struct ticks { int calls, finals; uint64_t last, total; int backwards; } ticks;
+
+static void on_tick(void *ctx, uint64_t done, uint64_t total, double elapsed, int final)
+{
+    ticks *t = (ticks *)ctx;
+    (void)elapsed;
+    t->backwards |= done < t->last;
+    t->last = done;
+    t->total = total;
+    t->calls++;
+    t->finals += final;
+}
+
+static void test_progress_ticks(void **state)
+{
+    (void)state;
+    sr_scene scene;
+    sr_test_load_shipped("scenes/cornell.json", &scene);
+    sr_frame f;
+    sr_frame_from_scene(&f, &scene);
+    f.width = 32;
+    f.height = 16;
+    f.spp = 24;
+    f.depth = 2;
+    ticks t = { 0, 0, 0, 0, 0 };
+    f.render.tick = on_tick;
+    f.render.tick_ctx = &t;
+    const sr_worker_spec specs[2] = { { SR_BACKEND_CPU, 0 }, { SR_BACKEND_CPU, 0 } };
+    sr_error err = { SR_OK, "" };
+    sr_farm *fm = NULL;
+    sr_film_sum sum;
+    if (sr_farm_open(&fm, &scene, specs, 2, &f, &err) || sr_film_sum_init(&sum, (size_t)32 * 16 * 3, &err))
+        fail_msg("%s", err.msg);
+    sr_farm_stats st;
+    if (sr_farm_render(fm, &f, NULL, &sum, &st, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(t.finals, 1);
+    assert_true(t.calls >= 1);
+    assert_int_equal(t.last, 24);
+    assert_int_equal(t.total, 24);
+    assert_false(t.backwards);
+    sr_film_sum_free(&sum);
+    sr_farm_close(fm);
+    sr_scene_free(&scene);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_frames_render_and_resume),
         cmocka_unit_test(test_frames_settings_kept),
         cmocka_unit_test(test_bench_workers),
+        cmocka_unit_test(test_progress_ticks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
