@@ -49,9 +49,12 @@
    What the library never does
    ===========================
    It never exits the process, installs no signal handlers unless asked (sr_stop_on_signals),
-   and never writes to standard output or standard error: notices (the device chosen, a scene file's notices) go to the
-   log callback when one is set, and nowhere otherwise. It reads no documented environment
-   variable (test switches such as SR_FAULT are still read inside; docs/api.md lists them).
+   and never writes to standard output or standard error: notices (the device chosen, a scene
+   file's notices) go to the log callback when one is set, and nowhere otherwise. It reads no
+   user setting from the environment: what the stencilray command takes from variables (memory
+   limits) a client passes in (sr_set_memory_limits). The only variables read inside are the
+   test switches of tests/README.md (SR_FAULT, SR_SPLIT_BUDGET, ...), each in one place; the
+   OpenMP and CUDA runtimes read their own (OMP_*, CUDA_*) as usual.
 
    Ownership
    =========
@@ -61,10 +64,9 @@
    Threads
    =======
    A context is used by one thread at a time (calls on it do not lock). Different contexts
-   may be used on different threads, with one limit in this version: sr_load_file,
-   sr_load_json and the first render after a load (it builds the BVH) must not run on two
-   contexts at once (the mesh reader and the BVH builder count calls in unlocked globals);
-   later renders may. The progress callback runs on a worker thread of the library while
+   may be used on different threads at once, every call included: loads, renders, saves
+   (the state the library shares between contexts, its counters and the memory limits, is
+   atomic). The progress callback runs on a worker thread of the library while
    sr_render_progress waits in the calling thread; it must not call into the same context.
    The log callback runs on the thread that called the function that logs.
 */
@@ -250,6 +252,20 @@ SR_API void sr_destroy(sr_context *ctx);
 SR_API const char *sr_last_error(const sr_context *ctx);
 /* "major.minor.patch" of the library. */
 SR_API const char *sr_version(void);
+
+/* Memory limits: caps on the host and device memory the library counts as free when it
+ * checks, before anything large is allocated, that a scene, a texture or a frame fits (one
+ * that does not is refused with SR_RESULT_INPUT_ERROR and both figures). Zero: no cap, the
+ * machine's figures alone (MemAvailable and the cgroup's limit; the device's free memory).
+ * They hold for the whole process, every context on every thread, from the next check on.
+ * The stencilray command sets them from $SR_HOST_MEM_LIMIT and $SR_DEVICE_MEM_LIMIT; the
+ * library reads neither. */
+typedef struct sr_memory_limits {
+    uint64_t host_bytes;           /* what the process may use in all, decoded textures included */
+    uint64_t device_bytes;         /* the free memory counted on each CUDA device                */
+} sr_memory_limits;
+/* Set the caps; NULL: none. Safe while other threads render. */
+SR_API void sr_set_memory_limits(const sr_memory_limits *limits);
 
 /* Load a scene (JSON, or a glTF file read as the scene {"gltf": {"file": path}}), replacing
  * the loaded one and resetting the frame to all defaults. On failure the context keeps no

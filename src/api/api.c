@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/mem_limits.h"
 #include "../base/status.h"
 #include "../bench/bench.h"
 #include "../farm/driver.h"
@@ -91,6 +92,12 @@ static void sr_api_log(const sr_context *ctx, sr_log_level level, const char *fm
 }
 
 const char *sr_version(void) { return SR_VERSION; }
+
+void sr_set_memory_limits(const sr_memory_limits *limits)
+{
+    sr_mem_limits_set(limits ? limits->host_bytes : 0, limits ? limits->device_bytes : 0,
+                      "the host memory limit set with sr_set_memory_limits");
+}
 
 sr_context *sr_create(const sr_context_desc *desc)
 {

@@ -1,5 +1,6 @@
 /* backend.c: choosing and naming backends. */
 #include "backend.h"
+#include "../base/test_hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@ static const char *const sr_mask_names[SR_MASK_COUNT] = { "flags", "stencil", "c
 
 int sr_bvh_treelets(void)
 {
-    const char *env = getenv(SR_BVH_TREELETS_ENV);
+    const char *env = sr_test_hook(SR_HOOK_BVH_TREELETS);
     if (env && !strcmp(env, "none")) return SR_LBVH_TREELETS_NONE;
     if (env && !strcmp(env, "inorder")) return SR_LBVH_TREELETS_INORDER;
     if (env && !strcmp(env, "reorder")) return SR_LBVH_TREELETS_REORDER;
@@ -27,13 +28,13 @@ int sr_bvh_treelets(void)
 
 int sr_bvh_host_always(void)
 {
-    const char *env = getenv(SR_BVH_TREELETS_ENV);
+    const char *env = sr_test_hook(SR_HOOK_BVH_TREELETS);
     return env && !strcmp(env, "host");
 }
 
 uint32_t sr_wave_queue_limit(uint32_t slots)
 {
-    const char *env = getenv(SR_WAVE_QUEUE_LIMIT_ENV);
+    const char *env = sr_test_hook(SR_HOOK_WAVE_QUEUE_LIMIT);
     if (!env || !*env) return slots;
     char *end = NULL;
     const unsigned long n = strtoul(env, &end, 10);
@@ -100,6 +101,7 @@ sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
     p.n = k->n;
     p.sample = k->sample;
     p.seed = k->seed;
+    p.sampler = k->sampler;
     return p;
 }
 

@@ -1,18 +1,24 @@
 /* fault.c: SR_FAULT, the test-only fault switch (see fault.h). */
 #include "fault.h"
+#include "../base/test_hooks.h"
 #include "backend.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Parsed once for the process (contexts on several threads share it); seen counts the
+ * matching launches of all of them. */
 static struct {
-    int parsed;
     sr_fault_kind kind;
     char stage[32];
-    unsigned long nth, seen;
+    unsigned long nth;
+    atomic_ulong seen;
     char spec[80];
 } sr_fault;
+static pthread_once_t sr_fault_once = PTHREAD_ONCE_INIT;
 
 /* The kernels a fault may name, by sr_kernel_name: those the CUDA backend can make fail for
  * real (cuda_refused_launch in backend_cuda.c launches each one wrongly). */
@@ -22,8 +28,7 @@ static const sr_kernel sr_fault_kernels[] = { SR_KERNEL_GENERATE, SR_KERNEL_INTE
 
 static void sr_fault_parse(void)
 {
-    sr_fault.parsed = 1;
-    const char *s = getenv("SR_FAULT");
+    const char *s = sr_test_hook(SR_HOOK_FAULT);
     if (!s || !*s) return;
     snprintf(sr_fault.spec, sizeof sr_fault.spec, "%s", s);
     sr_fault.nth = 1;
@@ -54,18 +59,18 @@ static void sr_fault_parse(void)
 
 sr_fault_kind sr_fault_check(sr_fault_kind kind, const char *stage)
 {
-    if (!sr_fault.parsed) sr_fault_parse();
+    pthread_once(&sr_fault_once, sr_fault_parse);
     if (sr_fault.kind == SR_FAULT_NONE) return SR_FAULT_NONE;
     if (kind == SR_FAULT_ALLOC) {
         if (sr_fault.kind != SR_FAULT_ALLOC) return SR_FAULT_NONE;
     } else if (sr_fault.kind == SR_FAULT_ALLOC || !stage || strcmp(stage, sr_fault.stage) != 0) {
         return SR_FAULT_NONE;
     }
-    return ++sr_fault.seen == sr_fault.nth ? sr_fault.kind : SR_FAULT_NONE;
+    return atomic_fetch_add(&sr_fault.seen, 1) + 1 == sr_fault.nth ? sr_fault.kind : SR_FAULT_NONE;
 }
 
 const char *sr_fault_spec(void)
 {
-    if (!sr_fault.parsed) sr_fault_parse();
+    pthread_once(&sr_fault_once, sr_fault_parse);
     return sr_fault.spec;
 }

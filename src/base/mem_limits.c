@@ -5,13 +5,25 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-/* "123", "64M", "2G", "1.5G" -> bytes; 0 when not a size. */
-static uint64_t parse_size(const char *s)
+/* The caps sr_mem_limits_set keeps (0: none) and the name of where they came from. Atomic:
+ * contexts on other threads read them while one sets them. */
+static _Atomic uint64_t sr_host_cap, sr_device_cap;
+static _Atomic(const char *) sr_host_cap_source = "the host memory limit";
+
+void sr_mem_limits_set(uint64_t host_bytes, uint64_t device_bytes, const char *host_source)
+{
+    if (host_source) atomic_store(&sr_host_cap_source, host_source);
+    atomic_store(&sr_host_cap, host_bytes);
+    atomic_store(&sr_device_cap, device_bytes);
+}
+
+uint64_t sr_mem_size_parse(const char *s)
 {
     if (!s || !*s) return 0;
     char *end;
@@ -45,7 +57,7 @@ static int read_u64_file(const char *path, uint64_t *out)
 }
 
 /* The system's figure (MemAvailable capped by the cgroup; it already counts what this process
- * holds) and $SR_HOST_MEM_LIMIT's (a cap on the process's use; UINT64_MAX when unset). */
+ * holds) and the host cap's (a cap on the process's use; UINT64_MAX when none is set). */
 static void host_figures(uint64_t *system, const char **system_from, uint64_t *cap)
 {
     uint64_t best = UINT64_MAX;
@@ -69,7 +81,7 @@ static void host_figures(uint64_t *system, const char **system_from, uint64_t *c
         uint64_t left = max_b > cur_b ? max_b - cur_b : 0;
         if (left < best) { best = left; from = "the cgroup's memory.max less memory.current"; }
     }
-    const uint64_t lim = parse_size(getenv("SR_HOST_MEM_LIMIT"));
+    const uint64_t lim = atomic_load(&sr_host_cap);
     *system = best;
     *system_from = from;
     *cap = lim ? lim : UINT64_MAX;
@@ -80,7 +92,7 @@ int sr_host_memory_available(uint64_t *bytes, char *source, size_t cap)
     uint64_t best, lim;
     const char *from;
     host_figures(&best, &from, &lim);
-    if (lim < best) { best = lim; from = "$SR_HOST_MEM_LIMIT"; }
+    if (lim < best) { best = lim; from = atomic_load(&sr_host_cap_source); }
     *bytes = best;
     if (source && cap) snprintf(source, cap, "%s", from);
     return best != UINT64_MAX;
@@ -88,7 +100,7 @@ int sr_host_memory_available(uint64_t *bytes, char *source, size_t cap)
 
 uint64_t sr_device_memory_cap(uint64_t free_b)
 {
-    uint64_t lim = parse_size(getenv("SR_DEVICE_MEM_LIMIT"));
+    const uint64_t lim = atomic_load(&sr_device_cap);
     return lim && lim < free_b ? lim : free_b;
 }
 
@@ -119,8 +131,8 @@ sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *he
     char a[32], b[32], c[32];
     if (cap != UINT64_MAX && (need > cap || held > cap - need))
         return sr_fail(err, SR_ERR_INPUT, "%s needs %s of host memory on top of the %s of %s, but only %s are "
-                       "available in all ($SR_HOST_MEM_LIMIT)%s", what, sr_fmt_bytes(a, sizeof a, need),
-                       sr_fmt_bytes(b, sizeof b, held), held_what, sr_fmt_bytes(c, sizeof c, cap), hint ? hint : "");
+                       "available in all (%s)%s", what, sr_fmt_bytes(a, sizeof a, need), sr_fmt_bytes(b, sizeof b, held),
+                       held_what, sr_fmt_bytes(c, sizeof c, cap), atomic_load(&sr_host_cap_source), hint ? hint : "");
     if (system != UINT64_MAX && need > system)
         return sr_fail(err, SR_ERR_INPUT, "%s needs %s of host memory, but only %s are available (%s)%s", what,
                        sr_fmt_bytes(a, sizeof a, need), sr_fmt_bytes(b, sizeof b, system), from, hint ? hint : "");

@@ -29,13 +29,24 @@
  * its node. Measured 3.9 bytes (10^8 placements); 6 leaves a margin. */
 #define SR_GLTF_PLACEMENT_BYTES 6u
 
+/* Caps on the host and device memory the checks count as free, below what the machine has
+ * (0: none), for the whole process: the program sets them from $SR_HOST_MEM_LIMIT and
+ * $SR_DEVICE_MEM_LIMIT (src/app/env_settings.c), a library client with sr_set_memory_limits
+ * (stencilray.h); the library reads no variable for them. `host_source` names the host cap in
+ * messages ("$SR_HOST_MEM_LIMIT"; a string that outlives the process's renders; NULL keeps
+ * the last name). Safe to call while other threads render. */
+void sr_mem_limits_set(uint64_t host_bytes, uint64_t device_bytes, const char *host_source);
+
+/* "123", "64M", "2G", "1.5G", "64MiB" (suffixes K, M, G, T) -> bytes; 0 when not a size. */
+uint64_t sr_mem_size_parse(const char *s);
+
 /* Host memory this process can still use, in bytes: MemAvailable from /proc/meminfo, capped
- * by the cgroup's memory.max (containers) and by $SR_HOST_MEM_LIMIT (bytes, or with a K, M
- * or G suffix; for tests and for sharing a machine). `source` (may be NULL) gets where the
- * figure came from. Returns 0 when nothing could be read (then *bytes = UINT64_MAX). */
+ * by the cgroup's memory.max (containers) and by the host cap (sr_mem_limits_set). `source`
+ * (may be NULL) gets where the figure came from. Returns 0 when nothing could be read (then
+ * *bytes = UINT64_MAX). */
 int sr_host_memory_available(uint64_t *bytes, char *source, size_t cap);
 
-/* Free device memory `free_b` capped by $SR_DEVICE_MEM_LIMIT, the same syntax. */
+/* Free device memory `free_b` capped by the device cap (sr_mem_limits_set). */
 uint64_t sr_device_memory_cap(uint64_t free_b);
 
 /* "512.0 MiB" or "27.9 GiB". */
@@ -46,7 +57,7 @@ const char *sr_fmt_bytes(char *buf, size_t cap, uint64_t bytes);
 sr_status sr_check_host_memory(uint64_t need, const char *what, const char *hint, sr_error *err);
 
 /* The same for `need` more bytes while this process already holds `held` (e.g. the scene's
- * decoded textures): need + held must fit $SR_HOST_MEM_LIMIT, a cap on what the process uses
+ * decoded textures): need + held must fit the host cap, a cap on what the process uses
  * in all; need alone must fit MemAvailable and the cgroup's figure, which already count what
  * is held. `held_what` names what is held in the message ("textures already decoded"). */
 sr_status sr_check_host_memory_held(uint64_t need, uint64_t held, const char *held_what, const char *what,

@@ -103,7 +103,7 @@ void sr_bench_report_setup(sr_bench_report *rep, const sr_backend *be, int gpu, 
     rep->threads = omp_get_max_threads();   /* what decides whether CPU timings can be trusted (ompenv.h) */
     snprintf(rep->wait_policy, sizeof rep->wait_policy, "%s", sr_omp_wait_policy());
     snprintf(rep->wait_policy_from, sizeof rep->wait_policy_from, "%s", sr_omp_wait_policy_source());
-    const char *spincount = getenv("GOMP_SPINCOUNT");
+    const char *spincount = sr_omp_spincount();
     snprintf(rep->spincount, sizeof rep->spincount, "%s", spincount ? spincount : "");
 }
 

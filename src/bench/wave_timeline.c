@@ -1,5 +1,6 @@
 /* wave_timeline.c: the warp timeline as CSV (wave_timeline.h). */
 #include "wave_timeline.h"
+#include "../base/test_hooks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ sr_status sr_wave_timeline_write(const char *path, const uint32_t *records, uint
 
 void sr_wave_timeline_report(sr_renderer *r, uint32_t width, uint32_t height)
 {
-    const char *path = getenv(SR_WAVE_TIMELINE_ENV);
+    const char *path = sr_test_hook(SR_HOOK_WAVE_TIMELINE);
     if (!path || !*path) return;
     if (r->be->kind != SR_BACKEND_CUDA) {
         fprintf(stderr, "stencilray: $%s is set, but the CPU backend records no warp timeline\n", SR_WAVE_TIMELINE_ENV);

@@ -1,5 +1,6 @@
 /* farm.c: sample passes over several workers in one process (farm.h). */
 #include "farm.h"
+#include "../base/test_hooks.h"
 #include "../base/interrupt.h"
 #include "../base/mem_limits.h"
 
@@ -324,14 +325,14 @@ sr_status sr_farm_open(sr_farm **out, const sr_scene *scene, const sr_worker_spe
     pthread_cond_init(&fm->done_cv, NULL);
     /* A test switch: $SR_FARM_PASS_LOG=FILE appends, for every pass, its samples, its worker and
      * a hash of its film as read back (tests/README.md). */
-    const char *pass_log = getenv("SR_FARM_PASS_LOG");
+    const char *pass_log = sr_test_hook(SR_HOOK_FARM_PASS_LOG);
     if (pass_log && *pass_log) fm->pass_log = fopen(pass_log, "a");
 #ifdef SR_MEASURE
     int slow_index = -1;
     double slow = 1.0;
-    const char *slow_env = getenv("SR_FARM_SLOW_WORKER");   /* "I:FACTOR": worker I at 1/FACTOR speed */
+    const char *slow_env = sr_test_hook(SR_HOOK_FARM_SLOW_WORKER);   /* "I:FACTOR": worker I at 1/FACTOR speed */
     if (slow_env && sscanf(slow_env, "%d:%lf", &slow_index, &slow) != 2) slow_index = -1;
-    const char *fixed = getenv("SR_FARM_FIXED_SPLIT");
+    const char *fixed = sr_test_hook(SR_HOOK_FARM_FIXED_SPLIT);
     fm->fixed_split = fixed && !strcmp(fixed, "1");
 #endif
     sr_status s = SR_OK;

@@ -1,6 +1,7 @@
 /* ranks.c: the MPI job, or one process (ranks.h). */
 #define _GNU_SOURCE   /* memfd_create */
 #include "ranks.h"
+#include "../base/test_hooks.h"
 #include "film_sum.h"
 
 #include <pthread.h>
@@ -346,7 +347,7 @@ int sr_ranks_same_frame(const sr_rank_fact *facts, int n, const char *prefix)
 
 void sr_ranks_test_kill(void)
 {
-    const char *v = getenv("SR_TEST_KILL_RANK");
+    const char *v = sr_test_hook(SR_HOOK_TEST_KILL_RANK);
     if (!v || !*v) return;
     char *end;
     const long r = strtol(v, &end, 10);

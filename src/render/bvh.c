@@ -15,6 +15,7 @@
 #include "../../kernels/core/intersect.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,9 +221,10 @@ static uint32_t split_range(sr_bvh_item *items, uint32_t begin, uint32_t end, ui
     return mid;
 }
 
-static uint32_t sr_bvh_build_calls;
+/* Builds in this process, for tests; atomic: contexts on several threads build at once. */
+static atomic_uint sr_bvh_build_calls;
 
-uint32_t sr_bvh_builds(void) { return sr_bvh_build_calls; }
+uint32_t sr_bvh_builds(void) { return atomic_load_explicit(&sr_bvh_build_calls, memory_order_relaxed); }
 
 sr_status sr_bvh_check_prims(const sr_prim *prims, uint32_t n, sr_error *err)
 {
@@ -266,7 +268,7 @@ sr_status sr_bvh_build(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_error *
 {
     sr_status st = sr_bvh_start(prims, n, out, err);
     if (st) return st;
-    sr_bvh_build_calls++;
+    atomic_fetch_add_explicit(&sr_bvh_build_calls, 1u, memory_order_relaxed);
     return sr_cpu_bvh_build(prims, n, out, err);
 }
 
@@ -274,7 +276,7 @@ sr_status sr_bvh_build_on(sr_backend *be, const sr_prim *prims, uint32_t n, int 
 {
     sr_status st = sr_bvh_start(prims, n, out, err);
     if (st) return st;
-    sr_bvh_build_calls++;
+    atomic_fetch_add_explicit(&sr_bvh_build_calls, 1u, memory_order_relaxed);
     return be->ops->build_bvh(be->impl, prims, n, to_host, out, err);
 }
 
@@ -302,7 +304,7 @@ sr_status sr_bvh_build_sah(const sr_prim *prims, uint32_t n, sr_bvh *out, sr_err
 {
     sr_status cst = sr_bvh_start(prims, n, out, err);
     if (cst) return cst;
-    sr_bvh_build_calls++;
+    atomic_fetch_add_explicit(&sr_bvh_build_calls, 1u, memory_order_relaxed);
     if (n == 0) return SR_OK;
 
     uint32_t max_nodes = 2u * n - 1u;

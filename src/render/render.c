@@ -1,5 +1,6 @@
 /* render.c: the frame driver, the same loop for every backend. */
 #include "render.h"
+#include "../base/test_hooks.h"
 #include "wave_way.h"
 #include "../base/interrupt.h"
 #include "../base/mem_limits.h"
@@ -196,7 +197,7 @@ static void sr_renderer_forget(sr_renderer *r)
 static sr_build sr_scene_build(const sr_scene_view *v)
 {
 #if SR_MEASURE
-    if (getenv("SR_NO_PLAIN_KERNELS") && !v->instance_count) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
+    if (sr_test_hook(SR_HOOK_NO_PLAIN_KERNELS) && !v->instance_count) return sr_scene_maps(v) ? SR_BUILD_MAPS : SR_BUILD_GENERAL;
 #endif
     if (v->instance_count) return SR_BUILD_INSTANCES;   /* the only build with the second level */
     if (sr_scene_maps(v)) return SR_BUILD_MAPS;
@@ -267,11 +268,11 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     r->has_glass = sr_pool_factor(scene) > 1u;
     /* The test switch $SR_SPLIT_BUDGET=N: a lane keeps at most N pending rays and a shade
      * launch appends at most N (tests: rays dropped and counted). */
-    const char *budget = getenv(SR_SPLIT_BUDGET_ENV);
+    const char *budget = sr_test_hook(SR_HOOK_SPLIT_BUDGET);
     r->split_budget = budget && *budget ? (uint32_t)strtoul(budget, NULL, 10) : UINT32_MAX;
     be->state->pool_factor = sr_pool_factor(scene);   /* before the pool is sized (apply) */
 #if SR_MEASURE   /* what the order gains (docs/design.md): every sample in launch order */
-    r->wave_launch_order = getenv(SR_WAVE_LAUNCH_ORDER_ENV) != NULL;
+    r->wave_launch_order = sr_test_hook(SR_HOOK_WAVE_LAUNCH_ORDER) != NULL;
 #endif
     t = sr_now();
     if (!st) st = be->ops->upload(be->impl, &r->view, err);
@@ -340,13 +341,14 @@ static bool sr_should_compact(const sr_render_opts *o, float live_frac, float po
 }
 
 /* A sample starts in pool half 0 over n slots, its counters cleared. */
-static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, uint32_t seed, sr_error *err)
+static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, const sr_frame *f, sr_error *err)
 {
     sr_pool_state *ps = r->be->state;
     ps->current = 0;
     ps->n = n;
     ps->sample = sample;
-    ps->seed = seed;
+    ps->seed = f->render.seed;
+    ps->sampler = f->sampler;
     sr_status s = r->be->ops->fill(r->be->impl, SR_BUFFER_RAY_COUNTS, 0, SR_WHOLE, err);
     if (!s && ps->split) s = r->be->ops->fill(r->be->impl, SR_BUFFER_SPLIT, 0, SR_WHOLE, err);
     return s;
@@ -435,7 +437,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_ren
         a.parity = r->wave_parity;
         a.bounce_counts = o->bounce_counts;
     }
-    sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
+    sr_status s = sr_sample_start(r, a.n, sample, f, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
     if (!s) s = sr_split_sample_end(r, 1, st, err);
     if (!s && wave) {   /* the next sample's stencils and order: this one refilled and placed them */
@@ -475,7 +477,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_re
     memset(&a, 0, sizeof a);
     a.mask = o->mask;
     a.n = n;
-    sr_status s = sr_sample_start(r, n, sample, o->seed, err);
+    sr_status s = sr_sample_start(r, n, sample, f, err);
     if (s) return s;
     const int split = ps->split;   /* spawned rays appended to the pool (split_frame.h) */
     if (o->mask == SR_MASK_FLAGS && split && (s = ops->fill(be, SR_BUFFER_FLAGS, 0, SR_WHOLE, err))) return s;

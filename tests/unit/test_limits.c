@@ -296,13 +296,16 @@ static void test_memory_figures(void **state)
     assert_string_equal(sr_fmt_bytes(b, sizeof b, 512ull << 20), "512.0 MiB");
     assert_string_equal(sr_fmt_bytes(b, sizeof b, 3ull << 30), "3.0 GiB");
     uint64_t avail = 0;
-    setenv("SR_HOST_MEM_LIMIT", "1.5G", 1);
+    assert_int_equal(sr_mem_size_parse("1.5G"), 3ull << 29);
+    assert_int_equal(sr_mem_size_parse("64MiB"), 64ull << 20);
+    assert_int_equal(sr_mem_size_parse("8 G"), 0);
+    sr_mem_limits_set(sr_mem_size_parse("1.5G"), 0, "$SR_HOST_MEM_LIMIT");
     assert_true(sr_host_memory_available(&avail, NULL, 0));
     assert_true(avail <= (3ull << 29));
-    setenv("SR_HOST_MEM_LIMIT", "64MiB", 1);
+    sr_mem_limits_set(sr_mem_size_parse("64MiB"), 0, NULL);
     sr_host_memory_available(&avail, NULL, 0);
     assert_true(avail <= (64ull << 20));
-    unsetenv("SR_HOST_MEM_LIMIT");
+    sr_mem_limits_set(0, 0, NULL);
     /* one ray's worth of pool in both halves plus hit, flag, film, stencil bits */
     assert_true(sr_cpu_pool_bytes(1024, 1024, 1) > 1024ull * 1024 * 100);
     assert_true(sr_cpu_pool_bytes(1024, 1024, SR_SPLIT_POOL_FACTOR) > 3u * sr_cpu_pool_bytes(1024, 1024, 1));

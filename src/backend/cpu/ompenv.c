@@ -43,6 +43,8 @@ const char *sr_omp_wait_policy_source(void)
     return getenv(SR_OMP_DEFAULTED_ENV) ? "stencilray" : "environment";
 }
 
+const char *sr_omp_spincount(void) { return getenv("GOMP_SPINCOUNT"); }
+
 static int sr_omp_threads;   /* --threads, or 0: OpenMP's own count */
 
 void sr_omp_threads_set(int threads)

@@ -33,6 +33,8 @@ void sr_omp_wait_policy_default(int argc, char **argv);
  * "environment" or "none". */
 const char *sr_omp_wait_policy(void);
 const char *sr_omp_wait_policy_source(void);
+/* $GOMP_SPINCOUNT as set (NULL when unset), for the same reports. */
+const char *sr_omp_spincount(void);
 
 /* --threads: how many OpenMP threads the CPU backend's parallel loops run on. OpenMP keeps
  * the count per thread, so sr_omp_threads_set sets it for the calling thread and remembers

@@ -15,6 +15,7 @@
  * The integrator picks the path-traced or Whitted twin of a kernel in the launchers: that is
  * the frame's setting, not a choice. */
 #include "../backend.h"
+#include "../../base/test_hooks.h"
 #include "../../../kernels/frames/launch.h"
 #include "../../../kernels/integrators/camera.h"
 #include "../../../kernels/frames/sort.h"
@@ -190,7 +191,7 @@ static void cuda_free_all(sr_cuda *c)
 static void cuda_keep_in_l2(sr_cuda *c, void *base, size_t bytes)
 {
 #if SR_MEASURE   /* what the window gains (docs/design.md, "The stencil words stay in L2") */
-    if (getenv("SR_NO_L2_WINDOW")) return;
+    if (sr_test_hook(SR_HOOK_NO_L2_WINDOW)) return;
 #endif
     int max_persist = 0, max_window = 0;
     if (cudaDeviceGetAttribute(&max_persist, cudaDevAttrMaxPersistingL2CacheSize, c->device) != cudaSuccess ||
@@ -427,7 +428,7 @@ static sr_status cuda_resize(void *impl, uint32_t width, uint32_t height, sr_err
                 "clearing the tile order");
     c->wave_placed = 0;
 #if SR_MEASURE
-    const char *timeline = getenv(SR_WAVE_TIMELINE_ENV);
+    const char *timeline = sr_test_hook(SR_HOOK_WAVE_TIMELINE);
     if (timeline && *timeline) {
         c->wave_timeline_warps = sr_wave_timeline_warps(c->core.view.width, c->core.view.height);
         SR_CUDA_TRY(cudaMalloc((void **)&c->wave_timeline, cuda_wave_timeline_bytes(c)), "allocating the warp timeline");

@@ -31,6 +31,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,9 +223,10 @@ sr_status sr_mesh_inputs_check(const char *path, uint64_t *size, uint64_t *ref_b
     return sr_mesh_refs_check(path, ext, *size, ref_bytes, err);
 }
 
-static uint32_t sr_direct_loads;   /* for sr_mesh_direct_loads; one loading thread at a time */
+/* For sr_mesh_direct_loads; atomic: contexts on several threads load at once. */
+static atomic_uint sr_direct_loads;
 
-uint32_t sr_mesh_direct_loads(void) { return sr_direct_loads; }
+uint32_t sr_mesh_direct_loads(void) { return atomic_load_explicit(&sr_direct_loads, memory_order_relaxed); }
 
 /* The vertices and triangles of a file the direct readers take (mesh_direct.h): 1 with *pos
  * and *tri malloc'd, 0 when the file is assimp's, -1 on error. has_normals: the file has
@@ -351,7 +353,7 @@ static sr_status mesh_load_direct(const char *path, const char *ext, uint64_t si
     free(pos);
     free(tri);
     *taken = 1;
-    sr_direct_loads++;
+    atomic_fetch_add_explicit(&sr_direct_loads, 1u, memory_order_relaxed);
     if (opts->notice && opts->notice_cap) {
         opts->notice[0] = '\0';
         if (has_normals) sr_list_append(opts->notice, opts->notice_cap, "vertex normals (1 mesh; \"normals\": \"flat\")");
