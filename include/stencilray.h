@@ -381,6 +381,168 @@ typedef struct sr_frame_stats {
  * any render. */
 SR_API sr_result sr_get_frame_stats(sr_context *ctx, sr_frame_stats *out);
 
+/* ---- the benchmark (`stencilray bench`) -------------------------------------------------- */
+
+#define SR_BENCH_MAX_BOUNCES 64    /* the deepest trace, as sr_frame_desc.depth               */
+/* A row is noisy when the middle half of its frame times (first to third quartile) spans
+ * more than this fraction of the median: a busy machine, OpenMP threads spinning against
+ * other processes, or a clock that changed during the run. GPU rows are ~1-2 %. */
+#define SR_BENCH_NOISY_SPREAD 0.10
+
+/* sr_bench_desc.zeros: fields whose 0 is meant as 0, not as the default. */
+enum { SR_BENCH_ZERO_WARMUP = 1u << 0 };   /* warmup 0: no untimed frames                   */
+
+struct sr_bench_report;
+/* Called before each (depth, mask, sort) pair is measured, with the report so far: its setup,
+ * row_count rows measured (of rows_total), and rows[row_count] naming the pair about to run
+ * (its depth, mask and sort; no figures yet). Return nonzero to stop (sr_bench_run then
+ * returns SR_RESULT_CANCELLED). */
+typedef int (*sr_bench_progress_fn)(void *user, const struct sr_bench_report *so_far);
+
+/* What to measure: frames of one sample per pixel of the context's frame (sr_set_frame), at
+ * each depth and mask (and, for the compact mask, each sort). Zero means the default. */
+typedef struct sr_bench_desc {
+    uint32_t depth_first, depth_last;  /* the depths swept, 1..64; 0: 1 and 8 (a depth_first
+                                          alone sweeps that one depth)                       */
+    uint32_t frames;               /* timed frames per pair, 1..10000; 0: 20                    */
+    uint32_t warmup;               /* untimed frames first, 0..1000; 0: 3 (see zeros)          */
+    const sr_mask_kind *masks;     /* the masks, each once; NULL: all five                      */
+    uint32_t mask_count;
+    const sr_sort_kind *sorts;     /* the sorts run with the compact mask (the others run
+                                      unsorted), each once; NULL: the frame's sort             */
+    uint32_t sort_count;
+    int breakdown;                 /* time each stage (costs a little host time per launch)     */
+    uint32_t zeros;                /* SR_BENCH_ZERO_*                                           */
+    sr_bench_progress_fn progress; /* NULL: none                                                */
+    void *progress_user;
+} sr_bench_desc;
+
+/* Times summed over a row's timed frames, in ms (stages only with breakdown). */
+typedef struct sr_bench_stage_times {
+    double generate, megakernel, total;
+    double intersect[SR_BENCH_MAX_BOUNCES], shade[SR_BENCH_MAX_BOUNCES], compact[SR_BENCH_MAX_BOUNCES];
+    double sort[SR_BENCH_MAX_BOUNCES];   /* the coherence sort: keys, sort and gather          */
+} sr_bench_stage_times;
+
+/* One (depth, mask, sort): the figures of its timed frames. */
+typedef struct sr_bench_row {
+    uint32_t depth;
+    sr_mask_kind mask;             /* never SR_MASK_KIND_DEFAULT                                */
+    sr_sort_kind sort;             /* SR_SORT_KIND_NONE but with the compact mask              */
+    double min_ms, median_ms, max_ms;    /* each one of the frame times                       */
+    double q1_ms, q3_ms;           /* first and third quartile (nearest rank)                   */
+    double spread;                 /* (q3 - q1) / median: 0.05 = the middle half within 5 %     */
+    int noisy;                     /* spread above SR_BENCH_NOISY_SPREAD: not worth comparing closely */
+    double fps;                    /* 1000 / median                                             */
+    double rays_per_frame, mrays_per_s;
+    double dropped_per_frame;      /* Whitted glass's spawned rays with no room in the pool     */
+    int per_bounce;                /* live_after holds figures (flags, stencil and compact count
+                                      rays per bounce; wave and megakernel only the total)     */
+    double live_after[SR_BENCH_MAX_BOUNCES];   /* the fraction of pixels whose ray is live after
+                                      bounce b, b + 1 < depth; NaN elsewhere                   */
+    sr_bench_stage_times times;
+    uint32_t frames, compactions;  /* compactions per frame                                     */
+    char way[64];                  /* wave: the way it measured fastest; else ""                */
+    uint32_t wave_dense;           /* wave: the dense threshold it ran (0: compact's launches)  */
+} sr_bench_row;
+
+/* A benchmark's setup and rows (sr_bench_run allocates it; sr_bench_report_free frees it). */
+typedef struct sr_bench_report {
+    sr_device_kind kind;           /* SR_DEVICE_KIND_CPU or SR_DEVICE_KIND_GPU                  */
+    char device[256];              /* the device's name                                         */
+    char device_summary[512];      /* GPU: name, memory, clocks and driver; CPU: the name       */
+    uint32_t width, height, warmup, frames, depth_first, depth_last;
+    sr_integrator_kind integrator; /* WHITTED or PATH                                           */
+    sr_sort_key_kind sort_key;
+    sr_mask_kind masks[8];         /* the masks swept, in order                                 */
+    uint32_t mask_count;
+    sr_sort_kind sorts[4];         /* the sorts swept with the compact mask                     */
+    uint32_t sort_count;
+    int breakdown;
+    int threads;                   /* CPU: OpenMP's threads; GPU: 0                             */
+    char wait_policy[32];          /* CPU: OMP_WAIT_POLICY as OpenMP read it; GPU: ""           */
+    char wait_policy_from[16];     /* who chose it: "stencilray", "environment" or "none"       */
+    char spincount[32];            /* CPU: GOMP_SPINCOUNT when set; else ""                     */
+    char cuda_loading[32];         /* GPU: CUDA_MODULE_LOADING; CPU: ""                         */
+    char cuda_loading_from[16];    /* who chose it: "stencilray", "environment" or "none"       */
+    uint32_t rows_total;           /* depths times (mask, sort) variants                        */
+    uint32_t row_count;            /* rows measured (rows_total after a whole run)              */
+    sr_bench_row *rows;
+    /* Several workers (sr_frame_desc.devices): no rows; frames of workers_spp samples at
+     * depth_last and the frame's mask, spread over them as sr_render does, and each worker's
+     * figures summed over the timed frames (its Mrays/s: rays / busy_s). The progress
+     * callback then comes before each frame, row_count counting the frames done (warm-up
+     * first) of rows_total. */
+    uint32_t workers;
+    sr_worker_stats worker[SR_STATS_MAX_WORKERS];
+    uint32_t workers_spp, workers_passes;   /* per frame                                     */
+    sr_mask_kind workers_mask;
+    uint64_t workers_samples, workers_rays; /* all of them together, over the timed frames    */
+    double workers_s;              /* the timed frames' wall time                               */
+} sr_bench_report;
+
+/* Run the benchmark on the context's scene and frame (its size, camera, integrator, seed,
+ * device and mask tuning; spp, depth and mask are the benchmark's). With several workers
+ * (sr_frame_desc.devices) it times their throughput instead (sr_bench_report.workers; the
+ * desc's masks, sorts and breakdown must then be left 0). *out is the report (free it with
+ * sr_bench_report_free), also after a failure or a cancel part-way (its rows so far), or
+ * NULL when none was made. */
+SR_API sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out);
+SR_API void sr_bench_report_free(sr_bench_report *report);
+
+/* ---- the viewer (`stencilray view`) ------------------------------------------------------ */
+
+/* One step of a viewer script (`view --script`, docs/viewer.md). */
+typedef enum sr_view_step_kind {
+    SR_VIEW_STEP_FRAMES = 0,       /* show a frames                                             */
+    SR_VIEW_STEP_DEPTH,            /* depth a (1..64)                                           */
+    SR_VIEW_STEP_MASK,             /* mask a (an sr_mask_kind)                                  */
+    SR_VIEW_STEP_SIZE,             /* the window a x b pixels                                   */
+    SR_VIEW_STEP_EXPOSURE,         /* exposure                                                  */
+    SR_VIEW_STEP_TONEMAP,          /* tonemap a (an sr_tonemap_kind)                            */
+    SR_VIEW_STEP_CAMERA,           /* camera, as --camera's numbers                             */
+    SR_VIEW_STEP_SHOT,             /* save the window's image to path (.png)                    */
+    SR_VIEW_STEP_PRINT,            /* print the camera (as the C key does)                      */
+    SR_VIEW_STEP_KEY,              /* press key a (its character: H R C M V P 1..9 + - [ ])     */
+} sr_view_step_kind;
+
+typedef struct sr_view_step {
+    sr_view_step_kind kind;
+    uint32_t a, b;
+    float exposure;
+    float camera[12];              /* position, look-at[, fov[, up, aperture, focus distance]] */
+    uint32_t camera_count;         /* 6, 7 or 12                                                */
+    const char *path;
+} sr_view_step;
+
+/* sr_view_desc.vsync */
+enum { SR_VIEW_VSYNC_DEFAULT = 0, SR_VIEW_VSYNC_ON, SR_VIEW_VSYNC_OFF };
+
+/* The interactive viewer's settings. Zero means the default. */
+typedef struct sr_view_desc {
+    const char *scene;             /* the scene file, read while the window shows what is read  */
+    sr_frame_desc frame;           /* as for sr_set_frame; spp: samples per shown frame (0: 1);
+                                      width and height: the window (0: the scene's)            */
+    float exposure;                /* 0: 1 (see zeros)                                          */
+    sr_tonemap_kind tonemap;
+    const sr_view_step *steps;     /* a script: the window runs it and closes; NULL: interactive */
+    uint32_t step_count;           /* at most 64                                                */
+    const char *shader_dir;        /* NULL: beside the program, then the installed data folder  */
+    int vsync;                     /* SR_VIEW_VSYNC_*; default: on, off for a script            */
+    int quiet;                     /* no notices, hint or summary                               */
+    uint32_t zeros;                /* SR_VIEW_ZERO_*                                            */
+} sr_view_desc;
+
+enum { SR_VIEW_ZERO_EXPOSURE = 1u << 0 };   /* exposure 0: a black image                      */
+
+/* Open a window on the desc's scene and run the viewer in it until it is closed (Esc) or its
+ * script ends; on this thread, which must be the program's main thread (GLFW). Messages name
+ * the context's field names (sr_context_desc.names). The viewer still writes its own notices,
+ * the camera it prints and its summary to standard error and output. SR_RESULT_RUNTIME_ERROR
+ * in a build without the viewer or without a display, SR_RESULT_CANCELLED when the window
+ * closed while the scene was read. */
+SR_API sr_result sr_view_run(sr_context *ctx, const sr_view_desc *desc);
+
 /* ---- stopping on a signal ------------------------------------------------------------- */
 
 /* Install handlers for SIGINT (Ctrl-C) and SIGTERM, for a program that wants them to stop a

@@ -13,6 +13,7 @@
 
 #include "../base/mem_limits.h"
 #include "../base/status.h"
+#include "../bench/bench.h"
 #include "../farm/driver.h"
 #include "../farm/farm.h"
 #include "../farm/ranks.h"
@@ -23,6 +24,9 @@
 #include "../render/frame.h"
 #include "../scene/scene.h"
 #include "frame_desc.h"
+#if SR_HAVE_VIEWER
+#include "../viewer/viewer.h"
+#endif
 
 struct sr_context {
     sr_context_desc desc;
@@ -493,6 +497,70 @@ sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
     /* a stop (sr_stop_on_signals) ends the write with nothing left at path */
     return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, sr_interrupt_pending,
                                                 &ctx->err));
+}
+
+/* ---- the benchmark -------------------------------------------------------------------- */
+
+/* One worker: the sweep on a backend opened on the caller's thread (its line to the log),
+ * with a renderer of its own (the farm and the film are not touched). Several: their frames
+ * on the context's farm. */
+static sr_status sr_api_bench(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out)
+{
+    SR_TRY(sr_api_need_scene(ctx, "sr_bench_run"));
+    if (!desc || !out) return sr_fail(&ctx->err, SR_ERR_INPUT, "sr_bench_run: no desc or no report pointer (NULL)");
+    SR_TRY(sr_bench_desc_check(desc, &ctx->err));
+    sr_frame f;
+    SR_TRY(sr_frame_build(&ctx->scene, &ctx->asked, &ctx->names, &f, &ctx->err));
+    f.spp = 1;
+    sr_worker_spec specs[SR_FARM_MAX_WORKERS];
+    uint32_t n;
+    SR_TRY(sr_api_workers(ctx, &ctx->asked, specs, &n, &ctx->err));
+    if (n > 1) {   /* their throughput, on the context's farm as sr_render runs it */
+        int opened;
+        SR_TRY(sr_farm_check_memory(&ctx->scene, &f, specs, n, NULL, &ctx->err));
+        SR_TRY(sr_api_open_farm(ctx, &f, specs, n, &opened));
+        return sr_bench_farm_sweep(ctx->farm, &f, desc, out, &ctx->err);
+    }
+    sr_backend be;
+    char why[256] = "", line[512];
+    SR_TRY(sr_backend_create(specs[0].kind, specs[0].device, &be, why, sizeof why, &ctx->err));
+    sr_backend_describe(&be, why, line, sizeof line);
+    sr_api_log(ctx, SR_LOG_NOTICE, "%s", line);
+    sr_renderer r;
+    memset(&r, 0, sizeof r);
+    sr_status s = sr_renderer_prepare(&r, &ctx->scene, &be, &f, &ctx->err);
+    if (!s) s = sr_bench_sweep(&r, &be, specs[0].device, &f, desc, out, &ctx->err);
+    if (r.be) sr_renderer_free(&r);
+    sr_backend_destroy(&be);
+    return s;
+}
+
+sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_report **out)
+{
+    if (out) *out = NULL;
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    return sr_api_status(ctx, sr_api_bench(ctx, desc, out));
+}
+/* ---- the viewer ----------------------------------------------------------------------- */
+
+sr_result sr_view_run(sr_context *ctx, const sr_view_desc *desc)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    if (!desc) return sr_api_fail(ctx, SR_ERR_INPUT, "sr_view_run: no desc (NULL)");
+    if (desc->exposure < 0.0f || (unsigned)desc->tonemap > SR_TONEMAP_KIND_ACES || (unsigned)desc->vsync > SR_VIEW_VSYNC_OFF)
+        return sr_api_fail(ctx, SR_ERR_INPUT, "sr_view_desc: exposure %g, tonemap %d, vsync %d; expected an exposure >= 0, "
+                           "an sr_tonemap_kind and an SR_VIEW_VSYNC_*", (double)desc->exposure, (int)desc->tonemap,
+                           desc->vsync);
+    sr_status s = sr_frame_desc_check(&desc->frame, &ctx->err);
+    if (s) return sr_api_status(ctx, s);
+#if SR_HAVE_VIEWER
+    const int code = sr_viewer_run(desc, ctx->names.camera_text);
+    if (code == 0) return sr_api_status(ctx, SR_OK);
+    return sr_api_fail(ctx, code == 2 ? SR_ERR_INPUT : code == SR_INTERRUPTED ? SR_INTERRUPTED : SR_ERR_RUNTIME,
+                       "the viewer stopped (exit code %d); its message is on standard error", code);
+#else
+    return sr_api_fail(ctx, SR_ERR_RUNTIME, "this build has no viewer (GLFW/GLEW were not found at configure time)");
+#endif
 }
 
 /* ---- stopping on a signal --------------------------------------------------------------- */

@@ -21,6 +21,16 @@ sr_mask sr_frame_mask(sr_mask_kind m)
     return (unsigned)m <= SR_MASK_KIND_MEGAKERNEL ? masks[m] : SR_MASK_WAVE;
 }
 
+sr_mask_kind sr_frame_mask_kind(sr_mask m)
+{
+    static const sr_mask_kind kinds[SR_MASK_COUNT] = {
+        [SR_MASK_FLAGS] = SR_MASK_KIND_FLAGS, [SR_MASK_STENCIL] = SR_MASK_KIND_STENCIL,
+        [SR_MASK_COMPACT] = SR_MASK_KIND_COMPACT, [SR_MASK_WAVE] = SR_MASK_KIND_WAVE,
+        [SR_MASK_MEGAKERNEL] = SR_MASK_KIND_MEGAKERNEL,
+    };
+    return (unsigned)m < SR_MASK_COUNT ? kinds[m] : SR_MASK_KIND_WAVE;
+}
+
 sr_backend_kind sr_frame_backend(sr_device_kind d)
 {
     return d == SR_DEVICE_KIND_CPU ? SR_BACKEND_CPU : d == SR_DEVICE_KIND_GPU ? SR_BACKEND_CUDA : SR_BACKEND_AUTO;

@@ -26,6 +26,8 @@ sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr
 sr_status sr_frame_desc_check(const sr_frame_desc *d, sr_error *err);
 /* The internal mask, backend kind, wave order, sort and sort key of the public ones. */
 sr_mask sr_frame_mask(sr_mask_kind m);
+/* Its inverse: the public kind of a mask. */
+sr_mask_kind sr_frame_mask_kind(sr_mask m);
 sr_backend_kind sr_frame_backend(sr_device_kind d);
 /* The workers d asks for: its device list (checked against the CUDA devices present), else
  * its one device. SR_ERR_INPUT names the list as `name` ("--device", "sr_frame_desc.devices"). */

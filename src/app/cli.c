@@ -1,9 +1,9 @@
 /* cli.c: commands, options and the messages a person reads. Options are parsed strictly:
  * a bad value names the option, says what it got and what is expected, and exits 2. */
 #include "cli.h"
-#include "../bench/bench.h"
+#include "cmd_bench.h"
 #include "../backend/cuda/cudaenv.h"
-#include "../viewer/viewer.h"
+#include "cmd_view.h"
 #include "options.h"
 #include "../../kernels/frames/sortkey.h"
 #include "../io/output/outpath.h"

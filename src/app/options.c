@@ -235,12 +235,7 @@ int sr_parse_common(sr_args *a, sr_common *c)
         if (!v) return 2;
         int m = sr_mask_parse(v);
         if (m < 0) return sr_usage_error(a, "--mask: expected flags, stencil, compact, wave or megakernel, got '%s'%s", v, "");
-        static const sr_mask_kind kinds[SR_MASK_COUNT] = {
-            [SR_MASK_FLAGS] = SR_MASK_KIND_FLAGS, [SR_MASK_STENCIL] = SR_MASK_KIND_STENCIL,
-            [SR_MASK_COMPACT] = SR_MASK_KIND_COMPACT, [SR_MASK_WAVE] = SR_MASK_KIND_WAVE,
-            [SR_MASK_MEGAKERNEL] = SR_MASK_KIND_MEGAKERNEL,
-        };
-        c->ask.mask = kinds[m];
+        c->ask.mask = sr_frame_mask_kind((sr_mask)m);
         return 0;
     }
     if (!strcmp(o, "--integrator")) {

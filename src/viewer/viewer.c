@@ -4,6 +4,7 @@
  * host memory otherwise). Scripted runs (--frames, --screenshot, --script) make it testable. */
 #include "viewer.h"
 #include "view_opts.h"
+#include "../api/frame_desc.h"
 #include "../settings/camera_arg.h"
 #include "display.h"
 #include "overlay.h"
@@ -26,6 +27,15 @@
 /* ---- the viewer's state ------------------------------------------------------------------ */
 
 #define SR_VIEW_LAG 3u   /* frames whose timing marks may be in flight: read two frames late */
+
+/* What the viewer runs with: the desc's settings as the command's shared options (the scene
+ * is read and the backend opened as render does it: options.h), and its script. */
+typedef struct sr_view_opts {
+    sr_common c;
+    const sr_view_step *steps;
+    uint32_t step_count;
+    const char *shader_dir;
+} sr_view_opts;
 
 typedef struct sr_viewer {
     sr_view_opts *o;
@@ -510,27 +520,29 @@ static int sr_view_run_steps(sr_viewer *v, sr_status *s, sr_error *err)
 {
     sr_view_opts *o = v->o;
     while (v->step < o->step_count) {
-        const sr_step *st = &o->steps[v->step];
-        if (st->kind == SR_STEP_FRAMES) {
+        const sr_view_step *st = &o->steps[v->step];
+        if (st->kind == SR_VIEW_STEP_FRAMES) {
             if (!v->frames_left) v->frames_left = st->a;
             return 0;
         }
         switch (st->kind) {
-        case SR_STEP_DEPTH: v->frame.depth = st->a; v->dirty = 1; break;
-        case SR_STEP_MASK: v->frame.render.mask = (sr_mask)st->a; v->dirty = 1; break;
-        case SR_STEP_SIZE: *s = sr_view_set_size(v, st->a, st->b, err); break;
-        case SR_STEP_EXPOSURE: v->frame.exposure = st->f[0]; break;
-        case SR_STEP_TONEMAP: v->frame.tonemap = (sr_tonemap)st->a; break;
-        case SR_STEP_CAMERA: {
+        case SR_VIEW_STEP_DEPTH: v->frame.depth = st->a; v->dirty = 1; break;
+        case SR_VIEW_STEP_MASK: v->frame.render.mask = sr_frame_mask((sr_mask_kind)st->a); v->dirty = 1; break;
+        case SR_VIEW_STEP_SIZE: *s = sr_view_set_size(v, st->a, st->b, err); break;
+        case SR_VIEW_STEP_EXPOSURE: v->frame.exposure = st->exposure; break;
+        case SR_VIEW_STEP_TONEMAP: v->frame.tonemap = (sr_tonemap)st->a; break;
+        case SR_VIEW_STEP_CAMERA: {
             char why[256];
-            if (!sr_camera_arg_apply(&st->cam, &v->frame.camera, why, sizeof why))
+            sr_camera_arg cam = { .count = (int)st->camera_count };
+            memcpy(cam.v, st->camera, sizeof cam.v);
+            if (!sr_camera_arg_apply(&cam, &v->frame.camera, why, sizeof why))
                 *s = sr_fail(err, SR_ERR_INPUT, "--script: camera step %u: %s", v->step + 1, why);
             v->dirty = 1;
             break;
         }
-        case SR_STEP_SHOT: *s = sr_view_shot(v, st->path, err); break;
-        case SR_STEP_PRINT: sr_print_camera(&v->frame.camera); break;
-        case SR_STEP_KEY: sr_view_press(v, sr_script_key(st->a), GLFW_PRESS); break;
+        case SR_VIEW_STEP_SHOT: *s = sr_view_shot(v, st->path, err); break;
+        case SR_VIEW_STEP_PRINT: sr_print_camera(&v->frame.camera); break;
+        case SR_VIEW_STEP_KEY: sr_view_press(v, sr_script_key(st->a), GLFW_PRESS); break;
         default: break;
         }
         v->step++;
@@ -697,26 +709,53 @@ static void sr_view_summary(const sr_viewer *v)
            v->frames_total ? v->run_display_ms / v->frames_total : 0.0);
 }
 
-int sr_view_main(int argc, char **argv)
+/* A desc's script steps in range, for callers other than the command line (which parses
+ * them so). 0, or 2 after printing which step is wrong. */
+static int sr_view_steps_ok(const sr_view_desc *d)
 {
-    sr_view_opts o;
-    int help = 0;
-    int code = sr_view_parse(argc, argv, &o, &help);
-    if (help) fputs(sr_view_help, stdout);
-    if (code || help) { free(o.script); return code; }
+    const char *bad = d->step_count > SR_MAX_STEPS || (d->step_count && !d->steps) ? "more than 64 steps, or none given" : NULL;
+    uint32_t k = 0;
+    for (; !bad && k < d->step_count; k++) {
+        const sr_view_step *st = &d->steps[k];
+        const uint32_t n = st->camera_count;
+        if ((unsigned)st->kind > SR_VIEW_STEP_KEY) bad = "not an sr_view_step_kind";
+        else if (st->kind == SR_VIEW_STEP_FRAMES && !st->a) bad = "0 frames";
+        else if (st->kind == SR_VIEW_STEP_DEPTH && (!st->a || st->a > SR_MAX_DEPTH)) bad = "a depth outside 1..64";
+        else if (st->kind == SR_VIEW_STEP_MASK && (st->a < SR_MASK_KIND_WAVE || st->a > SR_MASK_KIND_MEGAKERNEL)) bad = "not a mask";
+        else if (st->kind == SR_VIEW_STEP_SIZE && (!st->a || !st->b || st->a > SR_MAX_RESOLUTION || st->b > SR_MAX_RESOLUTION))
+            bad = "a size outside 1..16384";
+        else if (st->kind == SR_VIEW_STEP_EXPOSURE && !(st->exposure >= 0.0f && st->exposure < INFINITY)) bad = "a negative exposure";
+        else if (st->kind == SR_VIEW_STEP_TONEMAP && st->a > SR_TONEMAP_KIND_ACES) bad = "not a tonemap";
+        else if (st->kind == SR_VIEW_STEP_CAMERA && n != 6 && n != 7 && n != 12) bad = "camera_count other than 6, 7 or 12";
+        else if (st->kind == SR_VIEW_STEP_SHOT && !st->path) bad = "no path";
+    }
+    if (!bad) return 0;
+    fprintf(stderr, "stencilray view: sr_view_desc.steps[%u]: %s\n", k ? k - 1 : 0, bad);
+    return 2;
+}
+
+int sr_viewer_run(const sr_view_desc *d, const char *camera_text)
+{
+    sr_view_opts o = { .steps = d->steps, .step_count = d->step_count, .shader_dir = d->shader_dir };
+    sr_common_default(&o.c);
+    o.c.scene_path = d->scene;
+    o.c.ask = d->frame;
+    o.c.device_list = d->frame.devices;
+    o.c.exposure = d->exposure > 0.0f || (d->zeros & SR_VIEW_ZERO_EXPOSURE) ? d->exposure : 1.0f;
+    o.c.tonemap = d->tonemap;
+    o.c.quiet = d->quiet;
+    o.c.camera_text = camera_text;
+    int code = sr_view_steps_ok(d);
+    if (code) return code;
 
     const char *path_env = getenv("SR_DISPLAY_PATH");
     char expected[256];
     if (path_env && *path_env && !sr_display_choice_find(path_env, expected, sizeof expected)) {
         fprintf(stderr, "stencilray view: SR_DISPLAY_PATH=%s: unknown display path; expected one of %s\n", path_env, expected);
-        free(o.script);
         return 2;
     }
     glfwSetErrorCallback(sr_glfw_error);
-    if ((!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) || !glfwInit()) {
-        free(o.script);
-        return sr_no_display();
-    }
+    if ((!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) || !glfwInit()) return sr_no_display();
     sr_viewer v;
     memset(&v, 0, sizeof v);
     v.o = &o;
@@ -726,19 +765,17 @@ int sr_view_main(int argc, char **argv)
     v.frame.width = o.c.ask.width ? o.c.ask.width : 800u;     /* until the scene says */
     v.frame.height = o.c.ask.height ? o.c.ask.height : 450u;
     v.scripted = o.step_count > 0;
-    v.vsync = o.vsync >= 0 ? o.vsync : !v.scripted;
+    v.vsync = d->vsync == SR_VIEW_VSYNC_DEFAULT ? !v.scripted : d->vsync == SR_VIEW_VSYNC_ON;
     sr_status s = sr_view_window(&v, &err);
     if (s) {
         fprintf(stderr, "stencilray view: %s\n", err.msg);
         if (v.win) glfwDestroyWindow(v.win);
         glfwTerminate();
-        free(o.script);
         return (int)s;
     }
     if ((code = sr_view_load(v.win, &o.c, &v.scene)) || (code = sr_open_backend(&o.c, "view", &v.scene, &v.be))) {
         glfwDestroyWindow(v.win);
         glfwTerminate();
-        free(o.script);
         return code;
     }
     s = sr_view_setup(&v, &err);
@@ -753,6 +790,5 @@ int sr_view_main(int argc, char **argv)
     glfwTerminate();
     sr_backend_destroy(&v.be);
     sr_scene_free(&v.scene);
-    free(o.script);
     return s ? (int)s : 0;
 }

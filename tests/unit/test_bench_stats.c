@@ -4,7 +4,8 @@
  * then (only then) the table marks it and explains the mark under it; the breakdown says how
  * each wave row ran. */
 #include "testutil.h"
-#include "../../src/bench/bench_report.h"
+#include "../../src/app/bench_print.h"
+#include "../../src/bench/bench.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@ static void stats_of(const double *ms, uint32_t n, sr_bench_row *row)
     memcpy(copy, ms, n * sizeof *ms);
     memset(row, 0, sizeof *row);
     row->depth = 2;
-    row->mask = SR_MASK_STENCIL;
+    row->mask = SR_MASK_KIND_STENCIL;
     sr_bench_frame_stats(copy, n, row);
 }
 
@@ -133,9 +134,9 @@ static void test_breakdown_says_how_the_wave_ran(void **state)
     (void)state;
     sr_bench_row rows[5];
     memset(rows, 0, sizeof rows);
-    const struct { uint32_t depth, dense; sr_mask mask; } runs[] = {
-        { 3, 1, SR_MASK_WAVE }, { 3, 16, SR_MASK_WAVE }, { 1, 16, SR_MASK_WAVE }, { 2, 0, SR_MASK_WAVE },
-        { 3, 0, SR_MASK_MEGAKERNEL },
+    const struct { uint32_t depth, dense; sr_mask_kind mask; } runs[] = {
+        { 3, 1, SR_MASK_KIND_WAVE }, { 3, 16, SR_MASK_KIND_WAVE }, { 1, 16, SR_MASK_KIND_WAVE }, { 2, 0, SR_MASK_KIND_WAVE },
+        { 3, 0, SR_MASK_KIND_MEGAKERNEL },
     };
     for (int k = 0; k < 5; k++) {
         rows[k].depth = runs[k].depth;

@@ -1,8 +1,8 @@
-/* bench_report.c: the benchmark's statistics and outputs (bench_report.h). */
-#include "bench_report.h"
-#include "../io/output/outfile.h"
+/* bench_print.c: `stencilray bench`'s table, breakdown, CSV, JSON and chart from the
+ * library's report (bench_print.h). */
+#include "bench_print.h"
+#include "../api/frame_desc.h"
 #include "../base/names.h"
-#include "../io/output/textout.h"
 #include "../../kernels/frames/sortkey.h"
 
 #include <cJSON.h>
@@ -16,39 +16,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static const char *sr_kind_name(sr_mask_kind m) { return sr_mask_name(sr_frame_mask(m)); }
+
 /* What a row measured, for the table and the plot: the mask, and the sort if there is one. */
 static const char *sr_row_label(const sr_bench_row *r, char *buf, size_t cap)
 {
-    if (r->sort == SR_SORT_NONE) return sr_mask_name(r->mask);
-    snprintf(buf, cap, "%s+%s", sr_mask_name(r->mask), sr_sort_algo_name(r->sort));
+    if (r->sort == SR_SORT_KIND_NONE) return sr_kind_name(r->mask);
+    snprintf(buf, cap, "%s+%s", sr_kind_name(r->mask), sr_sort_algo_name((int)r->sort));
     return buf;
-}
-
-static int sr_cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
-/* The p-th percentile (0..100) of sorted values, nearest rank. */
-static double sr_percentile(const double *sorted, uint32_t n, double p)
-{
-    uint32_t rank = (uint32_t)ceil(p / 100.0 * n);
-    return sorted[rank ? rank - 1 : 0];
-}
-
-void sr_bench_frame_stats(double *frame_ms, uint32_t n, sr_bench_row *row)
-{
-    qsort(frame_ms, n, sizeof(double), sr_cmp_double);
-    row->frames = n;
-    row->min_ms = frame_ms[0];
-    row->max_ms = frame_ms[n - 1];
-    row->median_ms = n % 2 ? frame_ms[n / 2] : 0.5 * (frame_ms[n / 2 - 1] + frame_ms[n / 2]);
-    row->q1_ms = sr_percentile(frame_ms, n, 25.0);
-    row->q3_ms = sr_percentile(frame_ms, n, 75.0);
-    row->spread = row->median_ms > 0 ? (row->q3_ms - row->q1_ms) / row->median_ms : 0.0;
-    row->noisy = row->spread > SR_BENCH_NOISY_SPREAD;
-    row->fps = row->median_ms > 0 ? 1000.0 / row->median_ms : 0.0;
 }
 
 static void sr_live_list(const sr_bench_row *row, char *buf, size_t cap)
@@ -68,17 +43,17 @@ void sr_bench_print_table(FILE *f, const sr_bench_row *rows, uint32_t n)
             "FPS", "min ms", "max ms", "spread", "rays/frame", "Mrays/s", "live fraction after each bounce");
     for (uint32_t i = 0; i < n; i++) {
         const sr_bench_row *r = &rows[i];
-        char live[SR_MAX_DEPTH * 8];
+        char live[SR_BENCH_MAX_BOUNCES * 8];
         sr_live_list(r, live, sizeof live);
         noisy |= r->noisy;
         fprintf(f, "%5u  %-10s  %-5s  %9.3f  %8.1f  %9.3f  %9.3f  %5.1f %%%c  %12.0f  %9.1f  %s\n", r->depth,
-                sr_mask_name(r->mask), sr_sort_algo_name(r->sort), r->median_ms, r->fps, r->min_ms, r->max_ms,
+                sr_kind_name(r->mask), sr_sort_algo_name((int)r->sort), r->median_ms, r->fps, r->min_ms, r->max_ms,
                 100.0 * r->spread, r->noisy ? '!' : ' ', r->rays_per_frame, r->mrays_per_s, live);
     }
     for (uint32_t i = 0; i < n; i++)
         if (rows[i].dropped_per_frame > 0.0)
             fprintf(f, "depth %u, %s: %.0f spawned rays a frame dropped for want of room in the pool (Whitted glass's "
-                       "split): that row's frames miss them\n", rows[i].depth, sr_mask_name(rows[i].mask),
+                       "split): that row's frames miss them\n", rows[i].depth, sr_kind_name(rows[i].mask),
                     rows[i].dropped_per_frame);
     if (noisy)
         fprintf(f, "! noisy: the middle half of the frame times spans more than %.0f %% of the median (a busy "
@@ -94,8 +69,8 @@ void sr_bench_print_breakdown(FILE *f, const sr_bench_row *rows, uint32_t n)
         double fr = r->frames ? r->frames : 1;
         char label[64];
         fprintf(f, "depth %u, %s: total %.3f", r->depth, sr_row_label(r, label, sizeof label), r->times.total / fr);
-        if (r->mask == SR_MASK_MEGAKERNEL) { fprintf(f, ", one launch\n"); continue; }
-        if (r->mask == SR_MASK_WAVE && r->wave_dense > 0) {   /* the whole sample in one or two launches */
+        if (r->mask == SR_MASK_KIND_MEGAKERNEL) { fprintf(f, ", one launch\n"); continue; }
+        if (r->mask == SR_MASK_KIND_WAVE && r->wave_dense > 0) {   /* the whole sample in one or two launches */
             if (r->depth > 1 && r->wave_dense > 1)
                 fprintf(f, ", two launches: the bounces while %u of a warp's 32 rays live, then the drain of the "
                            "repacked rays (no stage is timed apart)\n", r->wave_dense);
@@ -103,7 +78,7 @@ void sr_bench_print_breakdown(FILE *f, const sr_bench_row *rows, uint32_t n)
                 fprintf(f, ", one launch: every bounce in registers (no stage is timed apart)\n");
             continue;
         }
-        if (r->mask == SR_MASK_WAVE) fprintf(f, " (its fastest way, the compact mask's launches)");
+        if (r->mask == SR_MASK_KIND_WAVE) fprintf(f, " (its fastest way, the compact mask's launches)");
         fprintf(f, ", generate %.3f\n", r->times.generate / fr);
         for (uint32_t k = 0; k < r->depth; k++)
             fprintf(f, "    bounce %2u: intersect %8.3f  shade %8.3f  compact %8.3f  sort %8.3f\n", k,
@@ -122,15 +97,15 @@ sr_status sr_bench_write_csv(const char *path, const sr_bench_row *rows, uint32_
     fprintf(f, "\n");
     for (uint32_t i = 0; i < n; i++) {
         const sr_bench_row *r = &rows[i];
-        char live[SR_MAX_DEPTH * 8];
+        char live[SR_BENCH_MAX_BOUNCES * 8];
         sr_live_list(r, live, sizeof live);
         if (!r->per_bounce || r->depth == 1) live[0] = '\0';
-        fprintf(f, "%u,%s,%s,%.4f,%.2f,%.4f,%.4f,%.4f,%d,%.0f,%.2f,%s", r->depth, sr_mask_name(r->mask),
-                sr_sort_algo_name(r->sort), r->median_ms, r->fps, r->min_ms, r->max_ms, r->spread, r->noisy,
+        fprintf(f, "%u,%s,%s,%.4f,%.2f,%.4f,%.4f,%.4f,%d,%.0f,%.2f,%s", r->depth, sr_kind_name(r->mask),
+                sr_sort_algo_name((int)r->sort), r->median_ms, r->fps, r->min_ms, r->max_ms, r->spread, r->noisy,
                 r->rays_per_frame, r->mrays_per_s, live);
         if (breakdown) {
             double fr = r->frames ? r->frames : 1, is = 0, sh = 0, co = 0, so = 0;
-            for (uint32_t k = 0; k < SR_MAX_DEPTH; k++) {
+            for (uint32_t k = 0; k < SR_BENCH_MAX_BOUNCES; k++) {
                 is += r->times.intersect[k]; sh += r->times.shade[k]; co += r->times.compact[k]; so += r->times.sort[k];
             }
             fprintf(f, ",%.4f,%.4f,%.4f,%.4f,%.4f", r->times.generate / fr, is / fr, sh / fr, co / fr, so / fr);
@@ -141,30 +116,32 @@ sr_status sr_bench_write_csv(const char *path, const sr_bench_row *rows, uint32_
 }
 
 /* "setup": how the benchmark ran, one field each, for scripts. */
-static void sr_add_setup(cJSON *root, const sr_bench_setup *b)
+static void sr_add_setup(cJSON *root, const sr_bench_setup *b, const sr_bench_report *rep)
 {
+    const int cpu = rep->kind != SR_DEVICE_KIND_GPU;
     cJSON *s = cJSON_AddObjectToObject(root, "setup");
     sr_json_add_bytes(s, "scene", b->scene);   /* a file name: made UTF-8 (textout.h) */
-    cJSON_AddNumberToObject(s, "width", b->width);
-    cJSON_AddNumberToObject(s, "height", b->height);
+    cJSON_AddNumberToObject(s, "width", rep->width);
+    cJSON_AddNumberToObject(s, "height", rep->height);
     cJSON_AddNumberToObject(s, "spp_per_frame", 1);
-    cJSON_AddNumberToObject(s, "warmup_frames", b->warmup);
-    cJSON_AddNumberToObject(s, "timed_frames", b->frames);
-    cJSON_AddNumberToObject(s, "depth_from", b->depth_lo);
-    cJSON_AddNumberToObject(s, "depth_to", b->depth_hi);
+    cJSON_AddNumberToObject(s, "warmup_frames", rep->warmup);
+    cJSON_AddNumberToObject(s, "timed_frames", rep->frames);
+    cJSON_AddNumberToObject(s, "depth_from", rep->depth_first);
+    cJSON_AddNumberToObject(s, "depth_to", rep->depth_last);
     cJSON *masks = cJSON_AddArrayToObject(s, "masks"), *sorts = cJSON_AddArrayToObject(s, "sorts");
-    for (int k = 0; k < b->mask_count; k++) cJSON_AddItemToArray(masks, cJSON_CreateString(sr_mask_name(b->masks[k])));
-    for (int k = 0; k < b->sort_count; k++)
-        cJSON_AddItemToArray(sorts, cJSON_CreateString(sr_sort_algo_name(b->sorts[k])));
-    cJSON_AddStringToObject(s, "sort_key", b->sort_key);
-    cJSON_AddStringToObject(s, "integrator", b->integrator);
-    cJSON_AddStringToObject(s, "backend", b->backend);
-    if (b->threads > 0) cJSON_AddNumberToObject(s, "threads", b->threads);
-    if (b->wait_policy) cJSON_AddStringToObject(s, "omp_wait_policy", b->wait_policy);
-    if (b->wait_policy_from) cJSON_AddStringToObject(s, "omp_wait_policy_from", b->wait_policy_from);
-    if (b->spincount) cJSON_AddStringToObject(s, "gomp_spincount", b->spincount);
-    if (b->cuda_loading) cJSON_AddStringToObject(s, "cuda_module_loading", b->cuda_loading);
-    if (b->cuda_loading_from) cJSON_AddStringToObject(s, "cuda_module_loading_from", b->cuda_loading_from);
+    for (uint32_t k = 0; k < rep->mask_count; k++)
+        cJSON_AddItemToArray(masks, cJSON_CreateString(sr_kind_name(rep->masks[k])));
+    for (uint32_t k = 0; k < rep->sort_count; k++)
+        cJSON_AddItemToArray(sorts, cJSON_CreateString(sr_sort_algo_name((int)rep->sorts[k])));
+    cJSON_AddStringToObject(s, "sort_key", sr_sort_key_name((int)rep->sort_key));
+    cJSON_AddStringToObject(s, "integrator", sr_integrator_name(rep->integrator == SR_INTEGRATOR_KIND_PATH ? SR_INTEGRATOR_PATH : SR_INTEGRATOR_WHITTED));
+    cJSON_AddStringToObject(s, "backend", sr_backend_kind_name(cpu ? SR_BACKEND_CPU : SR_BACKEND_CUDA));
+    if (rep->threads > 0) cJSON_AddNumberToObject(s, "threads", rep->threads);
+    if (cpu) cJSON_AddStringToObject(s, "omp_wait_policy", rep->wait_policy);
+    if (cpu) cJSON_AddStringToObject(s, "omp_wait_policy_from", rep->wait_policy_from);
+    if (cpu && rep->spincount[0]) cJSON_AddStringToObject(s, "gomp_spincount", rep->spincount);
+    if (!cpu) cJSON_AddStringToObject(s, "cuda_module_loading", rep->cuda_loading);
+    if (!cpu) cJSON_AddStringToObject(s, "cuda_module_loading_from", rep->cuda_loading_from);
     cJSON_AddStringToObject(s, "statistic", "median");
     cJSON_AddNumberToObject(s, "noisy_spread", SR_BENCH_NOISY_SPREAD);
     cJSON_AddStringToObject(s, "date", b->date);
@@ -172,20 +149,23 @@ static void sr_add_setup(cJSON *root, const sr_bench_setup *b)
     for (int k = 0; k < b->argc; k++) cJSON_AddItemToArray(argv, cJSON_CreateString(k ? b->argv[k] : "stencilray"));
 }
 
-sr_status sr_bench_write_json(const char *path, const sr_bench_setup *setup, const char *device,
-                              const sr_bench_row *rows, uint32_t n, int breakdown, sr_error *err)
+sr_status sr_bench_write_json(const char *path, const sr_bench_setup *setup, const sr_bench_report *rep,
+                              sr_error *err)
 {
+    const sr_bench_row *rows = rep->rows;
+    const uint32_t n = rep->row_count;
+    const int breakdown = rep->breakdown;
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "stencilray", SR_VERSION);
-    cJSON_AddStringToObject(root, "device", device);
-    sr_add_setup(root, setup);
+    cJSON_AddStringToObject(root, "device", rep->device_summary);
+    sr_add_setup(root, setup, rep);
     cJSON *arr = cJSON_AddArrayToObject(root, "results");
     for (uint32_t i = 0; i < n; i++) {
         const sr_bench_row *r = &rows[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "depth", r->depth);
-        cJSON_AddStringToObject(o, "mask", sr_mask_name(r->mask));
-        cJSON_AddStringToObject(o, "sort", sr_sort_algo_name(r->sort));
+        cJSON_AddStringToObject(o, "mask", sr_kind_name(r->mask));
+        cJSON_AddStringToObject(o, "sort", sr_sort_algo_name((int)r->sort));
         cJSON_AddNumberToObject(o, "frames", r->frames);
         cJSON_AddNumberToObject(o, "median_ms", r->median_ms);
         cJSON_AddNumberToObject(o, "fps", r->fps);
@@ -198,15 +178,15 @@ sr_status sr_bench_write_json(const char *path, const sr_bench_setup *setup, con
         cJSON_AddNumberToObject(o, "rays_per_frame", r->rays_per_frame);
         cJSON_AddNumberToObject(o, "mrays_per_s", r->mrays_per_s);
         cJSON_AddNumberToObject(o, "dropped_rays_per_frame", r->dropped_per_frame);
-        if (r->way) cJSON_AddStringToObject(o, "wave_way", r->way);
+        if (r->way[0]) cJSON_AddStringToObject(o, "wave_way", r->way);
         cJSON *live = cJSON_AddArrayToObject(o, "live_after_bounce");
         if (r->per_bounce)
             for (uint32_t k = 0; k + 1 < r->depth; k++) cJSON_AddItemToArray(live, cJSON_CreateNumber(r->live_after[k]));
         if (breakdown) {
             double fr = r->frames ? r->frames : 1;
             cJSON *bd = cJSON_AddObjectToObject(o, "breakdown_ms");
-            if (r->mask == SR_MASK_MEGAKERNEL || r->mask == SR_MASK_WAVE) {   /* one frame, not stages */
-                cJSON_AddNumberToObject(bd, sr_mask_name(r->mask), r->times.total / fr);
+            if (r->mask == SR_MASK_KIND_MEGAKERNEL || r->mask == SR_MASK_KIND_WAVE) {   /* one frame, not stages */
+                cJSON_AddNumberToObject(bd, sr_kind_name(r->mask), r->times.total / fr);
                 cJSON_AddItemToArray(arr, o);
                 continue;
             }
