@@ -19,7 +19,7 @@
 #include "../farm/farm.h"
 #include "../farm/film_sum.h"
 #include "../farm/ranks.h"
-#include "../farm/sequence.h"
+#include "sequence.h"
 #include "../farm/driver.h"
 
 #include <cJSON.h>
@@ -286,6 +286,15 @@ static int sr_sequence_check_settings(const sr_common *c, const sr_image_opts *i
                     "render with their settings to resume, or add --overwrite to render every frame again\n",
             frames_text, written, pattern, why, path);
     return 2;
+}
+
+/* Write the settings file (sequence.h) through a temporary name and a rename. */
+static sr_status sr_sequence_settings_write(const char *path, const char *text, sr_error *err)
+{
+    sr_textout t;
+    SR_TRY(sr_textout_open(&t, path, err));
+    fputs(text, t.f);
+    return sr_textout_commit(&t, err);
 }
 
 /* Whether -o names a directory: one that exists, or a name ending in '/'. */
