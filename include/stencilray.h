@@ -404,6 +404,30 @@ SR_API int sr_mpi_agree(int code);
 /* End the whole job with this exit code (MPI_Abort); without MPI, nothing. */
 SR_API void sr_mpi_abort(int code);
 
+/* ---- output files (a command's -o, --stats, --save-partial) ---------------------------- */
+
+/* Whether path may be written as the output that `option` names ("-o", "--stats"; it begins
+ * the message): 1, or 0 with why in message (cap bytes). Its folder must exist; an existing
+ * directory, symbolic link, device, FIFO or socket is refused (a write through a temporary name
+ * and a rename would replace it); "-" (standard output) only when allow_stdout. inputs
+ * (NULL-terminated, may be NULL) are files the program reads: an output that is one of them
+ * (the same file, hard links too) is refused. */
+SR_API int sr_output_check(const char *option, const char *path, int allow_stdout, const char *const *inputs,
+                           char *message, size_t cap);
+/* Program-wide, before a load: a scene that reads the file at path (a mesh, a texture, a glTF
+ * buffer) is refused with SR_RESULT_INPUT_ERROR naming option and path, before anything is
+ * read. A path that is no regular file yet cannot be an input and is not kept. */
+SR_API void sr_output_guard(const char *option, const char *path);
+/* The same for every name sr_output_partial_name can give for path (out.partial-<N>spp.png). */
+SR_API void sr_output_guard_partials(const char *path);
+/* 1 when the two names are one file: the same inode, or (not there yet) the same name in the
+ * same folder ("x.png" and "./x.png"); else 0. */
+SR_API int sr_output_same_file(const char *a, const char *b);
+/* The name that keeps the mean of `samples` samples of an interrupted render written to path:
+ * its stem + ".partial-<N>spp" + its extension, into buf. SR_RESULT_INPUT_ERROR when it does
+ * not fit in cap bytes (a cut name would be another file). */
+SR_API sr_result sr_output_partial_name(const char *path, uint32_t samples, char *buf, size_t cap);
+
 /* ---- the build ------------------------------------------------------------------------ */
 
 /* What this library was built with and what it finds on this machine (`stencilray info`).

@@ -6,7 +6,6 @@
 #include "../viewer/viewer.h"
 #include "options.h"
 #include "../../kernels/frames/sortkey.h"
-#include "../io/output/outpath.h"
 #include "../backend/backend.h"
 #include "../base/datadir.h"
 #include "../io/images/image.h"
@@ -88,8 +87,10 @@ static int sr_render_interrupted(const char *out, const float *rgb, const sr_com
         return 128 + (sig ? sig : SIGINT);
     }
     /* sized to fit: a cut name would be another file */
-    char *partial = sr_partial_path(out, st->partial_samples);
+    const size_t cap = strlen(out) + 32;
+    char *partial = (char *)malloc(cap);
     sr_error err = { SR_OK, "" };
+    if (partial && sr_output_partial_name(out, st->partial_samples, partial, cap)) { free(partial); partial = NULL; }
     if (!partial) sr_fail(&err, SR_ERR_RUNTIME, "out of memory");
     if (!partial || sr_image_write_as(partial, rgb, f->width, f->height, io, NULL, &err)) {
         fprintf(stderr, "stencilray render: interrupted (%s); writing the partial image failed: %s\n", name, err.msg);
@@ -387,15 +388,15 @@ static int sr_render_main(int argc, char **argv)
         if (overwrite)
             return sr_usage_error(&a, "--overwrite applies to --frames only (one image is always written over the old "
                                   "one); leave it out%s%s", "", "");
-        if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
-        sr_output_guard_add("-o", out);   /* the meshes the scene reads are checked against it as it loads */
+        if (!sr_output_check("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
+        sr_output_guard("-o", out);   /* the meshes the scene reads are checked against it as it loads */
     }
-    if (stats && !sr_output_path_ok("--stats", stats, 1, inputs, msg, sizeof msg))
+    if (stats && !sr_output_check("--stats", stats, 1, inputs, msg, sizeof msg))
         return sr_usage_error(&a, "%s%s", msg, "");
-    if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
+    if (stats && strcmp(stats, "-") && sr_output_same_file(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
-    if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
-    if (c.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
+    if (stats && strcmp(stats, "-")) sr_output_guard("--stats", stats);
+    if (c.keep_partial) sr_output_guard_partials(out);   /* any out.partial-<N>spp name */
     if (c.keep_partial && sr_ranks_size() > 1)
         return sr_usage_error(&a, "--save-partial keeps one process's samples; under mpirun an interrupted render "
                               "writes nothing; leave it out%s%s", "", "");
@@ -442,7 +443,7 @@ static int sr_render_main(int argc, char **argv)
             code = 2;
             break;
         }
-        if (!sr_output_path_ok("-o", name, 0, inputs, msg, sizeof msg)) {
+        if (!sr_output_check("-o", name, 0, inputs, msg, sizeof msg)) {
             fprintf(stderr, "stencilray render: %s\n", msg);
             code = 2;
             break;

@@ -317,6 +317,45 @@ static void test_stop_on_signals(void **state)
     sr_destroy(ctx);
 }
 
+/* An output is checked before any work, and a scene that reads it is refused as it loads. */
+static void test_output_files(void **state)
+{
+    (void)state;
+    char mesh[4096], scene[4096], partial[4096], msg[512], text[8192];
+    sr_test_tmp_path(mesh, sizeof mesh, "api_out_mesh.obj");
+    sr_test_write_uv_sphere(mesh, 8, 4, 0, 0);
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0], \"fov\": 40},"
+             " \"image\": {\"width\": 8, \"height\": 8, \"spp\": 1, \"max_depth\": 1},"
+             " \"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [0.5, 0.5, 0.5]}},"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\"}], \"lights\": []}", mesh);
+    sr_test_write_file(scene, sizeof scene, "api_out_scene.json", text);
+    /* the check: an input, a missing folder, standard output only where allowed */
+    const char *inputs[] = { scene, NULL };
+    assert_int_equal(sr_output_check("-o", scene, 0, inputs, msg, sizeof msg), 0);
+    assert_non_null(strstr(msg, "-o "));
+    assert_int_equal(sr_output_check("-o", "/nonexistent-folder/x.png", 0, NULL, msg, sizeof msg), 0);
+    assert_non_null(strstr(msg, "does not exist"));
+    assert_int_equal(sr_output_check("-o", "-", 0, NULL, msg, sizeof msg), 0);
+    assert_int_equal(sr_output_check("--stats", "-", 1, NULL, msg, sizeof msg), 1);
+    assert_int_equal(sr_output_check(NULL, "x.png", 0, NULL, msg, sizeof msg), 0);
+    /* one file under two names */
+    assert_int_equal(sr_output_same_file(scene, scene), 1);
+    assert_int_equal(sr_output_same_file("x.png", "./x.png"), 1);
+    assert_int_equal(sr_output_same_file(scene, mesh), 0);
+    /* the partial image's name, refused rather than cut */
+    assert_int_equal(sr_output_partial_name("out/c.png", 54, partial, sizeof partial), SR_RESULT_OK);
+    assert_string_equal(partial, "out/c.partial-54spp.png");
+    assert_int_equal(sr_output_partial_name("out/c.png", 54, partial, 10), SR_RESULT_INPUT_ERROR);
+    /* the guard: the scene loads until its mesh is an output */
+    sr_context *ctx = sr_create(NULL);
+    assert_non_null(ctx);
+    if (sr_load_file(ctx, scene) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_output_guard("--stats", mesh);
+    assert_int_equal(sr_load_file(ctx, scene), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "--stats"));
+    sr_destroy(ctx);
+}
+
 /* Messages name the fields as the context's names say: a command line's options. */
 static void test_field_names(void **state)
 {
@@ -606,6 +645,7 @@ int main(void)
         cmocka_unit_test(test_same_as_cli),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_log_not_stderr),
+        cmocka_unit_test(test_output_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

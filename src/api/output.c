@@ -1,0 +1,45 @@
+/* output.c: a command's output files checked before any work starts, and guarded against
+ * being one of the files its scene reads (stencilray.h, over src/io/output/outpath.c). */
+#include "../../include/stencilray.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../io/output/outpath.h"
+
+int sr_output_check(const char *option, const char *path, int allow_stdout, const char *const *inputs,
+                    char *message, size_t cap)
+{
+    char none[1];
+    if (!message || cap == 0) { message = none; cap = sizeof none; }
+    if (!option || !path) {
+        snprintf(message, cap, "sr_output_check: option and path must not be NULL");
+        return 0;
+    }
+    return sr_output_path_ok(option, path, allow_stdout, inputs, message, cap);
+}
+
+void sr_output_guard(const char *option, const char *path)
+{
+    if (option && path) sr_output_guard_add(option, path);
+}
+
+void sr_output_guard_partials(const char *path)
+{
+    if (path) sr_output_guard_add_partials(path);
+}
+
+int sr_output_same_file(const char *a, const char *b)
+{
+    return a && b && sr_output_same(a, b);
+}
+
+sr_result sr_output_partial_name(const char *path, uint32_t samples, char *buf, size_t cap)
+{
+    if (!path || !buf || cap == 0) return SR_RESULT_INPUT_ERROR;
+    char *name = sr_partial_path(path, samples);
+    if (!name) return SR_RESULT_RUNTIME_ERROR;
+    const int n = snprintf(buf, cap, "%s", name);
+    free(name);
+    return n >= 0 && (size_t)n < cap ? SR_RESULT_OK : SR_RESULT_INPUT_ERROR;
+}
