@@ -404,6 +404,21 @@ SR_API int sr_mpi_agree(int code);
 /* End the whole job with this exit code (MPI_Abort); without MPI, nothing. */
 SR_API void sr_mpi_abort(int code);
 
+/* ---- a command's stop (with sr_stop_on_signals) ---------------------------------------- */
+
+/* After a stop: 1 when a message can go to standard error without waiting, else 0 (the stop
+ * may have interrupted a write to a pipe nobody reads; the message must not block again). */
+SR_API int sr_stop_can_report(void);
+/* For a program, around a long step that writes nothing and cannot poll for a stop (reading a
+ * scene: cJSON's parse of a large file): between begin and end a stop signal ends the program
+ * from the handler at once, with one line on standard error ("stencilray: interrupted (SIGINT)
+ * while WHAT; nothing written", when it can take it without waiting) and exit status 128 + the
+ * signal. A stop already asked for ends it at begin. The caller promises that no output file,
+ * not even a temporary one, exists meanwhile; what must stay valid until end (a literal). Steps
+ * do not nest. */
+SR_API void sr_stop_quick_begin(const char *what);
+SR_API void sr_stop_quick_end(void);
+
 /* ---- output files (a command's -o, --stats, --save-partial) ---------------------------- */
 
 /* Whether path may be written as the output that `option` names ("-o", "--stats"; it begins

@@ -1,10 +1,12 @@
-/* output.c: a command's output files checked before any work starts, and guarded against
- * being one of the files its scene reads (stencilray.h, over src/io/output/outpath.c). */
+/* output.c: what a command needs around the library: its output files checked before any work
+ * starts and guarded against being one of the files its scene reads (src/io/output/outpath.c),
+ * and its stops (src/base/interrupt.c). */
 #include "../../include/stencilray.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../base/interrupt.h"
 #include "../io/output/outpath.h"
 
 int sr_output_check(const char *option, const char *path, int allow_stdout, const char *const *inputs,
@@ -43,3 +45,9 @@ sr_result sr_output_partial_name(const char *path, uint32_t samples, char *buf, 
     free(name);
     return n >= 0 && (size_t)n < cap ? SR_RESULT_OK : SR_RESULT_INPUT_ERROR;
 }
+
+int sr_stop_can_report(void) { return sr_interrupt_can_report(); }
+
+void sr_stop_quick_begin(const char *what) { sr_interrupt_quick_begin(what ? what : "working"); }
+
+void sr_stop_quick_end(void) { sr_interrupt_quick_end(); }

@@ -10,7 +10,6 @@
 #include "../base/datadir.h"
 #include "../io/images/image.h"
 #include "../base/names.h"
-#include "../base/interrupt.h"
 #include "../base/mem_limits.h"
 #include "../render/render.h"
 #include "../scene/scene.h"
@@ -76,11 +75,11 @@ SR_HELP_FOOTER;
 static int sr_render_interrupted(const char *out, const float *rgb, const sr_common *c, const sr_image_opts *io,
                                  const sr_render_stats *st)
 {
-    const int sig = sr_interrupt_pending();
+    const int sig = sr_stop_requested();
     const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
     const sr_frame *f = &c->frame;
     if (!f->render.keep_partial || !rgb || st->partial_samples == 0) {
-        if (sr_interrupt_can_report())
+        if (sr_stop_can_report())
             fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; nothing written%s\n", name,
                     st->samples, f->spp,
                     f->render.keep_partial ? " (no sample had completed)" : " (--save-partial keeps the samples so far)");
@@ -245,8 +244,8 @@ static int sr_render_failed(const char *msg, sr_status s)
 /* Ctrl-C or SIGTERM under MPI (mpirun passes them on to every rank): nothing is written. */
 static int sr_render_interrupted_job(void)
 {
-    const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
-    if (sr_ranks_rank() == 0 && sr_interrupt_can_report())
+    const int sig = sr_stop_requested() ? sr_stop_requested() : SIGINT;
+    if (sr_ranks_rank() == 0 && sr_stop_can_report())
         fprintf(stderr, "stencilray render: interrupted (%s); nothing written\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     sr_ranks_abort(128 + sig);
     return 128 + sig;
@@ -542,12 +541,12 @@ static int sr_render_main(int argc, char **argv)
             sr_frame_pattern_name(out, todo.n[j], name, sizeof name);
             if (!s && (whole || rank == 0)) {
                 sr_film_sum_mean(&sum, img);
-                s = sr_image_write_as(name, img, f.width, f.height, &io, sr_interrupt_pending, &err);
+                s = sr_image_write_as(name, img, f.width, f.height, &io, sr_stop_requested, &err);
             }
             if (s == SR_INTERRUPTED) {
                 if (ranks > 1) { code = sr_render_interrupted_job(); break; }
-                const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
-                if (sr_interrupt_can_report())
+                const int sig = sr_stop_requested() ? sr_stop_requested() : SIGINT;
+                if (sr_stop_can_report())
                     fprintf(stderr, "stencilray render: interrupted (%s) at frame %u; %u frames written; the same "
                             "command resumes at the first missing frame\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
                             todo.n[j], mine);
@@ -613,7 +612,7 @@ static int sr_render_main(int argc, char **argv)
         sr_farm_close(fm);
         fm = NULL;
         sr_ranks_film_sum_free(&sum);
-        s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
+        s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_stop_requested, &err);
         if (s == SR_INTERRUPTED) {
             st.partial_samples = 0;
             code = sr_render_interrupted(out, NULL, &c, &io, &st);
@@ -647,9 +646,9 @@ static int sr_render_main(int argc, char **argv)
                             fs.w[i].device_name, fs.w[i].passes, (unsigned long long)fs.w[i].samples, fs.w[i].busy_s);
             if (line == stdout && !c.quiet) sr_summary_of = out;   /* losing that line is no error */
             if (stats && (s = sr_write_render_stats(stats, &sum_line, &err)) == SR_INTERRUPTED) {
-                const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
+                const int sig = sr_stop_requested() ? sr_stop_requested() : SIGINT;
                 code = 128 + sig;   /* a stop while --stats - waited for a reader */
-                if (sr_interrupt_can_report())
+                if (sr_stop_can_report())
                     fprintf(stderr, "stencilray render: interrupted (%s) while writing --stats to standard output; the "
                             "image was written to %s\n", sig == SIGTERM ? "SIGTERM" : "SIGINT", out);
             } else if (s) {
@@ -781,12 +780,12 @@ int sr_cli_main(int argc, char **argv)
     const int failed = fflush(stdout) != 0;
     const int e = failed ? errno : 0;   /* 0: an earlier write failed, its errno is gone */
     const int lost = failed || ferror(stdout);
-    const int sig = sr_interrupt_pending();
+    const int sig = sr_stop_requested();
     if (lost && sig && (e == EINTR || e == 0)) {
         /* Ctrl-C or SIGTERM while the write waited for a reader: stop, and say so if stderr
          * can take it without waiting too. (EINTR without a stop cannot happen: the stop
          * handlers are the only ones installed, and stdio has dropped the buffer anyway.) */
-        if (sr_interrupt_can_report())
+        if (sr_stop_can_report())
             fprintf(stderr, "stencilray: interrupted (%s) while writing to standard output\n",
                     sig == SIGTERM ? "SIGTERM" : "SIGINT");
         return code > 128 ? code : 128 + sig;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../include/stencilray.h"
@@ -315,6 +316,36 @@ static void test_stop_on_signals(void **state)
     sr_film_size(ctx, NULL, NULL, &samples);
     assert_int_equal(samples, 64);
     sr_destroy(ctx);
+}
+
+/* A quick step runs through when no stop comes; a stop during one ends the program at once
+ * with 128 + the signal and its one line on stderr. */
+static void test_stop_quick(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_stop_on_signals(), SR_RESULT_OK);
+    sr_stop_quick_begin("testing");
+    sr_stop_quick_end();
+    char capture[4096];
+    sr_test_tmp_path(capture, sizeof capture, "api_quick_stderr.txt");
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const int fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) < 0) _exit(99);
+        if (!sr_stop_can_report()) _exit(98);   /* a file takes a line without waiting */
+        raise(SIGTERM);   /* asked before the step: the step ends the program at its begin */
+        sr_stop_quick_begin("testing");
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 128 + SIGTERM);
+    char *printed = sr_test_read_text(capture);
+    assert_non_null(strstr(printed, "interrupted (SIGTERM) while testing; nothing written"));
+    free(printed);
 }
 
 /* An output is checked before any work, and a scene that reads it is refused as it loads. */
@@ -646,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_log_not_stderr),
         cmocka_unit_test(test_output_files),
+        cmocka_unit_test(test_stop_quick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
