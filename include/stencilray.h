@@ -443,6 +443,18 @@ SR_API int sr_output_same_file(const char *a, const char *b);
  * not fit in cap bytes (a cut name would be another file). */
 SR_API sr_result sr_output_partial_name(const char *path, uint32_t samples, char *buf, size_t cap);
 
+/* Write len bytes of text to path whole or not at all: through a temporary name in its folder
+ * and a rename, so that a failure leaves nothing at path; "-" is standard output, written
+ * directly. SR_RESULT_CANCELLED when a stop (sr_stop_on_signals) interrupted a write to
+ * standard output that waited for a reader; the message of a failure goes to message (cap
+ * bytes; may be NULL). */
+SR_API sr_result sr_write_text(const char *path, const char *text, size_t len, char *message, size_t cap);
+/* bytes (a file name: any bytes but NUL) as valid UTF-8, for JSON: each byte that does not
+ * begin a well-formed UTF-8 character becomes U+FFFD. Into out (cap bytes, NUL-terminated, cut
+ * at a character's end when short); returns the length the whole text needs, which is at most
+ * 3 x strlen(bytes). */
+SR_API size_t sr_text_utf8(const char *bytes, char *out, size_t cap);
+
 /* ---- the build ------------------------------------------------------------------------ */
 
 /* What this library was built with and what it finds on this machine (`stencilray info`).

@@ -13,7 +13,6 @@
 #include "../base/mem_limits.h"
 #include "../render/render.h"
 #include "../scene/scene.h"
-#include "../io/output/textout.h"
 #include "../farm/farm.h"
 #include "../farm/film_sum.h"
 #include "../farm/ranks.h"
@@ -157,6 +156,39 @@ static double sr_mrays_per_s(const sr_render_stats *st)
     return st->seconds > 0 ? (double)st->rays / st->seconds / 1e6 : 0.0;
 }
 
+/* A file name (any bytes) in the JSON as valid UTF-8 (stencilray.h). NULL when out of memory. */
+static cJSON *sr_json_add_bytes(cJSON *obj, const char *key, const char *bytes)
+{
+    const size_t cap = sr_text_utf8(bytes, NULL, 0) + 1;
+    char *text = (char *)malloc(cap);
+    if (!text) return NULL;
+    sr_text_utf8(bytes, text, cap);
+    cJSON *item = cJSON_AddStringToObject(obj, key, text);
+    free(text);
+    return item;
+}
+
+/* The JSON as text and a newline, written whole or not at all (stencilray.h); the tree is
+ * deleted here. SR_INTERRUPTED for a stop while standard output waited for a reader. */
+static sr_status sr_write_json(const char *path, cJSON *root, sr_error *err)
+{
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
+    const size_t len = strlen(text);
+    char *line = (char *)malloc(len + 1);
+    if (line) {
+        memcpy(line, text, len);
+        line[len] = '\n';
+    }
+    cJSON_free(text);
+    if (!line) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
+    const sr_result r = sr_write_text(path, line, len + 1, err->msg, sizeof err->msg);
+    free(line);
+    err->status = r == SR_RESULT_CANCELLED ? SR_INTERRUPTED : r ? SR_ERR_RUNTIME : SR_OK;
+    return err->status;
+}
+
 /* --stats: the summary line's numbers as JSON, through a temporary name and a rename. */
 static sr_status sr_write_render_stats(const char *path, const sr_render_summary *r, sr_error *err)
 {
@@ -214,7 +246,7 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     }
     /* Whitted glass's spawned rays that found no room (kernels/integrators/whitted.h) */
     cJSON_AddNumberToObject(root, "dropped_rays", (double)r->st->dropped);
-    return sr_textout_json(path, root, err);
+    return sr_write_json(path, root, err);
 }
 
 /* The image's name once render has written it and standard output holds only its summary
@@ -291,10 +323,9 @@ static int sr_sequence_check_settings(const sr_common *c, const sr_image_opts *i
 /* Write the settings file (sequence.h) through a temporary name and a rename. */
 static sr_status sr_sequence_settings_write(const char *path, const char *text, sr_error *err)
 {
-    sr_textout t;
-    SR_TRY(sr_textout_open(&t, path, err));
-    fputs(text, t.f);
-    return sr_textout_commit(&t, err);
+    const sr_result r = sr_write_text(path, text, strlen(text), err->msg, sizeof err->msg);
+    err->status = r == SR_RESULT_CANCELLED ? SR_INTERRUPTED : r ? SR_ERR_RUNTIME : SR_OK;
+    return err->status;
 }
 
 /* Whether -o names a directory: one that exists, or a name ending in '/'. */

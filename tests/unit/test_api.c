@@ -318,6 +318,29 @@ static void test_stop_on_signals(void **state)
     sr_destroy(ctx);
 }
 
+/* Text written whole or not at all; file names made valid UTF-8 for JSON. */
+static void test_write_text_and_utf8(void **state)
+{
+    (void)state;
+    char path[4096], msg[512];
+    sr_test_tmp_path(path, sizeof path, "api_text.json");
+    unlink(path);
+    assert_int_equal(sr_write_text(path, "{}\nrest", 3, msg, sizeof msg), SR_RESULT_OK);
+    char *back = sr_test_read_text(path);
+    assert_string_equal(back, "{}\n");
+    free(back);
+    assert_int_equal(sr_write_text("/nonexistent-folder/x.json", "{}", 2, msg, sizeof msg), SR_RESULT_RUNTIME_ERROR);
+    assert_non_null(strstr(msg, "/nonexistent-folder/x.json"));
+    assert_false(sr_test_file_exists("/nonexistent-folder/x.json"));
+    assert_int_equal(sr_write_text(NULL, "{}", 2, msg, sizeof msg), SR_RESULT_INPUT_ERROR);
+    char out[16];
+    assert_int_equal(sr_text_utf8("a\xff" "b\xc3\xa9", out, sizeof out), 7);
+    assert_string_equal(out, "a\xef\xbf\xbd" "b\xc3\xa9");
+    assert_int_equal(sr_text_utf8("a\xff" "b", out, 3), 5);   /* U+FFFD does not fit: cut before it */
+    assert_string_equal(out, "a");
+    assert_int_equal(sr_text_utf8("abc", NULL, 0), 3);
+}
+
 /* A quick step runs through when no stop comes; a stop during one ends the program at once
  * with 128 + the signal and its one line on stderr. */
 static void test_stop_quick(void **state)
@@ -678,6 +701,7 @@ int main(void)
         cmocka_unit_test(test_log_not_stderr),
         cmocka_unit_test(test_output_files),
         cmocka_unit_test(test_stop_quick),
+        cmocka_unit_test(test_write_text_and_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
