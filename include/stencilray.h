@@ -263,6 +263,9 @@ SR_API const char *sr_version(void);
 typedef struct sr_memory_limits {
     uint64_t host_bytes;           /* what the process may use in all, decoded textures included */
     uint64_t device_bytes;         /* the free memory counted on each CUDA device                */
+    const char *host_name;         /* how a refusal names the host cap ("$SR_HOST_MEM_LIMIT");
+                                      NULL: "the host memory limit set with
+                                      sr_set_memory_limits". Kept, not copied: a literal      */
 } sr_memory_limits;
 /* Set the caps; NULL: none. Safe while other threads render. */
 SR_API void sr_set_memory_limits(const sr_memory_limits *limits);
@@ -443,6 +446,9 @@ SR_API int sr_output_same_file(const char *a, const char *b);
  * not fit in cap bytes (a cut name would be another file). */
 SR_API sr_result sr_output_partial_name(const char *path, uint32_t samples, char *buf, size_t cap);
 
+/* A memory size as a person writes it ("8G", "64MiB", "1.5G", "4096"; K, M, G, T are powers
+ * of 1024) in bytes, for sr_memory_limits; 0 when text is NULL, empty or not such a size. */
+SR_API uint64_t sr_memory_size(const char *text);
 /* Write len bytes of text to path whole or not at all: through a temporary name in its folder
  * and a rename, so that a failure leaves nothing at path; "-" is standard output, written
  * directly. SR_RESULT_CANCELLED when a stop (sr_stop_on_signals) interrupted a write to

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "../base/interrupt.h"
+#include "../base/mem_limits.h"
 #include "../base/utf8.h"
 #include "../io/output/textout.h"
 #include "../io/output/outpath.h"
@@ -81,3 +82,5 @@ size_t sr_text_utf8(const char *bytes, char *out, size_t cap)
     if (!out) { out = none; cap = 0; }
     return sr_utf8_repair(bytes ? bytes : "", out, cap);
 }
+
+uint64_t sr_memory_size(const char *text) { return sr_mem_size_parse(text); }

@@ -10,7 +10,6 @@
 #include "../base/datadir.h"
 #include "../io/images/image.h"
 #include "../base/names.h"
-#include "../base/mem_limits.h"
 #include "../render/render.h"
 #include "../scene/scene.h"
 #include "../farm/farm.h"
