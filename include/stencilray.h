@@ -279,6 +279,9 @@ SR_API const char *sr_version(void);
 typedef struct sr_memory_limits {
     uint64_t host_bytes;           /* what the process may use in all, decoded textures included */
     uint64_t device_bytes;         /* the free memory counted on each CUDA device                */
+    const char *host_name;         /* how a refusal names the host cap ("$SR_HOST_MEM_LIMIT");
+                                      NULL: "the host memory limit set with
+                                      sr_set_memory_limits". Kept, not copied: a literal      */
 } sr_memory_limits;
 /* Set the caps; NULL: none. Safe while other threads render. */
 SR_API void sr_set_memory_limits(const sr_memory_limits *limits);
@@ -581,6 +584,60 @@ SR_API void sr_mpi_hold_stderr(void);
 SR_API int sr_mpi_agree(int code);
 /* End the whole job with this exit code (MPI_Abort); without MPI, nothing. */
 SR_API void sr_mpi_abort(int code);
+
+/* ---- a command's stop (with sr_stop_on_signals) ---------------------------------------- */
+
+/* After a stop: 1 when a message can go to standard error without waiting, else 0 (the stop
+ * may have interrupted a write to a pipe nobody reads; the message must not block again). */
+SR_API int sr_stop_can_report(void);
+/* For a program, around a long step that writes nothing and cannot poll for a stop (reading a
+ * scene: cJSON's parse of a large file): between begin and end a stop signal ends the program
+ * from the handler at once, with one line on standard error ("stencilray: interrupted (SIGINT)
+ * while WHAT; nothing written", when it can take it without waiting) and exit status 128 + the
+ * signal. A stop already asked for ends it at begin. The caller promises that no output file,
+ * not even a temporary one, exists meanwhile; what must stay valid until end (a literal). Steps
+ * do not nest. */
+SR_API void sr_stop_quick_begin(const char *what);
+SR_API void sr_stop_quick_end(void);
+
+/* ---- output files (a command's -o, --stats, --save-partial) ---------------------------- */
+
+/* Whether path may be written as the output that `option` names ("-o", "--stats"; it begins
+ * the message): 1, or 0 with why in message (cap bytes). Its folder must exist; an existing
+ * directory, symbolic link, device, FIFO or socket is refused (a write through a temporary name
+ * and a rename would replace it); "-" (standard output) only when allow_stdout. inputs
+ * (NULL-terminated, may be NULL) are files the program reads: an output that is one of them
+ * (the same file, hard links too) is refused. */
+SR_API int sr_output_check(const char *option, const char *path, int allow_stdout, const char *const *inputs,
+                           char *message, size_t cap);
+/* Program-wide, before a load: a scene that reads the file at path (a mesh, a texture, a glTF
+ * buffer) is refused with SR_RESULT_INPUT_ERROR naming option and path, before anything is
+ * read. A path that is no regular file yet cannot be an input and is not kept. */
+SR_API void sr_output_guard(const char *option, const char *path);
+/* The same for every name sr_output_partial_name can give for path (out.partial-<N>spp.png). */
+SR_API void sr_output_guard_partials(const char *path);
+/* 1 when the two names are one file: the same inode, or (not there yet) the same name in the
+ * same folder ("x.png" and "./x.png"); else 0. */
+SR_API int sr_output_same_file(const char *a, const char *b);
+/* The name that keeps the mean of `samples` samples of an interrupted render written to path:
+ * its stem + ".partial-<N>spp" + its extension, into buf. SR_RESULT_INPUT_ERROR when it does
+ * not fit in cap bytes (a cut name would be another file). */
+SR_API sr_result sr_output_partial_name(const char *path, uint32_t samples, char *buf, size_t cap);
+
+/* A memory size as a person writes it ("8G", "64MiB", "1.5G", "4096"; K, M, G, T are powers
+ * of 1024) in bytes, for sr_memory_limits; 0 when text is NULL, empty or not such a size. */
+SR_API uint64_t sr_memory_size(const char *text);
+/* Write len bytes of text to path whole or not at all: through a temporary name in its folder
+ * and a rename, so that a failure leaves nothing at path; "-" is standard output, written
+ * directly. SR_RESULT_CANCELLED when a stop (sr_stop_on_signals) interrupted a write to
+ * standard output that waited for a reader; the message of a failure goes to message (cap
+ * bytes; may be NULL). */
+SR_API sr_result sr_write_text(const char *path, const char *text, size_t len, char *message, size_t cap);
+/* bytes (a file name: any bytes but NUL) as valid UTF-8, for JSON: each byte that does not
+ * begin a well-formed UTF-8 character becomes U+FFFD. Into out (cap bytes, NUL-terminated, cut
+ * at a character's end when short); returns the length the whole text needs, which is at most
+ * 3 x strlen(bytes). */
+SR_API size_t sr_text_utf8(const char *bytes, char *out, size_t cap);
 
 /* ---- the build ------------------------------------------------------------------------ */
 

@@ -96,7 +96,8 @@ const char *sr_version(void) { return SR_VERSION; }
 void sr_set_memory_limits(const sr_memory_limits *limits)
 {
     sr_mem_limits_set(limits ? limits->host_bytes : 0, limits ? limits->device_bytes : 0,
-                      "the host memory limit set with sr_set_memory_limits");
+                      limits && limits->host_name ? limits->host_name
+                                                  : "the host memory limit set with sr_set_memory_limits");
 }
 
 sr_context *sr_create(const sr_context_desc *desc)

@@ -6,20 +6,16 @@
 #include "cmd_view.h"
 #include "options.h"
 #include "../../kernels/frames/sortkey.h"
-#include "../io/output/outpath.h"
 #include "../backend/backend.h"
 #include "../base/datadir.h"
 #include "../io/images/image.h"
 #include "../base/names.h"
-#include "../base/interrupt.h"
-#include "../base/mem_limits.h"
 #include "../render/render.h"
 #include "../scene/scene.h"
-#include "../io/output/textout.h"
 #include "../farm/farm.h"
 #include "../farm/film_sum.h"
 #include "../farm/ranks.h"
-#include "../farm/sequence.h"
+#include "sequence.h"
 #include "../farm/driver.h"
 
 #include <cJSON.h>
@@ -77,19 +73,21 @@ SR_HELP_FOOTER;
 static int sr_render_interrupted(const char *out, const float *rgb, const sr_common *c, const sr_image_opts *io,
                                  const sr_render_stats *st)
 {
-    const int sig = sr_interrupt_pending();
+    const int sig = sr_stop_requested();
     const char *name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
     const sr_frame *f = &c->frame;
     if (!f->render.keep_partial || !rgb || st->partial_samples == 0) {
-        if (sr_interrupt_can_report())
+        if (sr_stop_can_report())
             fprintf(stderr, "stencilray render: interrupted (%s) after %u of %u samples; nothing written%s\n", name,
                     st->samples, f->spp,
                     f->render.keep_partial ? " (no sample had completed)" : " (--save-partial keeps the samples so far)");
         return 128 + (sig ? sig : SIGINT);
     }
     /* sized to fit: a cut name would be another file */
-    char *partial = sr_partial_path(out, st->partial_samples);
+    const size_t cap = strlen(out) + 32;
+    char *partial = (char *)malloc(cap);
     sr_error err = { SR_OK, "" };
+    if (partial && sr_output_partial_name(out, st->partial_samples, partial, cap)) { free(partial); partial = NULL; }
     if (!partial) sr_fail(&err, SR_ERR_RUNTIME, "out of memory");
     if (!partial || sr_image_write_as(partial, rgb, f->width, f->height, io, NULL, &err)) {
         fprintf(stderr, "stencilray render: interrupted (%s); writing the partial image failed: %s\n", name, err.msg);
@@ -157,6 +155,39 @@ static double sr_mrays_per_s(const sr_render_stats *st)
     return st->seconds > 0 ? (double)st->rays / st->seconds / 1e6 : 0.0;
 }
 
+/* A file name (any bytes) in the JSON as valid UTF-8 (stencilray.h). NULL when out of memory. */
+static cJSON *sr_json_add_bytes(cJSON *obj, const char *key, const char *bytes)
+{
+    const size_t cap = sr_text_utf8(bytes, NULL, 0) + 1;
+    char *text = (char *)malloc(cap);
+    if (!text) return NULL;
+    sr_text_utf8(bytes, text, cap);
+    cJSON *item = cJSON_AddStringToObject(obj, key, text);
+    free(text);
+    return item;
+}
+
+/* The JSON as text and a newline, written whole or not at all (stencilray.h); the tree is
+ * deleted here. SR_INTERRUPTED for a stop while standard output waited for a reader. */
+static sr_status sr_write_json(const char *path, cJSON *root, sr_error *err)
+{
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
+    const size_t len = strlen(text);
+    char *line = (char *)malloc(len + 1);
+    if (line) {
+        memcpy(line, text, len);
+        line[len] = '\n';
+    }
+    cJSON_free(text);
+    if (!line) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
+    const sr_result r = sr_write_text(path, line, len + 1, err->msg, sizeof err->msg);
+    free(line);
+    err->status = r == SR_RESULT_CANCELLED ? SR_INTERRUPTED : r ? SR_ERR_RUNTIME : SR_OK;
+    return err->status;
+}
+
 /* --stats: the summary line's numbers as JSON, through a temporary name and a rename. */
 static sr_status sr_write_render_stats(const char *path, const sr_render_summary *r, sr_error *err)
 {
@@ -214,7 +245,7 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     }
     /* Whitted glass's spawned rays that found no room (kernels/integrators/whitted.h) */
     cJSON_AddNumberToObject(root, "dropped_rays", (double)r->st->dropped);
-    return sr_textout_json(path, root, err);
+    return sr_write_json(path, root, err);
 }
 
 /* The image's name once render has written it and standard output holds only its summary
@@ -244,8 +275,8 @@ static int sr_render_failed(const char *msg, sr_status s)
 /* Ctrl-C or SIGTERM under MPI (mpirun passes them on to every rank): nothing is written. */
 static int sr_render_interrupted_job(void)
 {
-    const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
-    if (sr_ranks_rank() == 0 && sr_interrupt_can_report())
+    const int sig = sr_stop_requested() ? sr_stop_requested() : SIGINT;
+    if (sr_ranks_rank() == 0 && sr_stop_can_report())
         fprintf(stderr, "stencilray render: interrupted (%s); nothing written\n", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     sr_ranks_abort(128 + sig);
     return 128 + sig;
@@ -286,6 +317,14 @@ static int sr_sequence_check_settings(const sr_common *c, const sr_image_opts *i
                     "render with their settings to resume, or add --overwrite to render every frame again\n",
             frames_text, written, pattern, why, path);
     return 2;
+}
+
+/* Write the settings file (sequence.h) through a temporary name and a rename. */
+static sr_status sr_sequence_settings_write(const char *path, const char *text, sr_error *err)
+{
+    const sr_result r = sr_write_text(path, text, strlen(text), err->msg, sizeof err->msg);
+    err->status = r == SR_RESULT_CANCELLED ? SR_INTERRUPTED : r ? SR_ERR_RUNTIME : SR_OK;
+    return err->status;
 }
 
 /* Whether -o names a directory: one that exists, or a name ending in '/'. */
@@ -378,15 +417,15 @@ static int sr_render_main(int argc, char **argv)
         if (overwrite)
             return sr_usage_error(&a, "--overwrite applies to --frames only (one image is always written over the old "
                                   "one); leave it out%s%s", "", "");
-        if (!sr_output_path_ok("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
-        sr_output_guard_add("-o", out);   /* the meshes the scene reads are checked against it as it loads */
+        if (!sr_output_check("-o", out, 0, inputs, msg, sizeof msg)) return sr_usage_error(&a, "%s%s", msg, "");
+        sr_output_guard("-o", out);   /* the meshes the scene reads are checked against it as it loads */
     }
-    if (stats && !sr_output_path_ok("--stats", stats, 1, inputs, msg, sizeof msg))
+    if (stats && !sr_output_check("--stats", stats, 1, inputs, msg, sizeof msg))
         return sr_usage_error(&a, "%s%s", msg, "");
-    if (stats && strcmp(stats, "-") && sr_output_same(stats, out))
+    if (stats && strcmp(stats, "-") && sr_output_same_file(stats, out))
         return sr_usage_error(&a, "--stats %s: that is the image's name too (-o); choose another name%s", stats, "");
-    if (stats && strcmp(stats, "-")) sr_output_guard_add("--stats", stats);
-    if (c.keep_partial) sr_output_guard_add_partials(out);   /* any out.partial-<N>spp name */
+    if (stats && strcmp(stats, "-")) sr_output_guard("--stats", stats);
+    if (c.keep_partial) sr_output_guard_partials(out);   /* any out.partial-<N>spp name */
     if (c.keep_partial && sr_ranks_size() > 1)
         return sr_usage_error(&a, "--save-partial keeps one process's samples; under mpirun an interrupted render "
                               "writes nothing; leave it out%s%s", "", "");
@@ -433,7 +472,7 @@ static int sr_render_main(int argc, char **argv)
             code = 2;
             break;
         }
-        if (!sr_output_path_ok("-o", name, 0, inputs, msg, sizeof msg)) {
+        if (!sr_output_check("-o", name, 0, inputs, msg, sizeof msg)) {
             fprintf(stderr, "stencilray render: %s\n", msg);
             code = 2;
             break;
@@ -532,12 +571,12 @@ static int sr_render_main(int argc, char **argv)
             sr_frame_pattern_name(out, todo.n[j], name, sizeof name);
             if (!s && (whole || rank == 0)) {
                 sr_film_sum_mean(&sum, img);
-                s = sr_image_write_as(name, img, f.width, f.height, &io, sr_interrupt_pending, &err);
+                s = sr_image_write_as(name, img, f.width, f.height, &io, sr_stop_requested, &err);
             }
             if (s == SR_INTERRUPTED) {
                 if (ranks > 1) { code = sr_render_interrupted_job(); break; }
-                const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
-                if (sr_interrupt_can_report())
+                const int sig = sr_stop_requested() ? sr_stop_requested() : SIGINT;
+                if (sr_stop_can_report())
                     fprintf(stderr, "stencilray render: interrupted (%s) at frame %u; %u frames written; the same "
                             "command resumes at the first missing frame\n", sig == SIGTERM ? "SIGTERM" : "SIGINT",
                             todo.n[j], mine);
@@ -603,7 +642,7 @@ static int sr_render_main(int argc, char **argv)
         sr_farm_close(fm);
         fm = NULL;
         sr_ranks_film_sum_free(&sum);
-        s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_interrupt_pending, &err);
+        s = sr_image_write_as(out, rgb, frame->width, frame->height, &io, sr_stop_requested, &err);
         if (s == SR_INTERRUPTED) {
             st.partial_samples = 0;
             code = sr_render_interrupted(out, NULL, &c, &io, &st);
@@ -637,9 +676,9 @@ static int sr_render_main(int argc, char **argv)
                             fs.w[i].device_name, fs.w[i].passes, (unsigned long long)fs.w[i].samples, fs.w[i].busy_s);
             if (line == stdout && !c.quiet) sr_summary_of = out;   /* losing that line is no error */
             if (stats && (s = sr_write_render_stats(stats, &sum_line, &err)) == SR_INTERRUPTED) {
-                const int sig = sr_interrupt_pending() ? sr_interrupt_pending() : SIGINT;
+                const int sig = sr_stop_requested() ? sr_stop_requested() : SIGINT;
                 code = 128 + sig;   /* a stop while --stats - waited for a reader */
-                if (sr_interrupt_can_report())
+                if (sr_stop_can_report())
                     fprintf(stderr, "stencilray render: interrupted (%s) while writing --stats to standard output; the "
                             "image was written to %s\n", sig == SIGTERM ? "SIGTERM" : "SIGINT", out);
             } else if (s) {
@@ -771,12 +810,12 @@ int sr_cli_main(int argc, char **argv)
     const int failed = fflush(stdout) != 0;
     const int e = failed ? errno : 0;   /* 0: an earlier write failed, its errno is gone */
     const int lost = failed || ferror(stdout);
-    const int sig = sr_interrupt_pending();
+    const int sig = sr_stop_requested();
     if (lost && sig && (e == EINTR || e == 0)) {
         /* Ctrl-C or SIGTERM while the write waited for a reader: stop, and say so if stderr
          * can take it without waiting too. (EINTR without a stop cannot happen: the stop
          * handlers are the only ones installed, and stdio has dropped the buffer anyway.) */
-        if (sr_interrupt_can_report())
+        if (sr_stop_can_report())
             fprintf(stderr, "stencilray: interrupted (%s) while writing to standard output\n",
                     sig == SIGTERM ? "SIGTERM" : "SIGINT");
         return code > 128 ? code : 128 + sig;

@@ -1,7 +1,6 @@
 /* options.c: parsing the options render, bench and view share, and opening scene+backend. */
 #include "options.h"
 #include "../base/datadir.h"
-#include "../base/interrupt.h"
 #include "../base/names.h"
 #include "../backend/cpu/ompenv.h"
 #include "../io/meshes/mesh.h"
@@ -397,8 +396,8 @@ int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
         }
     }
     /* Nothing is written while the scene loads: a stop can end the program at once, even
-     * inside cJSON's parse, which cannot poll the flag (interrupt.h; render installs it). */
-    sr_interrupt_quick_begin("reading the scene");
+     * inside cJSON's parse, which cannot poll the flag (stencilray.h; render installs it). */
+    sr_stop_quick_begin("reading the scene");
     sr_read_line reading = { 0, -1 };
     const int tell = c->progress && !c->quiet && isatty(STDERR_FILENO);
     if (tell) sr_mesh_listen(sr_read_progress, &reading);
@@ -407,10 +406,10 @@ int sr_open_scene(sr_common *c, const char *cmd, sr_scene *scene)
     c->read_s = sr_now() - t;
     if (tell) sr_mesh_listen(NULL, NULL);
     if (reading.shown) fprintf(stderr, "\r%*s\r", 79, "");
-    sr_interrupt_quick_end();
+    sr_stop_quick_end();
     if (loaded) {
-        if (err.status != SR_INTERRUPTED || sr_interrupt_can_report()) fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
-        if (err.status == SR_INTERRUPTED) return 128 + (sr_interrupt_pending() ? sr_interrupt_pending() : 2);
+        if (err.status != SR_INTERRUPTED || sr_stop_can_report()) fprintf(stderr, "stencilray %s: %s\n", cmd, err.msg);
+        if (err.status == SR_INTERRUPTED) return 128 + (sr_stop_requested() ? sr_stop_requested() : 2);
         return err.status;
     }
     if (scene->notices && !c->quiet) {

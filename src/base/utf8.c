@@ -1,6 +1,8 @@
 /* utf8.c: UTF-8 character lengths (utf8.h). */
 #include "utf8.h"
 
+#include <string.h>
+
 size_t sr_utf8_char_len(const unsigned char *s, size_t left)
 {
     if (!left) return 0;
@@ -21,4 +23,23 @@ size_t sr_utf8_char_len(const unsigned char *s, size_t left)
     for (size_t k = 2; k <= n; k++)
         if ((s[k] & 0xC0) != 0x80) return 0;
     return n + 1;
+}
+
+size_t sr_utf8_repair(const char *bytes, char *out, size_t cap)
+{
+    const size_t len = strlen(bytes);
+    size_t need = 0, put = 0;
+    for (size_t i = 0; i < len;) {
+        const size_t n = sr_utf8_char_len((const unsigned char *)bytes + i, len - i);
+        const char *from = n ? bytes + i : "\xEF\xBF\xBD";   /* U+FFFD REPLACEMENT CHARACTER */
+        const size_t w = n ? n : 3;
+        if (put == need && need + w < cap) {
+            memcpy(out + put, from, w);
+            put += w;
+        }
+        need += w;
+        i += n ? n : 1;
+    }
+    if (cap) out[put] = '\0';
+    return need;
 }

@@ -10,4 +10,9 @@
  * Written here: a scan this small is not worth a library, and cJSON passes any bytes through. */
 size_t sr_utf8_char_len(const unsigned char *s, size_t left);
 
+/* bytes (NUL-terminated) as valid UTF-8 into out (cap bytes, NUL-terminated, cut at a
+ * character's end when short): each byte that does not begin a well-formed character becomes
+ * U+FFFD, the rest is kept. Returns the length the whole text needs (at most 3 x the bytes'). */
+size_t sr_utf8_repair(const char *bytes, char *out, size_t cap);
+
 #endif

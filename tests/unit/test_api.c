@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../include/stencilray.h"
@@ -317,6 +318,98 @@ static void test_stop_on_signals(void **state)
     sr_destroy(ctx);
 }
 
+/* Text written whole or not at all; file names made valid UTF-8 for JSON. */
+static void test_write_text_and_utf8(void **state)
+{
+    (void)state;
+    char path[4096], msg[512];
+    sr_test_tmp_path(path, sizeof path, "api_text.json");
+    unlink(path);
+    assert_int_equal(sr_write_text(path, "{}\nrest", 3, msg, sizeof msg), SR_RESULT_OK);
+    char *back = sr_test_read_text(path);
+    assert_string_equal(back, "{}\n");
+    free(back);
+    assert_int_equal(sr_write_text("/nonexistent-folder/x.json", "{}", 2, msg, sizeof msg), SR_RESULT_RUNTIME_ERROR);
+    assert_non_null(strstr(msg, "/nonexistent-folder/x.json"));
+    assert_false(sr_test_file_exists("/nonexistent-folder/x.json"));
+    assert_int_equal(sr_write_text(NULL, "{}", 2, msg, sizeof msg), SR_RESULT_INPUT_ERROR);
+    char out[16];
+    assert_int_equal(sr_text_utf8("a\xff" "b\xc3\xa9", out, sizeof out), 7);
+    assert_string_equal(out, "a\xef\xbf\xbd" "b\xc3\xa9");
+    assert_int_equal(sr_text_utf8("a\xff" "b", out, 3), 5);   /* U+FFFD does not fit: cut before it */
+    assert_string_equal(out, "a");
+    assert_int_equal(sr_text_utf8("abc", NULL, 0), 3);
+}
+
+/* A quick step runs through when no stop comes; a stop during one ends the program at once
+ * with 128 + the signal and its one line on stderr. */
+static void test_stop_quick(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_stop_on_signals(), SR_RESULT_OK);
+    sr_stop_quick_begin("testing");
+    sr_stop_quick_end();
+    char capture[4096];
+    sr_test_tmp_path(capture, sizeof capture, "api_quick_stderr.txt");
+    fflush(NULL);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const int fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 2) < 0) _exit(99);
+        if (!sr_stop_can_report()) _exit(98);   /* a file takes a line without waiting */
+        raise(SIGTERM);   /* asked before the step: the step ends the program at its begin */
+        sr_stop_quick_begin("testing");
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 128 + SIGTERM);
+    char *printed = sr_test_read_text(capture);
+    assert_non_null(strstr(printed, "interrupted (SIGTERM) while testing; nothing written"));
+    free(printed);
+}
+
+/* An output is checked before any work, and a scene that reads it is refused as it loads. */
+static void test_output_files(void **state)
+{
+    (void)state;
+    char mesh[4096], scene[4096], partial[4096], msg[512], text[8192];
+    sr_test_tmp_path(mesh, sizeof mesh, "api_out_mesh.obj");
+    sr_test_write_uv_sphere(mesh, 8, 4, 0, 0);
+    snprintf(text, sizeof text, "{\"camera\": {\"position\": [0, 0, 5], \"look_at\": [0, 0, 0], \"fov\": 40},"
+             " \"image\": {\"width\": 8, \"height\": 8, \"spp\": 1, \"max_depth\": 1},"
+             " \"materials\": {\"m\": {\"type\": \"diffuse\", \"albedo\": [0.5, 0.5, 0.5]}},"
+             " \"objects\": [{\"type\": \"mesh\", \"file\": \"%s\", \"material\": \"m\"}], \"lights\": []}", mesh);
+    sr_test_write_file(scene, sizeof scene, "api_out_scene.json", text);
+    /* the check: an input, a missing folder, standard output only where allowed */
+    const char *inputs[] = { scene, NULL };
+    assert_int_equal(sr_output_check("-o", scene, 0, inputs, msg, sizeof msg), 0);
+    assert_non_null(strstr(msg, "-o "));
+    assert_int_equal(sr_output_check("-o", "/nonexistent-folder/x.png", 0, NULL, msg, sizeof msg), 0);
+    assert_non_null(strstr(msg, "does not exist"));
+    assert_int_equal(sr_output_check("-o", "-", 0, NULL, msg, sizeof msg), 0);
+    assert_int_equal(sr_output_check("--stats", "-", 1, NULL, msg, sizeof msg), 1);
+    assert_int_equal(sr_output_check(NULL, "x.png", 0, NULL, msg, sizeof msg), 0);
+    /* one file under two names */
+    assert_int_equal(sr_output_same_file(scene, scene), 1);
+    assert_int_equal(sr_output_same_file("x.png", "./x.png"), 1);
+    assert_int_equal(sr_output_same_file(scene, mesh), 0);
+    /* the partial image's name, refused rather than cut */
+    assert_int_equal(sr_output_partial_name("out/c.png", 54, partial, sizeof partial), SR_RESULT_OK);
+    assert_string_equal(partial, "out/c.partial-54spp.png");
+    assert_int_equal(sr_output_partial_name("out/c.png", 54, partial, 10), SR_RESULT_INPUT_ERROR);
+    /* the guard: the scene loads until its mesh is an output */
+    sr_context *ctx = sr_create(NULL);
+    assert_non_null(ctx);
+    if (sr_load_file(ctx, scene) != SR_RESULT_OK) fail_msg("%s", sr_last_error(ctx));
+    sr_output_guard("--stats", mesh);
+    assert_int_equal(sr_load_file(ctx, scene), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "--stats"));
+    sr_destroy(ctx);
+}
+
 /* Messages name the fields as the context's names say: a command line's options. */
 static void test_field_names(void **state)
 {
@@ -606,6 +699,9 @@ int main(void)
         cmocka_unit_test(test_same_as_cli),
         cmocka_unit_test(test_progress_and_cancel),
         cmocka_unit_test(test_log_not_stderr),
+        cmocka_unit_test(test_output_files),
+        cmocka_unit_test(test_stop_quick),
+        cmocka_unit_test(test_write_text_and_utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

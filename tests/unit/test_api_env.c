@@ -51,11 +51,31 @@ static void test_memory_limits_are_settings(void **state)
     sr_destroy(ctx);
 }
 
+/* A program names its cap in the refusal (the command: $SR_HOST_MEM_LIMIT) and reads sizes as
+ * a person writes them. */
+static void test_memory_limit_names_and_sizes(void **state)
+{
+    (void)state;
+    assert_int_equal(sr_memory_size("1.5G"), 3ull << 29);
+    assert_int_equal(sr_memory_size("64MiB"), 64ull << 20);
+    assert_int_equal(sr_memory_size("4096"), 4096);
+    assert_int_equal(sr_memory_size("8 G"), 0);
+    assert_int_equal(sr_memory_size(NULL), 0);
+    sr_context *ctx = open_cornell_small();
+    sr_set_memory_limits(&(sr_memory_limits){ .host_bytes = sr_memory_size("1K"), .host_name = "$MY_CAP" });
+    assert_int_equal(sr_render(ctx), SR_RESULT_INPUT_ERROR);
+    assert_non_null(strstr(sr_last_error(ctx), "$MY_CAP"));
+    sr_set_memory_limits(NULL);
+    assert_int_equal(sr_render(ctx), SR_RESULT_OK);
+    sr_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_environment_does_not_steer_the_library),
         cmocka_unit_test(test_memory_limits_are_settings),
+        cmocka_unit_test(test_memory_limit_names_and_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,7 @@
 #include "testutil.h"
 #include "../../src/farm/farm.h"
 #include "../../src/farm/film_sum.h"
-#include "../../src/farm/sequence.h"
+#include "../../src/app/sequence.h"
 #include "../../src/scene/scene.h"
 
 #include <stdio.h>

@@ -74,23 +74,10 @@ sr_status sr_textout_json(const char *path, cJSON *root, sr_error *err)
 
 cJSON *sr_json_add_bytes(cJSON *obj, const char *key, const char *bytes)
 {
-    const size_t len = strlen(bytes);
-    char *text = malloc(3 * len + 1);   /* a byte grows to U+FFFD's 3 bytes at most */
+    const size_t cap = 3 * strlen(bytes) + 1;   /* a byte grows to U+FFFD's 3 bytes at most */
+    char *text = malloc(cap);
     if (!text) return NULL;
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        const size_t n = sr_utf8_char_len((const unsigned char *)bytes + i, len - i);
-        if (n) {
-            memcpy(text + o, bytes + i, n);
-            o += n;
-            i += n;
-        } else {
-            memcpy(text + o, "\xEF\xBF\xBD", 3);   /* U+FFFD REPLACEMENT CHARACTER */
-            o += 3;
-            i++;
-        }
-    }
-    text[o] = '\0';
+    sr_utf8_repair(bytes, text, cap);
     cJSON *item = cJSON_AddStringToObject(obj, key, text);
     free(text);
     return item;

@@ -1,4 +1,5 @@
-/* sequence.h: render --frames A-B -o out_%04d.png: the frame range and the output pattern.
+/* sequence.h: render --frames A-B -o out_%04d.png: the frame range, the output pattern and the
+ * settings file beside the frames (the CLI's own, no part of the library).
  * The pattern is never handed to printf: it is checked to hold exactly one %0Nd (N from 1 to
  * 9) and no other '%', split there, and each name is built as prefix, number, suffix. */
 #ifndef SR_SEQUENCE_H
@@ -6,7 +7,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../base/status.h"
 
 #define SR_FRAMES_MAX 9999999u   /* the last frame number (scene_camera_path.c holds the same) */
 #define SR_SEQUENCE_MAX_FRAMES 100000u   /* frames one --frames range may hold */
@@ -39,7 +39,5 @@ int sr_sequence_settings_text(const sr_sequence_settings *s, char *buf, size_t c
  * 1 they differ: msg says which setting first, as the frames have it and as text does
  * ("--width 64, and this run has --width 128"), or that the file cannot be read. */
 int sr_sequence_settings_differ(const char *path, const char *text, char *msg, size_t cap);
-/* Write text to path through a temporary name and a rename. */
-sr_status sr_sequence_settings_write(const char *path, const char *text, sr_error *err);
 
 #endif

@@ -1,7 +1,6 @@
 /* sequence.c: frame ranges and output patterns (sequence.h). */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include "sequence.h"
-#include "../io/output/textout.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -164,12 +163,4 @@ int sr_sequence_settings_differ(const char *path, const char *text, char *msg, s
         }
     }
     return 0;
-}
-
-sr_status sr_sequence_settings_write(const char *path, const char *text, sr_error *err)
-{
-    sr_textout t;
-    SR_TRY(sr_textout_open(&t, path, err));
-    fputs(text, t.f);
-    return sr_textout_commit(&t, err);
 }
