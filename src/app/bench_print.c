@@ -1,6 +1,7 @@
 /* bench_print.c: `stencilray bench`'s table, breakdown, CSV, JSON and chart from the
  * library's report (bench_print.h). */
 #include "bench_print.h"
+#include "textfile.h"
 #include "../api/frame_desc.h"
 #include "../base/names.h"
 #include "../../kernels/frames/sortkey.h"
@@ -88,10 +89,10 @@ void sr_bench_print_breakdown(FILE *f, const sr_bench_row *rows, uint32_t n)
 
 sr_status sr_bench_write_csv(const char *path, const sr_bench_row *rows, uint32_t n, int breakdown, sr_error *err)
 {
-    sr_textout out;
-    sr_status s = sr_textout_open(&out, path, err);
-    if (s) return s;
-    FILE *f = out.f;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);   /* the whole table, then written at once */
+    if (!f) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
     fprintf(f, "depth,mask,sort,median_ms,fps,min_ms,max_ms,spread,noisy,rays_per_frame,mrays_per_s,live_after");
     if (breakdown) fprintf(f, ",generate_ms,intersect_ms,shade_ms,compact_ms,sort_ms");
     fprintf(f, "\n");
@@ -112,7 +113,12 @@ sr_status sr_bench_write_csv(const char *path, const sr_bench_row *rows, uint32_
         }
         fprintf(f, "\n");
     }
-    return sr_textout_commit(&out, err);
+    const int failed = ferror(f);
+    fclose(f);
+    const sr_status s = failed || !text ? sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path)
+                                        : sr_cli_write_text(path, text, len, err);
+    free(text);
+    return s;
 }
 
 /* "setup": how the benchmark ran, one field each, for scripts. */
@@ -120,7 +126,7 @@ static void sr_add_setup(cJSON *root, const sr_bench_setup *b, const sr_bench_re
 {
     const int cpu = rep->kind != SR_DEVICE_KIND_GPU;
     cJSON *s = cJSON_AddObjectToObject(root, "setup");
-    sr_json_add_bytes(s, "scene", b->scene);   /* a file name: made UTF-8 (textout.h) */
+    sr_cli_json_add_bytes(s, "scene", b->scene);   /* a file name: made UTF-8 (textfile.h) */
     cJSON_AddNumberToObject(s, "width", rep->width);
     cJSON_AddNumberToObject(s, "height", rep->height);
     cJSON_AddNumberToObject(s, "spp_per_frame", 1);
@@ -202,7 +208,7 @@ sr_status sr_bench_write_json(const char *path, const sr_bench_setup *setup, con
         }
         cJSON_AddItemToArray(arr, o);
     }
-    return sr_textout_json(path, root, err);
+    return sr_cli_write_json(path, root, err);
 }
 
 /* The chart's terminal, by the output's extension: the script's first line, ours (never the
@@ -250,7 +256,7 @@ sr_status sr_bench_write_plot(const char *path, const char *title, const sr_benc
     if (!terminal)
         return sr_fail(err, SR_ERR_INPUT, "--plot %s: expected a name ending in .png, .svg or .pdf", path);
     /* The data and the script in the temporary folder; the chart itself written whole or not
-     * at all (outfile.h): gnuplot writes into the temporary we made, which is renamed after. */
+     * at all: gnuplot writes it into a temporary, which is then written to path (textfile.h). */
     char data[] = "/tmp/stencilray-plot-data-XXXXXX", script[] = "/tmp/stencilray-plot-XXXXXX";
     const int dfd = mkstemp(data);
     FILE *d = dfd >= 0 ? fdopen(dfd, "w") : NULL;
@@ -285,23 +291,24 @@ sr_status sr_bench_write_plot(const char *path, const char *title, const sr_benc
     }
     fprintf(g, "\n");
     fclose(g);
-    sr_outfile out;
-    sr_status s = sr_outfile_open(&out, path, err);
-    if (s) {
+    char chart[] = "/tmp/stencilray-chart-XXXXXX";
+    const int cfd = mkstemp(chart);
+    if (cfd < 0) {
         remove(script);
         remove(data);
-        return s;
+        return sr_fail(err, SR_ERR_RUNTIME, "cannot create a temporary file for gnuplot's chart");
     }
-    char *argv[] = { (char *)"gnuplot", (char *)"-c", script, out.tmp, (char *)title, data, NULL };
+    close(cfd);
+    char *argv[] = { (char *)"gnuplot", (char *)"-c", script, chart, (char *)title, data, NULL };
     const int rc = sr_run_gnuplot(argv);
     remove(script);
     remove(data);
     if (rc != 0) {
-        sr_outfile_abandon(&out);
+        remove(chart);
         if (rc < 0)
             return sr_fail(err, SR_ERR_RUNTIME, "--plot %s: cannot run gnuplot (Debian: apt-get install gnuplot-nox); "
                            "the table, --csv and --json do not need it", path);
         return sr_fail(err, SR_ERR_RUNTIME, "gnuplot failed to write %s", path);
     }
-    return sr_outfile_commit(&out, NULL, err);
+    return sr_cli_copy_file(chart, path, err);
 }

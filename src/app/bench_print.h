@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "../../include/stencilray.h"
-#include "../io/output/textout.h"
+#include "options.h"
 
 /* The table as `bench` prints it; noisy rows carry a '!' after their spread and a line under
  * the table says what it means. */

@@ -1,6 +1,7 @@
 /* cli.c: commands, options and the messages a person reads. Options are parsed strictly:
  * a bad value names the option, says what it got and what is expected, and exits 2. */
 #include "cli.h"
+#include "textfile.h"
 #include "cmd_bench.h"
 #include "../backend/cuda/cudaenv.h"
 #include "cmd_view.h"
@@ -155,49 +156,16 @@ static double sr_mrays_per_s(const sr_render_stats *st)
     return st->seconds > 0 ? (double)st->rays / st->seconds / 1e6 : 0.0;
 }
 
-/* A file name (any bytes) in the JSON as valid UTF-8 (stencilray.h). NULL when out of memory. */
-static cJSON *sr_json_add_bytes(cJSON *obj, const char *key, const char *bytes)
-{
-    const size_t cap = sr_text_utf8(bytes, NULL, 0) + 1;
-    char *text = (char *)malloc(cap);
-    if (!text) return NULL;
-    sr_text_utf8(bytes, text, cap);
-    cJSON *item = cJSON_AddStringToObject(obj, key, text);
-    free(text);
-    return item;
-}
-
-/* The JSON as text and a newline, written whole or not at all (stencilray.h); the tree is
- * deleted here. SR_INTERRUPTED for a stop while standard output waited for a reader. */
-static sr_status sr_write_json(const char *path, cJSON *root, sr_error *err)
-{
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
-    const size_t len = strlen(text);
-    char *line = (char *)malloc(len + 1);
-    if (line) {
-        memcpy(line, text, len);
-        line[len] = '\n';
-    }
-    cJSON_free(text);
-    if (!line) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
-    const sr_result r = sr_write_text(path, line, len + 1, err->msg, sizeof err->msg);
-    free(line);
-    err->status = r == SR_RESULT_CANCELLED ? SR_INTERRUPTED : r ? SR_ERR_RUNTIME : SR_OK;
-    return err->status;
-}
-
 /* --stats: the summary line's numbers as JSON, through a temporary name and a rename. */
 static sr_status sr_write_render_stats(const char *path, const sr_render_summary *r, sr_error *err)
 {
     cJSON *root = cJSON_CreateObject();
     if (!root) return sr_fail(err, SR_ERR_RUNTIME, "out of memory writing %s", path);
     cJSON_AddStringToObject(root, "stencilray", SR_VERSION);
-    sr_json_add_bytes(root, "scene", r->c->scene_path);   /* file names are bytes: made UTF-8 */
-    sr_json_add_bytes(root, "output", r->out);
+    sr_cli_json_add_bytes(root, "scene", r->c->scene_path);   /* file names are bytes: made UTF-8 */
+    sr_cli_json_add_bytes(root, "output", r->out);
     cJSON_AddStringToObject(root, "backend", sr_backend_kind_name(r->be->kind));
-    sr_json_add_bytes(root, "device", r->be->device_name);
+    sr_cli_json_add_bytes(root, "device", r->be->device_name);
     const sr_frame *f = &r->c->frame;
     cJSON_AddNumberToObject(root, "width", f->width);
     cJSON_AddNumberToObject(root, "height", f->height);
@@ -233,7 +201,7 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
         const sr_farm_worker_stats *w = &r->farm->w[i];
         cJSON *o = cJSON_CreateObject();
         if (!o) break;
-        sr_json_add_bytes(o, "device", w->device_name);
+        sr_cli_json_add_bytes(o, "device", w->device_name);
         cJSON_AddStringToObject(o, "backend", sr_backend_kind_name(w->kind));
         cJSON_AddNumberToObject(o, "passes", w->passes);
         cJSON_AddNumberToObject(o, "samples", (double)w->samples);
@@ -245,7 +213,7 @@ static sr_status sr_write_render_stats(const char *path, const sr_render_summary
     }
     /* Whitted glass's spawned rays that found no room (kernels/integrators/whitted.h) */
     cJSON_AddNumberToObject(root, "dropped_rays", (double)r->st->dropped);
-    return sr_write_json(path, root, err);
+    return sr_cli_write_json(path, root, err);
 }
 
 /* The image's name once render has written it and standard output holds only its summary
@@ -317,14 +285,6 @@ static int sr_sequence_check_settings(const sr_common *c, const sr_image_opts *i
                     "render with their settings to resume, or add --overwrite to render every frame again\n",
             frames_text, written, pattern, why, path);
     return 2;
-}
-
-/* Write the settings file (sequence.h) through a temporary name and a rename. */
-static sr_status sr_sequence_settings_write(const char *path, const char *text, sr_error *err)
-{
-    const sr_result r = sr_write_text(path, text, strlen(text), err->msg, sizeof err->msg);
-    err->status = r == SR_RESULT_CANCELLED ? SR_INTERRUPTED : r ? SR_ERR_RUNTIME : SR_OK;
-    return err->status;
 }
 
 /* Whether -o names a directory: one that exists, or a name ending in '/'. */
@@ -549,7 +509,7 @@ static int sr_render_main(int argc, char **argv)
         if (rank == 0 && !c.quiet && todo.skipped)
             fprintf(stderr, "stencilray: %u of the frames %u-%u are written already; rendering the other %u\n",
                     todo.skipped, first, last, todo.count);
-        if (rank == 0 && (s = sr_sequence_settings_write(settings_path, settings, &err))) {
+        if (rank == 0 && (s = sr_cli_write_text(settings_path, settings, strlen(settings), &err))) {
             code = sr_render_failed(err.msg, s);
             goto done;
         }

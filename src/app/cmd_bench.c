@@ -5,8 +5,6 @@
 #include "options.h"
 #include "../bench/bench.h"
 #include "../base/names.h"
-#include "../io/output/outpath.h"
-#include "../io/output/textout.h"
 #include "../../kernels/frames/sortkey.h"
 
 #include <limits.h>
@@ -345,9 +343,9 @@ int sr_bench_main(int argc, char **argv)
     const char *const outs[][2] = { { "--csv", b.csv }, { "--json", b.json }, { "--plot", b.plot } };
     for (int k = 0; k < 3; k++) {
         char msg[2 * PATH_MAX + 256];
-        if (outs[k][1] && !sr_output_path_ok(outs[k][0], outs[k][1], k < 2, inputs, msg, sizeof msg))
+        if (outs[k][1] && !sr_output_check(outs[k][0], outs[k][1], k < 2, inputs, msg, sizeof msg))
             return sr_usage_error(&a, "%s%s", msg, "");
-        sr_output_guard_add(outs[k][0], outs[k][1]);   /* and against the meshes, as the scene loads */
+        sr_output_guard(outs[k][0], outs[k][1]);   /* and against the meshes, as the scene loads */
     }
     if (b.plot && !sr_bench_plot_terminal(b.plot))
         return sr_usage_error(&a, "--plot %s: expected a name ending in .png, .svg or .pdf (the chart's format "
