@@ -17,6 +17,7 @@
 #include "../farm/farm.h"
 #include "../farm/ranks.h"
 #include "../base/interrupt.h"
+#include "../denoise/denoise.h"
 #include "../io/meshes/mesh.h"
 #include "../farm/film_sum.h"
 #include "../io/images/image.h"
@@ -493,6 +494,19 @@ sr_result sr_save(sr_context *ctx, const char *path, const sr_save_desc *desc)
     /* a stop (sr_stop_on_signals) ends the write with nothing left at path */
     return sr_api_status(ctx, sr_image_write_as(path, ctx->film, ctx->film_w, ctx->film_h, &io, sr_interrupt_pending,
                                                 &ctx->err));
+}
+
+/* ---- denoising -------------------------------------------------------------------------- */
+
+int sr_denoise_available(void) { return sr_denoise_lib_available(); }
+
+sr_result sr_denoise(sr_context *ctx, const sr_denoise_desc *desc)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    const sr_denoise_desc d = desc ? *desc : (sr_denoise_desc){ 0 };
+    const sr_status s = sr_api_need_film(ctx, "sr_denoise");
+    if (s) return sr_api_status(ctx, s);
+    return sr_api_status(ctx, sr_denoise_image(ctx->film_w, ctx->film_h, ctx->film, d.albedo, d.normal, ctx->film, &ctx->err));
 }
 
 /* ---- stopping on a signal --------------------------------------------------------------- */
