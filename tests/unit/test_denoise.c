@@ -35,12 +35,26 @@ static double rel_mse(const float *img, const float *ref)
     return sum / N;
 }
 
+/* Open Image Denoise's TBB dlopens its helper library with RTLD_DEEPBIND, which the
+ * AddressSanitizer runtime refuses (it aborts the process): sanitized builds check the
+ * refusals only, plain builds the denoising too. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SR_DENOISE_RUNS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SR_DENOISE_RUNS 0
+#endif
+#endif
+#ifndef SR_DENOISE_RUNS
+#define SR_DENOISE_RUNS 1
+#endif
+
 static float reference[N];
 
 static int setup(void **state)
 {
     (void)state;
-    sr_destroy(render_cornell_path(1024, reference));
+    if (SR_DENOISE_RUNS) sr_destroy(render_cornell_path(1024, reference));
     return 0;
 }
 
@@ -48,6 +62,10 @@ static int setup(void **state)
 static void test_denoise_closer(void **state)
 {
     (void)state;
+    if (!SR_DENOISE_RUNS) {
+        print_message("skipped: Open Image Denoise's TBB does not run under AddressSanitizer\n");
+        skip();
+    }
     if (!sr_denoise_available()) fail_msg("Open Image Denoise does not load: run .ci/install-deps");
     static float noisy[N], denoised[N], albedo[N], normal[N];
     for (int i = 0; i < N; i++) {
