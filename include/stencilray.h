@@ -659,6 +659,24 @@ typedef struct sr_build_info {
 /* Fill *out (SR_RESULT_INPUT_ERROR when out is NULL). Not thread-safe: one call at a time. */
 SR_API sr_result sr_get_build_info(sr_build_info *out);
 
+/* ---- denoising -------------------------------------------------------------------------- */
+
+/* Intel Open Image Denoise's "RT" filter, loaded when first asked for: 1 when it loads on
+ * this machine, else 0 (the renderer works without it; only denoising needs it). */
+SR_API int sr_denoise_available(void);
+
+/* Guides for the filter: noisy passes of the same frame, film-sized, 3 floats a pixel, row 0
+ * at the top (as sr_read_pixels gives). NULL: none; normal is used only with albedo. */
+typedef struct sr_denoise_desc {
+    const float *albedo;           /* the first diffuse surface's reflectance, 0..1            */
+    const float *normal;           /* its world-space shading normal, -1..1                    */
+} sr_denoise_desc;
+
+/* Denoise the film in place (sr_read_pixels and sr_save then give the denoised image; the
+ * next render replaces it). desc may be NULL: no guides. SR_RESULT_INPUT_ERROR without samples
+ * in the film, or when the library is not installed, with one line saying what to install. */
+SR_API sr_result sr_denoise(sr_context *ctx, const sr_denoise_desc *desc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@
 #include "../farm/farm.h"
 #include "../farm/ranks.h"
 #include "../base/interrupt.h"
+#include "../denoise/denoise.h"
 #include "../io/meshes/mesh.h"
 #include "../farm/film_sum.h"
 #include "../io/images/image.h"
@@ -542,6 +543,7 @@ sr_result sr_bench_run(sr_context *ctx, const sr_bench_desc *desc, sr_bench_repo
     if (!ctx) return SR_RESULT_INPUT_ERROR;
     return sr_api_status(ctx, sr_api_bench(ctx, desc, out));
 }
+
 /* ---- the viewer ----------------------------------------------------------------------- */
 
 sr_result sr_view_run(sr_context *ctx, const sr_view_desc *desc)
@@ -562,6 +564,19 @@ sr_result sr_view_run(sr_context *ctx, const sr_view_desc *desc)
 #else
     return sr_api_fail(ctx, SR_ERR_RUNTIME, "this build has no viewer (GLFW/GLEW were not found at configure time)");
 #endif
+}
+
+/* ---- denoising -------------------------------------------------------------------------- */
+
+int sr_denoise_available(void) { return sr_denoise_lib_available(); }
+
+sr_result sr_denoise(sr_context *ctx, const sr_denoise_desc *desc)
+{
+    if (!ctx) return SR_RESULT_INPUT_ERROR;
+    const sr_denoise_desc d = desc ? *desc : (sr_denoise_desc){ 0 };
+    const sr_status s = sr_api_need_film(ctx, "sr_denoise");
+    if (s) return sr_api_status(ctx, s);
+    return sr_api_status(ctx, sr_denoise_image(ctx->film_w, ctx->film_h, ctx->film, d.albedo, d.normal, ctx->film, &ctx->err));
 }
 
 /* ---- stopping on a signal --------------------------------------------------------------- */

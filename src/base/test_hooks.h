@@ -12,6 +12,7 @@ typedef enum sr_hook {
     SR_HOOK_SPLIT_BUDGET,       /* SR_SPLIT_BUDGET: the Whitted split's room cut to N rays */
     SR_HOOK_FARM_PASS_LOG,      /* SR_FARM_PASS_LOG: a line per sample pass and per frame */
     SR_HOOK_TEST_KILL_RANK,     /* SR_TEST_KILL_RANK: MPI rank N kills itself mid-frame */
+    SR_HOOK_NO_DENOISER,        /* SR_NO_DENOISER: Open Image Denoise counts as not installed */
     /* the measurement build's (-DSR_MEASURE=ON); other builds never ask for them */
     SR_HOOK_FARM_SLOW_WORKER,   /* SR_FARM_SLOW_WORKER: worker I at 1/FACTOR speed */
     SR_HOOK_FARM_FIXED_SPLIT,   /* SR_FARM_FIXED_SPLIT: passes dealt in turn instead of stolen */
