@@ -118,13 +118,6 @@ typedef enum sr_sampler_kind {
     SR_SAMPLER_KIND_INDEPENDENT,   /* a fresh hash per draw                                      */
 } sr_sampler_kind;
 
-/* The ray tracing tree (docs/design.md#the-wide-tree); every kind gives the same image. */
-typedef enum sr_bvh_kind {
-    SR_BVH_KIND_AUTO = 0,          /* chosen by the scene's size (the binary tree for now)       */
-    SR_BVH_KIND_BINARY,            /* two children a node, 32 bytes                              */
-    SR_BVH_KIND_WIDE,              /* eight children a node, boxes quantized to 8 bits, 80 bytes  */
-} sr_bvh_kind;
-
 /* How bounces skip finished rays; every mask gives the same image (docs/commands.md). */
 typedef enum sr_mask_kind {
     SR_MASK_KIND_DEFAULT = 0,      /* wave                                                      */
@@ -225,7 +218,6 @@ typedef struct sr_frame_desc {
     sr_integrator_kind integrator;
     sr_sampler_kind sampler;
     sr_mask_kind mask;
-    sr_bvh_kind bvh;
     uint32_t seed;                 /* the random seed; 0: the default, 1 (see zeros)            */
     sr_device_kind device;
     uint32_t gpu;                  /* which CUDA device (SR_DEVICE_KIND_GPU or AUTO), from 0    */

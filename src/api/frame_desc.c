@@ -3,7 +3,6 @@
 #include "../farm/farm.h"
 #include "../settings/camera_arg.h"
 #include "../../kernels/frames/sortkey.h"
-#include "../render/bvh_wide.h"
 
 #include <stdbool.h>
 #include <string.h>
@@ -52,8 +51,6 @@ sr_status sr_frame_desc_check(const sr_frame_desc *d, sr_error *err)
         return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.integrator %d; expected an sr_integrator_kind", (int)d->integrator);
     if ((unsigned)d->sampler > SR_SAMPLER_KIND_INDEPENDENT)
         return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.sampler %d; expected an sr_sampler_kind", (int)d->sampler);
-    if ((unsigned)d->bvh > SR_BVH_KIND_WIDE)
-        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.bvh %d; expected an sr_bvh_kind", (int)d->bvh);
     if ((unsigned)d->mask > SR_MASK_KIND_MEGAKERNEL)
         return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.mask %d; expected an sr_mask_kind", (int)d->mask);
     if ((unsigned)d->device > SR_DEVICE_KIND_GPU)
@@ -185,8 +182,6 @@ sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr
     if (d->sampler) f->sampler = d->sampler == SR_SAMPLER_KIND_SOBOL ? SR_SAMPLER_SOBOL : SR_SAMPLER_INDEPENDENT;
     sr_render_opts *o = &f->render;
     o->mask = sr_frame_mask(d->mask);
-    o->bvh_tree = d->bvh == SR_BVH_KIND_WIDE ? SR_BVH_TREE_WIDE : d->bvh == SR_BVH_KIND_BINARY ? SR_BVH_TREE_BINARY
-                                                                                           : SR_BVH_TREE_AUTO;
     if (d->seed || (d->zeros & SR_FRAME_ZERO_SEED)) o->seed = d->seed;
     if (d->compact_below > 0.0f || (d->zeros & SR_FRAME_ZERO_COMPACT_BELOW)) o->compact_below = d->compact_below;
     o->wave_dense = d->wave_dense;

@@ -248,14 +248,6 @@ int sr_parse_common(sr_args *a, sr_common *c)
         c->ask.integrator = integrator == SR_INTEGRATOR_PATH ? SR_INTEGRATOR_KIND_PATH : SR_INTEGRATOR_KIND_WHITTED;
         return 0;
     }
-    if (!strcmp(o, "--bvh")) {
-        const char *v = sr_value(a, o);
-        if (!v) return 2;
-        static const char *const kinds[] = { "auto", "binary", "wide", NULL };
-        for (int k = 0; kinds[k]; k++)
-            if (!strcmp(v, kinds[k])) { c->ask.bvh = (sr_bvh_kind)k; return 0; }
-        return sr_usage_error(a, "--bvh: expected auto, binary or wide, got '%s'%s", v, "");
-    }
     if (!strcmp(o, "--sampler")) {
         const char *v = sr_value(a, o);
         if (!v) return 2;

@@ -100,9 +100,7 @@ int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs,
 "                          traces global illumination and needs many samples (--spp)\n" \
 "  --sampler S             sobol or independent (default: the scene's \"sampler\", else\n" \
 "                          sobol): where each sample's random numbers come from; sobol\n" \
-"                          reaches the same noise with fewer samples\n" \
-"  --bvh T                 auto (default: by the scene's size), binary or wide (eight\n" \
-"                          children a node, quantized boxes); the same image either way\n"
+"                          reaches the same noise with fewer samples\n"
 #define SR_HELP_CAMERA \
 "  --camera PX,PY,PZ,LX,LY,LZ[,FOV[,UX,UY,UZ,APERTURE,FOCUS]]\n" \
 "                          the camera instead of the scene's: position and look-at point,\n" \

@@ -326,29 +326,6 @@ static void test_linear_tree_same_images(void **state)
     sr_scene_free(&scene);
 }
 
-/* --bvh reaches the renderer through the options and the frame desc: wide and binary write
- * the same bytes on a mesh scene; an unknown tree is refused with exit 2, naming the choices. */
-static void test_cli_bvh_option(void **state)
-{
-    (void)state;
-    char scene[1024], out[2][1024], err[8192];
-    sr_test_source_path(scene, sizeof scene, "scenes/mesh.json");
-    const char *trees[2] = { "binary", "wide" };
-    for (int k = 0; k < 2; k++) {
-        char name[64];
-        snprintf(name, sizeof name, "bvh_cli_%s.png", trees[k]);
-        sr_test_tmp_path(out[k], sizeof out[k], name);
-        const char *argv[] = { "render", scene, "--bvh", trees[k], "--backend", "cpu", "--width", "48", "--height",
-                               "27", "--spp", "2", "-q", "-o", out[k], NULL };
-        const int rc = sr_test_run_cli(argv, err, sizeof err);
-        if (rc != 0) fail_msg("--bvh %s: exit %d: %s", trees[k], rc, err);
-    }
-    sr_test_assert_same_file(out[0], out[1]);
-    const char *bad[] = { "render", scene, "--bvh", "octree", "-o", out[0], NULL };
-    assert_int_equal(sr_test_run_cli(bad, err, sizeof err), 2);
-    assert_non_null(strstr(err, "--bvh: expected auto, binary or wide, got 'octree'"));
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,7 +334,6 @@ int main(void)
         cmocka_unit_test(test_shipped_scenes_same_images),
         cmocka_unit_test(test_instances_same_images),
         cmocka_unit_test(test_linear_tree_same_images),
-        cmocka_unit_test(test_cli_bvh_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
