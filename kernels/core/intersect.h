@@ -1,7 +1,6 @@
 /* intersect.h: ray–primitive tests and BVH traversal, shared by both backends (gcc as C11,
  * nvcc as CUDA). Rays are o + t*d with d of any non-zero length; t is in units of d, and a hit
- * counts only strictly inside (tmin, tmax). The closest hit is the least (t, hit id): on an exact
- * tie the smaller id wins, whichever order a tree visits the prims in (sr_isect_try).
+ * counts only strictly inside (tmin, tmax), so on an exact tie the prim tested first wins.
  * Primitive tests are phrased so that NaN fails their comparisons: a NaN ray misses. Box tests
  * are conservative instead: a NaN slab distance constrains nothing. Helpers named sr_isect_*
  * are internal. */
@@ -17,13 +16,6 @@
  * here) keeps the box test conservative: no ray that hits a prim misses its box by rounding
  * (Ize, "Robust BVH Ray Traversal", JCGT 2013). */
 #define SR_BOX_EXIT_SCALE 1.0000006f
-/* Slack on a box's entry distance, relative (about 10 ulps): a triangle test's hit near a
- * vertex, where its rounding is largest, can lie a few ulps before the triangle's own box;
- * without the slack the walk could lose such a hit (to a neighbour a few ulps farther) that
- * brute force keeps, and two trees could lose different ones. */
-#ifndef SR_BOX_ENTER_SLACK
-#define SR_BOX_ENTER_SLACK 1.2e-6f
-#endif
 
 /* max(acc, x) and min(acc, x) that ignore a NaN x (acc is never NaN): a slab distance of NaN
  * (0 * inf, a ray lying in a slab's plane) then constrains nothing. fmaxf/fminf already
@@ -180,17 +172,6 @@ SR_HD uint32_t sr_float_bits(float f)
  * every ray draws anew). Only the CPU and the GPU's maps and instances builds have it (SR_NO_MAPS): the
  * other GPU builds pay nothing, and there it reads the prim's attributes only in scenes with
  * cutouts (s->cutouts). */
-SR_HD float sr_float_of_bits(uint32_t u)
-{
-#if defined(__CUDA_ARCH__)
-    return __uint_as_float(u);
-#else
-    union { uint32_t u; float f; } v;
-    v.u = u;
-    return v.f;
-#endif
-}
-
 SR_HD bool sr_cut_away_test(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d, float t)
 {
     const sr_tri_attr *a = &s->attrs[i];
@@ -225,8 +206,7 @@ SR_HD bool sr_cut_away(const sr_scene_view *s, uint32_t i, sr_vec3 o, sr_vec3 d,
 /* Slab test with the near/far slab of each axis picked by the sign of inv_d rather than by
  * min/max of the two distances: then a distance that is NaN (0 * inf, the origin on a slab
  * plane of a zero direction component) is simply ignored, and the ray lying on the box's
- * face counts as inside. Boxes are closed; the exit is widened by SR_BOX_EXIT_SCALE, the
- * entry by SR_BOX_ENTER_SLACK. */
+ * face counts as inside. Boxes are closed; the exit is widened by SR_BOX_EXIT_SCALE. */
 SR_HD bool sr_isect_slab(sr_vec3 o, sr_vec3 inv_d, bool nx, bool ny, bool nz, sr_vec3 lo, sr_vec3 hi,
                          float tmin, float tmax, float *t_enter)
 {
@@ -241,7 +221,6 @@ SR_HD bool sr_isect_slab(sr_vec3 o, sr_vec3 inv_d, bool nx, bool ny, bool nz, sr
     x = SR_MIN_IGN(x, fx * SR_BOX_EXIT_SCALE);
     x = SR_MIN_IGN(x, fy * SR_BOX_EXIT_SCALE);
     x = SR_MIN_IGN(x, fz * SR_BOX_EXIT_SCALE);
-    e = e - fabsf(e) * SR_BOX_ENTER_SLACK;
     *t_enter = e;
     return e <= x;
 }
@@ -387,31 +366,6 @@ SR_HD void sr_isect_planes(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float t
     }
 }
 
-/* The float just above t (t itself at +inf): a prim test bounded by it accepts a hit at t.
- * A step of the bits, not nextafterf (a library call a prim test on the CPU). */
-SR_HD float sr_isect_next_up(float t)
-{
-    if (!(t < SR_INF)) return t;
-    const uint32_t u = sr_float_bits(t);
-    return sr_float_of_bits(t >= 0.0f ? (t == 0.0f ? 1u : u + 1u) : u - 1u);
-}
-
-/* Prim i's hit (its hit id i + shift) taken into *h if it is the closer one: a smaller t, or the
- * same t and a smaller id (a plane's hit keeps its ties). Ties so go the same way whatever
- * order a tree tests prims in, so that the binary and the wide tree give the same hits. */
-SR_HD bool sr_isect_try(const sr_scene_view *s, const sr_prim *p, uint32_t i, uint32_t shift, sr_vec3 o, sr_vec3 d,
-                        float tmin, sr_hit *h)
-{
-    float t;
-    const uint32_t id = i + shift;
-    if (!sr_intersect_prim(p, o, d, tmin, sr_isect_next_up(h->t), &t)) return false;
-    if (!(t < h->t || (id < h->prim && !(h->prim & SR_HIT_PLANE_BIT)))) return false;
-    if (sr_cut_away(s, i, o, d, t)) return false;
-    h->t = t;
-    h->prim = id;
-    return true;
-}
-
 /* The walk through instance `k`'s mesh (its proxy's leaf was reached): the ray in object
  * space (its direction not renormalised, so t is the world ray's), the mesh's tree from its
  * root, hits numbered by the instance (sr_instance). any: stop at the first hit (shadow
@@ -440,7 +394,10 @@ SR_HD bool sr_isect_instance(const sr_scene_view *s, uint32_t k, sr_vec3 wo, sr_
     for (;;) {
         if (count > 0) {
             for (uint32_t i = index, end = index + count; i < end; i++) {
-                if (sr_isect_try(s, &prims[i], i, shift, o, d, tmin, h)) {
+                float t;
+                if (sr_intersect_prim(&prims[i], o, d, tmin, h->t, &t) && !sr_cut_away(s, i, o, d, t)) {
+                    h->t = t;
+                    h->prim = i + shift;
                     found = true;
                     if (any) return true;
                 }
@@ -493,11 +450,15 @@ SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float 
     sr_isect_planes(s, o, d, tmin, &h);
     const uint32_t n = !SR_NO_INSTANCES && s->instance_count ? s->instance_ids : s->prim_count;
     for (uint32_t i = 0; i < n; i++) {
+        float t;
         if (!SR_NO_INSTANCES && s->prims[i].kind == SR_PRIM_INSTANCE) {
             sr_isect_instance(s, s->prims[i].material, o, d, tmin, &h, false);
             continue;
         }
-        sr_isect_try(s, &s->prims[i], i, 0u, o, d, tmin, &h);
+        if (sr_intersect_prim(&s->prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
+            h.t = t;
+            h.prim = i;
+        }
     }
     return h;
 }
@@ -511,8 +472,6 @@ SR_HD sr_hit sr_trace_brute(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float 
 #define SR_ISECT_VISIT(node) ((void)0)
 #endif
 
-#include "intersect_wide.h"
-
 /* Closest hit in (tmin, tmax). Iterative depth-first walk: both children's boxes are tested
  * together, the nearer is entered and the farther pushed with its entry distance, and a
  * popped node whose entry lies beyond the closest hit so far is dropped unvisited. The
@@ -524,10 +483,6 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
     h.t = tmax;
     h.prim = SR_NO_HIT;
     sr_isect_planes(s, o, d, tmin, &h);
-    if (!SR_NO_WIDE && s->wide_node_count) {
-        sr_wide_walk(s, o, d, tmin, &h, false);
-        return h;
-    }
     if (s->node_count == 0) return h;
 
     const sr_bvh_node *nodes = s->nodes;
@@ -548,11 +503,15 @@ SR_HD sr_hit sr_trace_closest(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, floa
         if (count > 0) {
             SR_ISECT_COUNT(prim_tests, count);
             for (uint32_t i = index, end = index + count; i < end; i++) {
+                float t;
                 if (!SR_NO_INSTANCES && s->instance_count && prims[i].kind == SR_PRIM_INSTANCE) {
                     sr_isect_instance(s, prims[i].material, o, d, tmin, &h, false);
                     continue;
                 }
-                sr_isect_try(s, &prims[i], i, 0u, o, d, tmin, &h);
+                if (sr_intersect_prim(&prims[i], o, d, tmin, h.t, &t) && !sr_cut_away(s, i, o, d, t)) {
+                    h.t = t;
+                    h.prim = i;
+                }
             }
         } else {
             sr_vec3 llo, lhi, rlo, rhi;
@@ -602,12 +561,6 @@ SR_HD bool sr_trace_occluded(const sr_scene_view *s, sr_vec3 o, sr_vec3 d, float
     float t;
     for (uint32_t i = 0; i < s->plane_count; i++)
         if (sr_intersect_prim(&s->planes[i], o, d, tmin, tmax, &t)) return true;
-    if (!SR_NO_WIDE && s->wide_node_count) {
-        sr_hit any;
-        any.t = tmax;
-        any.prim = SR_NO_HIT;
-        return sr_wide_walk(s, o, d, tmin, &any, true);
-    }
     if (s->node_count == 0) return false;
 
     const sr_bvh_node *nodes = s->nodes;

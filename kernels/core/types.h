@@ -128,29 +128,6 @@ typedef struct sr_bvh_node {
 } sr_bvh_node;
 
 #define SR_BVH_STACK 64    /* traversal stack depth; the builder refuses deeper trees   */
-
-/* A node of the compressed 8-wide tree (80 bytes; after Ylitie, Karras and Laine, HPG 2017),
- * collapsed on the host from the binary tree (src/render/bvh_wide.c). Child slot k's box is
- * origin + q * 2^(exp - 127) per axis, q from qlo (min) and qhi (max): 8 bits an axis, rounded
- * outwards so that the decoded box holds the child's exact one (sr_wide_child_box). A slot is
- * interior when bit k of imask is set: node child_base + meta[k]. Otherwise meta[k] 0 is an
- * empty slot, and any other a leaf of meta[k] >> 5 (1 to 3) prims, entries prim_base +
- * (meta[k] & 31) onwards of the wide tree's prim list, which holds prim indices (the binary
- * tree's order, so hit ids are the same whichever tree is walked). */
-typedef struct sr_wide_node {
-    sr_vec3 origin;
-    uint8_t exp[3];
-    uint8_t imask;
-    uint32_t child_base;
-    uint32_t prim_base;
-    uint8_t meta[8];
-    uint8_t qlo[3][8];
-    uint8_t qhi[3][8];
-} sr_wide_node;
-
-#define SR_WIDE_LEAF_MAX 3u    /* prims a leaf slot holds at most                         */
-#define SR_WIDE_STACK 192u     /* the wide walk's stack; the collapse refuses trees that could
-                                  need more (7 entries a level, both levels together)     */
 #define SR_NO_HIT 0xffffffffu
 
 /* A placed copy of a mesh stored once (docs/design.md, "Instances"). The mesh's prims and
@@ -166,7 +143,6 @@ typedef struct sr_instance {
     uint32_t id_shift;    /* first_id - the mesh's first stored prim (modulo 2^32)       */
     uint32_t mirrors;     /* 1: to_world's 3x3 has a negative determinant (a tangent's
                              handedness flips with it)                                  */
-    uint32_t wide_root;   /* the mesh's root in the wide tree (when the scene has one)   */
 } sr_instance;
 
 /* ---- lights and camera ---------------------------------------------------------------- */
@@ -245,11 +221,6 @@ typedef struct sr_scene_view {
     const sr_instance *instances;
     uint32_t instance_count;
     uint32_t instance_ids;       /* the first instanced hit id (the top level's prim count) */
-    /* The compressed 8-wide tree over the same prims (sr_wide_node), walked instead of nodes
-     * when wide_node_count is not 0; its root is node 0, an instanced mesh's its wide_root. */
-    const sr_wide_node *wide_nodes;
-    const uint32_t *wide_prims;  /* the leaves' prim indices, in leaf order               */
-    uint32_t wide_node_count, wide_prim_count;
 } sr_scene_view;
 
 /* A ray hit as intersect leaves it for shade. */

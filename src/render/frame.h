@@ -49,9 +49,6 @@ typedef struct sr_render_opts {
     int progress;          /* progress bar on stderr once a render has run a second          */
     struct sr_stage_times *times; /* when not NULL: time every stage (adds to it)             */
     int keep_partial;      /* on Ctrl-C, leave the mean of the completed samples in rgb        */
-    int bvh_tree;          /* sr_bvh_tree (bvh_wide.h): the binary tree or the compressed wide one,
-                              read at prepare; auto is the binary tree until its threshold is
-                              measured on the GPU machine                                 */
     int bounce_counts;     /* wave mask: count the rays per bounce (sr_render_stats.bounce_rays:
                               --stats, the viewer's heads-up), else only their total, as the
                               megakernel does, which costs its warps less (wave_frame.h)   */

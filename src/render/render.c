@@ -242,33 +242,9 @@ sr_status sr_renderer_apply(sr_renderer *r, const sr_frame *f, sr_error *err)
  * a few milliseconds at that size. Above it, the backend builds the linear BVH where the
  * stages read it (backend.h, build_bvh): milliseconds on the GPU for millions of prims.
  * Either way both backends trace the same tree, so their images agree bit for bit. */
-#ifndef SR_GPU_WIDE
-#define SR_GPU_WIDE 0   /* CMake's SR_GPU_WIDE: the GPU kernels carry the wide tree's walk */
-#endif
-
 #ifndef SR_BVH_HOST_SAH_MAX
 #define SR_BVH_HOST_SAH_MAX 32768u
 #endif
-
-/* The wide tree collapsed from the binary one the view holds (host memory), the top level's
- * and each instanced mesh's, when the frame asks for it; the binary tree stays for the
- * emitters and tests, and is walked when the wide one is refused (too deep). */
-static sr_status sr_build_wide(sr_renderer *r, sr_error *err)
-{
-    const uint32_t n = 1u + r->view.instance_count;
-    uint32_t *roots = malloc(2u * (size_t)n * sizeof *roots);
-    if (!roots) return sr_fail(err, SR_ERR_RUNTIME, "out of host memory for the wide tree's %u roots", n);
-    roots[0] = 0;
-    for (uint32_t k = 1; k < n; k++) roots[k] = r->view.instances[k - 1u].root;
-    sr_status st = sr_wide_build(r->view.nodes, r->view.prims, roots, n, roots + n, &r->wide, err);
-    for (uint32_t k = 1; !st && k < n; k++) r->levels.instances[k - 1u].wide_root = roots[n + k];
-    free(roots);
-    r->view.wide_nodes = r->wide.nodes;
-    r->view.wide_node_count = r->wide.node_count;
-    r->view.wide_prims = r->wide.prims;
-    r->view.wide_prim_count = r->wide.prim_count;
-    return st;
-}
 
 sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend *be, const sr_frame *f,
                               sr_error *err)
@@ -276,20 +252,17 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
     memset(r, 0, sizeof *r);
     r->be = be;
     double t = sr_now();
-    /* the binary tree read back for the collapse; the GPU walks it only in kernels built with it */
-    const int wide = f->render.bvh_tree == SR_BVH_TREE_WIDE && (be->kind != SR_BACKEND_CUDA || SR_GPU_WIDE);
     /* A scene with instances: the two levels, the top one always the host's SAH tree
      * (instances.h); a scene without keeps the single tree. */
     sr_status st = scene->instance_count ? sr_levels_build(scene, &r->levels, &r->bvh, err)
                    : scene->prim_count <= SR_BVH_HOST_SAH_MAX || sr_bvh_host_always()
                        ? sr_bvh_build_sah(scene->prims, scene->prim_count, &r->bvh, err)
-                       : sr_bvh_build_on(be, scene->prims, scene->prim_count, wide, &r->bvh, err);
+                       : sr_bvh_build_on(be, scene->prims, scene->prim_count, 0, &r->bvh, err);
     if (st) { memset(r, 0, sizeof *r); return st; }
     r->build_s = sr_now() - t;
     r->view = sr_view_of_scene(scene, &r->bvh);
     st = sr_build_attrs(r, scene, err);
     if (!st && scene->instance_count) st = sr_join_levels(r, scene, err);
-    if (!st && wide) st = sr_build_wide(r, err);
     if (!st) st = sr_build_emitters(r, scene, err);   /* by hit id: after the join */
     r->scene_build = sr_scene_build(&r->view);
     r->has_glass = sr_pool_factor(scene) > 1u;
@@ -312,7 +285,6 @@ sr_status sr_renderer_prepare(sr_renderer *r, const sr_scene *scene, sr_backend 
 void sr_renderer_free(sr_renderer *r)
 {
     sr_bvh_free(&r->bvh);
-    sr_wide_free(&r->wide);
     sr_levels_free(&r->levels);
     free(r->emitters);
     free(r->attrs);
@@ -662,9 +634,6 @@ sr_status sr_render_image(sr_renderer *r, const sr_frame *f, float *rgb,
     sr_render_stats local;
     if (!st) st = &local;
     memset(st, 0, sizeof *st);
-    st->bvh_tree = r->wide.node_count ? SR_BVH_TREE_WIDE : SR_BVH_TREE_BINARY;
-    st->bvh_nodes = r->wide.node_count ? r->wide.node_count : r->view.node_count;
-    st->bvh_bytes = r->wide.node_count ? sr_wide_bytes(&r->wide) : (uint64_t)r->view.node_count * sizeof(sr_bvh_node);
     const sr_backend_ops *ops = r->be->ops;
     const sr_render_opts *o = &f->render;
     sr_status s = sr_renderer_apply(r, f, err);   /* before the clear: a new size, a new film */

@@ -8,7 +8,6 @@
 
 #include "../backend/backend.h"
 #include "bvh.h"
-#include "bvh_wide.h"
 #include "instances.h"
 #include "../scene/scene.h"
 #include "frame.h"
@@ -36,8 +35,6 @@ typedef struct sr_render_stats {
                                            samples the mean left in rgb has (0: none)      */
     uint64_t dropped;                   /* the Whitted split's spawned rays dropped for want of
                                            room in the pool, queue or stack (whitted.h)     */
-    uint32_t bvh_tree;                  /* the tree walked (sr_bvh_tree: binary or wide)     */
-    uint64_t bvh_nodes, bvh_bytes;      /* its nodes, and their bytes with the prim list's  */
 } sr_render_stats;
 
 typedef struct sr_renderer {
@@ -46,7 +43,6 @@ typedef struct sr_renderer {
      * backend (the light and attribute tables, the rest, are not counted in either). */
     double build_s, upload_s;
     sr_bvh bvh;
-    sr_wide wide;         /* the compressed 8-wide tree the stages walk, or empty (binary)   */
     sr_emitter *emitters; /* path mode's area lights, BVH order (view.emitters points here)  */
     sr_tri_attr *attrs;   /* per-prim normals / UVs, BVH order (view.attrs points here), or NULL */
     sr_levels levels;     /* a scene with instances: the two levels joined (view.prims, nodes

@@ -14,9 +14,7 @@
  * device is present, with its stages' device times on one line (--gpu-only: those and the
  * host SAH tree's weight alone, for large meshes on the GPU machine). Beside each rate, the
  * walk's work per ray, which no clock noise touches: box tests and prim tests (counted through
- * SR_ISECT_COUNT). Under each tree, the compressed 8-wide tree collapsed from it: the
- * collapse's time, its nodes, depth and bytes (nodes and prim list, beside the binary nodes'),
- * and the same rates and counts. A measuring tool, not a test: nothing here fails on a number. */
+ * SR_ISECT_COUNT). A measuring tool, not a test: nothing here fails on a number. */
 #include <stdint.h>
 static uint64_t box_tests, prim_tests;
 #define SR_ISECT_COUNT(counter, k) ((counter) += (k))
@@ -32,7 +30,6 @@ static uint64_t tests_by_size[32];
 #include "../../src/backend/cpu/bvh_cpu.h"
 #include "../../src/scene/scene.h"
 #include "../../src/render/render.h"
-#include "../../src/render/bvh_wide.h"
 #include "../../kernels/core/intersect.h"
 #ifdef SR_HAVE_CUDA
 #include "../../kernels/frames/bvh_build_gpu.h"
@@ -75,23 +72,18 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
-/* Mrays/s of closest hits through tree b (or, w not NULL, the wide tree collapsed from it) on
- * one thread; *boxes and *tests, the box and prim tests per ray. */
-static double trace_rate(const sr_bvh *b, const sr_wide *w, const ray *rays, uint32_t count, uint32_t *hits,
-                         double *boxes, double *tests)
+/* Mrays/s of closest hits through tree b on one thread; *boxes and *tests, the box and prim
+ * tests per ray. */
+static double trace_rate(const sr_bvh *b, const ray *rays, uint32_t count, uint32_t *hits, double *boxes, double *tests)
 {
     sr_scene_view s;
     memset(&s, 0, sizeof s);
     s.prims = b->prims; s.prim_count = b->prim_count; s.nodes = b->nodes; s.node_count = b->node_count;
-    if (w) {
-        s.wide_nodes = w->nodes; s.wide_node_count = w->node_count;
-        s.wide_prims = w->prims; s.wide_prim_count = w->prim_count;
-    }
     const double t0 = sr_now();
     uint32_t h = 0;
     box_tests = prim_tests = 0;
     memset(tests_by_size, 0, sizeof tests_by_size);
-    if (by_size && !w && (subtree_prims = malloc(sizeof(uint32_t) * b->node_count)) != NULL)
+    if (by_size && (subtree_prims = malloc(sizeof(uint32_t) * b->node_count)) != NULL)
         for (uint32_t i = b->node_count; i-- > 0;) {   /* children follow their parent */
             const sr_bvh_node *x = &b->nodes[i];
             subtree_prims[i] = x->count > 0 ? x->count : subtree_prims[i + 1] + subtree_prims[x->index];
@@ -117,33 +109,16 @@ static void report(const char *name, double ms, const sr_bvh *b, const ray *prim
 {
     uint32_t h1 = 0, h2 = 0;
     double b1, t1, b2, t2;
-    const double r1 = trace_rate(b, NULL, prim_rays, rays, &h1, &b1, &t1);
+    const double r1 = trace_rate(b, prim_rays, rays, &h1, &b1, &t1);
     char primary_by_size[sizeof by_size_line];
     memcpy(primary_by_size, by_size_line, sizeof by_size_line);
-    const double r2 = trace_rate(b, NULL, bounce_rays, rays, &h2, &b2, &t2);
+    const double r2 = trace_rate(b, bounce_rays, rays, &h2, &b2, &t2);
     printf("%-22s %10.2f ms %9u nodes  depth %2u  SAH %8.3f  primary %6.2f Mrays/s (%u hits, %.1f boxes %.1f prims)  "
            "bounce %6.2f Mrays/s (%u hits, %.1f boxes %.1f prims)\n",
            name, ms, b->node_count, b->depth, sr_bvh_sah_cost(b), r1, h1, b1, t1, r2, h2, b2, t2);
     if (by_size)
         printf("    box tests per ray at nodes of 2^k prims, k = 1, 2, ...: primary%s\n    bounce%s\n", primary_by_size,
                by_size_line);
-    /* the same tree collapsed into the compressed 8-wide one (src/render/bvh_wide.h) */
-    sr_wide w;
-    sr_error err;
-    memset(&err, 0, sizeof err);
-    const uint32_t root = 0;
-    uint32_t wide_root = 0;
-    const double t0 = sr_now();
-    if (sr_wide_build(b->nodes, b->prims, &root, 1, &wide_root, &w, &err)) { printf("  wide: %s\n", err.msg); return; }
-    const double collapse_ms = (sr_now() - t0) * 1e3;
-    if (w.node_count == 0) { printf("  wide: refused (deeper than its stack)\n"); return; }
-    const double w1 = trace_rate(b, &w, prim_rays, rays, &h1, &b1, &t1);
-    const double w2 = trace_rate(b, &w, bounce_rays, rays, &h2, &b2, &t2);
-    printf("  wide, collapsed from it  %8.2f ms %9u nodes  depth %2u  %llu bytes (binary %llu)  primary %6.2f Mrays/s (%u hits, "
-           "%.1f boxes %.1f prims)  bounce %6.2f Mrays/s (%u hits, %.1f boxes %.1f prims)\n",
-           collapse_ms, w.node_count, w.depth, (unsigned long long)sr_wide_bytes(&w),
-           (unsigned long long)b->node_count * sizeof(sr_bvh_node), w1, h1, b1, t1, w2, h2, b2, t2);
-    sr_wide_free(&w);
 }
 
 int main(int argc, char **argv)

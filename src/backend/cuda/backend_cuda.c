@@ -120,11 +120,10 @@ typedef struct sr_cuda {
     int device;
     cudaStream_t stream;
     sr_pool_state core;             /* the scene (device pointers), pool, masks, film       */
-    void *scene_mem[16];            /* prims, nodes, planes, materials, lights, emitters,
+    void *scene_mem[14];            /* prims, nodes, planes, materials, lights, emitters,
                                        triangle attributes, texture table, texels, the
                                        environment map's marginal, conditional and pdf, the
-                                       instances, normal-mapped triangles' tangents, and the
-                                       wide tree's nodes and prim list                        */
+                                       instances, and normal-mapped triangles' tangents       */
     uint32_t *ray_count, *counter;
     uint32_t *split_ctl;            /* the Whitted split's counters (whitted.h): SR_SPLIT_CTL */
     uint32_t *counter_host;         /* pinned: the compacted count (or the split's counters) comes back here */
@@ -346,11 +345,7 @@ static sr_status cuda_upload(void *impl, const sr_scene_view *v, sr_error *err)
         (st = cuda_copy_array(c, 12, v->instances, sizeof(sr_instance) * v->instance_count,
                               (const void **)&c->core.view.instances, err)) ||
         (st = cuda_copy_array(c, 13, v->tangents, v->tangents ? sizeof(sr_tri_tangent) * v->tangent_count : 0,
-                              (const void **)&c->core.view.tangents, err)) ||
-        (st = cuda_copy_array(c, 14, v->wide_nodes, sizeof(sr_wide_node) * v->wide_node_count,
-                              (const void **)&c->core.view.wide_nodes, err)) ||
-        (st = cuda_copy_array(c, 15, v->wide_prims, sizeof(uint32_t) * v->wide_prim_count,
-                              (const void **)&c->core.view.wide_prims, err)))
+                              (const void **)&c->core.view.tangents, err)))
         return st;
     if (!v->prims) c->core.view.prims = c->bvh_prims;
     if (!v->nodes) c->core.view.nodes = c->bvh_nodes;
