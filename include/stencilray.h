@@ -111,13 +111,6 @@ typedef enum sr_integrator_kind {
     SR_INTEGRATOR_KIND_PATH,
 } sr_integrator_kind;
 
-/* Where each sample's random numbers come from (docs/scene-format.md#samplers). */
-typedef enum sr_sampler_kind {
-    SR_SAMPLER_KIND_SCENE = 0,     /* the scene file's "sampler" (Sobol unless it says)          */
-    SR_SAMPLER_KIND_SOBOL,         /* scrambled Sobol points: less noise for the same samples    */
-    SR_SAMPLER_KIND_INDEPENDENT,   /* a fresh hash per draw                                      */
-} sr_sampler_kind;
-
 /* How bounces skip finished rays; every mask gives the same image (docs/commands.md). */
 typedef enum sr_mask_kind {
     SR_MASK_KIND_DEFAULT = 0,      /* wave                                                      */
@@ -216,7 +209,6 @@ typedef struct sr_frame_desc {
     uint32_t spp;                  /* samples per pixel, 1..65536                               */
     uint32_t depth;                /* the deepest bounce traced, 1..64                          */
     sr_integrator_kind integrator;
-    sr_sampler_kind sampler;
     sr_mask_kind mask;
     uint32_t seed;                 /* the random seed; 0: the default, 1 (see zeros)            */
     sr_device_kind device;

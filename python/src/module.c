@@ -163,22 +163,21 @@ static PyObject *sr_py_load_json(sr_py_context *self, PyObject *args)
     return sr_py_loaded(self, r);
 }
 
-/* set_frame(width, height, spp, depth, integrator, mask, seed, device, gpu, camera, sampler): the
+/* set_frame(width, height, spp, depth, integrator, mask, seed, device, gpu, camera): the
  * sr_frame_desc fields (0: the scene's value or the default); camera is None or a tuple
  * (px, py, pz, lx, ly, lz, fov). */
 static PyObject *sr_py_set_frame(sr_py_context *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "width", "height", "spp", "depth", "integrator", "mask", "seed", "device", "gpu",
-                              "camera", "sampler", NULL };
+                              "camera", NULL };
     sr_frame_desc d = { 0 };
-    int integrator = 0, mask = 0, device = 0, sampler = 0;
+    int integrator = 0, mask = 0, device = 0;
     PyObject *camera = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|IIIIiiIiIOi:set_frame", kwlist, &d.width, &d.height, &d.spp,
-                                     &d.depth, &integrator, &mask, &d.seed, &device, &d.gpu, &camera, &sampler))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|IIIIiiIiIO:set_frame", kwlist, &d.width, &d.height, &d.spp,
+                                     &d.depth, &integrator, &mask, &d.seed, &device, &d.gpu, &camera))
         return NULL;
     d.integrator = (sr_integrator_kind)integrator;
     d.mask = (sr_mask_kind)mask;
-    d.sampler = (sr_sampler_kind)sampler;
     d.device = (sr_device_kind)device;
     if (camera != Py_None) {
         sr_camera_view *c = &d.camera;
@@ -206,11 +205,10 @@ static PyObject *sr_py_get_frame(sr_py_context *self, PyObject *unused)
         return NULL;
     }
     const sr_camera_view *c = &d.camera;
-    return Py_BuildValue("{sIsIsIsIsisisIsisIs{s(fff)s(fff)sf}si}", "width", d.width, "height", d.height, "spp", d.spp,
+    return Py_BuildValue("{sIsIsIsIsisisIsisIs{s(fff)s(fff)sf}}", "width", d.width, "height", d.height, "spp", d.spp,
                          "depth", d.depth, "integrator", (int)d.integrator, "mask", (int)d.mask, "seed", d.seed,
                          "device", (int)d.device, "gpu", d.gpu, "camera", "position", c->position[0], c->position[1],
-                         c->position[2], "look_at", c->look_at[0], c->look_at[1], c->look_at[2], "fov", c->fov,
-                         "sampler", (int)d.sampler);
+                         c->position[2], "look_at", c->look_at[0], c->look_at[1], c->look_at[2], "fov", c->fov);
 }
 
 /* The progress callback: on a library thread, without the GIL. The first Python exception

@@ -35,13 +35,12 @@ version = _stencilray.version()
 __version__ = version
 
 # The names of the header's enums, in their order (sr_integrator_kind, sr_mask_kind,
-# sr_device_kind, sr_tonemap_kind, sr_sampler_kind).
+# sr_device_kind, sr_tonemap_kind).
 _INTEGRATORS = ("scene", "whitted", "path")
-_SAMPLERS = ("scene", "sobol", "independent")
 _MASKS = ("default", "wave", "compact", "stencil", "flags", "megakernel")
 _DEVICES = ("auto", "cpu", "gpu")
 _TONEMAPS = ("clamp", "reinhard", "aces")
-_FIELDS = ("width", "height", "spp", "depth", "integrator", "sampler", "mask", "seed", "device", "gpu")
+_FIELDS = ("width", "height", "spp", "depth", "integrator", "mask", "seed", "device", "gpu")
 
 _logger = _logging.getLogger("stencilray")
 
@@ -82,8 +81,7 @@ class Renderer:
     name: what messages call a scene given as data; its folder resolves the files the scene
     reads (default "<json>" in the current folder).
     Frame settings, as keywords and as properties (None or 0: the scene's value or the
-    default): width, height, spp, depth, integrator ("whitted", "path"), sampler ("sobol",
-    "independent"), mask ("wave",
+    default): width, height, spp, depth, integrator ("whitted", "path"), mask ("wave",
     "compact", "stencil", "flags", "megakernel"), seed, device ("auto", "cpu", "gpu"), gpu (the
     CUDA device), camera (dict(position=, look_at=, fov=)).
     log: a callable (level, message) for the library's notices (level 0) and warnings (1);
@@ -116,8 +114,6 @@ class Renderer:
             return _enum_index("integrator", _INTEGRATORS, value)
         if key == "mask":
             return _enum_index("mask", _MASKS, value)
-        if key == "sampler":
-            return _enum_index("sampler", _SAMPLERS, value)
         if key == "device":
             return _enum_index("device", _DEVICES, value)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -147,7 +143,6 @@ class Renderer:
     spp = _property("spp")
     depth = _property("depth")
     integrator = _property("integrator", _INTEGRATORS)
-    sampler = _property("sampler", _SAMPLERS)
     mask = _property("mask", _MASKS)
     seed = _property("seed")
     device = _property("device", _DEVICES)

@@ -39,25 +39,6 @@ def test_same_film_as_the_command(cli, scenes, tmp_path):
     assert (tmp_path / "module.exr").read_bytes() == out.read_bytes()
 
 
-def test_sampler_as_the_command(cli, scenes, tmp_path):
-    """sampler="independent" gives the command's --sampler independent film, and differs from
-    the scene's default (sobol)."""
-    out = tmp_path / "cli.exr"
-    subprocess.run([cli, "render", str(scenes / "cornell_path.json"), "--backend", "cpu", "--width", "40", "--height",
-                    "24", "--spp", "4", "--depth", "3", "--seed", "5", "--sampler", "independent", "--exr-type",
-                    "float", "-q", "-o", str(out)], check=True)
-    with sr.Renderer(scenes / "cornell_path.json", **SMALL) as r:
-        assert r.sampler == "sobol"
-        sobol = r.render()
-        r.sampler = "independent"
-        assert r.sampler == "independent"
-        independent = r.render()
-    assert np.array_equal(independent.view(np.uint32), read_exr(out).view(np.uint32))
-    assert not np.array_equal(sobol, independent)
-    with pytest.raises(sr.InputError, match="sampler 'halton'"):
-        sr.Renderer(scenes / "cornell.json", sampler="halton")
-
-
 def test_render_shape_and_type(scenes):
     img = sr.render(str(scenes / "cornell_path.json"), spp=2, width=32, height=18, device="cpu")
     assert img.shape == (18, 32, 3) and img.dtype == np.float32

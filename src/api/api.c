@@ -262,7 +262,6 @@ sr_result sr_get_frame(const sr_context *ctx, sr_frame_desc *out)
     out->spp = f.spp;
     out->depth = f.depth;
     out->integrator = f.integrator == SR_INTEGRATOR_PATH ? SR_INTEGRATOR_KIND_PATH : SR_INTEGRATOR_KIND_WHITTED;
-    out->sampler = f.sampler == SR_SAMPLER_INDEPENDENT ? SR_SAMPLER_KIND_INDEPENDENT : SR_SAMPLER_KIND_SOBOL;
     out->mask = out->mask ? out->mask : SR_MASK_KIND_WAVE;
     out->seed = f.render.seed;
     out->compact_below = f.render.compact_below;

@@ -49,8 +49,6 @@ sr_status sr_frame_desc_check(const sr_frame_desc *d, sr_error *err)
                        (unsigned)SR_MAX_DEPTH);
     if ((unsigned)d->integrator > SR_INTEGRATOR_KIND_PATH)
         return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.integrator %d; expected an sr_integrator_kind", (int)d->integrator);
-    if ((unsigned)d->sampler > SR_SAMPLER_KIND_INDEPENDENT)
-        return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.sampler %d; expected an sr_sampler_kind", (int)d->sampler);
     if ((unsigned)d->mask > SR_MASK_KIND_MEGAKERNEL)
         return sr_fail(err, SR_ERR_INPUT, "sr_frame_desc.mask %d; expected an sr_mask_kind", (int)d->mask);
     if ((unsigned)d->device > SR_DEVICE_KIND_GPU)
@@ -179,7 +177,6 @@ sr_status sr_frame_build(const sr_scene *scene, const sr_frame_desc *d, const sr
     if (d->spp) f->spp = d->spp;
     if (d->depth) f->depth = d->depth;
     if (d->integrator) f->integrator = d->integrator == SR_INTEGRATOR_KIND_PATH ? SR_INTEGRATOR_PATH : SR_INTEGRATOR_WHITTED;
-    if (d->sampler) f->sampler = d->sampler == SR_SAMPLER_KIND_SOBOL ? SR_SAMPLER_SOBOL : SR_SAMPLER_INDEPENDENT;
     sr_render_opts *o = &f->render;
     o->mask = sr_frame_mask(d->mask);
     if (d->seed || (d->zeros & SR_FRAME_ZERO_SEED)) o->seed = d->seed;

@@ -248,17 +248,6 @@ int sr_parse_common(sr_args *a, sr_common *c)
         c->ask.integrator = integrator == SR_INTEGRATOR_PATH ? SR_INTEGRATOR_KIND_PATH : SR_INTEGRATOR_KIND_WHITTED;
         return 0;
     }
-    if (!strcmp(o, "--sampler")) {
-        const char *v = sr_value(a, o);
-        if (!v) return 2;
-        char choices[64];
-        const int sampler = sr_sampler_parse(v);
-        if (sampler < 0)
-            return sr_usage_error(a, "--sampler: expected %s, got '%s'",
-                                  sr_name_choices(sr_sampler_names, choices, sizeof choices), v);
-        c->ask.sampler = sampler == SR_SAMPLER_SOBOL ? SR_SAMPLER_KIND_SOBOL : SR_SAMPLER_KIND_INDEPENDENT;
-        return 0;
-    }
     if (!strcmp(o, "--tonemap")) {
         const char *v = sr_value(a, o);
         if (!v) return 2;

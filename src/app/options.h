@@ -97,10 +97,7 @@ int sr_parse_workers(const sr_common *c, const char *cmd, sr_worker_spec *specs,
 "  --depth N               maximum trace depth (1..64): 1 = no reflections\n"
 #define SR_HELP_INTEGRATOR \
 "  --integrator I          whitted or path (default: the scene's \"integrator\"); path\n" \
-"                          traces global illumination and needs many samples (--spp)\n" \
-"  --sampler S             sobol or independent (default: the scene's \"sampler\", else\n" \
-"                          sobol): where each sample's random numbers come from; sobol\n" \
-"                          reaches the same noise with fewer samples\n"
+"                          traces global illumination and needs many samples (--spp)\n"
 #define SR_HELP_CAMERA \
 "  --camera PX,PY,PZ,LX,LY,LZ[,FOV[,UX,UY,UZ,APERTURE,FOCUS]]\n" \
 "                          the camera instead of the scene's: position and look-at point,\n" \

@@ -139,25 +139,6 @@ static void test_cli_sampler(void **state)
     assert_true(n0 != n2 || memcmp(a, b, n0) != 0);
     free(a);
     free(b);
-    /* --sampler overrides the scene's either way: independent on the default scene renders as
-     * the scene saying "independent", sobol on that one as the default */
-    char err[8192], scene[1024], flagged[2][1024];
-    const char *flags[2] = { "independent", "sobol" };
-    for (int k = 0; k < 2; k++) {
-        char name[64];
-        snprintf(name, sizeof name, "sampler_cli_%d.json", k ? 2 : 0);
-        sr_test_tmp_path(scene, sizeof scene, name);
-        snprintf(name, sizeof name, "sampler_flag_%d.hdr", k);
-        sr_test_tmp_path(flagged[k], sizeof flagged[k], name);
-        const char *argv[] = { "render", scene, "--sampler", flags[k], "--backend", "cpu", "-q", "-o", flagged[k], NULL };
-        int rc = sr_test_run_cli(argv, err, sizeof err);
-        if (rc != 0) fail_msg("exit %d: %s", rc, err);
-    }
-    sr_test_assert_same_file(flagged[0], out[2]);
-    sr_test_assert_same_file(flagged[1], out[0]);
-    const char *bad[] = { "render", scene, "--sampler", "halton", "-o", flagged[0], NULL };
-    assert_int_equal(sr_test_run_cli(bad, err, sizeof err), 2);
-    assert_non_null(strstr(err, "--sampler: expected sobol or independent, got 'halton'"));
 }
 
 int main(void)
