@@ -5,7 +5,6 @@
 #define SR_RAYSTATE_H
 
 #include "types.h"
-#include "rng.h"
 
 /* Path state that survives a bounce (moved by compaction). pdf: the solid-angle pdf with which
  * path mode sampled this ray's direction, for MIS when it hits an emitter; 0 for camera rays
@@ -121,13 +120,6 @@ typedef struct sr_params {
     uint32_t n;            /* rays in the pool (slots [0, n))                           */
     uint32_t sample;       /* which sample of every pixel this pass traces              */
     uint32_t seed;
-    uint32_t sampler;      /* sr_sampler (rng.h): where the random numbers come from    */
 } sr_params;
-
-/* Random number `dim` of bounce `bounce` of this sample of `pixel`, from the frame's sampler. */
-SR_HD float sr_rand(const sr_params *p, uint32_t pixel, uint32_t bounce, uint32_t dim)
-{
-    return sr_sample_1d(p->sampler, p->seed, pixel, p->sample, bounce, dim);
-}
 
 #endif

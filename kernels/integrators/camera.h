@@ -111,16 +111,16 @@ SR_HD sr_ray sr_camera_ray(const sr_params *p, uint32_t x, uint32_t y)
     const uint32_t pixel = y * s->width + x;
     float jx = 0.5f, jy = 0.5f;
     if (s->spp > 1) {  /* jittered within the pixel: antialiasing converges over samples */
-        jx = sr_rand(p, pixel, 0, SR_DIM_PIXEL_X);
-        jy = sr_rand(p, pixel, 0, SR_DIM_PIXEL_Y);
+        jx = sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_PIXEL_X);
+        jy = sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_PIXEL_Y);
     }
     float u = ((float)x + jx) / (float)s->width;
     float v = 1.0f - ((float)y + jy) / (float)s->height;
     sr_vec3 origin = c->origin;
     if (c->lens_radius > 0.0f) {   /* thin lens: a point on the aperture disk */
-        float r = c->lens_radius * sqrtf(sr_rand(p, pixel, 0, SR_DIM_LENS_U));
+        float r = c->lens_radius * sqrtf(sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_LENS_U));
         float sin_phi, cos_phi;
-        sr_sincos_turns(sr_rand(p, pixel, 0, SR_DIM_LENS_V), &sin_phi, &cos_phi);
+        sr_sincos_turns(sr_rng(p->seed, pixel, p->sample, 0, SR_DIM_LENS_V), &sin_phi, &cos_phi);
         origin = sr_add(origin, sr_add(sr_scale(c->u, r * cos_phi), sr_scale(c->v, r * sin_phi)));
     }
     sr_vec3 target = sr_add(c->lower_left, sr_add(sr_scale(c->horizontal, u), sr_scale(c->vertical, v)));

@@ -314,8 +314,8 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     if (sr_env_nee(s)) {   /* one direction towards the environment map, by its distribution */
         sr_vec3 wi, le;
         float pe;
-        if (sr_env_sample(s, sr_rand(p, pixel, bounce, SR_DIM_ENV_U),
-                          sr_rand(p, pixel, bounce, SR_DIM_ENV_V), &wi, &pe, &le)) {
+        if (sr_env_sample(s, sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_ENV_U),
+                          sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_ENV_V), &wi, &pe, &le)) {
             sr_vec3 f = sr_bsdf_eval(m, albedo, n, wo, wi, &pdf);
             if (sr_max3(f) > 0.0f && !sr_trace_occluded(s, origin, wi, 0.0f, SR_INF))
                 sum = sr_add(sum, sr_mul(f, sr_scale(le, sr_path_nee_weight(pe, pdf, wi, ng) / pe)));
@@ -323,7 +323,8 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     }
     if (SR_NO_LIGHTS || !(s->emitter_power > 0.0f) || (s->path_flags & SR_PATH_NO_NEE)) return sum;
 
-    uint32_t k = sr_emitter_pick(s, sr_rand(p, pixel, bounce, SR_DIM_LIGHT_PICK));
+    const uint32_t seed = p->seed, sample = p->sample;
+    uint32_t k = sr_emitter_pick(s, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_PICK));
     const uint32_t ek = s->emitters[k].prim;   /* a hit id: an instanced emitter is placed */
     sr_hit eh;
     eh.t = 0.0f;
@@ -332,8 +333,8 @@ SR_HD sr_vec3 sr_path_direct(const sr_params *p, const sr_material *m, sr_vec3 a
     const sr_prim *e = sr_hit_prim(s, eh, &placed);
     const sr_material *em = &s->materials[e->material];
     sr_vec3 xl;
-    if (!sr_emitter_sample(e, origin, sr_rand(p, pixel, bounce, SR_DIM_LIGHT_U),
-                           sr_rand(p, pixel, bounce, SR_DIM_LIGHT_V), &xl))
+    if (!sr_emitter_sample(e, origin, sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_U),
+                           sr_rng(seed, pixel, sample, bounce, SR_DIM_LIGHT_V), &xl))
         return sum;
     sr_vec3 to = sr_sub(xl, origin);
     float dist = sr_length(to);
@@ -413,6 +414,7 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
 {
     const sr_scene_view *s = &p->scene;
     const uint32_t pixel = r->pixel;
+    const uint32_t seed = p->seed, sample = p->sample;
     sr_vec3 tp = r->tp;
     const sr_vec3 o = r->o, d = r->d;
     const float prev_pdf = r->pdf;
@@ -464,12 +466,12 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
 
     float u1 = 0.0f, u2 = 0.0f, uc = 0.0f;
     if (!specular) {
-        u1 = sr_rand(p, pixel, bounce, SR_DIM_BSDF_U);
-        u2 = sr_rand(p, pixel, bounce, SR_DIM_BSDF_V);
+        u1 = sr_rng(seed, pixel, sample, bounce, SR_DIM_BSDF_U);
+        u2 = sr_rng(seed, pixel, sample, bounce, SR_DIM_BSDF_V);
     } else if (m->kind == SR_MAT_GLASS) {
-        uc = sr_rand(p, pixel, bounce, SR_DIM_CHOICE);
+        uc = sr_rng(seed, pixel, sample, bounce, SR_DIM_CHOICE);
     }
-    if (m->kind == SR_MAT_PBR) uc = sr_rand(p, pixel, bounce, SR_DIM_CHOICE);
+    if (m->kind == SR_MAT_PBR) uc = sr_rng(seed, pixel, sample, bounce, SR_DIM_CHOICE);
     sr_vec3 wi, weight;
     float pdf;
     bool transmit;
@@ -503,7 +505,7 @@ SR_HD uint32_t sr_path_vertex(const sr_params *p, sr_ray *r, uint32_t bounce, sr
     if (bounce >= SR_RR_START && !(s->path_flags & SR_PATH_NO_RR)) {
         /* Russian roulette: survive with probability q, and the survivors carry 1/q more. */
         q = sr_clampf(q, SR_RR_MIN, SR_RR_MAX);
-        if (sr_rand(p, pixel, bounce, SR_DIM_RR) >= q) return SR_PATH_END;
+        if (sr_rng(seed, pixel, sample, bounce, SR_DIM_RR) >= q) return SR_PATH_END;
         tp = sr_scale(tp, 1.0f / q);
     }
     r->o = next_o;

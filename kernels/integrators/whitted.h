@@ -135,7 +135,7 @@ SR_HD bool sr_whitted_next(const sr_params *p, sr_ray *r, uint32_t bounce, uint3
             }
             /* One path per pixel sample: pick reflection with probability F, refraction with
              * 1 - F, so the expected value is Whitted's weighted sum. */
-            float u = sr_rand(p, pixel, bounce, SR_DIM_CHOICE);
+            float u = sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_CHOICE);
             bool refl = !can_refract || u < fresnel;
             nd = refl ? sr_reflect(d, sn) : sr_normalize(refracted);
             if (smooth && pass == 0 && (refl ? !(sr_dot(nd, n) > 0.0f) : !(sr_dot(nd, n) < 0.0f))) continue;
@@ -151,9 +151,9 @@ SR_HD bool sr_whitted_next(const sr_params *p, sr_ray *r, uint32_t bounce, uint3
         nd = sr_reflect(d, ns);
         if (smooth && !(sr_dot(nd, n) > 0.0f)) nd = sr_reflect(d, n);
         if ((m->kind == SR_MAT_METAL || m->kind == SR_MAT_PBR) && m->roughness > 0.0f) {
-            sr_vec3 fuzz = sr_unit_ball(sr_rand(p, pixel, bounce, SR_DIM_FUZZ_U),
-                                        sr_rand(p, pixel, bounce, SR_DIM_FUZZ_V),
-                                        sr_rand(p, pixel, bounce, SR_DIM_FUZZ_W));
+            sr_vec3 fuzz = sr_unit_ball(sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_U),
+                                        sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_V),
+                                        sr_rng(p->seed, pixel, p->sample, bounce, SR_DIM_FUZZ_W));
             nd = sr_normalize(sr_madd(nd, fuzz, m->roughness));
             if (sr_dot(nd, n) <= 0.0f) return false;   /* scattered into the surface: absorbed */
         }

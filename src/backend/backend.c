@@ -101,7 +101,6 @@ sr_params sr_pool_params(const sr_pool_state *k, uint32_t *ray_count)
     p.n = k->n;
     p.sample = k->sample;
     p.seed = k->seed;
-    p.sampler = k->sampler;
     return p;
 }
 

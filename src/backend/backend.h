@@ -228,7 +228,7 @@ typedef struct sr_backend_ops {
  * sample's numbers (capacity: pixels; words: stencil words; n: slots of the current half).
  * The backend sets the pointers (upload), capacity, words and the view's size (resize); the
  * frame driver sets the view's per-frame scalars (camera, spp, max_depth, integrator) from its
- * frame settings, and current, n, sample, seed and sampler, before the launches that read them. */
+ * frame settings, and current, n, sample and seed, before the launches that read them. */
 typedef struct sr_pool_state {
     sr_scene_view view;
     sr_ray_soa pool[2];        /* ping-pong halves                                          */
@@ -249,7 +249,7 @@ typedef struct sr_pool_state {
                                   many times the image's (kernels/frames/wave.h); the film_fix
                                   is allocated only above 1, for scenes with glass           */
     uint32_t slots;
-    uint32_t capacity, words, n, sample, seed, sampler;
+    uint32_t capacity, words, n, sample, seed;
 } sr_pool_state;
 
 typedef struct sr_backend {

@@ -3,13 +3,11 @@
 
 #include <stdio.h>
 #include <string.h>
-#include "../../kernels/core/rng.h"
 #include "../../kernels/core/tonemap.h"
 #include "../../kernels/frames/sortkey.h"
 
 const char *const sr_tonemap_names[SR_TONEMAP_COUNT + 1] = { "clamp", "reinhard", "aces", NULL };
 const char *const sr_integrator_names[SR_INTEGRATOR_COUNT + 1] = { "whitted", "path", NULL };
-const char *const sr_sampler_names[SR_SAMPLER_COUNT + 1] = { "sobol", "independent", NULL };
 const char *const sr_sort_algo_names[SR_SORT_ALGO_COUNT + 1] = { "none", "merge", "radix", NULL };
 const char *const sr_sort_key_names[SR_SORT_KEY_COUNT + 1] = { "dir-morton", "material", NULL };
 
@@ -30,8 +28,6 @@ const char *sr_tonemap_name(int op) { return sr_name_of(sr_tonemap_names, SR_TON
 int sr_tonemap_parse(const char *name) { return sr_name_parse(sr_tonemap_names, name); }
 const char *sr_integrator_name(int integrator) { return sr_name_of(sr_integrator_names, SR_INTEGRATOR_COUNT, integrator); }
 int sr_integrator_parse(const char *name) { return sr_name_parse(sr_integrator_names, name); }
-const char *sr_sampler_name(int sampler) { return sr_name_of(sr_sampler_names, SR_SAMPLER_COUNT, sampler); }
-int sr_sampler_parse(const char *name) { return sr_name_parse(sr_sampler_names, name); }
 const char *sr_sort_algo_name(int algo) { return sr_name_of(sr_sort_algo_names, SR_SORT_ALGO_COUNT, algo); }
 int sr_sort_algo_parse(const char *name) { return sr_name_parse(sr_sort_algo_names, name); }
 const char *sr_sort_key_name(int key) { return sr_name_of(sr_sort_key_names, SR_SORT_KEY_COUNT, key); }

@@ -1,6 +1,6 @@
 /* names.h: the one table of names for each option value the command line, the scene files and
  * the reports share: the tonemap (kernels/core/tonemap.h), the integrator (kernels/core/types.h), the
- * sampler (kernels/core/rng.h), the coherence sort's algorithm and key (kernels/frames/sortkey.h). Kept apart from the backends so the
+ * coherence sort's algorithm and key (kernels/frames/sortkey.h). Kept apart from the backends so the
  * option parser needs none of them. The masks' names are in backend.c, the kernels' too.
  *
  * For each: name(i) is "?" for a value out of range, parse(name) -1 for an unknown name, and
@@ -13,7 +13,6 @@
 
 extern const char *const sr_tonemap_names[];    /* "clamp", "reinhard", "aces"  */
 extern const char *const sr_integrator_names[]; /* "whitted", "path"            */
-extern const char *const sr_sampler_names[];    /* "sobol", "independent"       */
 extern const char *const sr_sort_algo_names[];  /* "none", "merge", "radix"     */
 extern const char *const sr_sort_key_names[];   /* "dir-morton", "material"     */
 
@@ -21,8 +20,6 @@ const char *sr_tonemap_name(int op);
 int sr_tonemap_parse(const char *name);
 const char *sr_integrator_name(int integrator);
 int sr_integrator_parse(const char *name);
-const char *sr_sampler_name(int sampler);
-int sr_sampler_parse(const char *name);
 const char *sr_sort_algo_name(int algo);
 int sr_sort_algo_parse(const char *name);
 const char *sr_sort_key_name(int key);

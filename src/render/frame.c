@@ -30,7 +30,6 @@ void sr_frame_from_scene(sr_frame *f, const sr_scene *scene)
     f->spp = scene->spp;
     f->depth = scene->max_depth;
     f->integrator = scene->integrator;
-    f->sampler = scene->sampler;
     sr_render_opts_default(&f->render);
     f->exposure = 1.0f;
     f->tonemap = SR_TONEMAP_CLAMP;

@@ -67,7 +67,6 @@ typedef struct sr_frame {
                                  each sample is jittered inside its pixel                   */
     uint32_t depth;           /* the deepest bounce traced, 1..SR_MAX_DEPTH                  */
     uint32_t integrator;      /* sr_integrator                                              */
-    uint32_t sampler;         /* sr_sampler (kernels/core/rng.h): Sobol (default) or independent */
     sr_render_opts render;
     float exposure;           /* radiance times this before the tonemap                     */
     sr_tonemap tonemap;
@@ -78,7 +77,7 @@ void sr_render_opts_default(sr_render_opts *o);
  * wave mask when asked (bounce_counts), the megakernel never (only their total, in bounce 0's
  * place of sr_render_stats.bounce_rays). */
 int sr_mask_counts_bounces(const sr_render_opts *o);
-/* The scene file's camera, size, spp, depth, integrator and sampler; the defaults for the rest. */
+/* The scene file's camera, size, spp, depth and integrator; the defaults for the rest. */
 void sr_frame_from_scene(sr_frame *f, const sr_scene *scene);
 
 #endif

@@ -341,14 +341,13 @@ static bool sr_should_compact(const sr_render_opts *o, float live_frac, float po
 }
 
 /* A sample starts in pool half 0 over n slots, its counters cleared. */
-static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, const sr_frame *f, sr_error *err)
+static sr_status sr_sample_start(sr_renderer *r, uint32_t n, uint32_t sample, uint32_t seed, sr_error *err)
 {
     sr_pool_state *ps = r->be->state;
     ps->current = 0;
     ps->n = n;
     ps->sample = sample;
-    ps->seed = f->render.seed;
-    ps->sampler = f->sampler;
+    ps->seed = seed;
     sr_status s = r->be->ops->fill(r->be->impl, SR_BUFFER_RAY_COUNTS, 0, SR_WHOLE, err);
     if (!s && ps->split) s = r->be->ops->fill(r->be->impl, SR_BUFFER_SPLIT, 0, SR_WHOLE, err);
     return s;
@@ -437,7 +436,7 @@ static sr_status sr_sample_whole(sr_renderer *r, const sr_frame *f, const sr_ren
         a.parity = r->wave_parity;
         a.bounce_counts = o->bounce_counts;
     }
-    sr_status s = sr_sample_start(r, a.n, sample, f, err);
+    sr_status s = sr_sample_start(r, a.n, sample, o->seed, err);
     if (!s) s = sr_launch(r, wave ? SR_KERNEL_WAVE : SR_KERNEL_MEGAKERNEL, &a, err);
     if (!s) s = sr_split_sample_end(r, 1, st, err);
     if (!s && wave) {   /* the next sample's stencils and order: this one refilled and placed them */
@@ -477,7 +476,7 @@ static sr_status sr_sample_stages(sr_renderer *r, const sr_frame *f, const sr_re
     memset(&a, 0, sizeof a);
     a.mask = o->mask;
     a.n = n;
-    sr_status s = sr_sample_start(r, n, sample, f, err);
+    sr_status s = sr_sample_start(r, n, sample, o->seed, err);
     if (s) return s;
     const int split = ps->split;   /* spawned rays appended to the pool (split_frame.h) */
     if (o->mask == SR_MASK_FLAGS && split && (s = ops->fill(be, SR_BUFFER_FLAGS, 0, SR_WHOLE, err))) return s;

@@ -9,7 +9,6 @@
 #include "../io/images/envmap.h"
 #include "../base/rotation.h"
 #include "../base/names.h"
-#include "../../kernels/core/rng.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,10 +21,10 @@
 /* ---- the root ---------------------------------------------------------------------------- */
 
 static const char *const top_keys[] = {"*camera", "image", "background", "ambient", "*materials", "*objects", "lights",
-                                       "integrator", "sampler", "sky", "environment", "gltf", "camera_path", NULL};
+                                       "integrator", "sky", "environment", "gltf", "camera_path", NULL};
 /* With "gltf" the file gives the camera, materials and objects: the JSON may add to them. */
 static const char *const top_keys_gltf[] = {"camera", "image", "background", "ambient", "materials", "objects", "lights",
-                                            "integrator", "sampler", "sky", "environment", "gltf", "camera_path", NULL};
+                                            "integrator", "sky", "environment", "gltf", "camera_path", NULL};
 static const char *const environment_keys[] = {"*file", "rotate", "intensity", NULL};
 static const char *const sky_keys[] = {"*zenith", "*horizon", "ground", NULL};
 static const char *const camera_keys[] = {"*position", "*look_at", "up", "fov", "aperture", "focus_distance", NULL};
@@ -156,17 +155,6 @@ static sr_status parse_integrator(sr_json_doc *c, const cJSON *n, sr_scene *s)
     return SR_OK;
 }
 
-/* "sampler": "sobol" (default) or "independent". */
-static sr_status parse_sampler(sr_json_doc *c, const cJSON *n, sr_scene *s)
-{
-    s->sampler = SR_SAMPLER_SOBOL;
-    if (!n) return SR_OK;
-    int which = 0;
-    SR_TRY(sr_json_read_name(c, n, "sampler", "sampler", sr_sampler_names, &which));
-    s->sampler = (uint32_t)which;
-    return SR_OK;
-}
-
 /* "sky": {"zenith", "horizon", "ground"}: a gradient instead of the uniform "background". */
 static sr_status parse_sky(sr_json_doc *c, const cJSON *root, sr_scene *s)
 {
@@ -267,7 +255,6 @@ static sr_status parse_root(sr_json_doc *c, const cJSON *root, sr_scene *s)
     SR_TRY(parse_sky(c, root, s));
     SR_TRY(parse_environment(c, root, s));
     SR_TRY(parse_integrator(c, sr_json_field(root, "integrator"), s));
-    SR_TRY(parse_sampler(c, sr_json_field(root, "sampler"), s));
     SR_TRY(sr_json_opt_vec3(c, root, "", "ambient", SR_JSON_VEC_COLOR, sr_v3s(0), &s->ambient));
     sr_name_ix *sorted = NULL;
     const cJSON *mats = sr_json_field(root, "materials"), *objs = sr_json_field(root, "objects");

@@ -38,7 +38,6 @@ typedef struct sr_scene {
     float aspect;                /* the image's width / height when the file gives it exactly
                                   * (a glTF camera's aspectRatio); 0: width / height       */
     uint32_t integrator;         /* sr_integrator: "integrator" (default whitted)         */
-    uint32_t sampler;            /* sr_sampler: "sampler" (default sobol)                 */
     sr_vec3 background, ambient;
     int has_sky;                 /* "sky" given: escaping rays see the gradient below     */
     sr_vec3 sky_zenith, sky_horizon, sky_ground;

@@ -25,20 +25,9 @@ out=${2:?usage: lone_ray.sh BUILD_DIR OUT_DIR}
 frames=${LONE_RAY_FRAMES:-100}
 full=${LONE_RAY_FULL:-1920x1080}
 sr="$build/stencilray"
+scene="$(cd "$(dirname "$0")/../.." && pwd)/scenes/mesh.json"
 eye=0,2.2,7   # the scene's camera position
 mkdir -p "$out"
-# The mesh scene with the independent sampler, whose sample 0 the grid below was chosen for
-# (the 1x1 image's jitter spans the whole view, so another sampler aims elsewhere); the mesh
-# file's path made absolute for the copy in OUT_DIR.
-scene="$out/mesh.json"
-python3 - "$(cd "$(dirname "$0")/../.." && pwd)/scenes/mesh.json" "$scene" <<'EOF_PY'
-import json, os, sys
-doc = json.load(open(sys.argv[1]))
-for o in doc["objects"]:
-    if "file" in o: o["file"] = os.path.join(os.path.dirname(sys.argv[1]), o["file"])
-doc["sampler"] = "independent"
-json.dump(doc, open(sys.argv[2], "w"))
-EOF_PY
 
 # Column 10 of a bench row is the rays (segments) a frame traced.
 segments() {

@@ -11,8 +11,7 @@
 #include "../../kernels/integrators/path.h"
 
 /* Every mask and every compaction policy gives the same path-traced image bit for bit (random
- * numbers follow the pixel, not the pool slot), with either sampler, and bounce counts only
- * fall; the two samplers' images differ (the scene's sampler reaches the kernels). */
+ * numbers follow the pixel, not the pool slot), and bounce counts only fall. */
 static void test_path_masks_agree(void **state)
 {
     (void)state;
@@ -22,21 +21,14 @@ static void test_path_masks_agree(void **state)
     s.height = 40;
     s.spp = 3;
     s.max_depth = 12;
-    float *refs[2];
-    const uint32_t samplers[2] = { SR_SAMPLER_SOBOL, SR_SAMPLER_INDEPENDENT };
-    for (int k = 0; k < 2; k++) {
-        s.sampler = samplers[k];
-        sr_render_stats ref_st;
-        refs[k] = sr_test_masks_agree(&s, SR_BACKEND_CPU, 9, &ref_st);
-        assert_int_equal(ref_st.bounce_rays[0], (uint64_t)s.width * s.height * s.spp);
-        for (uint32_t b = 1; b < SR_MAX_DEPTH; b++) assert_true(ref_st.bounce_rays[b] <= ref_st.bounce_rays[b - 1]);
-        assert_true(ref_st.bounce_rays[4] > 0);            /* paths do get deep...              */
-        assert_true(ref_st.bounce_rays[11] < ref_st.bounce_rays[1]);   /* ...and die on the way */
-        assert_int_equal(ref_st.bounce_rays[12], 0);        /* never past max_depth              */
-    }
-    assert_true(memcmp(refs[0], refs[1], sizeof(float) * 3u * s.width * s.height) != 0);
-    free(refs[0]);
-    free(refs[1]);
+    sr_render_stats ref_st;
+    float *ref = sr_test_masks_agree(&s, SR_BACKEND_CPU, 9, &ref_st);
+    assert_int_equal(ref_st.bounce_rays[0], (uint64_t)s.width * s.height * s.spp);
+    for (uint32_t b = 1; b < SR_MAX_DEPTH; b++) assert_true(ref_st.bounce_rays[b] <= ref_st.bounce_rays[b - 1]);
+    assert_true(ref_st.bounce_rays[4] > 0);            /* paths do get deep...              */
+    assert_true(ref_st.bounce_rays[11] < ref_st.bounce_rays[1]);   /* ...and die on the way */
+    assert_int_equal(ref_st.bounce_rays[12], 0);        /* never past max_depth              */
+    free(ref);
     sr_scene_free(&s);
 }
 
@@ -109,45 +101,12 @@ static void test_cli_integrator(void **state)
     if (rc != 0) fail_msg("exit %d: %s", rc, err);
 }
 
-/* The scene's "sampler" reaches the CLI's render (the options keep it): the two samplers'
- * images differ, and a scene saying "sobol" renders as one that leaves it out. */
-static void test_cli_sampler(void **state)
-{
-    (void)state;
-    const char *fmt =
-        "{\"integrator\":\"path\", %s \"camera\":{\"position\":[0,3,0],\"look_at\":[0,0,-1],\"fov\":40},"
-        " \"image\":{\"width\":24,\"height\":16,\"spp\":4,\"max_depth\":2},"
-        " \"sky\":{\"zenith\":[0.2,0.5,1.0],\"horizon\":[1.0,0.9,0.8]},"
-        " \"materials\":{\"d\":{\"type\":\"diffuse\",\"albedo\":[0.7,0.5,0.3]}},"
-        " \"objects\":[{\"type\":\"plane\",\"point\":[0,0,0],\"normal\":[0,1,0],\"material\":\"d\"}]}";
-    const char *keys[3] = { "", "\"sampler\":\"sobol\",", "\"sampler\":\"independent\"," };
-    char out[3][1024];
-    for (int k = 0; k < 3; k++) {
-        char json[2048], scene[1024], name[64], err[8192];
-        snprintf(json, sizeof json, fmt, keys[k]);
-        snprintf(name, sizeof name, "sampler_cli_%d.json", k);
-        sr_test_write_file(scene, sizeof scene, name, json);
-        snprintf(name, sizeof name, "sampler_cli_%d.hdr", k);
-        sr_test_tmp_path(out[k], sizeof out[k], name);
-        const char *argv[] = { "render", scene, "--backend", "cpu", "-q", "-o", out[k], NULL };
-        int rc = sr_test_run_cli(argv, err, sizeof err);
-        if (rc != 0) fail_msg("exit %d: %s", rc, err);
-    }
-    sr_test_assert_same_file(out[0], out[1]);
-    size_t n0, n2;
-    unsigned char *a = sr_test_read_bytes(out[0], &n0), *b = sr_test_read_bytes(out[2], &n2);
-    assert_true(n0 != n2 || memcmp(a, b, n0) != 0);
-    free(a);
-    free(b);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_path_masks_agree),
         cmocka_unit_test(test_shipped_path_scenes),
         cmocka_unit_test(test_cli_integrator),
-        cmocka_unit_test(test_cli_sampler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,6 @@
 
 #include "testutil.h"
 #include "../../src/scene/scene.h"
-#include "../../kernels/core/rng.h"
 
 static void test_integrator(void **state)
 {
@@ -27,26 +26,7 @@ static void test_integrator(void **state)
     EXPECT_ERR(SCENE_WITH("'integrator': @1"), "integrator", "expected a string, one of: whitted, path; got a number (1)");
     EXPECT_ERR(SCENE_WITH("'integrator': @null"), "integrator", "expected a string", "got null");
     EXPECT_ERR("{\n  @'integrater': 'path'\n}", "integrater", "unknown key \"integrater\"", "did you mean \"integrator\"",
-               "allowed keys in a scene:", "lights, integrator, sampler, sky");
-}
-
-/* "sampler": sobol (the default) or independent, as a name the scene file spells exactly. */
-static void test_sampler(void **state)
-{
-    (void)state;
-    sr_scene s;
-    sr_test_parse_ok("{" CAM ", " MATS ", " OBJS "}", &s);
-    assert_int_equal(s.sampler, SR_SAMPLER_SOBOL);
-    sr_scene_free(&s);
-    sr_test_parse_ok(SCENE_WITH("'sampler': 'independent'"), &s);
-    assert_int_equal(s.sampler, SR_SAMPLER_INDEPENDENT);
-    sr_scene_free(&s);
-    sr_test_parse_ok(SCENE_WITH("'sampler': 'sobol'"), &s);
-    assert_int_equal(s.sampler, SR_SAMPLER_SOBOL);
-    sr_scene_free(&s);
-    EXPECT_ERR(SCENE_WITH("'sampler': @'sobel'"), "sampler", "unknown sampler \"sobel\"", "did you mean \"sobol\"",
-               "expected one of: sobol, independent");
-    EXPECT_ERR(SCENE_WITH("'sampler': @2"), "sampler", "expected a string, one of: sobol, independent; got a number (2)");
+               "allowed keys in a scene:", "lights, integrator, sky");
 }
 
 static void test_sky(void **state)
@@ -128,7 +108,6 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integrator),
-        cmocka_unit_test(test_sampler),
         cmocka_unit_test(test_sky),
         cmocka_unit_test(test_emissive_albedo_two_sided),
         cmocka_unit_test(test_shipped_path_scenes_parse),
